@@ -1,0 +1,190 @@
+-- The whole promptshelf database schema, version 1.
+--
+-- Embedded in the binary (`include_str!`) and run once, in one transaction, when a new
+-- database is created; `PRAGMA user_version` then records the version so that a later
+-- schema has a place to migrate from (see src/store/schema.rs).
+--
+-- Times are Unix milliseconds (UTC). Content hashes are 32-byte blake3 digests.
+
+-- Key/value facts about this database: the random secret that signs `requestState`
+-- (created with the database, so every process serving it accepts the same state).
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY NOT NULL,
+    value BLOB NOT NULL
+) STRICT;
+
+-- Content-addressed storage: identical content is stored once, whatever refers to it.
+CREATE TABLE blobs (
+    hash BLOB PRIMARY KEY NOT NULL CHECK (length(hash) = 32),
+    size INTEGER NOT NULL CHECK (size >= 0),
+    data BLOB NOT NULL
+) STRICT;
+
+CREATE TABLE prompts (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT NOT NULL UNIQUE CHECK (length(name) > 0),
+    title         TEXT,
+    description   TEXT,
+    icons         TEXT CHECK (icons IS NULL OR json_valid(icons)),   -- JSON array of MCP icons
+    content_hash  BLOB NOT NULL CHECK (length(content_hash) = 32),
+    last_modified INTEGER NOT NULL,
+    origin        TEXT,     -- the file it was imported from, relative to its collection folder
+    collection    TEXT      -- the imported folder it belongs to; NULL when added by hand
+) STRICT;
+
+-- Arguments are typed: MCP sends every value as a string, `prompts/get` checks it.
+CREATE TABLE prompt_arguments (
+    prompt_id        INTEGER NOT NULL REFERENCES prompts (id) ON DELETE CASCADE,
+    position         INTEGER NOT NULL,
+    name             TEXT NOT NULL CHECK (length(name) > 0),
+    title            TEXT,
+    description      TEXT,
+    required         INTEGER NOT NULL DEFAULT 0 CHECK (required IN (0, 1)),
+    type             TEXT NOT NULL DEFAULT 'string'
+                     CHECK (type IN ('string', 'enum', 'integer', 'number', 'boolean', 'date', 'uri')),
+    default_value    TEXT,
+    enum_values      TEXT CHECK (enum_values IS NULL OR json_valid(enum_values)), -- JSON array
+    pattern          TEXT,   -- string: a regular expression the whole value must match
+    max_length       INTEGER,
+    minimum          REAL,   -- integer/number: inclusive bounds
+    maximum          REAL,
+    completion_table TEXT,   -- name of a completion table; checked by `promptshelf check`
+    PRIMARY KEY (prompt_id, position),
+    UNIQUE (prompt_id, name)
+) STRICT;
+
+-- A prompt's body, split into runs of one role; each run is a minijinja template.
+CREATE TABLE prompt_messages (
+    prompt_id INTEGER NOT NULL REFERENCES prompts (id) ON DELETE CASCADE,
+    position  INTEGER NOT NULL,
+    role      TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+    body      TEXT NOT NULL,
+    PRIMARY KEY (prompt_id, position)
+) STRICT;
+
+CREATE TABLE resources (
+    id            INTEGER PRIMARY KEY,
+    uri           TEXT NOT NULL UNIQUE CHECK (length(uri) > 0),
+    name          TEXT NOT NULL,
+    title         TEXT,
+    description   TEXT,
+    mime_type     TEXT NOT NULL,
+    is_text       INTEGER NOT NULL CHECK (is_text IN (0, 1)),  -- served as `text`, else `blob`
+    blob_hash     BLOB NOT NULL REFERENCES blobs (hash) ON DELETE RESTRICT,
+    size          INTEGER NOT NULL,
+    audience      TEXT CHECK (audience IS NULL OR json_valid(audience)),  -- JSON array
+    priority      REAL CHECK (priority IS NULL OR (priority >= 0 AND priority <= 1)),
+    icons         TEXT CHECK (icons IS NULL OR json_valid(icons)),
+    content_hash  BLOB NOT NULL CHECK (length(content_hash) = 32),  -- content and metadata
+    last_modified INTEGER NOT NULL,
+    origin        TEXT,
+    collection    TEXT
+) STRICT;
+CREATE INDEX resources_by_blob ON resources (blob_hash);
+CREATE INDEX resources_by_collection ON resources (collection, uri);
+
+CREATE TABLE resource_templates (
+    id            INTEGER PRIMARY KEY,
+    uri_template  TEXT NOT NULL UNIQUE,
+    name          TEXT NOT NULL,
+    title         TEXT,
+    description   TEXT,
+    mime_type     TEXT,
+    icons         TEXT CHECK (icons IS NULL OR json_valid(icons)),
+    collection    TEXT,      -- set for the template an imported folder gets
+    content_hash  BLOB NOT NULL CHECK (length(content_hash) = 32),
+    last_modified INTEGER NOT NULL
+) STRICT;
+
+-- Where each variable of a template takes its completions from; a variable with no row
+-- completes from the stored resource URIs that match the template.
+CREATE TABLE template_variables (
+    template_id      INTEGER NOT NULL REFERENCES resource_templates (id) ON DELETE CASCADE,
+    name             TEXT NOT NULL,
+    completion_table TEXT NOT NULL,
+    PRIMARY KEY (template_id, name)
+) STRICT;
+
+CREATE TABLE completion_tables (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE CHECK (length(name) > 0),
+    description TEXT,
+    version     INTEGER NOT NULL DEFAULT 0  -- bumped by every change to its values
+) STRICT;
+
+-- A value may carry a context: offered only when another argument has a given value.
+CREATE TABLE completion_values (
+    table_id      INTEGER NOT NULL REFERENCES completion_tables (id) ON DELETE CASCADE,
+    value         TEXT NOT NULL,
+    weight        REAL NOT NULL DEFAULT 0,
+    context_name  TEXT NOT NULL DEFAULT '',
+    context_value TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (table_id, value, context_name, context_value)
+) STRICT, WITHOUT ROWID;
+
+-- Every change to a prompt, resource, template or completion table, in order; a running
+-- server reads the rows after the last one it saw to learn exactly what changed. Updates
+-- that leave the content hash as it was leave no row.
+CREATE TABLE change_log (
+    seq   INTEGER PRIMARY KEY AUTOINCREMENT,
+    at    INTEGER NOT NULL,
+    kind  TEXT NOT NULL CHECK (kind IN ('prompt', 'resource', 'template', 'values')),
+    op    TEXT NOT NULL CHECK (op IN ('insert', 'update', 'delete')),
+    key   TEXT NOT NULL  -- prompt name, resource URI, URI template or table name
+) STRICT;
+
+CREATE TRIGGER prompts_insert AFTER INSERT ON prompts BEGIN
+    INSERT INTO change_log (at, kind, op, key)
+    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'prompt', 'insert', NEW.name);
+END;
+CREATE TRIGGER prompts_update AFTER UPDATE ON prompts
+WHEN OLD.content_hash IS NOT NEW.content_hash OR OLD.name IS NOT NEW.name BEGIN
+    INSERT INTO change_log (at, kind, op, key)
+    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'prompt', 'update', NEW.name);
+END;
+CREATE TRIGGER prompts_delete AFTER DELETE ON prompts BEGIN
+    INSERT INTO change_log (at, kind, op, key)
+    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'prompt', 'delete', OLD.name);
+END;
+
+CREATE TRIGGER resources_insert AFTER INSERT ON resources BEGIN
+    INSERT INTO change_log (at, kind, op, key)
+    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'resource', 'insert', NEW.uri);
+END;
+CREATE TRIGGER resources_update AFTER UPDATE ON resources
+WHEN OLD.content_hash IS NOT NEW.content_hash OR OLD.uri IS NOT NEW.uri BEGIN
+    INSERT INTO change_log (at, kind, op, key)
+    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'resource', 'update', NEW.uri);
+END;
+CREATE TRIGGER resources_delete AFTER DELETE ON resources BEGIN
+    INSERT INTO change_log (at, kind, op, key)
+    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'resource', 'delete', OLD.uri);
+END;
+
+CREATE TRIGGER templates_insert AFTER INSERT ON resource_templates BEGIN
+    INSERT INTO change_log (at, kind, op, key)
+    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'template', 'insert', NEW.uri_template);
+END;
+CREATE TRIGGER templates_update AFTER UPDATE ON resource_templates
+WHEN OLD.content_hash IS NOT NEW.content_hash OR OLD.uri_template IS NOT NEW.uri_template BEGIN
+    INSERT INTO change_log (at, kind, op, key)
+    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'template', 'update', NEW.uri_template);
+END;
+CREATE TRIGGER templates_delete AFTER DELETE ON resource_templates BEGIN
+    INSERT INTO change_log (at, kind, op, key)
+    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'template', 'delete', OLD.uri_template);
+END;
+
+CREATE TRIGGER tables_insert AFTER INSERT ON completion_tables BEGIN
+    INSERT INTO change_log (at, kind, op, key)
+    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'values', 'insert', NEW.name);
+END;
+CREATE TRIGGER tables_update AFTER UPDATE ON completion_tables
+WHEN OLD.version IS NOT NEW.version OR OLD.name IS NOT NEW.name BEGIN
+    INSERT INTO change_log (at, kind, op, key)
+    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'values', 'update', NEW.name);
+END;
+CREATE TRIGGER tables_delete AFTER DELETE ON completion_tables BEGIN
+    INSERT INTO change_log (at, kind, op, key)
+    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'values', 'delete', OLD.name);
+END;

@@ -1,0 +1,189 @@
+//! The command line: every subcommand and flag, declared with clap's derive API. Parsing only;
+//! `cmd` carries them out.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "promptshelf",
+    version,
+    about = "A library of prompts and reference documents, served to AI hosts over MCP stdio",
+    long_about = "A library of prompts and reference documents in one SQLite file, served to AI \
+                  hosts over MCP stdio. A new database is created and filled with the built-in \
+                  seed library on first use."
+)]
+pub struct Cli {
+    /// The library database (created with the seed library if missing)
+    #[arg(long, global = true, env = "PROMPTSHELF_DB", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the library over MCP on stdin/stdout (what a host runs)
+    Serve(ServeArgs),
+    /// List, show, add or remove prompts
+    #[command(subcommand)]
+    Prompt(PromptCommand),
+    /// List, show, print, add or remove resources
+    #[command(subcommand)]
+    Resource(ResourceCommand),
+    /// List, add or remove resource templates
+    #[command(subcommand)]
+    Template(TemplateCommand),
+    /// List, add, import or remove completion values
+    #[command(subcommand)]
+    Values(ValuesCommand),
+    /// Count what the library holds
+    Stats(JsonFlag),
+    /// Print the configuration that registers this server with a host
+    Config {
+        #[arg(value_enum)]
+        host: Host,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct JsonFlag {
+    /// Print JSON instead of a table
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Prompts, resources or templates per page of a list
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub page_size: u32,
+    /// The longest request line accepted, in bytes; longer lines are skipped and answered with an error
+    #[arg(long, default_value_t = 16 * 1024 * 1024, value_name = "BYTES")]
+    pub max_line: usize,
+    /// The `ttlMs` caching hint on cacheable results, in milliseconds
+    #[arg(long, default_value_t = 60_000, value_name = "MS")]
+    pub ttl_ms: u64,
+    /// The `cacheScope` of cacheable results
+    #[arg(long, value_enum, default_value_t = CacheScopeArg::Public)]
+    pub cache_scope: CacheScopeArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CacheScopeArg {
+    Public,
+    Private,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Host {
+    ClaudeDesktop,
+    Vscode,
+    Cursor,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PromptCommand {
+    /// List prompts
+    List(JsonFlag),
+    /// Show one prompt: its arguments and message templates
+    Show {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add or replace a prompt from a markdown file (docs/format.md)
+    Add { file: PathBuf },
+    /// Remove a prompt
+    Rm { name: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ResourceCommand {
+    /// List resources
+    List(JsonFlag),
+    /// Show one resource's metadata
+    Show {
+        uri: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a resource's content (binary content as it is)
+    Cat { uri: String },
+    /// Add or replace a resource from a file; the MIME type is guessed from its name
+    Add {
+        file: PathBuf,
+        /// The resource's URI (default: shelf://local/<file name>)
+        #[arg(long)]
+        uri: Option<String>,
+        /// Override the guessed MIME type
+        #[arg(long)]
+        mime_type: Option<String>,
+        /// Override the name (default: the file name)
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Remove a resource
+    Rm { uri: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TemplateCommand {
+    /// List resource templates
+    List(JsonFlag),
+    /// Add or replace a resource template (RFC 6570)
+    Add {
+        /// e.g. 'shelf://docs/{+path}'
+        uri_template: String,
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        title: Option<String>,
+        #[arg(long)]
+        description: Option<String>,
+        #[arg(long)]
+        mime_type: Option<String>,
+        /// Complete a variable from a completion table: VARIABLE=TABLE (repeatable)
+        #[arg(long = "complete", value_name = "VARIABLE=TABLE")]
+        completions: Vec<String>,
+    },
+    /// Remove a resource template
+    Rm { uri_template: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ValuesCommand {
+    /// List completion tables, or the values of one table
+    List {
+        table: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add values to a table (created if missing)
+    Add {
+        table: String,
+        #[arg(required = true)]
+        values: Vec<String>,
+        /// Weight of the added values (higher ranks first)
+        #[arg(long, default_value_t = 0.0)]
+        weight: f64,
+        /// Offer the values only when another argument has a value: ARGUMENT=VALUE
+        #[arg(long)]
+        context: Option<String>,
+    },
+    /// Import values from a file: one per line, or CSV with a value,weight,context header
+    Import {
+        table: String,
+        file: PathBuf,
+        /// Replace the table's values instead of adding to them
+        #[arg(long)]
+        replace: bool,
+    },
+    /// Remove a value from a table, or the whole table
+    Rm {
+        table: String,
+        value: Option<String>,
+    },
+}

@@ -1,0 +1,48 @@
+//! Carries out a parsed command line: opens the store, then one module per command group.
+
+mod config;
+mod prompt;
+mod resource;
+mod serve;
+mod stats;
+mod template;
+mod values;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::cli::{Cli, Command};
+use crate::store::{Access, Store};
+
+pub fn run(cli: Cli) -> Result<()> {
+    let db = match cli.db {
+        Some(path) => path,
+        None => default_db()?,
+    };
+    match cli.command {
+        Command::Serve(args) => serve::run(&db, args),
+        Command::Config { host } => config::run(&db, host),
+        Command::Prompt(command) => prompt::run(&open(&db)?, command),
+        Command::Resource(command) => resource::run(&open(&db)?, command),
+        Command::Template(command) => template::run(&open(&db)?, command),
+        Command::Values(command) => values::run(&open(&db)?, command),
+        Command::Stats(flags) => stats::run(&open(&db)?, flags),
+    }
+}
+
+/// Opens (or creates, from the seed) the database for the admin commands.
+pub fn open(db: &Path) -> Result<Store> {
+    Ok(Store::open(db, Access::ReadWrite, crate::seed::load)?)
+}
+
+/// `library.db` in the user's data directory (created if missing), when `--db` is not given.
+fn default_db() -> Result<PathBuf> {
+    let dirs = directories::ProjectDirs::from("", "", "promptshelf").context(
+        "no home directory to keep the library in; pass --db PATH or set PROMPTSHELF_DB",
+    )?;
+    let dir = dirs.data_dir();
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create {}; pass --db PATH", dir.display()))?;
+    Ok(dir.join("library.db"))
+}

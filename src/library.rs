@@ -1,0 +1,746 @@
+//! The library folder format (docs/format.md): turns one file of a collection into a prompt,
+//! a resource or a completion table. The embedded seed and `promptshelf import` both read
+//! files through here, so they cannot drift apart.
+
+use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
+use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
+use serde::Deserialize;
+
+use crate::model::{
+    Annotations, ArgumentType, CompletionValue, Content, Icon, MessageTemplate, Origin, Prompt,
+    PromptArgument, Resource, ResourceInfo, ResourceTemplate, Role,
+};
+
+/// The URI scheme of imported resources unless another is given.
+pub const DEFAULT_SCHEME: &str = "shelf";
+
+/// Where a file's items go: the collection's name and the scheme of its URIs.
+#[derive(Debug, Clone)]
+pub struct Collection {
+    pub name: String,
+    pub scheme: String,
+}
+
+impl Collection {
+    /// `<scheme>://<collection>/<relative path>`, each segment percent-encoded as RFC 3986
+    /// requires, so the URI names the file without leaking where the folder lives.
+    pub fn resource_uri(&self, relative_path: &str) -> String {
+        let path: Vec<String> = relative_path
+            .split('/')
+            .map(|segment| utf8_percent_encode(segment, PATH_SEGMENT).to_string())
+            .collect();
+        format!(
+            "{}://{}/{}",
+            self.scheme,
+            utf8_percent_encode(&self.name, PATH_SEGMENT),
+            path.join("/")
+        )
+    }
+
+    /// The template every collection gets; its `path` completes from the stored URIs.
+    pub fn template(&self) -> ResourceTemplate {
+        ResourceTemplate {
+            uri_template: format!(
+                "{}://{}/{{+path}}",
+                self.scheme,
+                utf8_percent_encode(&self.name, PATH_SEGMENT)
+            ),
+            name: self.name.clone(),
+            title: Some(format!("Documents in {}", self.name)),
+            description: Some(format!(
+                "Any document of the {} collection, by its path in the folder",
+                self.name
+            )),
+            mime_type: None,
+            icons: Vec::new(),
+            completions: Vec::new(),
+            collection: Some(self.name.clone()),
+        }
+    }
+}
+
+/// Everything but RFC 3986 `pchar` (unreserved, sub-delims, ':' and '@') is encoded.
+const PATH_SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'/')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'[')
+    .add(b'\\')
+    .add(b']')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
+/// What one file of a collection holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    Prompt(Prompt),
+    Resource(Resource),
+    Values {
+        table: String,
+        values: Vec<CompletionValue>,
+    },
+}
+
+/// A file that cannot be read as the format says: where, and what to change.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{path}{}: {message}", line.map(|line| format!(":{line}")).unwrap_or_default())]
+pub struct FileError {
+    pub path: String,
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+impl FileError {
+    fn new(path: &str, line: Option<u64>, message: impl Into<String>) -> FileError {
+        FileError {
+            path: path.to_string(),
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// Reads the file at `relative_path` (forward slashes, relative to the collection folder).
+/// Returns None for files the format skips (hidden ones).
+pub fn parse_file(
+    collection: &Collection,
+    relative_path: &str,
+    bytes: &[u8],
+) -> Result<Option<Item>, FileError> {
+    let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
+    if relative_path.split('/').any(|part| part.starts_with('.')) {
+        return Ok(None);
+    }
+    let origin = Origin {
+        collection: Some(collection.name.clone()),
+        path: Some(relative_path.to_string()),
+    };
+    if let Some(table_file) = relative_path.strip_prefix("_values/") {
+        return parse_values(relative_path, table_file, bytes).map(Some);
+    }
+    let is_markdown = has_extension(file_name, &["md", "markdown"]);
+    let is_plain_text = has_extension(file_name, &["txt"]);
+    if is_markdown || is_plain_text {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|err| FileError::new(relative_path, None, format!("not UTF-8 text: {err}")))?;
+        let (front, body, body_line) = split_front_matter(text);
+        let declared_prompt = file_name.ends_with(".prompt.md");
+        let resource_front: ResourceFront = match front {
+            Some(yaml) if !declared_prompt => parse_yaml(relative_path, yaml)?,
+            _ => ResourceFront::default(),
+        };
+        if declared_prompt || resource_front.kind.as_deref() == Some("prompt") {
+            let front: PromptFront = match front {
+                Some(yaml) => parse_yaml(relative_path, yaml)?,
+                None => PromptFront::default(),
+            };
+            let default_name = file_name
+                .strip_suffix(".prompt.md")
+                .or_else(|| file_name.strip_suffix(".md"))
+                .unwrap_or(file_name);
+            return prompt_from(front, default_name, body, body_line, relative_path, origin)
+                .map(|prompt| Some(Item::Prompt(prompt)));
+        }
+        if let Some(kind) = resource_front
+            .kind
+            .as_deref()
+            .filter(|kind| *kind != "resource")
+        {
+            return Err(FileError::new(
+                relative_path,
+                Some(2),
+                format!("unknown kind '{kind}'; use 'prompt' or 'resource'"),
+            ));
+        }
+        let (heading, paragraph) = if is_markdown {
+            heading_and_paragraph(body)
+        } else {
+            (None, None)
+        };
+        let info = resource_info(
+            collection,
+            relative_path,
+            file_name,
+            resource_front,
+            heading,
+            paragraph,
+            origin,
+        )?;
+        return Ok(Some(Item::Resource(Resource {
+            info,
+            content: Content::Text(body.to_string()),
+        })));
+    }
+    let guessed = mime_guess::from_path(file_name).first_or_octet_stream();
+    let mime_type = guessed.essence_str().to_string();
+    let content = match std::str::from_utf8(bytes) {
+        Ok(text) if is_textual(&guessed) => Content::Text(text.to_string()),
+        _ => Content::Binary(bytes.to_vec()),
+    };
+    let info = resource_info(
+        collection,
+        relative_path,
+        file_name,
+        ResourceFront {
+            mime_type: Some(mime_type),
+            ..ResourceFront::default()
+        },
+        None,
+        None,
+        origin,
+    )?;
+    Ok(Some(Item::Resource(Resource { info, content })))
+}
+
+fn has_extension(file_name: &str, extensions: &[&str]) -> bool {
+    file_name
+        .rsplit_once('.')
+        .is_some_and(|(_, ext)| extensions.iter().any(|e| ext.eq_ignore_ascii_case(e)))
+}
+
+/// Text served as `text`: every `text/*` type and the structured-text application types.
+fn is_textual(mime: &mime_guess::Mime) -> bool {
+    mime.type_() == mime_guess::mime::TEXT
+        || matches!(
+            mime.subtype().as_str(),
+            "json" | "xml" | "yaml" | "x-yaml" | "toml" | "javascript" | "sql" | "x-sh"
+        )
+        || mime
+            .suffix()
+            .is_some_and(|suffix| suffix == "json" || suffix == "xml")
+}
+
+/// Splits YAML front matter that starts at byte 0 (after a BOM) from the body. Returns the
+/// YAML, the body, and the 1-based line the YAML starts on (for error positions).
+fn split_front_matter(text: &str) -> (Option<&str>, &str, u64) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return (None, text, 1);
+    };
+    let mut offset = 0;
+    for (index, line) in rest.split_inclusive('\n').enumerate() {
+        let trimmed = line.trim_end_matches(['\r', '\n']);
+        if trimmed == "---" || trimmed == "..." {
+            let body = &rest[offset + line.len()..];
+            return (Some(&rest[..offset]), body, index as u64 + 3);
+        }
+        offset += line.len();
+    }
+    (None, text, 1)
+}
+
+fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
+    path: &str,
+    yaml: &str,
+) -> Result<T, FileError> {
+    if yaml.trim().is_empty() {
+        return Ok(T::default());
+    }
+    serde_saphyr::from_str(yaml).map_err(|err| {
+        // Front matter starts on line 2 of the file.
+        let line = err.location().map(|location| location.line() + 1);
+        let message = err.to_string();
+        let first_line = message.lines().next().unwrap_or("invalid YAML").to_string();
+        FileError::new(path, line, format!("front matter: {first_line}"))
+    })
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResourceFront {
+    kind: Option<String>,
+    name: Option<String>,
+    title: Option<String>,
+    description: Option<String>,
+    #[serde(rename = "mimeType")]
+    mime_type: Option<String>,
+    #[serde(default)]
+    audience: Vec<String>,
+    priority: Option<f64>,
+    #[serde(default)]
+    icons: Vec<Icon>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PromptFront {
+    #[serde(rename = "kind")]
+    _kind: Option<String>,
+    name: Option<String>,
+    title: Option<String>,
+    description: Option<String>,
+    #[serde(default)]
+    icons: Vec<Icon>,
+    #[serde(default)]
+    arguments: Vec<ArgumentFront>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArgumentFront {
+    name: String,
+    title: Option<String>,
+    description: Option<String>,
+    #[serde(default)]
+    required: bool,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    values: Vec<Scalar>,
+    completion: Option<String>,
+    default: Option<Scalar>,
+    pattern: Option<String>,
+    max_length: Option<u64>,
+    min: Option<f64>,
+    max: Option<f64>,
+}
+
+/// A YAML scalar taken as the string MCP will send (`default: 5` means "5").
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Scalar {
+    Bool(bool),
+    Integer(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl Scalar {
+    fn into_string(self) -> String {
+        match self {
+            Scalar::Bool(value) => value.to_string(),
+            Scalar::Integer(value) => value.to_string(),
+            Scalar::Float(value) => value.to_string(),
+            Scalar::Text(value) => value,
+        }
+    }
+}
+
+fn prompt_from(
+    front: PromptFront,
+    default_name: &str,
+    body: &str,
+    body_line: u64,
+    path: &str,
+    origin: Origin,
+) -> Result<Prompt, FileError> {
+    let (heading, paragraph) = heading_and_paragraph(body);
+    let mut arguments: Vec<PromptArgument> = Vec::with_capacity(front.arguments.len());
+    for arg in front.arguments {
+        let argument = argument_from(arg).map_err(|message| FileError::new(path, None, message))?;
+        if arguments.iter().any(|seen| seen.name == argument.name) {
+            return Err(FileError::new(
+                path,
+                None,
+                format!(
+                    "argument '{}' is declared twice; give each argument its own name",
+                    argument.name
+                ),
+            ));
+        }
+        arguments.push(argument);
+    }
+    let prompt = Prompt {
+        name: front.name.unwrap_or_else(|| default_name.to_string()),
+        title: front.title.or(heading),
+        description: front.description.or(paragraph),
+        icons: front.icons,
+        arguments,
+        messages: split_roles(body),
+        origin,
+    };
+    if prompt.messages.is_empty() {
+        return Err(FileError::new(
+            path,
+            Some(body_line),
+            "the prompt has no body; write the prompt text after the front matter",
+        ));
+    }
+    validate_name(&prompt.name).map_err(|message| FileError::new(path, Some(2), message))?;
+    Ok(prompt)
+}
+
+/// A prompt name is what a host shows and sends back: keep it to one plain token.
+pub fn validate_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "prompt name '{name}' must be letters, digits, '-', '_', '.' or '/' (e.g. code-review)"
+        ))
+    }
+}
+
+fn argument_from(arg: ArgumentFront) -> Result<PromptArgument, String> {
+    let valid_identifier = arg
+        .name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && arg
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid_identifier {
+        return Err(format!(
+            "argument name '{}' must start with a letter and hold only letters, digits and '_' (e.g. file_path)",
+            arg.name
+        ));
+    }
+    let kind = match arg.kind.as_deref() {
+        None => ArgumentType::String,
+        Some(name) => ArgumentType::parse(name).ok_or_else(|| {
+            format!(
+                "argument '{}' has unknown type '{name}'; use one of: {}",
+                arg.name,
+                ArgumentType::ALL.map(|kind| kind.as_str()).join(", ")
+            )
+        })?,
+    };
+    let values: Vec<String> = arg.values.into_iter().map(Scalar::into_string).collect();
+    if kind == ArgumentType::Enum && values.is_empty() {
+        return Err(format!(
+            "enum argument '{}' lists no values; add `values: [a, b]`",
+            arg.name
+        ));
+    }
+    if let Some(pattern) = &arg.pattern
+        && pattern.is_empty()
+    {
+        return Err(format!("argument '{}' has an empty pattern", arg.name));
+    }
+    Ok(PromptArgument {
+        name: arg.name,
+        title: arg.title,
+        description: arg.description,
+        required: arg.required,
+        kind,
+        default: arg.default.map(Scalar::into_string),
+        values,
+        pattern: arg.pattern,
+        max_length: arg.max_length,
+        min: arg.min,
+        max: arg.max,
+        completion: arg.completion,
+    })
+}
+
+/// A line holding only this switches the role of the text after it.
+fn role_marker(line: &str) -> Option<Role> {
+    let inner = line
+        .trim()
+        .strip_prefix("<!--")?
+        .strip_suffix("-->")?
+        .trim();
+    Role::parse(inner)
+}
+
+/// Splits a body at its role markers; runs that are only white space are dropped.
+pub fn split_roles(body: &str) -> Vec<MessageTemplate> {
+    let mut messages = Vec::new();
+    let mut role = Role::User;
+    let mut current = String::new();
+    let flush = |role: Role, text: &mut String, messages: &mut Vec<MessageTemplate>| {
+        let trimmed = text.trim_matches(['\n', '\r']);
+        if !trimmed.trim().is_empty() {
+            messages.push(MessageTemplate {
+                role,
+                body: trimmed.to_string(),
+            });
+        }
+        text.clear();
+    };
+    for line in body.split_inclusive('\n') {
+        match role_marker(line) {
+            Some(next) => {
+                flush(role, &mut current, &mut messages);
+                role = next;
+            }
+            None => current.push_str(line),
+        }
+    }
+    flush(role, &mut current, &mut messages);
+    messages
+}
+
+/// The body's first heading and first paragraph, as plain text.
+fn heading_and_paragraph(body: &str) -> (Option<String>, Option<String>) {
+    let mut heading: Option<String> = None;
+    let mut paragraph: Option<String> = None;
+    let mut current: Option<String> = None;
+    for event in Parser::new(body) {
+        match event {
+            Event::Start(Tag::Heading { .. }) | Event::Start(Tag::Paragraph) => {
+                current = Some(String::new())
+            }
+            Event::Text(text) | Event::Code(text) => {
+                if let Some(buffer) = current.as_mut() {
+                    buffer.push_str(&text);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some(buffer) = current.as_mut() {
+                    buffer.push(' ');
+                }
+            }
+            Event::End(TagEnd::Heading(level)) => {
+                let text = current.take().unwrap_or_default();
+                if heading.is_none() && level <= HeadingLevel::H6 && !text.trim().is_empty() {
+                    heading = Some(text.trim().to_string());
+                }
+            }
+            Event::End(TagEnd::Paragraph) => {
+                let text = current.take().unwrap_or_default();
+                if paragraph.is_none() && !text.trim().is_empty() {
+                    paragraph = Some(text.trim().to_string());
+                }
+            }
+            _ => {}
+        }
+        if heading.is_some() && paragraph.is_some() {
+            break;
+        }
+    }
+    (heading, paragraph)
+}
+
+fn resource_info(
+    collection: &Collection,
+    relative_path: &str,
+    file_name: &str,
+    front: ResourceFront,
+    heading: Option<String>,
+    paragraph: Option<String>,
+    origin: Origin,
+) -> Result<ResourceInfo, FileError> {
+    let mut audience = Vec::with_capacity(front.audience.len());
+    for name in &front.audience {
+        audience.push(Role::parse(name).ok_or_else(|| {
+            FileError::new(
+                relative_path,
+                None,
+                format!("audience '{name}' is not 'user' or 'assistant'"),
+            )
+        })?);
+    }
+    if let Some(priority) = front.priority
+        && !(0.0..=1.0).contains(&priority)
+    {
+        return Err(FileError::new(
+            relative_path,
+            None,
+            format!("priority {priority} is outside 0.0 to 1.0"),
+        ));
+    }
+    let mime_type = front.mime_type.unwrap_or_else(|| {
+        mime_guess::from_path(file_name)
+            .first_or_octet_stream()
+            .essence_str()
+            .to_string()
+    });
+    Ok(ResourceInfo {
+        uri: collection.resource_uri(relative_path),
+        name: front.name.unwrap_or_else(|| file_name.to_string()),
+        title: front.title.or(heading),
+        description: front.description.or(paragraph),
+        mime_type,
+        annotations: Annotations {
+            audience,
+            priority: front.priority,
+        },
+        icons: front.icons,
+        origin,
+    })
+}
+
+/// `_values/<table>.txt` (one value a line) or `_values/<table>.csv` (`value,weight,context`).
+fn parse_values(path: &str, table_file: &str, bytes: &[u8]) -> Result<Item, FileError> {
+    let (table, is_csv) = if let Some(table) = table_file.strip_suffix(".csv") {
+        (table, true)
+    } else if let Some(table) = table_file.strip_suffix(".txt") {
+        (table, false)
+    } else {
+        return Err(FileError::new(
+            path,
+            None,
+            "a completion table must be _values/<table>.csv or _values/<table>.txt",
+        ));
+    };
+    if table.is_empty() || table.contains('/') {
+        return Err(FileError::new(
+            path,
+            None,
+            "a completion table file sits directly in _values/ and has a name",
+        ));
+    }
+    let values = if is_csv {
+        parse_values_csv(path, bytes)?
+    } else {
+        parse_values_lines(path, bytes)?
+    };
+    Ok(Item::Values {
+        table: table.to_string(),
+        values,
+    })
+}
+
+/// One value per line; blank lines and `#` comments are skipped.
+pub fn parse_values_lines(path: &str, bytes: &[u8]) -> Result<Vec<CompletionValue>, FileError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|err| FileError::new(path, None, format!("not UTF-8 text: {err}")))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| CompletionValue {
+            value: line.to_string(),
+            weight: 0.0,
+            context: None,
+        })
+        .collect())
+}
+
+/// CSV with a `value,weight,context` header (weight and context columns optional).
+pub fn parse_values_csv(path: &str, bytes: &[u8]) -> Result<Vec<CompletionValue>, FileError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .comment(Some(b'#'))
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(bytes);
+    let headers = reader
+        .headers()
+        .map_err(|err| FileError::new(path, Some(1), err.to_string()))?
+        .clone();
+    let column = |name: &str| headers.iter().position(|header| header == name);
+    let Some(value_at) = column("value") else {
+        return Err(FileError::new(
+            path,
+            Some(1),
+            "the first line must be the header `value,weight,context`",
+        ));
+    };
+    let weight_at = column("weight");
+    let context_at = column("context");
+    let mut values = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|err| {
+            let line = err.position().map(|position| position.line());
+            FileError::new(path, line, err.to_string())
+        })?;
+        let line = record.position().map(|position| position.line());
+        let value = record.get(value_at).unwrap_or_default();
+        if value.is_empty() {
+            continue;
+        }
+        let weight = match weight_at
+            .and_then(|at| record.get(at))
+            .filter(|w| !w.is_empty())
+        {
+            None => 0.0,
+            Some(text) => text
+                .parse::<f64>()
+                .ok()
+                .filter(|w| w.is_finite())
+                .ok_or_else(|| {
+                    FileError::new(path, line, format!("weight '{text}' is not a number"))
+                })?,
+        };
+        let context = match context_at
+            .and_then(|at| record.get(at))
+            .filter(|c| !c.is_empty())
+        {
+            None => None,
+            Some(text) => Some(parse_context(text).ok_or_else(|| {
+                FileError::new(
+                    path,
+                    line,
+                    format!("context '{text}' must be argument=value (e.g. language=python)"),
+                )
+            })?),
+        };
+        values.push(CompletionValue {
+            value: value.to_string(),
+            weight,
+            context,
+        });
+    }
+    Ok(values)
+}
+
+/// `argument=value`.
+pub fn parse_context(text: &str) -> Option<(String, String)> {
+    let (name, value) = text.split_once('=')?;
+    let (name, value) = (name.trim(), value.trim());
+    (!name.is_empty() && !value.is_empty()).then(|| (name.to_string(), value.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collection() -> Collection {
+        Collection {
+            name: "docs".into(),
+            scheme: DEFAULT_SCHEME.into(),
+        }
+    }
+
+    #[test]
+    fn uris_encode_what_rfc3986_forbids() {
+        assert_eq!(
+            collection().resource_uri("a b/c#d.md"),
+            "shelf://docs/a%20b/c%23d.md"
+        );
+    }
+
+    #[test]
+    fn front_matter_only_at_the_start() {
+        let (front, body, line) = split_front_matter("---\nname: x\n---\nbody\n");
+        assert_eq!(front, Some("name: x\n"));
+        assert_eq!(body, "body\n");
+        assert_eq!(line, 4);
+        let (front, _, _) = split_front_matter("text\n---\nname: x\n---\n");
+        assert_eq!(front, None);
+    }
+
+    #[test]
+    fn role_markers_split_messages() {
+        let messages = split_roles("hello\n<!-- assistant -->\nhi\n<!-- user -->\nmore\n");
+        let roles: Vec<_> = messages.iter().map(|m| (m.role, m.body.as_str())).collect();
+        assert_eq!(
+            roles,
+            [
+                (Role::User, "hello"),
+                (Role::Assistant, "hi"),
+                (Role::User, "more")
+            ]
+        );
+    }
+
+    #[test]
+    fn broken_yaml_names_the_line() {
+        let err = parse_file(
+            &collection(),
+            "p.prompt.md",
+            b"---\nname: x\narguments: [\n---\nbody",
+        )
+        .unwrap_err();
+        assert_eq!(err.path, "p.prompt.md");
+        assert!(err.line.is_some(), "{err}");
+    }
+}

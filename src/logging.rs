@@ -1,0 +1,13 @@
+//! Logs go to stderr through `tracing`, level from `RUST_LOG` (default: warnings), so stdout
+//! carries nothing but protocol messages and command output.
+
+use tracing_subscriber::EnvFilter;
+
+pub fn init() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}

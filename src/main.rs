@@ -1,0 +1,29 @@
+//! The `promptshelf` binary: parses the command line, runs the command, turns the outcome
+//! into an exit code. A closed stdout (e.g. `promptshelf prompt list | head -1`) is normal.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = promptshelf::cli::Cli::parse();
+    promptshelf::logging::init();
+    match promptshelf::cmd::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            if is_broken_pipe(&err) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("promptshelf: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

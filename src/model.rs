@@ -1,0 +1,239 @@
+//! The library's plain data: prompts, resources, templates and completion tables, as the
+//! store keeps them and every other part passes them around. No I/O here.
+
+use serde::{Deserialize, Serialize};
+
+/// A blake3 digest of an item's canonical form; equal hashes mean nothing changed.
+pub type ContentHash = [u8; 32];
+
+/// An MCP icon (`src` is a URL or a `data:` URI).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Icon {
+    pub src: String,
+    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
+}
+
+/// What an argument's string value must look like; checked on `prompts/get`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum ArgumentType {
+    #[default]
+    String,
+    Enum,
+    Integer,
+    Number,
+    Boolean,
+    Date,
+    Uri,
+}
+
+impl ArgumentType {
+    pub const ALL: [ArgumentType; 7] = [
+        ArgumentType::String,
+        ArgumentType::Enum,
+        ArgumentType::Integer,
+        ArgumentType::Number,
+        ArgumentType::Boolean,
+        ArgumentType::Date,
+        ArgumentType::Uri,
+    ];
+
+    /// The name used in schema.sql, front matter and the CLI.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ArgumentType::String => "string",
+            ArgumentType::Enum => "enum",
+            ArgumentType::Integer => "integer",
+            ArgumentType::Number => "number",
+            ArgumentType::Boolean => "boolean",
+            ArgumentType::Date => "date",
+            ArgumentType::Uri => "uri",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<ArgumentType> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == name)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PromptArgument {
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub required: bool,
+    pub kind: ArgumentType,
+    /// Used when the client leaves the argument out.
+    pub default: Option<String>,
+    /// The allowed values of an `enum` argument, in the author's order.
+    pub values: Vec<String>,
+    pub pattern: Option<String>,
+    pub max_length: Option<u64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    /// The completion table that suggests values, by name.
+    pub completion: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Role> {
+        match name {
+            "user" => Some(Role::User),
+            "assistant" => Some(Role::Assistant),
+            _ => None,
+        }
+    }
+}
+
+/// One run of a prompt body in one role: a minijinja template.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageTemplate {
+    pub role: Role,
+    pub body: String,
+}
+
+/// Where an item came from when it was imported from a folder.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Origin {
+    pub collection: Option<String>,
+    /// The file, relative to the collection's folder.
+    pub path: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prompt {
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub icons: Vec<Icon>,
+    pub arguments: Vec<PromptArgument>,
+    pub messages: Vec<MessageTemplate>,
+    pub origin: Origin,
+}
+
+/// A prompt as stored: the prompt plus what the store derives from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredPrompt {
+    pub prompt: Prompt,
+    pub content_hash: ContentHash,
+    /// Unix milliseconds; moves only when `content_hash` does.
+    pub last_modified: i64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Content {
+    Text(String),
+    Binary(Vec<u8>),
+}
+
+impl Content {
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Content::Text(text) => text.as_bytes(),
+            Content::Binary(bytes) => bytes,
+        }
+    }
+
+    pub fn is_text(&self) -> bool {
+        matches!(self, Content::Text(_))
+    }
+}
+
+/// MCP resource annotations the author sets; `lastModified` is the store's.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Annotations {
+    pub audience: Vec<Role>,
+    pub priority: Option<f64>,
+}
+
+/// Everything about a resource but its content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceInfo {
+    pub uri: String,
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub mime_type: String,
+    pub annotations: Annotations,
+    pub icons: Vec<Icon>,
+    pub origin: Origin,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resource {
+    pub info: ResourceInfo,
+    pub content: Content,
+}
+
+/// A resource's metadata as stored, without its content (what lists need).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredResource {
+    pub info: ResourceInfo,
+    pub is_text: bool,
+    pub size: u64,
+    pub blob_hash: ContentHash,
+    pub content_hash: ContentHash,
+    pub last_modified: i64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceTemplate {
+    pub uri_template: String,
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub mime_type: Option<String>,
+    pub icons: Vec<Icon>,
+    /// Variable name -> completion table; variables not named complete from stored URIs.
+    pub completions: Vec<(String, String)>,
+    pub collection: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredTemplate {
+    pub template: ResourceTemplate,
+    pub content_hash: ContentHash,
+    pub last_modified: i64,
+}
+
+/// One suggestion in a completion table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompletionValue {
+    pub value: String,
+    pub weight: f64,
+    /// `(argument, value)`: offered only when that argument has that value.
+    pub context: Option<(String, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompletionTable {
+    pub name: String,
+    pub description: Option<String>,
+    pub values: Vec<CompletionValue>,
+}
+
+/// A completion table's summary, for listings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableSummary {
+    pub name: String,
+    pub description: Option<String>,
+    pub values: u64,
+}

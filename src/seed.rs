@@ -1,0 +1,39 @@
+//! The default library, compiled into the binary from seed/ and loaded into every new
+//! database through the same file reader and writers that `import` uses.
+
+use rusqlite::Transaction;
+
+use crate::library::{Collection, DEFAULT_SCHEME, Item, parse_file};
+use crate::store::{self, StoreError};
+
+include!(concat!(env!("OUT_DIR"), "/seed_files.rs"));
+
+/// The collection the seed is loaded as; its URIs are `shelf://library/...`.
+pub const SEED_COLLECTION: &str = "library";
+
+/// Writes the whole seed library inside `tx` (the transaction that creates the database).
+pub fn load(tx: &Transaction) -> store::Result<()> {
+    let collection = Collection {
+        name: SEED_COLLECTION.to_string(),
+        scheme: DEFAULT_SCHEME.to_string(),
+    };
+    let now = store::now_ms();
+    for (path, bytes) in SEED_FILES {
+        let item = parse_file(&collection, path, bytes)
+            .map_err(|err| StoreError::Invalid(format!("embedded seed: {err}")))?;
+        match item {
+            None => {}
+            Some(Item::Prompt(prompt)) => {
+                store::write::put_prompt(tx, &prompt, now)?;
+            }
+            Some(Item::Resource(resource)) => {
+                store::write::put_resource(tx, &resource, now)?;
+            }
+            Some(Item::Values { table, values }) => {
+                store::write::put_values(tx, &table, None, &values, store::ValuesMode::Replace)?;
+            }
+        }
+    }
+    store::write::put_template(tx, &collection.template(), now)?;
+    Ok(())
+}

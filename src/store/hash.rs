@@ -1,0 +1,120 @@
+//! Content hashes: blake3 over a canonical form of each item, so that equal content (whatever
+//! path it came by, and wherever it came from) hashes equal and `lastModified` moves only
+//! when something a client can see has changed.
+
+use crate::model::{ContentHash, Icon, Prompt, Resource, ResourceTemplate};
+
+/// Feeds fields into a hasher with their lengths, so that ("ab","c") and ("a","bc") differ.
+struct Canonical(blake3::Hasher);
+
+impl Canonical {
+    fn new(kind: &str) -> Self {
+        let mut canonical = Canonical(blake3::Hasher::new());
+        canonical.text(kind);
+        canonical
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) -> &mut Self {
+        self.0.update(&(bytes.len() as u64).to_le_bytes());
+        self.0.update(bytes);
+        self
+    }
+
+    fn text(&mut self, text: &str) -> &mut Self {
+        self.bytes(text.as_bytes())
+    }
+
+    fn opt(&mut self, text: Option<&str>) -> &mut Self {
+        match text {
+            Some(text) => self.bytes(b"1").text(text),
+            None => self.bytes(b"0"),
+        }
+    }
+
+    fn icons(&mut self, icons: &[Icon]) -> &mut Self {
+        let json = serde_json::to_string(icons).unwrap_or_default();
+        self.text(&json)
+    }
+
+    fn finish(&self) -> ContentHash {
+        *self.0.finalize().as_bytes()
+    }
+}
+
+pub fn hash_prompt(prompt: &Prompt) -> ContentHash {
+    let mut h = Canonical::new("prompt");
+    h.text(&prompt.name)
+        .opt(prompt.title.as_deref())
+        .opt(prompt.description.as_deref())
+        .icons(&prompt.icons);
+    for arg in &prompt.arguments {
+        h.text("argument")
+            .text(&arg.name)
+            .opt(arg.title.as_deref())
+            .opt(arg.description.as_deref())
+            .text(if arg.required { "required" } else { "optional" })
+            .text(arg.kind.as_str())
+            .opt(arg.default.as_deref())
+            .text(&arg.values.join("\n"))
+            .opt(arg.pattern.as_deref())
+            .opt(arg.max_length.map(|n| n.to_string()).as_deref())
+            .opt(arg.min.map(|n| n.to_string()).as_deref())
+            .opt(arg.max.map(|n| n.to_string()).as_deref())
+            .opt(arg.completion.as_deref());
+    }
+    for message in &prompt.messages {
+        h.text("message")
+            .text(message.role.as_str())
+            .text(&message.body);
+    }
+    h.finish()
+}
+
+/// The blob's own hash (what `blobs` is keyed by) is the plain blake3 of the bytes; this one
+/// also covers the metadata a client sees.
+pub fn hash_resource(resource: &Resource) -> ContentHash {
+    let info = &resource.info;
+    let mut h = Canonical::new("resource");
+    h.text(&info.uri)
+        .text(&info.name)
+        .opt(info.title.as_deref())
+        .opt(info.description.as_deref())
+        .text(&info.mime_type)
+        .text(
+            &info
+                .annotations
+                .audience
+                .iter()
+                .map(|role| role.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+        )
+        .opt(info.annotations.priority.map(|p| p.to_string()).as_deref())
+        .icons(&info.icons)
+        .text(if resource.content.is_text() {
+            "text"
+        } else {
+            "binary"
+        })
+        .bytes(blake3::hash(resource.content.as_bytes()).as_bytes());
+    h.finish()
+}
+
+pub fn hash_template(template: &ResourceTemplate) -> ContentHash {
+    let mut h = Canonical::new("template");
+    h.text(&template.uri_template)
+        .text(&template.name)
+        .opt(template.title.as_deref())
+        .opt(template.description.as_deref())
+        .opt(template.mime_type.as_deref())
+        .icons(&template.icons);
+    for (variable, table) in &template.completions {
+        h.text(variable).text(table);
+    }
+    h.finish()
+}
+
+/// Lower-case hex, for showing hashes to people and in `_meta`.
+pub fn hex(hash: &ContentHash) -> String {
+    blake3::Hash::from_bytes(*hash).to_hex().to_string()
+}

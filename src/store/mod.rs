@@ -1,0 +1,169 @@
+//! The SQLite store: one database file holds the whole library.
+//!
+//! `Store` is a pool of connections (r2d2) with WAL, `busy_timeout` and foreign keys on every
+//! connection. Reads live in `read`, writes in `write`; every write runs in one transaction.
+//! A serving store opens its connections read-only, so the server cannot write (the one
+//! exception, creating a missing database from the seed, happens before the pool exists).
+
+mod hash;
+pub mod read;
+mod schema;
+pub mod write;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::{Connection, OpenFlags, Transaction};
+
+pub use hash::{hash_prompt, hash_resource, hash_template, hex};
+pub use read::{Change, Stats};
+pub use schema::SCHEMA_VERSION;
+pub use write::{Outcome, ValuesMode};
+
+/// How long a connection waits for another process's write lock before giving up; long
+/// enough that a client never sees `SQLITE_BUSY` while an import commits.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0}")]
+    Open(String),
+    #[error("{path} is not a promptshelf database ({reason}); point --db at another file")]
+    NotADatabase { path: String, reason: String },
+    #[error(
+        "{path} has schema version {found}, newer than this promptshelf supports ({supported}); upgrade promptshelf"
+    )]
+    TooNew {
+        path: String,
+        found: i64,
+        supported: i64,
+    },
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("database pool error: {0}")]
+    Pool(#[from] r2d2::Error),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Whether this process may write through the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    ReadWrite,
+    /// Connections are opened read-only: the server's mode.
+    ReadOnly,
+}
+
+#[derive(Clone)]
+pub struct Store {
+    pool: r2d2::Pool<SqliteConnectionManager>,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+impl Store {
+    /// Opens the database at `path`, creating it from schema.sql and `fill` when it does not
+    /// exist yet. The folder must exist. `fill` runs inside the creating transaction, so a
+    /// half-created database is never left behind.
+    pub fn open(
+        path: &Path,
+        access: Access,
+        fill: impl FnOnce(&Transaction) -> Result<()>,
+    ) -> Result<Store> {
+        check_folder(path)?;
+        {
+            let mut conn = Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_WRITE
+                    | OpenFlags::SQLITE_OPEN_CREATE
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(|err| StoreError::Open(format!("cannot open {}: {err}", path.display())))?;
+            configure(&conn).map_err(|err| not_a_database(path, err))?;
+            schema::prepare(&mut conn, path, fill)?;
+        }
+        let flags = match access {
+            Access::ReadWrite => {
+                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            }
+            Access::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        };
+        let manager = SqliteConnectionManager::file(path)
+            .with_flags(flags)
+            .with_init(|conn| configure(conn));
+        let pool = r2d2::Pool::builder()
+            .max_size(8)
+            .min_idle(Some(1))
+            .build(manager)?;
+        Ok(Store {
+            pool,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A pooled connection, for reads.
+    pub fn conn(&self) -> Result<r2d2::PooledConnection<SqliteConnectionManager>> {
+        Ok(self.pool.get()?)
+    }
+
+    /// Runs `change` in one IMMEDIATE transaction (the write lock is taken up front, so two
+    /// writers queue on `busy_timeout` instead of failing half-way) and commits it.
+    pub fn write<T>(&self, change: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
+        let mut conn = self.pool.get()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let value = change(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+}
+
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    Ok(())
+}
+
+fn check_folder(path: &Path) -> Result<()> {
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    match std::fs::metadata(folder) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(StoreError::Open(format!(
+            "cannot open {}: {} is not a folder",
+            path.display(),
+            folder.display()
+        ))),
+        Err(err) => Err(StoreError::Open(format!(
+            "cannot open {}: folder {} is not usable ({err}); create it or pass another --db",
+            path.display(),
+            folder.display()
+        ))),
+    }
+}
+
+fn not_a_database(path: &Path, err: rusqlite::Error) -> StoreError {
+    StoreError::NotADatabase {
+        path: path.display().to_string(),
+        reason: err.to_string(),
+    }
+}
+
+/// Unix milliseconds now.
+pub fn now_ms() -> i64 {
+    jiff::Timestamp::now().as_millisecond()
+}

@@ -1,0 +1,400 @@
+//! Every read the server and the CLI make. Functions take a plain connection so the server
+//! can run several on one pooled connection.
+
+use rusqlite::{Connection, OptionalExtension, Row};
+use serde::Serialize;
+
+use super::{Result, StoreError};
+use crate::model::{
+    Annotations, ArgumentType, CompletionValue, Content, ContentHash, Icon, MessageTemplate,
+    Origin, Prompt, PromptArgument, ResourceInfo, ResourceTemplate, Role, StoredPrompt,
+    StoredResource, StoredTemplate, TableSummary,
+};
+
+fn hash_column(row: &Row, index: usize) -> rusqlite::Result<ContentHash> {
+    let bytes: Vec<u8> = row.get(index)?;
+    bytes.try_into().map_err(|_| {
+        rusqlite::Error::FromSqlConversionFailure(
+            index,
+            rusqlite::types::Type::Blob,
+            "a content hash is not 32 bytes".into(),
+        )
+    })
+}
+
+fn json_column<T: serde::de::DeserializeOwned>(
+    row: &Row,
+    index: usize,
+) -> rusqlite::Result<Vec<T>> {
+    let text: Option<String> = row.get(index)?;
+    match text {
+        None => Ok(Vec::new()),
+        Some(text) => serde_json::from_str(&text).map_err(|err| {
+            rusqlite::Error::FromSqlConversionFailure(
+                index,
+                rusqlite::types::Type::Text,
+                err.into(),
+            )
+        }),
+    }
+}
+
+const PROMPT_COLUMNS: &str =
+    "id, name, title, description, icons, content_hash, last_modified, origin, collection";
+
+fn prompt_row(row: &Row) -> rusqlite::Result<(i64, StoredPrompt)> {
+    let icons: Vec<Icon> = json_column(row, 4)?;
+    Ok((
+        row.get(0)?,
+        StoredPrompt {
+            prompt: Prompt {
+                name: row.get(1)?,
+                title: row.get(2)?,
+                description: row.get(3)?,
+                icons,
+                arguments: Vec::new(),
+                messages: Vec::new(),
+                origin: Origin {
+                    path: row.get(7)?,
+                    collection: row.get(8)?,
+                },
+            },
+            content_hash: hash_column(row, 5)?,
+            last_modified: row.get(6)?,
+        },
+    ))
+}
+
+fn argument_row(row: &Row) -> rusqlite::Result<PromptArgument> {
+    let kind: String = row.get(6)?;
+    Ok(PromptArgument {
+        name: row.get(1)?,
+        title: row.get(2)?,
+        description: row.get(3)?,
+        required: row.get(4)?,
+        default: row.get(5)?,
+        kind: ArgumentType::parse(&kind).unwrap_or_default(),
+        values: json_column(row, 7)?,
+        pattern: row.get(8)?,
+        max_length: row.get::<_, Option<i64>>(9)?.map(|n| n.max(0) as u64),
+        min: row.get(10)?,
+        max: row.get(11)?,
+        completion: row.get(12)?,
+    })
+}
+
+const ARGUMENT_COLUMNS: &str = "prompt_id, name, title, description, required, default_value, type,
+     enum_values, pattern, max_length, minimum, maximum, completion_table";
+
+fn message_row(row: &Row) -> rusqlite::Result<MessageTemplate> {
+    let role: String = row.get(1)?;
+    Ok(MessageTemplate {
+        role: Role::parse(&role).unwrap_or(Role::User),
+        body: row.get(2)?,
+    })
+}
+
+/// Every prompt, by name, with its arguments and messages.
+pub fn prompts(conn: &Connection) -> Result<Vec<StoredPrompt>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {PROMPT_COLUMNS} FROM prompts ORDER BY name"
+    ))?;
+    let mut prompts: Vec<(i64, StoredPrompt)> = stmt
+        .query_map([], prompt_row)?
+        .collect::<rusqlite::Result<_>>()?;
+    let index: std::collections::HashMap<i64, usize> = prompts
+        .iter()
+        .enumerate()
+        .map(|(at, (id, _))| (*id, at))
+        .collect();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {ARGUMENT_COLUMNS} FROM prompt_arguments ORDER BY prompt_id, position"
+    ))?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let id: i64 = row.get(0)?;
+        if let Some(&at) = index.get(&id) {
+            prompts[at].1.prompt.arguments.push(argument_row(row)?);
+        }
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT prompt_id, role, body FROM prompt_messages ORDER BY prompt_id, position",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let id: i64 = row.get(0)?;
+        if let Some(&at) = index.get(&id) {
+            prompts[at].1.prompt.messages.push(message_row(row)?);
+        }
+    }
+    Ok(prompts.into_iter().map(|(_, prompt)| prompt).collect())
+}
+
+pub fn prompt(conn: &Connection, name: &str) -> Result<Option<StoredPrompt>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {PROMPT_COLUMNS} FROM prompts WHERE name = ?1"
+    ))?;
+    let Some((id, mut stored)) = stmt.query_row([name], prompt_row).optional()? else {
+        return Ok(None);
+    };
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {ARGUMENT_COLUMNS} FROM prompt_arguments WHERE prompt_id = ?1 ORDER BY position"
+    ))?;
+    stored.prompt.arguments = stmt
+        .query_map([id], argument_row)?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT prompt_id, role, body FROM prompt_messages WHERE prompt_id = ?1 ORDER BY position",
+    )?;
+    stored.prompt.messages = stmt
+        .query_map([id], message_row)?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(Some(stored))
+}
+
+pub fn prompt_names(conn: &Connection) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached("SELECT name FROM prompts ORDER BY name")?;
+    Ok(stmt
+        .query_map([], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+const RESOURCE_COLUMNS: &str = "uri, name, title, description, mime_type, is_text, blob_hash, size,
+     audience, priority, icons, content_hash, last_modified, origin, collection";
+
+fn resource_row(row: &Row) -> rusqlite::Result<StoredResource> {
+    let audience: Vec<String> = json_column(row, 8)?;
+    Ok(StoredResource {
+        info: ResourceInfo {
+            uri: row.get(0)?,
+            name: row.get(1)?,
+            title: row.get(2)?,
+            description: row.get(3)?,
+            mime_type: row.get(4)?,
+            annotations: Annotations {
+                audience: audience
+                    .iter()
+                    .filter_map(|role| Role::parse(role))
+                    .collect(),
+                priority: row.get(9)?,
+            },
+            icons: json_column(row, 10)?,
+            origin: Origin {
+                path: row.get(13)?,
+                collection: row.get(14)?,
+            },
+        },
+        is_text: row.get(5)?,
+        blob_hash: hash_column(row, 6)?,
+        size: row.get::<_, i64>(7)?.max(0) as u64,
+        content_hash: hash_column(row, 11)?,
+        last_modified: row.get(12)?,
+    })
+}
+
+/// Every resource's metadata, by URI.
+pub fn resources(conn: &Connection) -> Result<Vec<StoredResource>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {RESOURCE_COLUMNS} FROM resources ORDER BY uri"
+    ))?;
+    Ok(stmt
+        .query_map([], resource_row)?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+pub fn resource(conn: &Connection, uri: &str) -> Result<Option<StoredResource>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {RESOURCE_COLUMNS} FROM resources WHERE uri = ?1"
+    ))?;
+    Ok(stmt.query_row([uri], resource_row).optional()?)
+}
+
+/// A resource with its content.
+pub fn resource_content(conn: &Connection, uri: &str) -> Result<Option<(StoredResource, Content)>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {RESOURCE_COLUMNS}, blobs.data FROM resources
+         JOIN blobs ON blobs.hash = resources.blob_hash WHERE uri = ?1"
+    ))?;
+    let found = stmt
+        .query_row([uri], |row| {
+            let stored = resource_row(row)?;
+            let data: Vec<u8> = row.get(15)?;
+            Ok((stored, data))
+        })
+        .optional()?;
+    let Some((stored, data)) = found else {
+        return Ok(None);
+    };
+    let content =
+        if stored.is_text {
+            Content::Text(String::from_utf8(data).map_err(|_| {
+                StoreError::Invalid(format!("text resource {uri} holds invalid UTF-8"))
+            })?)
+        } else {
+            Content::Binary(data)
+        };
+    Ok(Some((stored, content)))
+}
+
+/// URIs of stored resources starting with `prefix`, in order (for completing templates).
+pub fn resource_uris_with_prefix(conn: &Connection, prefix: &str) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT uri FROM resources WHERE substr(uri, 1, length(?1)) = ?1 ORDER BY uri",
+    )?;
+    Ok(stmt
+        .query_map([prefix], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// Every resource template, by URI template, with its variables' completion tables.
+pub fn templates(conn: &Connection) -> Result<Vec<StoredTemplate>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, uri_template, name, title, description, mime_type, icons, collection,
+         content_hash, last_modified FROM resource_templates ORDER BY uri_template",
+    )?;
+    let rows: Vec<(i64, StoredTemplate)> = stmt
+        .query_map([], |row| {
+            Ok((
+                row.get(0)?,
+                StoredTemplate {
+                    template: ResourceTemplate {
+                        uri_template: row.get(1)?,
+                        name: row.get(2)?,
+                        title: row.get(3)?,
+                        description: row.get(4)?,
+                        mime_type: row.get(5)?,
+                        icons: json_column(row, 6)?,
+                        completions: Vec::new(),
+                        collection: row.get(7)?,
+                    },
+                    content_hash: hash_column(row, 8)?,
+                    last_modified: row.get(9)?,
+                },
+            ))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT name, completion_table FROM template_variables WHERE template_id = ?1 ORDER BY name",
+    )?;
+    let mut templates = Vec::with_capacity(rows.len());
+    for (id, mut stored) in rows {
+        stored.template.completions = stmt
+            .query_map([id], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        templates.push(stored);
+    }
+    Ok(templates)
+}
+
+pub fn tables(conn: &Connection) -> Result<Vec<TableSummary>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT name, description, (SELECT count(*) FROM completion_values WHERE table_id = id)
+         FROM completion_tables ORDER BY name",
+    )?;
+    Ok(stmt
+        .query_map([], |row| {
+            Ok(TableSummary {
+                name: row.get(0)?,
+                description: row.get(1)?,
+                values: row.get::<_, i64>(2)?.max(0) as u64,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// The values of a table in storage order (by value), or None when there is no such table.
+pub fn table_values(conn: &Connection, name: &str) -> Result<Option<Vec<CompletionValue>>> {
+    let id: Option<i64> = conn
+        .prepare_cached("SELECT id FROM completion_tables WHERE name = ?1")?
+        .query_row([name], |row| row.get(0))
+        .optional()?;
+    let Some(id) = id else { return Ok(None) };
+    let mut stmt = conn.prepare_cached(
+        "SELECT value, weight, context_name, context_value FROM completion_values
+         WHERE table_id = ?1 ORDER BY value, context_name, context_value",
+    )?;
+    let values = stmt
+        .query_map([id], |row| {
+            let context_name: String = row.get(2)?;
+            let context_value: String = row.get(3)?;
+            Ok(CompletionValue {
+                value: row.get(0)?,
+                weight: row.get(1)?,
+                context: (!context_name.is_empty()).then_some((context_name, context_value)),
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(Some(values))
+}
+
+/// The database's secret for signing `requestState`.
+pub fn secret(conn: &Connection) -> Result<Vec<u8>> {
+    Ok(
+        conn.query_row("SELECT value FROM meta WHERE key = 'secret'", [], |row| {
+            row.get(0)
+        })?,
+    )
+}
+
+/// Counts for `promptshelf stats`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stats {
+    pub prompts: u64,
+    pub resources: u64,
+    pub templates: u64,
+    pub tables: u64,
+    pub values: u64,
+    pub blobs: u64,
+    pub blob_bytes: u64,
+    pub changes: u64,
+    pub schema_version: i64,
+    pub file_bytes: u64,
+}
+
+pub fn stats(conn: &Connection) -> Result<Stats> {
+    let count = |sql: &str| -> Result<u64> {
+        Ok(conn.query_row(sql, [], |row| row.get::<_, i64>(0))?.max(0) as u64)
+    };
+    let page_size = count("PRAGMA page_size")?;
+    let page_count = count("PRAGMA page_count")?;
+    Ok(Stats {
+        prompts: count("SELECT count(*) FROM prompts")?,
+        resources: count("SELECT count(*) FROM resources")?,
+        templates: count("SELECT count(*) FROM resource_templates")?,
+        tables: count("SELECT count(*) FROM completion_tables")?,
+        values: count("SELECT count(*) FROM completion_values")?,
+        blobs: count("SELECT count(*) FROM blobs")?,
+        blob_bytes: count("SELECT coalesce(sum(size), 0) FROM blobs")?,
+        changes: count("SELECT count(*) FROM change_log")?,
+        schema_version: conn.query_row("PRAGMA user_version", [], |row| row.get(0))?,
+        file_bytes: page_size * page_count,
+    })
+}
+
+/// One row of the change log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    pub seq: i64,
+    pub at: i64,
+    pub kind: String,
+    pub op: String,
+    pub key: String,
+}
+
+/// Change-log rows after `after`, oldest first.
+pub fn changes_since(conn: &Connection, after: i64) -> Result<Vec<Change>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT seq, at, kind, op, key FROM change_log WHERE seq > ?1 ORDER BY seq",
+    )?;
+    Ok(stmt
+        .query_map([after], |row| {
+            Ok(Change {
+                seq: row.get(0)?,
+                at: row.get(1)?,
+                kind: row.get(2)?,
+                op: row.get(3)?,
+                key: row.get(4)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?)
+}

@@ -1,0 +1,381 @@
+//! Every change to the library. Each function takes an open transaction, so a caller can
+//! group many changes (a whole import) into one commit; `Store::write` opens one.
+
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use super::{Result, StoreError, hash_prompt, hash_resource, hash_template};
+use crate::model::{CompletionValue, Prompt, Resource, ResourceTemplate};
+
+/// What a put did, for summaries and for skipping work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Added,
+    Updated,
+    Unchanged,
+}
+
+/// Whether new values join a table's values or take their place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValuesMode {
+    Append,
+    Replace,
+}
+
+fn json_or_null<T: serde::Serialize>(items: &[T]) -> Result<Option<String>> {
+    if items.is_empty() {
+        return Ok(None);
+    }
+    serde_json::to_string(items)
+        .map(Some)
+        .map_err(|err| StoreError::Invalid(err.to_string()))
+}
+
+/// Stores `prompt` under its name. `modified_at` becomes its lastModified only if its content
+/// hash differs from the stored one; an unchanged prompt is not written at all (its origin
+/// is refreshed if it moved).
+pub fn put_prompt(tx: &Transaction, prompt: &Prompt, modified_at: i64) -> Result<Outcome> {
+    let hash = hash_prompt(prompt);
+    let existing: Option<(i64, Vec<u8>)> = tx
+        .query_row(
+            "SELECT id, content_hash FROM prompts WHERE name = ?1",
+            [&prompt.name],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()?;
+    let icons = json_or_null(&prompt.icons)?;
+    let (id, outcome) = match existing {
+        Some((id, stored)) if stored == hash => {
+            tx.execute(
+                "UPDATE prompts SET origin = ?2, collection = ?3 WHERE id = ?1
+                 AND (origin IS NOT ?2 OR collection IS NOT ?3)",
+                params![id, prompt.origin.path, prompt.origin.collection],
+            )?;
+            return Ok(Outcome::Unchanged);
+        }
+        Some((id, _)) => {
+            tx.execute(
+                "UPDATE prompts SET title = ?2, description = ?3, icons = ?4, content_hash = ?5,
+                 last_modified = ?6, origin = ?7, collection = ?8 WHERE id = ?1",
+                params![
+                    id,
+                    prompt.title,
+                    prompt.description,
+                    icons,
+                    &hash[..],
+                    modified_at,
+                    prompt.origin.path,
+                    prompt.origin.collection
+                ],
+            )?;
+            tx.execute("DELETE FROM prompt_arguments WHERE prompt_id = ?1", [id])?;
+            tx.execute("DELETE FROM prompt_messages WHERE prompt_id = ?1", [id])?;
+            (id, Outcome::Updated)
+        }
+        None => {
+            tx.execute(
+                "INSERT INTO prompts (name, title, description, icons, content_hash, last_modified,
+                 origin, collection) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    prompt.name,
+                    prompt.title,
+                    prompt.description,
+                    icons,
+                    &hash[..],
+                    modified_at,
+                    prompt.origin.path,
+                    prompt.origin.collection
+                ],
+            )?;
+            (tx.last_insert_rowid(), Outcome::Added)
+        }
+    };
+    let mut insert_argument = tx.prepare_cached(
+        "INSERT INTO prompt_arguments (prompt_id, position, name, title, description, required,
+         type, default_value, enum_values, pattern, max_length, minimum, maximum, completion_table)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    )?;
+    for (position, arg) in prompt.arguments.iter().enumerate() {
+        insert_argument.execute(params![
+            id,
+            position as i64,
+            arg.name,
+            arg.title,
+            arg.description,
+            arg.required,
+            arg.kind.as_str(),
+            arg.default,
+            json_or_null(&arg.values)?,
+            arg.pattern,
+            arg.max_length.map(|n| n as i64),
+            arg.min,
+            arg.max,
+            arg.completion
+        ])?;
+    }
+    let mut insert_message = tx.prepare_cached(
+        "INSERT INTO prompt_messages (prompt_id, position, role, body) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for (position, message) in prompt.messages.iter().enumerate() {
+        insert_message.execute(params![
+            id,
+            position as i64,
+            message.role.as_str(),
+            message.body
+        ])?;
+    }
+    Ok(outcome)
+}
+
+pub fn remove_prompt(tx: &Transaction, name: &str) -> Result<bool> {
+    Ok(tx.execute("DELETE FROM prompts WHERE name = ?1", [name])? > 0)
+}
+
+/// Stores `resource` under its URI, its content once per distinct blake3 hash.
+pub fn put_resource(tx: &Transaction, resource: &Resource, modified_at: i64) -> Result<Outcome> {
+    let info = &resource.info;
+    let hash = hash_resource(resource);
+    let existing: Option<(i64, Vec<u8>, Vec<u8>)> = tx
+        .query_row(
+            "SELECT id, content_hash, blob_hash FROM resources WHERE uri = ?1",
+            [&info.uri],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .optional()?;
+    if let Some((id, stored, _)) = &existing
+        && *stored == hash
+    {
+        tx.execute(
+            "UPDATE resources SET origin = ?2, collection = ?3 WHERE id = ?1
+             AND (origin IS NOT ?2 OR collection IS NOT ?3)",
+            params![id, info.origin.path, info.origin.collection],
+        )?;
+        return Ok(Outcome::Unchanged);
+    }
+    let bytes = resource.content.as_bytes();
+    let blob_hash = blake3::hash(bytes);
+    tx.execute(
+        "INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)",
+        params![&blob_hash.as_bytes()[..], bytes.len() as i64, bytes],
+    )?;
+    let audience: Vec<&str> = info
+        .annotations
+        .audience
+        .iter()
+        .map(|role| role.as_str())
+        .collect();
+    let values = params![
+        info.uri,
+        info.name,
+        info.title,
+        info.description,
+        info.mime_type,
+        resource.content.is_text(),
+        &blob_hash.as_bytes()[..],
+        bytes.len() as i64,
+        json_or_null(&audience)?,
+        info.annotations.priority,
+        json_or_null(&info.icons)?,
+        &hash[..],
+        modified_at,
+        info.origin.path,
+        info.origin.collection,
+    ];
+    match existing {
+        Some((_, _, old_blob)) => {
+            tx.execute(
+                "UPDATE resources SET name = ?2, title = ?3, description = ?4, mime_type = ?5,
+                 is_text = ?6, blob_hash = ?7, size = ?8, audience = ?9, priority = ?10,
+                 icons = ?11, content_hash = ?12, last_modified = ?13, origin = ?14,
+                 collection = ?15 WHERE uri = ?1",
+                values,
+            )?;
+            drop_blob_if_unused(tx, &old_blob)?;
+            Ok(Outcome::Updated)
+        }
+        None => {
+            tx.execute(
+                "INSERT INTO resources (uri, name, title, description, mime_type, is_text,
+                 blob_hash, size, audience, priority, icons, content_hash, last_modified, origin,
+                 collection) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                values,
+            )?;
+            Ok(Outcome::Added)
+        }
+    }
+}
+
+pub fn remove_resource(tx: &Transaction, uri: &str) -> Result<bool> {
+    let blob: Option<Vec<u8>> = tx
+        .query_row(
+            "DELETE FROM resources WHERE uri = ?1 RETURNING blob_hash",
+            [uri],
+            |row| row.get(0),
+        )
+        .optional()?;
+    match blob {
+        Some(blob) => {
+            drop_blob_if_unused(tx, &blob)?;
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+fn drop_blob_if_unused(tx: &Transaction, blob: &[u8]) -> Result<()> {
+    tx.execute(
+        "DELETE FROM blobs WHERE hash = ?1
+         AND NOT EXISTS (SELECT 1 FROM resources WHERE blob_hash = ?1)",
+        [blob],
+    )?;
+    Ok(())
+}
+
+pub fn put_template(
+    tx: &Transaction,
+    template: &ResourceTemplate,
+    modified_at: i64,
+) -> Result<Outcome> {
+    let hash = hash_template(template);
+    let existing: Option<(i64, Vec<u8>)> = tx
+        .query_row(
+            "SELECT id, content_hash FROM resource_templates WHERE uri_template = ?1",
+            [&template.uri_template],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()?;
+    let icons = json_or_null(&template.icons)?;
+    let (id, outcome) = match existing {
+        Some((_, stored)) if stored == hash => return Ok(Outcome::Unchanged),
+        Some((id, _)) => {
+            tx.execute(
+                "UPDATE resource_templates SET name = ?2, title = ?3, description = ?4,
+                 mime_type = ?5, icons = ?6, collection = ?7, content_hash = ?8,
+                 last_modified = ?9 WHERE id = ?1",
+                params![
+                    id,
+                    template.name,
+                    template.title,
+                    template.description,
+                    template.mime_type,
+                    icons,
+                    template.collection,
+                    &hash[..],
+                    modified_at
+                ],
+            )?;
+            tx.execute(
+                "DELETE FROM template_variables WHERE template_id = ?1",
+                [id],
+            )?;
+            (id, Outcome::Updated)
+        }
+        None => {
+            tx.execute(
+                "INSERT INTO resource_templates (uri_template, name, title, description, mime_type,
+                 icons, collection, content_hash, last_modified)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    template.uri_template,
+                    template.name,
+                    template.title,
+                    template.description,
+                    template.mime_type,
+                    icons,
+                    template.collection,
+                    &hash[..],
+                    modified_at
+                ],
+            )?;
+            (tx.last_insert_rowid(), Outcome::Added)
+        }
+    };
+    for (variable, table) in &template.completions {
+        tx.execute(
+            "INSERT INTO template_variables (template_id, name, completion_table) VALUES (?1, ?2, ?3)",
+            params![id, variable, table],
+        )?;
+    }
+    Ok(outcome)
+}
+
+pub fn remove_template(tx: &Transaction, uri_template: &str) -> Result<bool> {
+    Ok(tx.execute(
+        "DELETE FROM resource_templates WHERE uri_template = ?1",
+        [uri_template],
+    )? > 0)
+}
+
+/// Adds `values` to the completion table `name` (created if missing), or replaces its values.
+/// A value already present (same value and context) takes the new weight. Returns how many
+/// values the table holds afterwards.
+pub fn put_values(
+    tx: &Transaction,
+    name: &str,
+    description: Option<&str>,
+    values: &[CompletionValue],
+    mode: ValuesMode,
+) -> Result<u64> {
+    tx.execute(
+        "INSERT INTO completion_tables (name, description) VALUES (?1, ?2)
+         ON CONFLICT (name) DO UPDATE SET description = coalesce(?2, description)",
+        params![name, description],
+    )?;
+    let id: i64 = tx.query_row(
+        "SELECT id FROM completion_tables WHERE name = ?1",
+        [name],
+        |row| row.get(0),
+    )?;
+    if mode == ValuesMode::Replace {
+        tx.execute("DELETE FROM completion_values WHERE table_id = ?1", [id])?;
+    }
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO completion_values (table_id, value, weight, context_name, context_value)
+         VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT DO UPDATE SET weight = excluded.weight",
+    )?;
+    for value in values {
+        let (context_name, context_value) = match &value.context {
+            Some((name, value)) => (name.as_str(), value.as_str()),
+            None => ("", ""),
+        };
+        insert.execute(params![
+            id,
+            value.value,
+            value.weight,
+            context_name,
+            context_value
+        ])?;
+    }
+    tx.execute(
+        "UPDATE completion_tables SET version = version + 1 WHERE id = ?1",
+        [id],
+    )?;
+    let count: i64 = tx.query_row(
+        "SELECT count(*) FROM completion_values WHERE table_id = ?1",
+        [id],
+        |row| row.get(0),
+    )?;
+    Ok(count as u64)
+}
+
+/// Removes one value (every context of it) from a table, or the whole table when `value` is
+/// None. Returns whether anything was removed.
+pub fn remove_values(tx: &Transaction, table: &str, value: Option<&str>) -> Result<bool> {
+    match value {
+        None => Ok(tx.execute("DELETE FROM completion_tables WHERE name = ?1", [table])? > 0),
+        Some(value) => {
+            let removed = tx.execute(
+                "DELETE FROM completion_values WHERE value = ?2
+                 AND table_id = (SELECT id FROM completion_tables WHERE name = ?1)",
+                params![table, value],
+            )?;
+            if removed > 0 {
+                tx.execute(
+                    "UPDATE completion_tables SET version = version + 1 WHERE name = ?1",
+                    [table],
+                )?;
+            }
+            Ok(removed > 0)
+        }
+    }
+}
