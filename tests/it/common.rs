@@ -1,0 +1,305 @@
+//! What every integration test needs: a `TestContext` (a temporary folder with a database
+//! path and a way to run the binary that shows the command, stdout and stderr when it fails),
+//! a `Server` (the real `promptshelf serve` over real pipes), and validation against the
+//! official MCP JSON Schemas.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_promptshelf");
+pub const MODERN: &str = "2026-07-28";
+pub const LEGACY: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// A temporary folder with a database path; removed when dropped.
+pub struct TestContext {
+    pub dir: tempfile::TempDir,
+    pub db: PathBuf,
+}
+
+impl TestContext {
+    pub fn new() -> TestContext {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let db = dir.path().join("library.db");
+        TestContext { dir, db }
+    }
+
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    /// Writes a file under the temporary folder (creating folders) and returns its path.
+    pub fn write(&self, relative: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create folder");
+        }
+        std::fs::write(&path, contents).expect("write file");
+        path
+    }
+
+    /// `promptshelf --db <db> ARGS...`, not yet run.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(BIN);
+        command
+            .arg("--db")
+            .arg(&self.db)
+            .args(args)
+            .env_remove("PROMPTSHELF_DB")
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null());
+        command
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        let mut command = self.command(args);
+        command.output().expect("run promptshelf")
+    }
+
+    /// Runs and expects success; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let output = self.run(args);
+        if !output.status.success() {
+            panic!("{}", describe(args, &output, "expected success"));
+        }
+        String::from_utf8(output.stdout).expect("stdout is UTF-8")
+    }
+
+    /// Runs with `--json` output expected; returns it parsed.
+    pub fn json(&self, args: &[&str]) -> Value {
+        let stdout = self.ok(args);
+        serde_json::from_str(&stdout)
+            .unwrap_or_else(|err| panic!("promptshelf {args:?} printed no JSON ({err}):\n{stdout}"))
+    }
+
+    /// Runs and expects failure; returns stderr.
+    pub fn fails(&self, args: &[&str]) -> String {
+        let output = self.run(args);
+        if output.status.success() {
+            panic!("{}", describe(args, &output, "expected failure"));
+        }
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    }
+
+    pub fn server(&self) -> Server {
+        Server::start(&self.db, &[])
+    }
+}
+
+pub fn describe(args: &[&str], output: &Output, what: &str) -> String {
+    format!(
+        "{what}: promptshelf {}\nstatus: {}\n--- stdout\n{}\n--- stderr\n{}",
+        args.join(" "),
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// A running `promptshelf serve`, spoken to over its real stdin and stdout.
+pub struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    next_id: i64,
+    /// Messages read while waiting for another id (notifications, out-of-order answers).
+    pending: Vec<Value>,
+}
+
+pub const WAIT: Duration = Duration::from_secs(10);
+
+impl Server {
+    pub fn start(db: &Path, extra: &[&str]) -> Server {
+        let mut child = Command::new(BIN)
+            .arg("--db")
+            .arg(db)
+            .arg("serve")
+            .args(extra)
+            .env_remove("PROMPTSHELF_DB")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start promptshelf serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Server {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Writes raw bytes (a line must end with '\n').
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin still open");
+        stdin.write_all(bytes).expect("write to server");
+        stdin.flush().expect("flush to server");
+    }
+
+    pub fn send(&mut self, message: &Value) {
+        let mut line = serde_json::to_vec(message).expect("serialize");
+        line.push(b'\n');
+        self.send_raw(&line);
+    }
+
+    /// The next line the server writes, parsed; panics after `WAIT`.
+    pub fn next_message(&mut self) -> Value {
+        if !self.pending.is_empty() {
+            return self.pending.remove(0);
+        }
+        self.read_line(WAIT)
+            .unwrap_or_else(|| panic!("no message from the server within {WAIT:?}"))
+    }
+
+    /// The next line within `timeout`, or None.
+    pub fn read_line(&mut self, timeout: Duration) -> Option<Value> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => Some(serde_json::from_str(&line).unwrap_or_else(|err| {
+                panic!("the server wrote a line that is not JSON ({err}): {line}")
+            })),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Waits for the response with this id, keeping other messages for later.
+    pub fn response_to(&mut self, id: &Value) -> Value {
+        if let Some(at) = self.pending.iter().position(|m| m.get("id") == Some(id) && m.get("method").is_none()) {
+            return self.pending.remove(at);
+        }
+        loop {
+            let message = self
+                .read_line(WAIT)
+                .unwrap_or_else(|| panic!("no response to id {id} within {WAIT:?}"));
+            if message.get("id") == Some(id) && message.get("method").is_none() {
+                return message;
+            }
+            self.pending.push(message);
+        }
+    }
+
+    /// Sends a request with a fresh numeric id and returns the whole response.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = json!(self.next_id);
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.response_to(&id)
+    }
+
+    /// A modern (2026-07-28) request: `_meta` carries the version and capabilities.
+    pub fn modern(&mut self, method: &str, params: Value) -> Value {
+        self.request(method, modern_params(params, json!({})))
+    }
+
+    /// Opens a legacy session with `initialize` + `notifications/initialized`.
+    pub fn initialize(&mut self, version: &str) -> Value {
+        let response = self.request(
+            "initialize",
+            json!({
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "promptshelf-tests", "version": "0"}
+            }),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        response
+    }
+
+    /// Closes stdin and waits for the process; returns its exit code.
+    pub fn close(mut self) -> Option<i32> {
+        self.stdin.take();
+        let deadline = std::time::Instant::now() + WAIT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status.code();
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("the server did not exit within {WAIT:?} of stdin closing");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `params` with the modern `_meta` added (capabilities as given).
+pub fn modern_params(mut params: Value, capabilities: Value) -> Value {
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": {"name": "promptshelf-tests", "version": "0"}
+    });
+    match params.as_object_mut() {
+        Some(object) => {
+            object.insert("_meta".into(), meta);
+        }
+        None => params = json!({"_meta": meta}),
+    }
+    params
+}
+
+/// The official JSON Schema of one revision, compiled once per (revision, definition).
+pub fn validate(revision: &str, definition: &str, instance: &Value) {
+    static CACHE: OnceLock<Mutex<HashMap<(String, String), jsonschema::Validator>>> =
+        OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut cache = cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let key = (revision.to_string(), definition.to_string());
+    if !cache.contains_key(&key) {
+        let path = spec_dir().join(revision).join("schema.json");
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()));
+        let mut schema: Value = serde_json::from_str(&text).expect("schema is JSON");
+        let defs = if schema.get("$defs").is_some() { "$defs" } else { "definitions" };
+        assert!(
+            schema[defs].get(definition).is_some(),
+            "{revision} defines no {definition}"
+        );
+        schema["$ref"] = json!(format!("#/{defs}/{definition}"));
+        let validator = jsonschema::validator_for(&schema)
+            .unwrap_or_else(|err| panic!("{revision} schema does not compile: {err}"));
+        cache.insert(key.clone(), validator);
+    }
+    let validator = &cache[&key];
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|err| format!("{} at {}", err, err.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "not a valid {definition} of {revision}:\n{}\n{}",
+        errors.join("\n"),
+        serde_json::to_string_pretty(instance).unwrap_or_default()
+    );
+}
+
+/// `../shared/spec`, beside the checkout (where CI puts it too).
+pub fn spec_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec")
+}

@@ -1,0 +1,7 @@
+//! The integration tests: one test crate (so the binary and the schemas are built and loaded
+//! once), one module per part. Every test runs the real `promptshelf` binary against a real
+//! SQLite file in a temporary folder.
+
+mod common;
+
+mod cli;
