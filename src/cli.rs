@@ -63,9 +63,15 @@ pub struct ServeArgs {
     /// The longest request line accepted, in bytes; longer lines are skipped and answered with an error
     #[arg(long, default_value_t = 16 * 1024 * 1024, value_name = "BYTES")]
     pub max_line: usize,
-    /// The `ttlMs` caching hint on cacheable results, in milliseconds
-    #[arg(long, default_value_t = 60_000, value_name = "MS")]
-    pub ttl_ms: u64,
+    /// The shortest `ttlMs` caching hint (the hint is 10% of the time since the last change)
+    #[arg(long, default_value_t = 1_000, value_name = "MS")]
+    pub ttl_min_ms: u64,
+    /// The longest `ttlMs` caching hint
+    #[arg(long, default_value_t = 3_600_000, value_name = "MS")]
+    pub ttl_max_ms: u64,
+    /// How long a `requestState` handed out while asking for missing arguments stays valid
+    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
+    pub request_state_ttl: u64,
     /// The `cacheScope` of cacheable results
     #[arg(long, value_enum, default_value_t = CacheScopeArg::Public)]
     pub cache_scope: CacheScopeArg,

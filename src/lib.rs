@@ -1,14 +1,30 @@
 //! promptshelf keeps a library of prompt templates and reference documents in one SQLite
 //! file and serves it to AI hosts over MCP stdio.
 //!
-//! Layout of the crate:
+//! Layout of the crate (ARCHITECTURE.md has the picture):
 //! - `model`: the plain data (prompts, resources, templates, completion tables).
 //! - `store`: the SQLite database: schema, reads, writes, content hashes.
+//! - `library`: the markdown folder format, one file at a time; `seed` loads the embedded
+//!   default library through it.
+//! - `protocol`: JSON-RPC and MCP messages, both eras; the only module that knows JSON-RPC.
+//! - `server`: the stdio loop: reader thread, dispatcher on tokio, coalescing writer.
+//! - `handlers`: one module per MCP method group, plain functions of (request, store).
+//! - `render`: prompt templates (minijinja) to messages with embeds and links.
+//! - `complete`: ranking of completion candidates.
+//! - `uri_template`: RFC 6570 expansion and matching.
+//! - `cli`, `cmd`, `config`, `logging`: the command line and what it runs on.
 
 pub mod cli;
 pub mod cmd;
+pub mod complete;
+pub mod config;
+pub mod handlers;
 pub mod library;
 pub mod logging;
 pub mod model;
+pub mod protocol;
+pub mod render;
 pub mod seed;
+pub mod server;
 pub mod store;
+pub mod uri_template;

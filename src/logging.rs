@@ -1,6 +1,8 @@
 //! Logs go to stderr through `tracing`, level from `RUST_LOG` (default: warnings), so stdout
 //! carries nothing but protocol messages and command output.
 
+use std::io::IsTerminal;
+
 use tracing_subscriber::EnvFilter;
 
 pub fn init() {
@@ -9,5 +11,6 @@ pub fn init() {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_target(false)
+        .with_ansi(std::io::stderr().is_terminal())
         .try_init();
 }

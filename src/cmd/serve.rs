@@ -1,12 +1,35 @@
-//! `promptshelf serve`: the MCP server on stdin/stdout.
+//! `promptshelf serve`: opens the library read-only (creating it from the seed first if it
+//! does not exist) and serves it over MCP on stdin/stdout.
 
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::cli::ServeArgs;
+use crate::cli::{CacheScopeArg, ServeArgs};
+use crate::config::{CacheScope, ServeConfig};
+use crate::store::{Access, Store};
 
 pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
-    let _ = (db, args);
-    anyhow::bail!("serve is being written")
+    if args.ttl_min_ms > args.ttl_max_ms {
+        anyhow::bail!(
+            "--ttl-min-ms ({}) is larger than --ttl-max-ms ({}); swap them",
+            args.ttl_min_ms,
+            args.ttl_max_ms
+        );
+    }
+    let config = ServeConfig {
+        page_size: args.page_size as usize,
+        max_line: args.max_line,
+        ttl_min_ms: args.ttl_min_ms,
+        ttl_max_ms: args.ttl_max_ms,
+        cache_scope: match args.cache_scope {
+            CacheScopeArg::Public => CacheScope::Public,
+            CacheScopeArg::Private => CacheScope::Private,
+        },
+        request_state_ttl: Duration::from_secs(args.request_state_ttl),
+    };
+    let store = Store::open(db, Access::ReadOnly, crate::seed::load)?;
+    tracing::info!("serving {}", db.display());
+    crate::server::serve(store, config)
 }

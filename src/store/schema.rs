@@ -68,7 +68,7 @@ fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 }
 
 fn check_not_newer(path: &Path, version: i64) -> Result<()> {
-    if version > SCHEMA_VERSION || version < 0 {
+    if !(0..=SCHEMA_VERSION).contains(&version) {
         return Err(StoreError::TooNew {
             path: path.display().to_string(),
             found: version,

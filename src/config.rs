@@ -1,0 +1,37 @@
+//! The plain settings the server runs on, filled from the command line.
+
+use std::time::Duration;
+
+/// Whether cached results may be shared across callers (`cacheScope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheScope {
+    Public,
+    Private,
+}
+
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// Items per page of `prompts/list`, `resources/list` and `resources/templates/list`.
+    pub page_size: usize,
+    /// The longest request line read whole; a longer one is skipped, never buffered.
+    pub max_line: usize,
+    /// Bounds of the `ttlMs` heuristic (10% of the time since the last change).
+    pub ttl_min_ms: u64,
+    pub ttl_max_ms: u64,
+    pub cache_scope: CacheScope,
+    /// How long a `requestState` we hand out stays valid.
+    pub request_state_ttl: Duration,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            page_size: 50,
+            max_line: 16 * 1024 * 1024,
+            ttl_min_ms: 1_000,
+            ttl_max_ms: 3_600_000,
+            cache_scope: CacheScope::Public,
+            request_state_ttl: Duration::from_secs(600),
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! Checking argument values against their declared types. MCP sends every value as a
+//! string; the author's types say which strings make sense, and a bad one gets a sentence
+//! naming the argument, what it expects and a value that would do.
+
+use std::collections::HashMap;
+
+use crate::model::{ArgumentType, Prompt, PromptArgument};
+
+/// What is wrong with the arguments of a `prompts/get`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgumentProblem {
+    /// Names the prompt does not declare.
+    Unknown(Vec<String>),
+    /// A value that does not fit its type: the whole sentence.
+    Invalid(String),
+    /// Required arguments with no value (and no default), in declaration order.
+    Missing(Vec<PromptArgument>),
+}
+
+/// The values to render with: given ones (checked), then defaults. An empty string counts
+/// as not given, since hosts send "" for fields a person left blank.
+pub fn resolve(
+    prompt: &Prompt,
+    given: &HashMap<String, String>,
+) -> Result<HashMap<String, String>, ArgumentProblem> {
+    let mut unknown: Vec<String> = given
+        .keys()
+        .filter(|name| !prompt.arguments.iter().any(|arg| &arg.name == *name))
+        .cloned()
+        .collect();
+    if !unknown.is_empty() {
+        unknown.sort();
+        return Err(ArgumentProblem::Unknown(unknown));
+    }
+    let mut values = HashMap::with_capacity(prompt.arguments.len());
+    let mut missing = Vec::new();
+    for arg in &prompt.arguments {
+        match given.get(&arg.name).filter(|value| !value.is_empty()) {
+            Some(value) => {
+                check(&prompt.name, arg, value).map_err(ArgumentProblem::Invalid)?;
+                values.insert(arg.name.clone(), value.clone());
+            }
+            None => match &arg.default {
+                Some(default) => {
+                    values.insert(arg.name.clone(), default.clone());
+                }
+                None if arg.required => missing.push(arg.clone()),
+                None => {}
+            },
+        }
+    }
+    if missing.is_empty() {
+        Ok(values)
+    } else {
+        Err(ArgumentProblem::Missing(missing))
+    }
+}
+
+/// A value that fits `arg`, for messages and for `promptshelf check`.
+pub fn example(arg: &PromptArgument) -> String {
+    if let Some(default) = &arg.default {
+        return default.clone();
+    }
+    match arg.kind {
+        ArgumentType::String => "some text".to_string(),
+        ArgumentType::Enum => arg.values.first().cloned().unwrap_or_default(),
+        ArgumentType::Integer => {
+            let value = arg.min.map(|min| min.ceil() as i64).unwrap_or(1);
+            value.to_string()
+        }
+        ArgumentType::Number => arg.min.unwrap_or(1.5).to_string(),
+        ArgumentType::Boolean => "true".to_string(),
+        ArgumentType::Date => "2025-01-31".to_string(),
+        ArgumentType::Uri => "https://example.com/page".to_string(),
+    }
+}
+
+/// Whether `value` fits `arg`; the error is the whole sentence for the client.
+pub fn check(prompt: &str, arg: &PromptArgument, value: &str) -> Result<(), String> {
+    let expected = match arg.kind {
+        ArgumentType::String => check_string(arg, value),
+        ArgumentType::Enum => {
+            if arg.values.iter().any(|allowed| allowed == value) {
+                Ok(())
+            } else {
+                Err(format!("one of: {}", super::some_of(&arg.values)))
+            }
+        }
+        ArgumentType::Integer => check_number(
+            arg,
+            value.parse::<i64>().ok().map(|n| n as f64),
+            "an integer",
+        ),
+        ArgumentType::Number => check_number(
+            arg,
+            value.parse::<f64>().ok().filter(|n| n.is_finite()),
+            "a number",
+        ),
+        ArgumentType::Boolean => match value.to_ascii_lowercase().as_str() {
+            "true" | "false" | "yes" | "no" | "1" | "0" => Ok(()),
+            _ => Err("true or false (also yes/no, 1/0)".to_string()),
+        },
+        ArgumentType::Date => value
+            .parse::<jiff::civil::Date>()
+            .map(|_| ())
+            .map_err(|_| "a date as YYYY-MM-DD".to_string()),
+        ArgumentType::Uri => {
+            if is_uri(value) {
+                Ok(())
+            } else {
+                Err("an absolute URI with a scheme".to_string())
+            }
+        }
+    };
+    expected.map_err(|expected| {
+        format!(
+            "argument '{}' of prompt '{prompt}' expects {expected}, e.g. '{}'; got '{}'",
+            arg.name,
+            example(arg),
+            shorten(value)
+        )
+    })
+}
+
+fn check_string(arg: &PromptArgument, value: &str) -> Result<(), String> {
+    if let Some(max) = arg.max_length
+        && value.chars().count() as u64 > max
+    {
+        return Err(format!("at most {max} characters"));
+    }
+    if let Some(pattern) = &arg.pattern {
+        // Anchored: the whole value must match, as in JSON Schema's intent for a form field.
+        let regex = regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|_| {
+            format!("text matching {pattern} (the pattern itself is invalid; fix the prompt)")
+        })?;
+        if !regex.is_match(value) {
+            return Err(format!("text matching the pattern {pattern}"));
+        }
+    }
+    Ok(())
+}
+
+fn check_number(arg: &PromptArgument, parsed: Option<f64>, kind: &str) -> Result<(), String> {
+    let range = match (arg.min, arg.max) {
+        (Some(min), Some(max)) => format!("{kind} from {min} to {max}"),
+        (Some(min), None) => format!("{kind} of at least {min}"),
+        (None, Some(max)) => format!("{kind} of at most {max}"),
+        (None, None) => kind.to_string(),
+    };
+    let Some(number) = parsed else {
+        return Err(range);
+    };
+    if arg.min.is_some_and(|min| number < min) || arg.max.is_some_and(|max| number > max) {
+        return Err(range);
+    }
+    Ok(())
+}
+
+/// RFC 3986 absolute URI: a scheme, ':', then no white space.
+fn is_uri(value: &str) -> bool {
+    let Some((scheme, rest)) = value.split_once(':') else {
+        return false;
+    };
+    let scheme_ok = scheme
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    scheme_ok && !rest.is_empty() && !value.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// Values can be whole files; quote only the start of a long one.
+fn shorten(value: &str) -> String {
+    const LIMIT: usize = 40;
+    match value.char_indices().nth(LIMIT) {
+        Some((at, _)) => format!("{}...", &value[..at]),
+        None => value.to_string(),
+    }
+}

@@ -1,0 +1,388 @@
+//! `prompts/list` and `prompts/get`: checking arguments, rendering, resolving embeds and
+//! links, and asking a capable client for missing arguments instead of failing.
+
+use std::collections::HashMap;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::arguments::{self, ArgumentProblem};
+use super::paging::{Page, paginate};
+use super::{Block, Failure, MediaKind, ReadResult, RenderedMessage, RenderedPrompt, some_of};
+use crate::config::ServeConfig;
+use crate::model::{ArgumentType, PromptArgument, StoredPrompt};
+use crate::protocol::GetPromptParams;
+use crate::render::{self, Piece};
+use crate::store::read;
+
+/// The key of our one input request: the form asking for missing arguments.
+const ARGUMENTS_KEY: &str = "arguments";
+
+pub fn list(
+    conn: &Connection,
+    config: &ServeConfig,
+    cursor: Option<&str>,
+) -> Result<Page<StoredPrompt>, Failure> {
+    let prompts = read::prompts(conn)?;
+    paginate(
+        prompts,
+        cursor,
+        config.page_size,
+        |p| p.content_hash,
+        |p| p.last_modified,
+    )
+}
+
+/// What a `prompts/get` comes to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PromptOutcome {
+    /// `retried`: the result answers an `input_required` round trip, so is not cacheable.
+    Rendered {
+        prompt: RenderedPrompt,
+        retried: bool,
+    },
+    InputRequired {
+        requests: Vec<InputRequest>,
+        state: String,
+    },
+}
+
+/// One `elicitation/create` form to send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputRequest {
+    pub key: String,
+    pub message: String,
+    /// A flat JSON Schema object (the subset elicitation allows).
+    pub schema: Value,
+}
+
+/// What the request is allowed to do beyond a plain answer.
+#[derive(Debug, Clone, Copy)]
+pub struct Caller {
+    /// The request declared form elicitation: missing arguments may be asked for.
+    pub can_elicit: bool,
+    /// Unix milliseconds now (state expiry).
+    pub now: i64,
+}
+
+pub fn get(
+    conn: &Connection,
+    config: &ServeConfig,
+    secret: &[u8],
+    params: &GetPromptParams,
+    caller: Caller,
+) -> Result<PromptOutcome, Failure> {
+    let Some(stored) = read::prompt(conn, &params.name)? else {
+        let names = read::prompt_names(conn)?;
+        return Err(Failure::InvalidParams(format!(
+            "unknown prompt '{}'; known prompts: {}",
+            params.name,
+            some_of(&names)
+        )));
+    };
+    let prompt = &stored.prompt;
+    let retried = params.request_state.is_some() || params.input_responses.is_some();
+    let mut given = match &params.request_state {
+        Some(state) => verify_state(secret, state, &params.name, caller.now)?,
+        None => HashMap::new(),
+    };
+    given.extend(params.arguments.iter().map(|(k, v)| (k.clone(), v.clone())));
+    if let Some(responses) = &params.input_responses {
+        merge_answers(prompt, responses, &mut given)?;
+    }
+    let values = match arguments::resolve(prompt, &given) {
+        Ok(values) => values,
+        Err(ArgumentProblem::Unknown(names)) => {
+            let known: Vec<String> = prompt.arguments.iter().map(|a| a.name.clone()).collect();
+            return Err(Failure::InvalidParams(format!(
+                "prompt '{}' has no argument {}; its arguments are: {}",
+                prompt.name,
+                names
+                    .iter()
+                    .map(|n| format!("'{n}'"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                some_of(&known)
+            )));
+        }
+        Err(ArgumentProblem::Invalid(message)) => return Err(Failure::InvalidParams(message)),
+        Err(ArgumentProblem::Missing(missing)) if caller.can_elicit => {
+            return Ok(ask_for(
+                config,
+                secret,
+                &prompt.name,
+                &missing,
+                &given,
+                caller.now,
+            ));
+        }
+        Err(ArgumentProblem::Missing(missing)) => {
+            let names: Vec<String> = missing.iter().map(|a| format!("'{}'", a.name)).collect();
+            return Err(Failure::InvalidParams(format!(
+                "prompt '{}' needs the required argument{} {}",
+                prompt.name,
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", ")
+            )));
+        }
+    };
+    let rendered = render::render(prompt, &values)
+        .map_err(|err| Failure::Internal(format!("the prompt could not be rendered: {err}")))?;
+    let mut messages = Vec::new();
+    for template in rendered {
+        for piece in template.pieces {
+            let block = match piece {
+                Piece::Text(text) => Block::Text(text),
+                Piece::Embed(uri) => embed(conn, &prompt.name, &uri)?,
+                Piece::Link(uri) => Block::Link(
+                    read::resource(conn, &uri)?
+                        .ok_or_else(|| missing_resource(&prompt.name, &uri))?,
+                ),
+            };
+            messages.push(RenderedMessage {
+                role: template.role,
+                block,
+            });
+        }
+    }
+    Ok(PromptOutcome::Rendered {
+        prompt: RenderedPrompt {
+            description: prompt.description.clone(),
+            messages,
+        },
+        retried,
+    })
+}
+
+fn missing_resource(prompt: &str, uri: &str) -> Failure {
+    Failure::InvalidParams(format!(
+        "prompt '{prompt}' refers to {uri}, which is not in the library; check the arguments that build the URI, or add the resource"
+    ))
+}
+
+fn embed(conn: &Connection, prompt: &str, uri: &str) -> Result<Block, Failure> {
+    let (resource, content) =
+        read::resource_content(conn, uri)?.ok_or_else(|| missing_resource(prompt, uri))?;
+    let media = match resource.info.mime_type.split('/').next() {
+        Some("image") if !resource.is_text => Some(MediaKind::Image),
+        Some("audio") if !resource.is_text => Some(MediaKind::Audio),
+        _ => None,
+    };
+    let read = ReadResult { resource, content };
+    Ok(match media {
+        Some(kind) => Block::Media { kind, read },
+        None => Block::Embedded(read),
+    })
+}
+
+/// The signed part of a `requestState`.
+#[derive(Debug, Serialize, Deserialize)]
+struct State {
+    /// The method and prompt the state belongs to: it cannot be replayed elsewhere.
+    method: String,
+    prompt: String,
+    /// Arguments given so far (already checked).
+    arguments: HashMap<String, String>,
+    /// Unix milliseconds after which the state is refused.
+    expires: i64,
+}
+
+fn mac(secret: &[u8], payload: &[u8]) -> [u8; 32] {
+    let key = *blake3::hash(secret).as_bytes();
+    *blake3::keyed_hash(&key, payload).as_bytes()
+}
+
+fn sign(secret: &[u8], state: &State) -> String {
+    let payload = serde_json::to_vec(state).unwrap_or_default();
+    format!(
+        "{}.{}",
+        URL_SAFE_NO_PAD.encode(&payload),
+        URL_SAFE_NO_PAD.encode(mac(secret, &payload))
+    )
+}
+
+fn verify_state(
+    secret: &[u8],
+    token: &str,
+    prompt: &str,
+    now: i64,
+) -> Result<HashMap<String, String>, Failure> {
+    let refuse = |why: &str| {
+        Failure::InvalidParams(format!(
+            "requestState {why}; call prompts/get again without requestState"
+        ))
+    };
+    let (payload, tag) = token
+        .split_once('.')
+        .ok_or_else(|| refuse("is malformed"))?;
+    let payload = URL_SAFE_NO_PAD
+        .decode(payload)
+        .map_err(|_| refuse("is malformed"))?;
+    let tag = URL_SAFE_NO_PAD
+        .decode(tag)
+        .map_err(|_| refuse("is malformed"))?;
+    let expected = mac(secret, &payload);
+    // Constant-time comparison: blake3::Hash's equality is.
+    if tag.len() != 32
+        || blake3::Hash::from_bytes(expected)
+            != blake3::Hash::from_slice(&tag).map_err(|_| refuse("is malformed"))?
+    {
+        return Err(refuse(
+            "failed verification (it was altered or not issued by this library)",
+        ));
+    }
+    let state: State = serde_json::from_slice(&payload).map_err(|_| refuse("is malformed"))?;
+    if state.method != "prompts/get" || state.prompt != prompt {
+        return Err(refuse(&format!(
+            "was issued for prompt '{}', not '{prompt}'",
+            state.prompt
+        )));
+    }
+    if now > state.expires {
+        return Err(refuse("has expired"));
+    }
+    Ok(state.arguments)
+}
+
+/// Takes the accepted form content into `given`; a declined or cancelled form ends the
+/// request with a clear error.
+fn merge_answers(
+    prompt: &crate::model::Prompt,
+    responses: &Map<String, Value>,
+    given: &mut HashMap<String, String>,
+) -> Result<(), Failure> {
+    let Some(response) = responses.get(ARGUMENTS_KEY) else {
+        return Ok(());
+    };
+    let action = response.get("action").and_then(Value::as_str).unwrap_or("");
+    match action {
+        "accept" => {}
+        "decline" | "cancel" => {
+            return Err(Failure::InvalidParams(format!(
+                "the arguments for prompt '{}' were not provided (the user chose {action}); the prompt cannot be filled without them",
+                prompt.name
+            )));
+        }
+        other => {
+            return Err(Failure::InvalidParams(format!(
+                "inputResponses.{ARGUMENTS_KEY}.action '{other}' is not accept, decline or cancel"
+            )));
+        }
+    }
+    let Some(content) = response.get("content").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    for (name, value) in content {
+        let Some(arg) = prompt.arguments.iter().find(|arg| &arg.name == name) else {
+            return Err(Failure::InvalidParams(format!(
+                "the form answer holds '{name}', which prompt '{}' did not ask for",
+                prompt.name
+            )));
+        };
+        let text = match value {
+            Value::String(text) => text.clone(),
+            Value::Number(number)
+                if matches!(arg.kind, ArgumentType::Integer | ArgumentType::Number) =>
+            {
+                number.to_string()
+            }
+            Value::Bool(flag) if arg.kind == ArgumentType::Boolean => flag.to_string(),
+            other => {
+                return Err(Failure::InvalidParams(format!(
+                    "the form answer for '{name}' is {other}, which does not fit the {} field that was asked for",
+                    arg.kind.as_str()
+                )));
+            }
+        };
+        given.insert(name.clone(), text);
+    }
+    Ok(())
+}
+
+fn ask_for(
+    config: &ServeConfig,
+    secret: &[u8],
+    prompt: &str,
+    missing: &[PromptArgument],
+    given: &HashMap<String, String>,
+    now: i64,
+) -> PromptOutcome {
+    let mut properties = Map::new();
+    for arg in missing {
+        properties.insert(arg.name.clone(), form_field(arg));
+    }
+    let required: Vec<&str> = missing.iter().map(|arg| arg.name.as_str()).collect();
+    let names: Vec<String> = missing
+        .iter()
+        .map(|arg| arg.title.clone().unwrap_or_else(|| arg.name.clone()))
+        .collect();
+    let state = State {
+        method: "prompts/get".to_string(),
+        prompt: prompt.to_string(),
+        arguments: given.clone(),
+        expires: now + config.request_state_ttl.as_millis() as i64,
+    };
+    PromptOutcome::InputRequired {
+        requests: vec![InputRequest {
+            key: ARGUMENTS_KEY.to_string(),
+            message: format!("The prompt '{prompt}' needs: {}", names.join(", ")),
+            schema: json!({"type": "object", "properties": properties, "required": required}),
+        }],
+        state: sign(secret, &state),
+    }
+}
+
+/// One field of the elicitation form, in the primitive schema subset elicitation allows.
+fn form_field(arg: &PromptArgument) -> Value {
+    let mut field = Map::new();
+    if let Some(title) = &arg.title {
+        field.insert("title".into(), json!(title));
+    }
+    field.insert(
+        "description".into(),
+        json!(crate::protocol::describe_argument(arg)),
+    );
+    match arg.kind {
+        ArgumentType::Enum => {
+            field.insert("type".into(), json!("string"));
+            field.insert("enum".into(), json!(arg.values));
+        }
+        ArgumentType::Integer | ArgumentType::Number => {
+            let kind = if arg.kind == ArgumentType::Integer {
+                "integer"
+            } else {
+                "number"
+            };
+            field.insert("type".into(), json!(kind));
+            if let Some(min) = arg.min {
+                field.insert("minimum".into(), json!(min));
+            }
+            if let Some(max) = arg.max {
+                field.insert("maximum".into(), json!(max));
+            }
+        }
+        ArgumentType::Boolean => {
+            field.insert("type".into(), json!("boolean"));
+        }
+        ArgumentType::Date | ArgumentType::Uri | ArgumentType::String => {
+            field.insert("type".into(), json!("string"));
+            match arg.kind {
+                ArgumentType::Date => {
+                    field.insert("format".into(), json!("date"));
+                }
+                ArgumentType::Uri => {
+                    field.insert("format".into(), json!("uri"));
+                }
+                _ => {
+                    if let Some(max) = arg.max_length {
+                        field.insert("maxLength".into(), json!(max));
+                    }
+                }
+            }
+        }
+    }
+    Value::Object(field)
+}

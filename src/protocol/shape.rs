@@ -1,0 +1,527 @@
+//! Handler results and errors as the JSON each revision defines: modern results get
+//! `resultType`, `serverInfo` and caching hints; older revisions lose what they lack
+//! (`title`, `icons`, `resource_link`, `audio`) or get a faithful stand-in.
+
+use base64::Engine;
+use serde_json::{Map, Value, json};
+
+use super::{Revision, RpcError};
+use crate::config::{CacheScope, ServeConfig};
+use crate::handlers::{
+    Block, Completion, Discovery, InputRequest, Page, PromptOutcome, ReadResult, RenderedPrompt,
+};
+use crate::model::{
+    Annotations, ArgumentType, Icon, PromptArgument, StoredPrompt, StoredResource, StoredTemplate,
+};
+use crate::store::hex;
+
+/// Our own `_meta` keys, under our prefix as the specification asks.
+const META_HASH: &str = "promptshelf/contentHash";
+const META_LAST_MODIFIED: &str = "promptshelf/lastModified";
+const META_ARGUMENT_TYPE: &str = "promptshelf/type";
+const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// Shapes results for one revision, with the server's settings and the current time.
+pub struct Shaper<'a> {
+    pub revision: Revision,
+    pub config: &'a ServeConfig,
+    /// Unix milliseconds, for TTL hints.
+    pub now: i64,
+}
+
+/// A notification line (no id).
+pub fn notification(method: &str, params: Value) -> Vec<u8> {
+    line(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
+}
+
+/// A notification line of a modern subscription stream, tagged with the listen request's id.
+pub fn stream_notification(method: &str, params: Value, subscription: &Value) -> Vec<u8> {
+    let mut params = match params {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    params.insert("_meta".into(), json!({ META_SUBSCRIPTION: subscription }));
+    notification(method, Value::Object(params))
+}
+
+fn line(message: &Value) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(message).unwrap_or_else(|_| {
+        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"unserializable result"}}"#
+            .to_vec()
+    });
+    bytes.push(b'\n');
+    bytes
+}
+
+/// An error response line.
+pub fn error_line(id: &Value, error: &RpcError) -> Vec<u8> {
+    let mut body = json!({"code": error.code, "message": error.message});
+    if let Some(data) = &error.data {
+        body["data"] = data.clone();
+    }
+    line(&json!({"jsonrpc": "2.0", "id": id, "error": body}))
+}
+
+fn iso(ms: i64) -> String {
+    jiff::Timestamp::from_millisecond(ms)
+        .map(|ts| ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_else(|_| "1970-01-01T00:00:00Z".to_string())
+}
+
+fn put(map: &mut Map<String, Value>, key: &str, value: Option<&str>) {
+    if let Some(value) = value {
+        map.insert(key.into(), Value::String(value.to_string()));
+    }
+}
+
+impl Shaper<'_> {
+    /// A success response line; `hints` = the newest lastModified the result depends on,
+    /// when it is cacheable (modern results then carry `ttlMs` and `cacheScope`).
+    pub fn success(
+        &self,
+        id: &Value,
+        mut result: Map<String, Value>,
+        hints: Option<Hints>,
+    ) -> Vec<u8> {
+        if self.revision.is_modern() {
+            result.insert("resultType".into(), json!("complete"));
+            if let Some(hints) = hints {
+                result.insert("ttlMs".into(), json!(self.ttl_ms(hints)));
+                result.insert("cacheScope".into(), json!(self.cache_scope()));
+            }
+            self.add_server_info(&mut result);
+        }
+        line(&json!({"jsonrpc": "2.0", "id": id, "result": result}))
+    }
+
+    fn add_server_info(&self, result: &mut Map<String, Value>) {
+        let meta = result
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(META_SERVER_INFO.into(), server_info());
+        }
+    }
+
+    fn cache_scope(&self) -> &'static str {
+        match self.config.cache_scope {
+            CacheScope::Public => "public",
+            CacheScope::Private => "private",
+        }
+    }
+
+    /// HTTP-style heuristic freshness: 10% of the time since the last change, clamped.
+    fn ttl_ms(&self, hints: Hints) -> u64 {
+        match hints {
+            Hints::NotCacheable => 0,
+            Hints::Fixed => self.config.ttl_max_ms,
+            Hints::Since(last_modified) => {
+                let age = (self.now - last_modified).max(0) as u64;
+                (age / 10).clamp(self.config.ttl_min_ms, self.config.ttl_max_ms)
+            }
+        }
+    }
+
+    pub fn discover(&self, id: &Value, discovery: &Discovery) -> Vec<u8> {
+        let mut result = Map::new();
+        result.insert(
+            "supportedVersions".into(),
+            json!([Revision::MODERN.as_str()]),
+        );
+        result.insert("capabilities".into(), capabilities());
+        result.insert("instructions".into(), json!(discovery.instructions));
+        self.success(id, result, Some(Hints::Since(discovery.last_modified)))
+    }
+
+    pub fn initialize(&self, id: &Value, discovery: &Discovery) -> Vec<u8> {
+        let mut result = Map::new();
+        result.insert("protocolVersion".into(), json!(self.revision.as_str()));
+        result.insert("capabilities".into(), capabilities());
+        result.insert("serverInfo".into(), server_info());
+        result.insert("instructions".into(), json!(discovery.instructions));
+        self.success(id, result, None)
+    }
+
+    pub fn empty(&self, id: &Value) -> Vec<u8> {
+        self.success(id, Map::new(), None)
+    }
+
+    pub fn prompts(&self, id: &Value, page: &Page<StoredPrompt>) -> Vec<u8> {
+        let items: Vec<Value> = page.items.iter().map(|p| self.prompt(p)).collect();
+        self.page(id, "prompts", items, page)
+    }
+
+    pub fn resources(&self, id: &Value, page: &Page<StoredResource>) -> Vec<u8> {
+        let items: Vec<Value> = page.items.iter().map(|r| self.resource(r)).collect();
+        self.page(id, "resources", items, page)
+    }
+
+    pub fn templates(&self, id: &Value, page: &Page<StoredTemplate>) -> Vec<u8> {
+        let items: Vec<Value> = page.items.iter().map(|t| self.template(t)).collect();
+        self.page(id, "resourceTemplates", items, page)
+    }
+
+    fn page<T>(&self, id: &Value, key: &str, items: Vec<Value>, page: &Page<T>) -> Vec<u8> {
+        let mut result = Map::new();
+        result.insert(key.into(), Value::Array(items));
+        if let Some(cursor) = &page.next_cursor {
+            result.insert("nextCursor".into(), json!(cursor));
+        }
+        self.success(id, result, Some(Hints::Since(page.last_modified)))
+    }
+
+    fn prompt(&self, stored: &StoredPrompt) -> Value {
+        let prompt = &stored.prompt;
+        let mut map = Map::new();
+        map.insert("name".into(), json!(prompt.name));
+        if self.revision.has_titles_and_links() {
+            put(&mut map, "title", prompt.title.as_deref());
+        }
+        put(&mut map, "description", prompt.description.as_deref());
+        let arguments: Vec<Value> = prompt.arguments.iter().map(|a| self.argument(a)).collect();
+        map.insert("arguments".into(), Value::Array(arguments));
+        self.add_icons(&mut map, &prompt.icons);
+        map.insert(
+            "_meta".into(),
+            json!({
+                META_HASH: hex(&stored.content_hash),
+                META_LAST_MODIFIED: iso(stored.last_modified),
+            }),
+        );
+        Value::Object(map)
+    }
+
+    fn argument(&self, arg: &PromptArgument) -> Value {
+        let mut map = Map::new();
+        map.insert("name".into(), json!(arg.name));
+        if self.revision.has_titles_and_links() {
+            put(&mut map, "title", arg.title.as_deref());
+        }
+        map.insert("description".into(), json!(describe_argument(arg)));
+        map.insert("required".into(), json!(arg.required));
+        if self.revision >= Revision::V2025_06_18 {
+            map.insert(
+                "_meta".into(),
+                json!({ META_ARGUMENT_TYPE: argument_schema(arg) }),
+            );
+        }
+        Value::Object(map)
+    }
+
+    fn add_icons(&self, map: &mut Map<String, Value>, icons: &[Icon]) {
+        if self.revision.has_icons() && !icons.is_empty() {
+            map.insert("icons".into(), json!(icons));
+        }
+    }
+
+    fn annotations(&self, annotations: &Annotations, last_modified: i64) -> Value {
+        let mut map = Map::new();
+        if !annotations.audience.is_empty() {
+            let audience: Vec<&str> = annotations.audience.iter().map(|r| r.as_str()).collect();
+            map.insert("audience".into(), json!(audience));
+        }
+        if let Some(priority) = annotations.priority {
+            map.insert("priority".into(), json!(priority));
+        }
+        // lastModified joined Annotations in 2025-06-18.
+        if self.revision >= Revision::V2025_06_18 {
+            map.insert("lastModified".into(), json!(iso(last_modified)));
+        }
+        Value::Object(map)
+    }
+
+    /// The fields a `Resource` and a `resource_link` share.
+    fn resource_fields(&self, stored: &StoredResource) -> Map<String, Value> {
+        let info = &stored.info;
+        let mut map = Map::new();
+        map.insert("uri".into(), json!(info.uri));
+        map.insert("name".into(), json!(info.name));
+        if self.revision.has_titles_and_links() {
+            put(&mut map, "title", info.title.as_deref());
+        }
+        put(&mut map, "description", info.description.as_deref());
+        map.insert("mimeType".into(), json!(info.mime_type));
+        map.insert("size".into(), json!(stored.size));
+        let annotations = self.annotations(&info.annotations, stored.last_modified);
+        if annotations.as_object().is_some_and(|a| !a.is_empty()) {
+            map.insert("annotations".into(), annotations);
+        }
+        self.add_icons(&mut map, &info.icons);
+        map
+    }
+
+    fn resource(&self, stored: &StoredResource) -> Value {
+        let mut map = self.resource_fields(stored);
+        map.insert(
+            "_meta".into(),
+            json!({ META_HASH: hex(&stored.content_hash) }),
+        );
+        Value::Object(map)
+    }
+
+    fn template(&self, stored: &StoredTemplate) -> Value {
+        let template = &stored.template;
+        let mut map = Map::new();
+        map.insert("uriTemplate".into(), json!(template.uri_template));
+        map.insert("name".into(), json!(template.name));
+        if self.revision.has_titles_and_links() {
+            put(&mut map, "title", template.title.as_deref());
+        }
+        put(&mut map, "description", template.description.as_deref());
+        put(&mut map, "mimeType", template.mime_type.as_deref());
+        self.add_icons(&mut map, &template.icons);
+        Value::Object(map)
+    }
+
+    /// `{uri, mimeType, text | blob}` as in `resources/read` and embedded resources.
+    fn contents(&self, read: &ReadResult) -> Value {
+        let mut map = Map::new();
+        map.insert("uri".into(), json!(read.resource.info.uri));
+        map.insert("mimeType".into(), json!(read.resource.info.mime_type));
+        match &read.content {
+            crate::model::Content::Text(text) => map.insert("text".into(), json!(text)),
+            crate::model::Content::Binary(bytes) => map.insert(
+                "blob".into(),
+                json!(base64::engine::general_purpose::STANDARD.encode(bytes)),
+            ),
+        };
+        Value::Object(map)
+    }
+
+    pub fn read(&self, id: &Value, read: &ReadResult) -> Vec<u8> {
+        let mut result = Map::new();
+        result.insert("contents".into(), json!([self.contents(read)]));
+        self.success(id, result, Some(Hints::Since(read.resource.last_modified)))
+    }
+
+    pub fn prompt_outcome(&self, id: &Value, outcome: &PromptOutcome) -> Vec<u8> {
+        match outcome {
+            PromptOutcome::Rendered { prompt, retried } => self.rendered(id, prompt, *retried),
+            PromptOutcome::InputRequired { requests, state } => {
+                self.input_required(id, requests, state)
+            }
+        }
+    }
+
+    fn rendered(&self, id: &Value, prompt: &RenderedPrompt, retried: bool) -> Vec<u8> {
+        let messages: Vec<Value> = prompt
+            .messages
+            .iter()
+            .map(|message| {
+                json!({"role": message.role.as_str(), "content": self.block(&message.block)})
+            })
+            .collect();
+        let mut result = Map::new();
+        put(&mut result, "description", prompt.description.as_deref());
+        result.insert("messages".into(), Value::Array(messages));
+        // A result produced by answering input must not be cached.
+        let hints = retried.then_some(Hints::NotCacheable);
+        self.success(id, result, hints)
+    }
+
+    fn block(&self, block: &Block) -> Value {
+        match block {
+            Block::Text(text) => json!({"type": "text", "text": text}),
+            Block::Embedded(read) => {
+                let mut map = Map::new();
+                map.insert("type".into(), json!("resource"));
+                map.insert("resource".into(), self.contents(read));
+                let annotations =
+                    self.annotations(&read.resource.info.annotations, read.resource.last_modified);
+                if annotations.as_object().is_some_and(|a| !a.is_empty()) {
+                    map.insert("annotations".into(), annotations);
+                }
+                Value::Object(map)
+            }
+            Block::Media { kind, read } => {
+                let data =
+                    base64::engine::general_purpose::STANDARD.encode(read.content.as_bytes());
+                let mime = &read.resource.info.mime_type;
+                match kind {
+                    crate::handlers::MediaKind::Audio if !self.revision.has_audio() => json!({
+                        "type": "text",
+                        "text": format!("[audio {} ({mime}) is not shown: this protocol revision has no audio content]", read.resource.info.uri)
+                    }),
+                    crate::handlers::MediaKind::Audio => {
+                        json!({"type": "audio", "data": data, "mimeType": mime})
+                    }
+                    crate::handlers::MediaKind::Image => {
+                        json!({"type": "image", "data": data, "mimeType": mime})
+                    }
+                }
+            }
+            Block::Link(stored) => {
+                if self.revision.has_titles_and_links() {
+                    let mut map = self.resource_fields(stored);
+                    map.insert("type".into(), json!("resource_link"));
+                    Value::Object(map)
+                } else {
+                    let label = stored.info.title.as_deref().unwrap_or(&stored.info.name);
+                    json!({"type": "text", "text": format!("Resource: {label} <{}> ({})", stored.info.uri, stored.info.mime_type)})
+                }
+            }
+        }
+    }
+
+    fn input_required(&self, id: &Value, requests: &[InputRequest], state: &str) -> Vec<u8> {
+        let mut input_requests = Map::new();
+        for request in requests {
+            input_requests.insert(
+                request.key.clone(),
+                json!({
+                    "method": "elicitation/create",
+                    "params": {
+                        "mode": "form",
+                        "message": request.message,
+                        "requestedSchema": request.schema,
+                    }
+                }),
+            );
+        }
+        let mut result = Map::new();
+        result.insert("resultType".into(), json!("input_required"));
+        result.insert("inputRequests".into(), Value::Object(input_requests));
+        result.insert("requestState".into(), json!(state));
+        self.add_server_info(&mut result);
+        line(&json!({"jsonrpc": "2.0", "id": id, "result": result}))
+    }
+
+    pub fn completion(&self, id: &Value, completion: &Completion) -> Vec<u8> {
+        let mut result = Map::new();
+        result.insert(
+            "completion".into(),
+            json!({
+                "values": completion.values,
+                "total": completion.total,
+                "hasMore": completion.has_more,
+            }),
+        );
+        self.success(id, result, None)
+    }
+}
+
+/// How a result may be cached.
+#[derive(Debug, Clone, Copy)]
+pub enum Hints {
+    /// Depends on things last changed at this time (Unix ms).
+    Since(i64),
+    /// The longest TTL the configuration allows.
+    Fixed,
+    NotCacheable,
+}
+
+fn server_info() -> Value {
+    json!({"name": "promptshelf", "version": env!("CARGO_PKG_VERSION")})
+}
+
+fn capabilities() -> Value {
+    json!({
+        "prompts": {"listChanged": false},
+        "resources": {"subscribe": false, "listChanged": false},
+        "completions": {},
+    })
+}
+
+/// What a person in a host needs to know to type a value: the author's description plus the
+/// type, the allowed values and the default.
+pub fn describe_argument(arg: &PromptArgument) -> String {
+    let mut text = arg.description.clone().unwrap_or_default();
+    let mut facts: Vec<String> = Vec::new();
+    match arg.kind {
+        ArgumentType::String => {
+            if let Some(max) = arg.max_length {
+                facts.push(format!("at most {max} characters"));
+            }
+        }
+        ArgumentType::Enum => {
+            const SHOWN: usize = 12;
+            if arg.values.len() <= SHOWN {
+                facts.push(format!("one of: {}", arg.values.join(", ")));
+            } else {
+                facts.push(format!(
+                    "one of {} values, e.g. {}",
+                    arg.values.len(),
+                    arg.values[..5].join(", ")
+                ));
+            }
+        }
+        ArgumentType::Integer | ArgumentType::Number => {
+            let kind = if arg.kind == ArgumentType::Integer {
+                "integer"
+            } else {
+                "number"
+            };
+            facts.push(match (arg.min, arg.max) {
+                (Some(min), Some(max)) => format!("{kind} from {min} to {max}"),
+                (Some(min), None) => format!("{kind}, at least {min}"),
+                (None, Some(max)) => format!("{kind}, at most {max}"),
+                (None, None) => kind.to_string(),
+            });
+        }
+        ArgumentType::Boolean => facts.push("true or false".into()),
+        ArgumentType::Date => facts.push("date, YYYY-MM-DD".into()),
+        ArgumentType::Uri => facts.push("URI".into()),
+    }
+    if let Some(default) = &arg.default {
+        facts.push(format!("default: {default}"));
+    }
+    if !facts.is_empty() {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push('(');
+        text.push_str(&facts.join("; "));
+        text.push(')');
+    }
+    text
+}
+
+/// The argument as a JSON Schema, for clients that read our `_meta`.
+pub fn argument_schema(arg: &PromptArgument) -> Value {
+    let mut schema = Map::new();
+    match arg.kind {
+        ArgumentType::String => {
+            schema.insert("type".into(), json!("string"));
+            if let Some(pattern) = &arg.pattern {
+                schema.insert("pattern".into(), json!(pattern));
+            }
+            if let Some(max) = arg.max_length {
+                schema.insert("maxLength".into(), json!(max));
+            }
+        }
+        ArgumentType::Enum => {
+            schema.insert("type".into(), json!("string"));
+            schema.insert("enum".into(), json!(arg.values));
+        }
+        ArgumentType::Integer | ArgumentType::Number => {
+            let kind = if arg.kind == ArgumentType::Integer {
+                "integer"
+            } else {
+                "number"
+            };
+            schema.insert("type".into(), json!(kind));
+            if let Some(min) = arg.min {
+                schema.insert("minimum".into(), json!(min));
+            }
+            if let Some(max) = arg.max {
+                schema.insert("maximum".into(), json!(max));
+            }
+        }
+        ArgumentType::Boolean => {
+            schema.insert("type".into(), json!("boolean"));
+        }
+        ArgumentType::Date => {
+            schema.insert("type".into(), json!("string"));
+            schema.insert("format".into(), json!("date"));
+        }
+        ArgumentType::Uri => {
+            schema.insert("type".into(), json!("string"));
+            schema.insert("format".into(), json!("uri"));
+        }
+    }
+    if let Some(default) = &arg.default {
+        schema.insert("default".into(), json!(default));
+    }
+    Value::Object(schema)
+}

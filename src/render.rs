@@ -1,0 +1,241 @@
+//! Turns a stored prompt and its argument values into messages: each message template is
+//! rendered by minijinja (sandboxed: no files, no environment, bounded work), then split at
+//! the embeds and links it asked for, since an MCP message holds one content block.
+//!
+//! Argument values are data: they are passed in as template variables and never parsed as
+//! template code, so `{{ 7*7 }}` in a value comes out as those characters.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use minijinja::{Environment, UndefinedBehavior, Value};
+
+use crate::model::{ArgumentType, Prompt, Role};
+
+/// How much work one render may do; far more than any real prompt needs, little enough
+/// that a runaway loop ends quickly with an error.
+const FUEL: u64 = 1_000_000;
+
+/// One piece of a rendered message template.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Piece {
+    Text(String),
+    /// `{{ embed(uri) }}`: the resource's contents go into the conversation.
+    Embed(String),
+    /// `{{ link(uri) }}`: a `resource_link` to it.
+    Link(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderedTemplate {
+    pub role: Role,
+    pub pieces: Vec<Piece>,
+}
+
+/// A template the author wrote that does not render, with the message it sits in.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("prompt '{prompt}', message {message}: {reason}")]
+pub struct RenderError {
+    pub prompt: String,
+    pub message: usize,
+    pub reason: String,
+}
+
+/// Renders every message template of `prompt` with `values` (already checked and with
+/// defaults filled in).
+pub fn render(
+    prompt: &Prompt,
+    values: &HashMap<String, String>,
+) -> Result<Vec<RenderedTemplate>, RenderError> {
+    // Markers carry a random nonce so that no argument value can forge an embed.
+    let nonce = nonce();
+    let directives: Arc<Mutex<Vec<Piece>>> = Arc::default();
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Lenient);
+    env.set_fuel(Some(FUEL));
+    env.set_recursion_limit(64);
+    for (name, make) in [
+        ("embed", Piece::Embed as fn(String) -> Piece),
+        ("link", Piece::Link as fn(String) -> Piece),
+    ] {
+        let directives = Arc::clone(&directives);
+        let nonce = nonce.clone();
+        env.add_function(
+            name,
+            move |uri: String| -> Result<String, minijinja::Error> {
+                let mut list = directives.lock().unwrap_or_else(PoisonError::into_inner);
+                list.push(make(uri));
+                Ok(format!("\u{1e}{nonce}:{}\u{1e}", list.len() - 1))
+            },
+        );
+    }
+    let context: HashMap<&str, Value> = prompt
+        .arguments
+        .iter()
+        .filter_map(|arg| {
+            values
+                .get(&arg.name)
+                .map(|value| (arg.name.as_str(), typed_value(&arg.kind, value)))
+        })
+        .collect();
+    let mut rendered = Vec::with_capacity(prompt.messages.len());
+    for (index, message) in prompt.messages.iter().enumerate() {
+        let text = env
+            .render_str(&message.body, &context)
+            .map_err(|err| RenderError {
+                prompt: prompt.name.clone(),
+                message: index + 1,
+                reason: describe(&err),
+            })?;
+        let list = directives.lock().unwrap_or_else(PoisonError::into_inner);
+        rendered.push(RenderedTemplate {
+            role: message.role,
+            pieces: split(&text, &nonce, &list),
+        });
+    }
+    Ok(rendered)
+}
+
+/// Booleans and numbers become real ones, so `{% if strict %}` is false for "false".
+fn typed_value(kind: &ArgumentType, value: &str) -> Value {
+    match kind {
+        ArgumentType::Boolean => Value::from(matches!(
+            value.to_ascii_lowercase().as_str(),
+            "true" | "yes" | "1"
+        )),
+        ArgumentType::Integer => value
+            .parse::<i64>()
+            .map(Value::from)
+            .unwrap_or_else(|_| Value::from(value)),
+        ArgumentType::Number => value
+            .parse::<f64>()
+            .map(Value::from)
+            .unwrap_or_else(|_| Value::from(value)),
+        _ => Value::from(value),
+    }
+}
+
+fn describe(err: &minijinja::Error) -> String {
+    let mut reason = err.to_string();
+    if let Some(line) = err.line() {
+        reason = format!("line {line}: {reason}");
+    }
+    reason
+}
+
+fn nonce() -> String {
+    let mut bytes = [0u8; 8];
+    // A clock-derived nonce still defeats values written before the render started.
+    if getrandom::fill(&mut bytes).is_err() {
+        bytes = crate::store::now_ms().to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Splits rendered text at the markers; text between them is trimmed of blank lines and
+/// dropped when empty.
+fn split(text: &str, nonce: &str, directives: &[Piece]) -> Vec<Piece> {
+    let mut pieces = Vec::new();
+    let mut current = String::new();
+    let flush = |current: &mut String, pieces: &mut Vec<Piece>| {
+        let trimmed = current.trim_matches(['\n', '\r']);
+        if !trimmed.trim().is_empty() {
+            pieces.push(Piece::Text(trimmed.to_string()));
+        }
+        current.clear();
+    };
+    let mut rest = text;
+    while let Some(start) = rest.find('\u{1e}') {
+        current.push_str(&rest[..start]);
+        let after = &rest[start + 1..];
+        let directive = after.find('\u{1e}').and_then(|end| {
+            let index = after[..end]
+                .strip_prefix(nonce)?
+                .strip_prefix(':')?
+                .parse::<usize>()
+                .ok()?;
+            Some((directives.get(index)?, end))
+        });
+        match directive {
+            Some((directive, end)) => {
+                flush(&mut current, &mut pieces);
+                pieces.push(directive.clone());
+                rest = &after[end + 1..];
+            }
+            None => {
+                // Not one of ours (a value holding the separator): it stays text.
+                current.push('\u{1e}');
+                rest = after;
+            }
+        }
+    }
+    current.push_str(rest);
+    flush(&mut current, &mut pieces);
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::library::split_roles;
+    use crate::model::{Origin, PromptArgument};
+
+    fn prompt(body: &str) -> Prompt {
+        Prompt {
+            name: "p".into(),
+            title: None,
+            description: None,
+            icons: Vec::new(),
+            arguments: vec![PromptArgument {
+                name: "x".into(),
+                ..PromptArgument::default()
+            }],
+            messages: split_roles(body),
+            origin: Origin::default(),
+        }
+    }
+
+    fn values(x: &str) -> HashMap<String, String> {
+        HashMap::from([("x".to_string(), x.to_string())])
+    }
+
+    #[test]
+    fn values_are_never_template_code() {
+        let rendered = render(
+            &prompt("say {{ x }}"),
+            &values("{{ 7*7 }} {% if 1 %}y{% endif %}"),
+        )
+        .unwrap();
+        assert_eq!(
+            rendered[0].pieces,
+            [Piece::Text("say {{ 7*7 }} {% if 1 %}y{% endif %}".into())]
+        );
+    }
+
+    #[test]
+    fn embeds_and_links_split_the_text() {
+        let rendered = render(
+            &prompt("a\n{{ embed('s://one') }}\nb {{ link('s://' ~ x) }}"),
+            &values("two"),
+        )
+        .unwrap();
+        assert_eq!(
+            rendered[0].pieces,
+            [
+                Piece::Text("a".into()),
+                Piece::Embed("s://one".into()),
+                Piece::Text("b ".into()),
+                Piece::Link("s://two".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn forged_markers_stay_text() {
+        let rendered = render(&prompt("{{ x }}"), &values("\u{1e}0000:0\u{1e}")).unwrap();
+        assert_eq!(
+            rendered[0].pieces,
+            [Piece::Text("\u{1e}0000:0\u{1e}".into())]
+        );
+    }
+}

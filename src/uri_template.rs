@@ -1,0 +1,197 @@
+//! RFC 6570 URI templates: validation and expansion through uri-template-system, plus what
+//! no crate offers, matching a URI back to the template's variables (for `resources/read`
+//! through a template and for completing a template variable from stored URIs).
+//!
+//! Matching covers every operator with single-value variables; an exploded or prefixed
+//! (`{var*}`, `{var:3}`) variable matches the raw text of its place.
+
+use std::collections::HashMap;
+
+use percent_encoding::percent_decode_str;
+use regex::Regex;
+
+/// A parsed template that can expand and match.
+#[derive(Debug, Clone)]
+pub struct UriTemplate {
+    source: String,
+    /// Anchored regex with one group per variable, in `variables` order.
+    pattern: Regex,
+    variables: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("'{template}' is not a valid RFC 6570 URI template: {reason}")]
+pub struct TemplateError {
+    pub template: String,
+    pub reason: String,
+}
+
+impl UriTemplate {
+    pub fn parse(source: &str) -> Result<UriTemplate, TemplateError> {
+        let error = |reason: String| TemplateError {
+            template: source.to_string(),
+            reason,
+        };
+        uri_template_system::Template::parse(source).map_err(|err| error(format!("{err:?}")))?;
+        let mut pattern = String::from("^");
+        let mut variables = Vec::new();
+        let mut rest = source;
+        while let Some(open) = rest.find('{') {
+            pattern.push_str(&regex::escape(&rest[..open]));
+            let close = rest[open..]
+                .find('}')
+                .ok_or_else(|| error("an expression is not closed with '}'".into()))?;
+            let expression = &rest[open + 1..open + close];
+            push_expression(expression, &mut pattern, &mut variables);
+            rest = &rest[open + close + 1..];
+        }
+        pattern.push_str(&regex::escape(rest));
+        pattern.push('$');
+        let pattern = Regex::new(&pattern).map_err(|err| error(err.to_string()))?;
+        Ok(UriTemplate {
+            source: source.to_string(),
+            pattern,
+            variables,
+        })
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    pub fn variables(&self) -> &[String] {
+        &self.variables
+    }
+
+    /// Expands the template with string values (missing variables expand to nothing).
+    pub fn expand(&self, values: &HashMap<String, String>) -> Result<String, TemplateError> {
+        let template =
+            uri_template_system::Template::parse(&self.source).map_err(|err| TemplateError {
+                template: self.source.clone(),
+                reason: format!("{err:?}"),
+            })?;
+        let values: uri_template_system::Values = values
+            .iter()
+            .map(|(name, value)| {
+                (
+                    name.clone(),
+                    uri_template_system::Value::item(value.clone()),
+                )
+            })
+            .collect();
+        template.expand(&values).map_err(|err| TemplateError {
+            template: self.source.clone(),
+            reason: format!("{err:?}"),
+        })
+    }
+
+    /// The variables' (percent-decoded) values if `uri` is an expansion of this template.
+    pub fn matches(&self, uri: &str) -> Option<HashMap<String, String>> {
+        let captures = self.pattern.captures(uri)?;
+        let mut values = HashMap::with_capacity(self.variables.len());
+        for (index, name) in self.variables.iter().enumerate() {
+            if let Some(capture) = captures.get(index + 1) {
+                let decoded = percent_decode_str(capture.as_str()).decode_utf8().ok()?;
+                values.insert(name.clone(), decoded.into_owned());
+            }
+        }
+        Some(values)
+    }
+
+    /// The literal text before the first expression: every expansion starts with it.
+    pub fn literal_prefix(&self) -> &str {
+        match self.source.find('{') {
+            Some(at) => &self.source[..at],
+            None => &self.source,
+        }
+    }
+}
+
+/// Appends the regex for one `{...}` expression and records its variable names.
+fn push_expression(expression: &str, pattern: &mut String, variables: &mut Vec<String>) {
+    let (operator, list) = match expression.chars().next() {
+        Some(op @ ('+' | '#' | '.' | '/' | ';' | '?' | '&')) => (Some(op), &expression[1..]),
+        _ => (None, expression),
+    };
+    // What one value may contain: reserved expansion keeps '/', '?' etc.
+    let value = match operator {
+        Some('+') | Some('#') => ".*?",
+        _ => "[^/?#&,;.=]*",
+    };
+    let names: Vec<&str> = list
+        .split(',')
+        .map(|spec| spec.trim_end_matches('*'))
+        .map(|spec| spec.split(':').next().unwrap_or(spec))
+        .collect();
+    let (first, separator) = match operator {
+        None | Some('+') => ("", ","),
+        Some('#') => ("#", ","),
+        Some('.') => (".", "."),
+        Some('/') => ("/", "/"),
+        Some(';') => (";", ";"),
+        Some('?') => ("?", "&"),
+        Some('&') => ("&", "&"),
+        Some(_) => ("", ","),
+    };
+    let named = matches!(operator, Some(';') | Some('?') | Some('&'));
+    let mut group = String::new();
+    for (index, name) in names.iter().enumerate() {
+        group.push_str(&regex::escape(if index == 0 { first } else { separator }));
+        if named {
+            group.push_str(&regex::escape(name));
+            group.push_str(if operator == Some(';') { "=?" } else { "=" });
+        }
+        group.push('(');
+        group.push_str(value);
+        group.push(')');
+        variables.push(name.to_string());
+    }
+    // An undefined variable expands to nothing, so the whole expression may be absent.
+    pattern.push_str(&format!("(?:{group})?"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn match_inverts_expand() {
+        let cases: &[(&str, &[(&str, &str)])] = &[
+            ("shelf://docs/{+path}", &[("path", "guides/a b.md")]),
+            (
+                "docs://{component}/{page}",
+                &[("component", "ui"), ("page", "buttons")],
+            ),
+            ("file:///{dir}{/name}", &[("dir", "x"), ("name", "y z")]),
+            ("s://q{?lang,level}", &[("lang", "rust"), ("level", "3")]),
+            ("s://m{;mode}", &[("mode", "fast")]),
+            ("s://f{.ext}", &[("ext", "md")]),
+            ("s://a{#frag}", &[("frag", "top/part")]),
+        ];
+        for (source, pairs) in cases {
+            let template = UriTemplate::parse(source).unwrap();
+            let expected = values(pairs);
+            let uri = template.expand(&expected).unwrap();
+            assert_eq!(template.matches(&uri), Some(expected), "{source} -> {uri}");
+        }
+    }
+
+    #[test]
+    fn other_uris_do_not_match() {
+        let template = UriTemplate::parse("docs://{component}/{page}").unwrap();
+        assert_eq!(template.matches("docs://a/b/c"), None);
+        assert_eq!(template.matches("other://a/b"), None);
+    }
+
+    #[test]
+    fn invalid_templates_are_refused() {
+        assert!(UriTemplate::parse("docs://{unclosed").is_err());
+    }
+}
