@@ -60,7 +60,12 @@ pub fn error_line(id: &Value, error: &RpcError) -> Vec<u8> {
     if let Some(data) = &error.data {
         body["data"] = data.clone();
     }
-    line(&json!({"jsonrpc": "2.0", "id": id, "error": body}))
+    // MCP's schema has no null id: when the request's id could not be read, it is left out.
+    if id.is_null() {
+        line(&json!({"jsonrpc": "2.0", "error": body}))
+    } else {
+        line(&json!({"jsonrpc": "2.0", "id": id, "error": body}))
+    }
 }
 
 fn iso(ms: i64) -> String {

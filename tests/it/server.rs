@@ -1,0 +1,723 @@
+//! `promptshelf serve` over real pipes, in both eras, on the seed library: every method, the
+//! values it answers, every message validated against the official schema of the revision
+//! in use, and bad input answered with the right error while the server keeps serving.
+
+use base64::Engine;
+use serde_json::{Value, json};
+
+use crate::common::{LEGACY, MODERN, Server, TestContext, modern_params, validate};
+
+/// Validates a whole message and, for a result, its body as `definition`.
+fn check(revision: &str, message: &Value, definition: &str) {
+    validate(revision, "JSONRPCMessage", message);
+    if let Some(result) = message.get("result") {
+        validate(revision, definition, result);
+    }
+}
+
+fn result<'a>(message: &'a Value) -> &'a Value {
+    message
+        .get("result")
+        .unwrap_or_else(|| panic!("expected a result, got {message}"))
+}
+
+fn error_code(message: &Value) -> i64 {
+    message["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("expected an error, got {message}"))
+}
+
+fn seed_file(path: &str) -> Vec<u8> {
+    std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("seed")
+            .join(path),
+    )
+    .expect("seed file")
+}
+
+#[test]
+fn discover_describes_the_server_without_a_handshake() {
+    let ctx = TestContext::new();
+    let mut server = ctx.server();
+    let response = server.modern("server/discover", json!({}));
+    check(MODERN, &response, "DiscoverResult");
+    let result = result(&response);
+    assert_eq!(result["supportedVersions"], json!([MODERN]));
+    assert_eq!(result["resultType"], "complete");
+    assert!(result["capabilities"]["prompts"].is_object());
+    assert!(result["capabilities"]["completions"].is_object());
+    assert!(result["capabilities"].get("tools").is_none());
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "promptshelf"
+    );
+    assert!(result["ttlMs"].as_u64().is_some());
+    assert_eq!(result["cacheScope"], "public");
+    assert!(
+        result["instructions"]
+            .as_str()
+            .unwrap_or("")
+            .contains("8 prompt")
+    );
+    // A probe without `_meta` (a dual-era client checking what we are) gets the same answer.
+    let probe = server.request("server/discover", json!({}));
+    check(MODERN, &probe, "DiscoverResult");
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn modern_lists_page_through_every_item_with_hints() {
+    let ctx = TestContext::new();
+    let mut server = Server::start(&ctx.db, &["--page-size", "3"]);
+    let mut names = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let params = match &cursor {
+            Some(cursor) => json!({"cursor": cursor}),
+            None => json!({}),
+        };
+        let response = server.modern("prompts/list", params);
+        check(MODERN, &response, "ListPromptsResult");
+        let result = result(&response);
+        assert!(result["ttlMs"].as_u64().is_some(), "{result}");
+        assert_eq!(result["cacheScope"], "public");
+        let page = result["prompts"].as_array().expect("prompts");
+        assert!(page.len() <= 3);
+        names.extend(
+            page.iter()
+                .map(|p| p["name"].as_str().unwrap_or("").to_string()),
+        );
+        match result.get("nextCursor").and_then(Value::as_str) {
+            Some(next) => cursor = Some(next.to_string()),
+            None => break,
+        }
+    }
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted, "a deterministic order: by name");
+    assert_eq!(
+        names,
+        [
+            "api-design-review",
+            "architecture-diagram",
+            "code-review",
+            "commit-message",
+            "debug-error",
+            "explain-code",
+            "summarize",
+            "write-tests"
+        ]
+    );
+
+    let response = server.modern("prompts/list", json!({}));
+    let first = &result(&response)["prompts"][0];
+    assert_eq!(first["title"], "API design review");
+    let spec = &first["arguments"][0];
+    assert_eq!(
+        (spec["name"].as_str(), spec["required"].as_bool()),
+        (Some("spec"), Some(true))
+    );
+    assert!(
+        first["_meta"]["promptshelf/contentHash"]
+            .as_str()
+            .is_some_and(|h| h.len() == 64)
+    );
+
+    let mut server = ctx.server();
+    let response = server.modern("resources/list", json!({}));
+    check(MODERN, &response, "ListResourcesResult");
+    let resources = result(&response)["resources"]
+        .as_array()
+        .expect("resources")
+        .clone();
+    let png = resources
+        .iter()
+        .find(|r| r["uri"] == "shelf://library/images/layers.png")
+        .expect("the PNG is listed");
+    assert_eq!(png["mimeType"], "image/png");
+    assert_eq!(png["size"], json!(seed_file("images/layers.png").len()));
+    let guide = resources
+        .iter()
+        .find(|r| r["uri"] == "shelf://library/guides/testing.md")
+        .expect("a guide is listed");
+    assert_eq!(guide["mimeType"], "text/markdown");
+    assert!(
+        guide["annotations"]["lastModified"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z'))
+    );
+
+    let response = server.modern("resources/templates/list", json!({}));
+    check(MODERN, &response, "ListResourceTemplatesResult");
+    assert_eq!(
+        result(&response)["resourceTemplates"][0]["uriTemplate"],
+        "shelf://library/{+path}"
+    );
+}
+
+#[test]
+fn modern_reads_text_and_binary_resources() {
+    let ctx = TestContext::new();
+    let mut server = ctx.server();
+    let response = server.modern(
+        "resources/read",
+        json!({"uri": "shelf://library/reference/http-status-codes.txt"}),
+    );
+    check(MODERN, &response, "ReadResourceResult");
+    let contents = &result(&response)["contents"][0];
+    assert_eq!(contents["mimeType"], "text/plain");
+    assert_eq!(
+        contents["text"].as_str().map(str::as_bytes),
+        Some(&seed_file("reference/http-status-codes.txt")[..])
+    );
+    assert!(result(&response)["ttlMs"].as_u64().is_some());
+
+    let response = server.modern(
+        "resources/read",
+        json!({"uri": "shelf://library/images/layers.png"}),
+    );
+    check(MODERN, &response, "ReadResourceResult");
+    let blob = result(&response)["contents"][0]["blob"]
+        .as_str()
+        .expect("a blob");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(blob)
+        .expect("base64");
+    assert_eq!(bytes, seed_file("images/layers.png"));
+
+    // The same resource spelt differently resolves through the collection's template.
+    let response = server.modern(
+        "resources/read",
+        json!({"uri": "shelf://library/guides%2Ftesting.md"}),
+    );
+    check(MODERN, &response, "ReadResourceResult");
+    assert_eq!(
+        result(&response)["contents"][0]["uri"],
+        "shelf://library/guides/testing.md"
+    );
+
+    let response = server.modern("resources/read", json!({"uri": "shelf://library/nope.md"}));
+    check(MODERN, &response, "JSONRPCErrorResponse");
+    assert_eq!(error_code(&response), -32602);
+    assert_eq!(response["error"]["data"]["uri"], "shelf://library/nope.md");
+}
+
+#[test]
+fn modern_prompts_render_text_embeds_links_images_and_roles() {
+    let ctx = TestContext::new();
+    let mut server = ctx.server();
+    let response = server.modern(
+        "prompts/get",
+        json!({"name": "summarize", "arguments": {"text": "The quick brown fox.", "length": "short"}}),
+    );
+    check(MODERN, &response, "GetPromptResult");
+    let messages = result(&response)["messages"]
+        .as_array()
+        .expect("messages")
+        .clone();
+    let all_text: String = messages
+        .iter()
+        .filter_map(|m| m["content"]["text"].as_str())
+        .collect();
+    assert!(all_text.contains("The quick brown fox."), "{all_text}");
+
+    let response = server.modern(
+        "prompts/get",
+        json!({"name": "api-design-review", "arguments": {"spec": "GET /users"}}),
+    );
+    check(MODERN, &response, "GetPromptResult");
+    let messages = result(&response)["messages"]
+        .as_array()
+        .expect("messages")
+        .clone();
+    let types: Vec<&str> = messages
+        .iter()
+        .filter_map(|m| m["content"]["type"].as_str())
+        .collect();
+    assert!(
+        types.contains(&"resource") && types.contains(&"resource_link"),
+        "{types:?}"
+    );
+    let embedded = messages
+        .iter()
+        .find(|m| m["content"]["type"] == "resource")
+        .expect("embed");
+    assert_eq!(
+        embedded["content"]["resource"]["uri"],
+        "shelf://library/guides/api-design.md"
+    );
+    assert_eq!(
+        embedded["content"]["resource"]["text"]
+            .as_str()
+            .map(str::len),
+        Some(
+            std::str::from_utf8(&seed_file("guides/api-design.md"))
+                .ok()
+                .and_then(|t| t.split("\n---\n").nth(1))
+                .map(str::len)
+                .unwrap_or(0)
+        )
+    );
+    let link = messages
+        .iter()
+        .find(|m| m["content"]["type"] == "resource_link")
+        .expect("link");
+    assert_eq!(
+        link["content"]["uri"],
+        "shelf://library/reference/http-status-codes.txt"
+    );
+    assert_eq!(link["content"]["mimeType"], "text/plain");
+
+    let response = server.modern(
+        "prompts/get",
+        json!({"name": "architecture-diagram", "arguments": {"system": "a shop"}}),
+    );
+    check(MODERN, &response, "GetPromptResult");
+    let image = result(&response)["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["content"]["type"] == "image"))
+        .expect("an image block")
+        .clone();
+    assert_eq!(image["content"]["mimeType"], "image/png");
+
+    let response = server.modern(
+        "prompts/get",
+        json!({"name": "debug-error", "arguments": {"error": "E0502"}}),
+    );
+    check(MODERN, &response, "GetPromptResult");
+    let roles: Vec<&str> = result(&response)["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["role"].as_str())
+        .collect();
+    let first_assistant = roles
+        .iter()
+        .position(|r| *r == "assistant")
+        .expect("an assistant turn");
+    assert!(roles[..first_assistant].iter().all(|r| *r == "user"));
+    assert_eq!(roles.last(), Some(&"user"), "{roles:?}");
+}
+
+#[test]
+fn modern_completion_ranks_and_narrows() {
+    let ctx = TestContext::new();
+    let mut server = ctx.server();
+    let complete = |server: &mut Server,
+                    reference: Value,
+                    name: &str,
+                    value: &str,
+                    context: Value| {
+        let response = server.modern(
+            "completion/complete",
+            json!({"ref": reference, "argument": {"name": name, "value": value}, "context": {"arguments": context}}),
+        );
+        check(MODERN, &response, "CompleteResult");
+        result(&response)["completion"].clone()
+    };
+    let code_review = json!({"type": "ref/prompt", "name": "code-review"});
+    let completion = complete(
+        &mut server,
+        code_review.clone(),
+        "language",
+        "py",
+        json!({}),
+    );
+    assert_eq!(completion["values"][0], "python");
+
+    let all = complete(&mut server, code_review.clone(), "language", "", json!({}));
+    assert_eq!(all["values"].as_array().map(Vec::len), Some(100));
+    assert_eq!(all["total"], 140);
+    assert_eq!(all["hasMore"], true);
+
+    let write_tests = json!({"type": "ref/prompt", "name": "write-tests"});
+    let python = complete(
+        &mut server,
+        write_tests.clone(),
+        "framework",
+        "",
+        json!({"language": "python"}),
+    );
+    let rust = complete(
+        &mut server,
+        write_tests,
+        "framework",
+        "",
+        json!({"language": "rust"}),
+    );
+    assert!(
+        python["values"]
+            .as_array()
+            .is_some_and(|v| v.contains(&json!("pytest")))
+    );
+    assert!(
+        !rust["values"]
+            .as_array()
+            .is_some_and(|v| v.contains(&json!("pytest"))),
+        "{rust}"
+    );
+
+    let template = json!({"type": "ref/resource", "uri": "shelf://library/{+path}"});
+    let paths = complete(&mut server, template, "path", "gu", json!({}));
+    let values = paths["values"].as_array().expect("values");
+    assert_eq!(values.len(), 5, "{paths}");
+    assert!(
+        values
+            .iter()
+            .all(|v| v.as_str().is_some_and(|v| v.starts_with("guides/")))
+    );
+}
+
+#[test]
+fn legacy_sessions_get_their_revisions_shapes() {
+    for revision in LEGACY {
+        let ctx = TestContext::new();
+        let mut server = ctx.server();
+        let response = server.initialize(revision);
+        check(revision, &response, "InitializeResult");
+        assert_eq!(result(&response)["protocolVersion"], revision);
+        assert_eq!(result(&response)["serverInfo"]["name"], "promptshelf");
+
+        let response = server.request("ping", json!({}));
+        check(revision, &response, "EmptyResult");
+        assert_eq!(result(&response), &json!({}));
+
+        let response = server.request("prompts/list", json!({}));
+        check(revision, &response, "ListPromptsResult");
+        let result_body = result(&response);
+        assert!(result_body.get("resultType").is_none() && result_body.get("ttlMs").is_none());
+        let first = &result_body["prompts"][0];
+        assert_eq!(
+            first.get("title").is_some(),
+            revision >= "2025-06-18",
+            "{revision}: {first}"
+        );
+
+        let response = server.request(
+            "prompts/get",
+            json!({"name": "api-design-review", "arguments": {"spec": "x"}}),
+        );
+        check(revision, &response, "GetPromptResult");
+        let types: Vec<String> = result(&response)["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .filter_map(|m| m["content"]["type"].as_str().map(String::from))
+            .collect();
+        assert_eq!(
+            types.contains(&"resource_link".to_string()),
+            revision >= "2025-06-18",
+            "{revision}: {types:?}"
+        );
+
+        for (method, definition) in [
+            ("resources/list", "ListResourcesResult"),
+            ("resources/templates/list", "ListResourceTemplatesResult"),
+        ] {
+            let response = server.request(method, json!({}));
+            check(revision, &response, definition);
+        }
+        let response = server.request(
+            "resources/read",
+            json!({"uri": "shelf://library/images/layers.png"}),
+        );
+        check(revision, &response, "ReadResourceResult");
+        let response = server.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "summarize"}, "argument": {"name": "length", "value": "s"}}),
+        );
+        check(revision, &response, "CompleteResult");
+        assert_eq!(result(&response)["completion"]["values"][0], "short");
+
+        let response = server.request("resources/read", json!({"uri": "shelf://library/missing"}));
+        validate(revision, "JSONRPCMessage", &response);
+        assert_eq!(error_code(&response), -32002);
+        assert_eq!(response["error"]["data"]["uri"], "shelf://library/missing");
+        assert_eq!(server.close(), Some(0));
+    }
+}
+
+#[test]
+fn an_unknown_legacy_version_gets_our_newest() {
+    let ctx = TestContext::new();
+    let mut server = ctx.server();
+    let response = server.initialize("2023-01-01");
+    assert_eq!(result(&response)["protocolVersion"], LEGACY[0]);
+}
+
+#[test]
+fn modern_requests_stay_stateless_after_initialize() {
+    let ctx = TestContext::new();
+    let mut server = ctx.server();
+    server.initialize("2024-11-05");
+    let response = server.modern("prompts/list", json!({}));
+    check(MODERN, &response, "ListPromptsResult");
+    assert_eq!(result(&response)["resultType"], "complete");
+    assert!(result(&response)["prompts"][0].get("title").is_some());
+    let legacy = server.request("prompts/list", json!({}));
+    assert!(result(&legacy)["prompts"][0].get("title").is_none());
+}
+
+#[test]
+fn bad_input_is_answered_and_the_server_keeps_serving() {
+    let ctx = TestContext::new();
+    let mut server = Server::start(&ctx.db, &["--max-line", "4096"]);
+    let expect = |server: &mut Server, raw: &[u8], code: i64, id: Value| {
+        server.send_raw(raw);
+        let message = server.next_message();
+        validate(MODERN, "JSONRPCMessage", &message);
+        assert_eq!(
+            error_code(&message),
+            code,
+            "for {}: {message}",
+            String::from_utf8_lossy(raw)
+        );
+        // An unreadable id is left out (MCP has no null id); indexing a missing key gives null.
+        assert_eq!(message["id"], id);
+        assert!(
+            message["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.len() > 10)
+        );
+        // Still serving.
+        let ok = server.modern("prompts/list", json!({}));
+        assert!(
+            ok.get("result").is_some(),
+            "after {}: {ok}",
+            String::from_utf8_lossy(raw)
+        );
+    };
+    expect(&mut server, b"{not json\n", -32700, Value::Null);
+    expect(&mut server, b"[1,2,3]\n", -32600, Value::Null);
+    expect(&mut server, b"\"just a string\"\n", -32600, Value::Null);
+    expect(
+        &mut server,
+        b"{\"jsonrpc\":\"1.0\",\"id\":7,\"method\":\"ping\"}\n",
+        -32600,
+        json!(7),
+    );
+    expect(
+        &mut server,
+        b"{\"jsonrpc\":\"2.0\",\"id\":8}\n",
+        -32600,
+        json!(8),
+    );
+    expect(&mut server, b"\xff\xfe{}\n", -32700, Value::Null);
+    let mut oversized =
+        b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":{\"pad\":\"".to_vec();
+    oversized.extend(std::iter::repeat_n(b'x', 10_000));
+    oversized.extend(b"\"}}\n");
+    expect(&mut server, &oversized, -32600, Value::Null);
+
+    let modern = |method: &str, params: Value, id: i64| -> Vec<u8> {
+        let mut line = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": modern_params(params, json!({}))})).expect("json");
+        line.push(b'\n');
+        line
+    };
+    expect(
+        &mut server,
+        &modern("tools/list", json!({}), 10),
+        -32601,
+        json!(10),
+    );
+    expect(
+        &mut server,
+        &modern("prompts/get", json!({"name": 5}), 11),
+        -32602,
+        json!(11),
+    );
+    expect(
+        &mut server,
+        &modern("prompts/get", json!({"name": "nope"}), 12),
+        -32602,
+        json!(12),
+    );
+    expect(
+        &mut server,
+        &modern("prompts/get", json!({"name": "summarize"}), 13),
+        -32602,
+        json!(13),
+    );
+    expect(
+        &mut server,
+        &modern(
+            "prompts/get",
+            json!({"name": "summarize", "arguments": {"text": "x", "length": "huge"}}),
+            14,
+        ),
+        -32602,
+        json!(14),
+    );
+    expect(
+        &mut server,
+        &modern("prompts/list", json!({"cursor": "garbage"}), 15),
+        -32602,
+        json!(15),
+    );
+    expect(
+        &mut server,
+        b"{\"jsonrpc\":\"2.0\",\"id\":16,\"method\":\"prompts/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n",
+        -32602,
+        json!(16),
+    );
+    expect(
+        &mut server,
+        b"{\"jsonrpc\":\"2.0\",\"id\":17,\"method\":\"prompts/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"1999-01-01\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n",
+        -32022,
+        json!(17),
+    );
+    expect(
+        &mut server,
+        b"{\"jsonrpc\":\"2.0\",\"id\":18,\"method\":\"prompts/list\"}\n",
+        -32600,
+        json!(18),
+    );
+
+    // The messages say what to do.
+    let unknown = server.modern("prompts/get", json!({"name": "nope"}));
+    let message = unknown["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("'nope'") && message.contains("code-review"),
+        "{message}"
+    );
+    let missing = server.modern("prompts/get", json!({"name": "summarize"}));
+    assert!(
+        missing["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("'text'"),
+        "{missing}"
+    );
+    let unsupported = server.request("prompts/list", json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": {}}}));
+    assert_eq!(unsupported["error"]["data"]["supported"], json!([MODERN]));
+    assert_eq!(unsupported["error"]["data"]["requested"], "2099-01-01");
+
+    // A notification is never answered, not even an unknown one: the next line answers id 99.
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/whatever", "params": {}}));
+    server.send(&json!({"jsonrpc": "2.0", "method": "tools/list"}));
+    server.send(&json!({"jsonrpc": "2.0", "id": 99, "method": "prompts/list", "params": modern_params(json!({}), json!({}))}));
+    assert_eq!(server.next_message()["id"], 99);
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn a_stale_cursor_is_refused() {
+    let ctx = TestContext::new();
+    let mut server = Server::start(&ctx.db, &["--page-size", "2"]);
+    let first = server.modern("resources/list", json!({}));
+    let cursor = result(&first)["nextCursor"]
+        .as_str()
+        .expect("a cursor")
+        .to_string();
+    drop(server);
+    // Change the library under the cursor, then use it with a new server.
+    let conn = rusqlite::Connection::open(&ctx.db).expect("open");
+    conn.execute(
+        "UPDATE resources SET title = 'changed', content_hash = zeroblob(32) WHERE uri = 'shelf://library/guides/testing.md'",
+        [],
+    )
+    .expect("update");
+    drop(conn);
+    let mut server = Server::start(&ctx.db, &["--page-size", "2"]);
+    let response = server.modern("resources/list", json!({"cursor": cursor}));
+    assert_eq!(error_code(&response), -32602);
+    assert!(
+        response["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("changed"),
+        "{response}"
+    );
+}
+
+#[test]
+fn missing_arguments_are_asked_for_when_the_client_can_answer_forms() {
+    let ctx = TestContext::new();
+    let mut server = ctx.server();
+    let elicit = json!({"elicitation": {"form": {}}});
+    let ask = |server: &mut Server, params: Value| {
+        let response = server.request("prompts/get", modern_params(params, elicit.clone()));
+        validate(MODERN, "JSONRPCMessage", &response);
+        response
+    };
+    let first = ask(
+        &mut server,
+        json!({"name": "write-tests", "arguments": {"cases": "5"}}),
+    );
+    validate(MODERN, "InputRequiredResult", result(&first));
+    let first = result(&first).clone();
+    assert_eq!(first["resultType"], "input_required");
+    let form = &first["inputRequests"]["arguments"];
+    assert_eq!(form["method"], "elicitation/create");
+    validate(MODERN, "ElicitRequestFormParams", &form["params"]);
+    assert_eq!(
+        form["params"]["requestedSchema"]["required"],
+        json!(["code"])
+    );
+    let state = first["requestState"].as_str().expect("state").to_string();
+
+    // Declining ends the request with a clear error.
+    let declined = ask(
+        &mut server,
+        json!({"name": "write-tests", "inputResponses": {"arguments": {"action": "decline"}}, "requestState": state}),
+    );
+    assert_eq!(error_code(&declined), -32602);
+
+    // A tampered or misplaced state is refused.
+    let mut tampered = state.clone();
+    tampered.insert(0, 'A');
+    let refused = ask(
+        &mut server,
+        json!({"name": "write-tests", "inputResponses": {"arguments": {"action": "accept", "content": {"code": "fn f() {}"}}}, "requestState": tampered}),
+    );
+    assert_eq!(error_code(&refused), -32602);
+    let elsewhere = ask(
+        &mut server,
+        json!({"name": "summarize", "inputResponses": {"arguments": {"action": "accept", "content": {"text": "x"}}}, "requestState": state}),
+    );
+    assert_eq!(error_code(&elsewhere), -32602);
+    assert!(
+        elsewhere["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("write-tests")
+    );
+
+    // An accepted answer renders, with the earlier argument kept, and is not cacheable.
+    let done = ask(
+        &mut server,
+        json!({"name": "write-tests", "inputResponses": {"arguments": {"action": "accept", "content": {"code": "fn answer() -> u8 { 42 }"}}}, "requestState": state}),
+    );
+    check(MODERN, &done, "GetPromptResult");
+    assert_eq!(result(&done)["resultType"], "complete");
+    assert_eq!(result(&done)["ttlMs"], 0);
+    let text: String = result(&done)["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["content"]["text"].as_str())
+        .collect();
+    assert!(
+        text.contains("fn answer() -> u8 { 42 }") && text.contains('5'),
+        "{text}"
+    );
+
+    // Without the capability, the same request is an error naming the argument.
+    let plain = server.modern("prompts/get", json!({"name": "write-tests"}));
+    assert_eq!(error_code(&plain), -32602);
+    assert!(
+        plain["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("'code'")
+    );
+}
+
+#[test]
+fn stdin_closing_ends_the_server_cleanly() {
+    let ctx = TestContext::new();
+    let mut server = ctx.server();
+    server.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "prompts/list", "params": modern_params(json!({}), json!({}))}));
+    assert_eq!(server.close(), Some(0));
+}
