@@ -15,7 +15,7 @@ fn check(revision: &str, message: &Value, definition: &str) {
     }
 }
 
-fn result<'a>(message: &'a Value) -> &'a Value {
+fn result(message: &Value) -> &Value {
     message
         .get("result")
         .unwrap_or_else(|| panic!("expected a result, got {message}"))
