@@ -159,8 +159,11 @@ pub fn prompt_names(conn: &Connection) -> Result<Vec<String>> {
         .collect::<rusqlite::Result<_>>()?)
 }
 
-const RESOURCE_COLUMNS: &str = "uri, name, title, description, mime_type, is_text, blob_hash, size,
-     audience, priority, icons, content_hash, last_modified, origin, collection";
+/// Qualified, because `resource_content` joins `blobs`, which has a `size` of its own.
+const RESOURCE_COLUMNS: &str = "resources.uri, resources.name, resources.title,
+     resources.description, resources.mime_type, resources.is_text, resources.blob_hash,
+     resources.size, resources.audience, resources.priority, resources.icons,
+     resources.content_hash, resources.last_modified, resources.origin, resources.collection";
 
 fn resource_row(row: &Row) -> rusqlite::Result<StoredResource> {
     let audience: Vec<String> = json_column(row, 8)?;
