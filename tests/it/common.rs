@@ -183,7 +183,11 @@ impl Server {
 
     /// Waits for the response with this id, keeping other messages for later.
     pub fn response_to(&mut self, id: &Value) -> Value {
-        if let Some(at) = self.pending.iter().position(|m| m.get("id") == Some(id) && m.get("method").is_none()) {
+        if let Some(at) = self
+            .pending
+            .iter()
+            .position(|m| m.get("id") == Some(id) && m.get("method").is_none())
+        {
             return self.pending.remove(at);
         }
         loop {
@@ -269,14 +273,20 @@ pub fn validate(revision: &str, definition: &str, instance: &Value) {
     static CACHE: OnceLock<Mutex<HashMap<(String, String), jsonschema::Validator>>> =
         OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut cache = cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut cache = cache
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let key = (revision.to_string(), definition.to_string());
     if !cache.contains_key(&key) {
         let path = spec_dir().join(revision).join("schema.json");
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()));
         let mut schema: Value = serde_json::from_str(&text).expect("schema is JSON");
-        let defs = if schema.get("$defs").is_some() { "$defs" } else { "definitions" };
+        let defs = if schema.get("$defs").is_some() {
+            "$defs"
+        } else {
+            "definitions"
+        };
         assert!(
             schema[defs].get(definition).is_some(),
             "{revision} defines no {definition}"
