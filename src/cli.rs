@@ -43,6 +43,7 @@ pub enum Command {
     Stats(JsonFlag),
     /// Print the configuration that registers this server with a host
     Config {
+        /// The host to print the configuration for
         #[arg(value_enum)]
         host: Host,
     },
@@ -96,14 +97,22 @@ pub enum PromptCommand {
     List(JsonFlag),
     /// Show one prompt: its arguments and message templates
     Show {
+        /// The prompt's name (see `prompt list`)
         name: String,
+        /// Print JSON instead of text
         #[arg(long)]
         json: bool,
     },
     /// Add or replace a prompt from a markdown file (docs/format.md)
-    Add { file: PathBuf },
+    Add {
+        /// A `*.prompt.md` file, or a markdown file whose front matter says `kind: prompt`
+        file: PathBuf,
+    },
     /// Remove a prompt
-    Rm { name: String },
+    Rm {
+        /// The prompt's name
+        name: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -112,14 +121,20 @@ pub enum ResourceCommand {
     List(JsonFlag),
     /// Show one resource's metadata
     Show {
+        /// The resource's URI (see `resource list`)
         uri: String,
+        /// Print JSON instead of text
         #[arg(long)]
         json: bool,
     },
     /// Print a resource's content (binary content as it is)
-    Cat { uri: String },
+    Cat {
+        /// The resource's URI
+        uri: String,
+    },
     /// Add or replace a resource from a file; the MIME type is guessed from its name
     Add {
+        /// The file to store (markdown front matter becomes metadata, not content)
         file: PathBuf,
         /// The resource's URI (default: shelf://local/<file name>)
         #[arg(long)]
@@ -132,7 +147,10 @@ pub enum ResourceCommand {
         name: Option<String>,
     },
     /// Remove a resource
-    Rm { uri: String },
+    Rm {
+        /// The resource's URI
+        uri: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -141,14 +159,18 @@ pub enum TemplateCommand {
     List(JsonFlag),
     /// Add or replace a resource template (RFC 6570)
     Add {
-        /// e.g. 'shelf://docs/{+path}'
+        /// An RFC 6570 URI template, e.g. 'shelf://docs/{+path}'
         uri_template: String,
+        /// A short name for the template
         #[arg(long)]
         name: String,
+        /// A title for people
         #[arg(long)]
         title: Option<String>,
+        /// What the template's resources are
         #[arg(long)]
         description: Option<String>,
+        /// The MIME type of every resource the template names
         #[arg(long)]
         mime_type: Option<String>,
         /// Complete a variable from a completion table: VARIABLE=TABLE (repeatable)
@@ -156,20 +178,27 @@ pub enum TemplateCommand {
         completions: Vec<String>,
     },
     /// Remove a resource template
-    Rm { uri_template: String },
+    Rm {
+        /// The URI template, exactly as listed
+        uri_template: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
 pub enum ValuesCommand {
     /// List completion tables, or the values of one table
     List {
+        /// List this table's values instead of the tables
         table: Option<String>,
+        /// Print JSON instead of a table
         #[arg(long)]
         json: bool,
     },
     /// Add values to a table (created if missing)
     Add {
+        /// The completion table
         table: String,
+        /// The values to add
         #[arg(required = true)]
         values: Vec<String>,
         /// Weight of the added values (higher ranks first)
@@ -181,7 +210,9 @@ pub enum ValuesCommand {
     },
     /// Import values from a file: one per line, or CSV with a value,weight,context header
     Import {
+        /// The completion table (created if missing)
         table: String,
+        /// A .csv file or a file starting with the CSV header; otherwise one value per line
         file: PathBuf,
         /// Replace the table's values instead of adding to them
         #[arg(long)]
@@ -189,7 +220,9 @@ pub enum ValuesCommand {
     },
     /// Remove a value from a table, or the whole table
     Rm {
+        /// The completion table
         table: String,
+        /// The value to remove (in every context); without it, the whole table goes
         value: Option<String>,
     },
 }

@@ -133,11 +133,12 @@ pub fn parse_file(
             .map_err(|err| FileError::new(relative_path, None, format!("not UTF-8 text: {err}")))?;
         let (front, body, body_line) = split_front_matter(text);
         let declared_prompt = file_name.ends_with(".prompt.md");
-        let resource_front: ResourceFront = match front {
-            Some(yaml) if !declared_prompt => parse_yaml(relative_path, yaml)?,
-            _ => ResourceFront::default(),
+        // Only `kind` decides which keys are allowed, so it is read on its own first.
+        let kind = match front {
+            Some(yaml) if !declared_prompt => parse_yaml::<KindFront>(relative_path, yaml)?.kind,
+            _ => None,
         };
-        if declared_prompt || resource_front.kind.as_deref() == Some("prompt") {
+        if declared_prompt || kind.as_deref() == Some("prompt") {
             let front: PromptFront = match front {
                 Some(yaml) => parse_yaml(relative_path, yaml)?,
                 None => PromptFront::default(),
@@ -149,17 +150,17 @@ pub fn parse_file(
             return prompt_from(front, default_name, body, body_line, relative_path, origin)
                 .map(|prompt| Some(Item::Prompt(prompt)));
         }
-        if let Some(kind) = resource_front
-            .kind
-            .as_deref()
-            .filter(|kind| *kind != "resource")
-        {
+        if let Some(kind) = kind.as_deref().filter(|kind| *kind != "resource") {
             return Err(FileError::new(
                 relative_path,
                 Some(2),
                 format!("unknown kind '{kind}'; use 'prompt' or 'resource'"),
             ));
         }
+        let resource_front: ResourceFront = match front {
+            Some(yaml) => parse_yaml(relative_path, yaml)?,
+            None => ResourceFront::default(),
+        };
         let (heading, paragraph) = if is_markdown {
             heading_and_paragraph(body)
         } else {
@@ -207,7 +208,7 @@ fn has_extension(file_name: &str, extensions: &[&str]) -> bool {
 }
 
 /// Text served as `text`: every `text/*` type and the structured-text application types.
-fn is_textual(mime: &mime_guess::Mime) -> bool {
+pub fn is_textual(mime: &mime_guess::Mime) -> bool {
     mime.type_() == mime_guess::mime::TEXT
         || matches!(
             mime.subtype().as_str(),
@@ -249,17 +250,47 @@ fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
     }
     serde_saphyr::from_str(yaml).map_err(|err| {
         // Front matter starts on line 2 of the file.
-        let line = err.location().map(|location| location.line() + 1);
+        let location = err.location();
+        let line = location.map(|location| location.line() + 1);
         let message = err.to_string();
-        let first_line = message.lines().next().unwrap_or("invalid YAML").to_string();
-        FileError::new(path, line, format!("front matter: {first_line}"))
+        let first_line = message.lines().next().unwrap_or("invalid YAML");
+        let mut text = format!("front matter: {}", without_yaml_position(first_line));
+        if let Some(location) = location {
+            text.push_str(&format!(" (column {})", location.column()));
+        }
+        FileError::new(path, line, text)
     })
+}
+
+/// serde-saphyr starts its messages with "error: line L column C: ", counted from the start
+/// of the YAML rather than of the file; the file's line is reported separately.
+fn without_yaml_position(message: &str) -> &str {
+    let rest = message.strip_prefix("error: ").unwrap_or(message);
+    let Some((position, text)) = rest.split_once(": ") else {
+        return rest;
+    };
+    let is_position = position
+        .strip_prefix("line ")
+        .and_then(|position| position.split_once(" column "))
+        .is_some_and(|(line, column)| {
+            [line, column]
+                .iter()
+                .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        });
+    if is_position { text } else { rest }
+}
+
+/// The one key read before the others; unknown keys are checked by the full parse after.
+#[derive(Debug, Default, Deserialize)]
+struct KindFront {
+    kind: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ResourceFront {
-    kind: Option<String>,
+    #[serde(rename = "kind")]
+    _kind: Option<String>,
     name: Option<String>,
     title: Option<String>,
     description: Option<String>,
@@ -603,6 +634,8 @@ fn parse_values(path: &str, table_file: &str, bytes: &[u8]) -> Result<Item, File
 pub fn parse_values_lines(path: &str, bytes: &[u8]) -> Result<Vec<CompletionValue>, FileError> {
     let text = std::str::from_utf8(bytes)
         .map_err(|err| FileError::new(path, None, format!("not UTF-8 text: {err}")))?;
+    // Editors on Windows often start a UTF-8 file with a byte order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     Ok(text
         .lines()
         .map(str::trim)
@@ -733,6 +766,30 @@ mod tests {
     }
 
     #[test]
+    fn kind_prompt_allows_prompt_keys() {
+        let item = parse_file(
+            &collection(),
+            "review.md",
+            b"---\nkind: prompt\narguments:\n  - name: code\n---\nReview {{ code }}\n",
+        )
+        .unwrap();
+        let Some(Item::Prompt(prompt)) = item else {
+            panic!("not a prompt: {item:?}");
+        };
+        assert_eq!(prompt.name, "review");
+        assert_eq!(prompt.arguments[0].name, "code");
+    }
+
+    #[test]
+    fn values_skip_a_byte_order_mark() {
+        let values = parse_values_lines("v.txt", "\u{feff}rust\ngo\n".as_bytes()).unwrap();
+        assert_eq!(values[0].value, "rust");
+        let values =
+            parse_values_csv("v.csv", "\u{feff}value,weight\nrust,3\n".as_bytes()).unwrap();
+        assert_eq!(values[0].value, "rust");
+    }
+
+    #[test]
     fn broken_yaml_names_the_line() {
         let err = parse_file(
             &collection(),
@@ -741,6 +798,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.path, "p.prompt.md");
-        assert!(err.line.is_some(), "{err}");
+        assert_eq!(err.line, Some(3), "{err}");
+        assert!(!err.message.contains("line 2"), "{err}");
     }
 }

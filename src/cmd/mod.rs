@@ -1,5 +1,6 @@
 //! Carries out a parsed command line: opens the store, then one module per command group.
 
+mod common;
 mod config;
 mod prompt;
 mod resource;

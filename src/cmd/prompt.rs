@@ -1,11 +1,251 @@
-//! `promptshelf prompt`.
+//! `promptshelf prompt`: list, show, add (from a markdown file) and remove prompts.
 
-use anyhow::Result;
+use std::io::Write;
+use std::path::Path;
 
+use anyhow::{Result, anyhow};
+use serde::Serialize;
+
+use super::common::{self, Table};
 use crate::cli::PromptCommand;
-use crate::store::Store;
+use crate::library::Item;
+use crate::model::{Origin, PromptArgument, StoredPrompt};
+use crate::store::{self, Outcome, Store};
 
 pub fn run(store: &Store, command: PromptCommand) -> Result<()> {
-    let _ = (store, command);
-    anyhow::bail!("prompt is being written")
+    match command {
+        PromptCommand::List(flags) => list(store, flags.json),
+        PromptCommand::Show { name, json } => show(store, &name, json),
+        PromptCommand::Add { file } => add(store, &file),
+        PromptCommand::Rm { name } => remove(store, &name),
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptView<'a> {
+    name: &'a str,
+    title: Option<&'a str>,
+    description: Option<&'a str>,
+    arguments: Vec<ArgumentView<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    messages: Option<Vec<MessageView<'a>>>,
+    collection: Option<&'a str>,
+    origin: Option<&'a str>,
+    last_modified: String,
+    content_hash: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArgumentView<'a> {
+    name: &'a str,
+    title: Option<&'a str>,
+    description: Option<&'a str>,
+    required: bool,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    default: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    values: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pattern: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_length: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max: Option<f64>,
+    completion: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct MessageView<'a> {
+    role: &'static str,
+    body: &'a str,
+}
+
+fn view(stored: &StoredPrompt, with_messages: bool) -> PromptView<'_> {
+    let prompt = &stored.prompt;
+    PromptView {
+        name: &prompt.name,
+        title: prompt.title.as_deref(),
+        description: prompt.description.as_deref(),
+        arguments: prompt.arguments.iter().map(argument_view).collect(),
+        messages: with_messages.then(|| {
+            prompt
+                .messages
+                .iter()
+                .map(|message| MessageView {
+                    role: message.role.as_str(),
+                    body: &message.body,
+                })
+                .collect()
+        }),
+        collection: prompt.origin.collection.as_deref(),
+        origin: prompt.origin.path.as_deref(),
+        last_modified: common::timestamp(stored.last_modified),
+        content_hash: store::hex(&stored.content_hash),
+    }
+}
+
+fn argument_view(arg: &PromptArgument) -> ArgumentView<'_> {
+    ArgumentView {
+        name: &arg.name,
+        title: arg.title.as_deref(),
+        description: arg.description.as_deref(),
+        required: arg.required,
+        kind: arg.kind.as_str(),
+        default: arg.default.as_deref(),
+        values: &arg.values,
+        pattern: arg.pattern.as_deref(),
+        max_length: arg.max_length,
+        min: arg.min,
+        max: arg.max,
+        completion: arg.completion.as_deref(),
+    }
+}
+
+fn list(store: &Store, json: bool) -> Result<()> {
+    let prompts = store::read::prompts(&*store.conn()?)?;
+    if json {
+        let views: Vec<PromptView> = prompts.iter().map(|p| view(p, false)).collect();
+        return common::print_json(&views);
+    }
+    let mut table = Table::new(&["NAME", "ARGS", "TITLE"]);
+    for stored in &prompts {
+        let prompt = &stored.prompt;
+        // Optional arguments in brackets, as in a usage line.
+        let args: Vec<String> = prompt
+            .arguments
+            .iter()
+            .map(|arg| {
+                if arg.required {
+                    arg.name.clone()
+                } else {
+                    format!("[{}]", arg.name)
+                }
+            })
+            .collect();
+        table.row(vec![
+            prompt.name.clone(),
+            args.join(" "),
+            prompt.title.clone().unwrap_or_default(),
+        ]);
+    }
+    table.print("no prompts (add one with `promptshelf prompt add FILE`)")
+}
+
+fn find(store: &Store, name: &str) -> Result<StoredPrompt> {
+    let conn = store.conn()?;
+    match store::read::prompt(&conn, name)? {
+        Some(stored) => Ok(stored),
+        None => Err(unknown(&store::read::prompt_names(&conn)?, name)),
+    }
+}
+
+fn unknown(known: &[String], name: &str) -> anyhow::Error {
+    common::unknown("prompt", "prompts", name, known, "prompt list")
+}
+
+fn show(store: &Store, name: &str, json: bool) -> Result<()> {
+    let stored = find(store, name)?;
+    if json {
+        return common::print_json(&view(&stored, true));
+    }
+    let prompt = &stored.prompt;
+    let mut out = common::stdout();
+    common::write_facts(
+        &mut out,
+        &[
+            ("name", prompt.name.clone()),
+            ("title", prompt.title.clone().unwrap_or_default()),
+            (
+                "description",
+                prompt.description.clone().unwrap_or_default(),
+            ),
+            ("from", common::origin(&prompt.origin)),
+            ("modified", common::timestamp(stored.last_modified)),
+            ("hash", store::hex(&stored.content_hash)),
+        ],
+    )?;
+    if !prompt.arguments.is_empty() {
+        writeln!(out)?;
+        let mut table = Table::new(&[
+            "ARGUMENT",
+            "TYPE",
+            "REQUIRED",
+            "DEFAULT",
+            "COMPLETES FROM",
+            "DESCRIPTION",
+        ]);
+        for arg in &prompt.arguments {
+            table.row(vec![
+                arg.name.clone(),
+                argument_type(arg),
+                if arg.required { "yes" } else { "no" }.to_string(),
+                arg.default.clone().unwrap_or_default(),
+                arg.completion.clone().unwrap_or_default(),
+                arg.description.clone().unwrap_or_default(),
+            ]);
+        }
+        table.write(&mut out)?;
+    }
+    for message in &prompt.messages {
+        writeln!(out, "\n--- {}", message.role.as_str())?;
+        writeln!(out, "{}", message.body)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The type with its constraints, short: `enum (3 values)`, `integer 1..500`, `string <= 200`.
+fn argument_type(arg: &PromptArgument) -> String {
+    let mut text = arg.kind.as_str().to_string();
+    if !arg.values.is_empty() {
+        text.push_str(&format!(" ({} values)", arg.values.len()));
+    }
+    let bound = |n: Option<f64>| n.map(|n| n.to_string()).unwrap_or_default();
+    if arg.min.is_some() || arg.max.is_some() {
+        text.push_str(&format!(" {}..{}", bound(arg.min), bound(arg.max)));
+    }
+    if let Some(max_length) = arg.max_length {
+        text.push_str(&format!(" <= {max_length} chars"));
+    }
+    if let Some(pattern) = &arg.pattern {
+        text.push_str(&format!(" /{pattern}/"));
+    }
+    text
+}
+
+fn add(store: &Store, file: &Path) -> Result<()> {
+    let bytes = common::read_file(file)?;
+    let shown = file.display().to_string();
+    let item = common::parse_local_file(file, &bytes)?;
+    let mut prompt = match item {
+        Item::Prompt(prompt) => prompt,
+        _ => {
+            return Err(anyhow!(
+                "{shown} is not a prompt: name it *.prompt.md or put `kind: prompt` in its front \
+                 matter (to store it as a document, use `promptshelf resource add {shown}`)"
+            ));
+        }
+    };
+    // Added by hand, so it belongs to no imported collection.
+    prompt.origin = Origin::default();
+    let outcome = store.write(|tx| store::write::put_prompt(tx, &prompt, store::now_ms()))?;
+    let name = common::one_line(&prompt.name);
+    common::say(&match outcome {
+        Outcome::Added => format!("added prompt {name}"),
+        Outcome::Updated => format!("updated prompt {name}"),
+        Outcome::Unchanged => format!("prompt {name} is unchanged"),
+    })
+}
+
+fn remove(store: &Store, name: &str) -> Result<()> {
+    let removed = store.write(|tx| store::write::remove_prompt(tx, name))?;
+    if !removed {
+        return Err(unknown(&store::read::prompt_names(&*store.conn()?)?, name));
+    }
+    common::say(&format!("removed prompt {}", common::one_line(name)))
 }

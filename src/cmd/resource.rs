@@ -1,11 +1,327 @@
-//! `promptshelf resource`.
+//! `promptshelf resource`: list, show, print, add (from a file) and remove resources.
 
-use anyhow::Result;
+use std::io::Write;
+use std::path::Path;
 
+use anyhow::{Result, anyhow};
+use serde::Serialize;
+
+use super::common::{self, Table};
 use crate::cli::ResourceCommand;
-use crate::store::Store;
+use crate::library::{self, Item};
+use crate::model::{Content, Origin, StoredResource};
+use crate::store::{self, Outcome, Store};
 
 pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
-    let _ = (store, command);
-    anyhow::bail!("resource is being written")
+    match command {
+        ResourceCommand::List(flags) => list(store, flags.json),
+        ResourceCommand::Show { uri, json } => show(store, &uri, json),
+        ResourceCommand::Cat { uri } => cat(store, &uri),
+        ResourceCommand::Add {
+            file,
+            uri,
+            mime_type,
+            name,
+        } => add(
+            store,
+            &file,
+            Overrides {
+                uri,
+                mime_type,
+                name,
+            },
+        ),
+        ResourceCommand::Rm { uri } => remove(store, &uri),
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResourceView<'a> {
+    uri: &'a str,
+    name: &'a str,
+    title: Option<&'a str>,
+    description: Option<&'a str>,
+    mime_type: &'a str,
+    /// Whether the content is served as `text` (else as a base64 `blob`).
+    text: bool,
+    size: u64,
+    audience: Vec<&'static str>,
+    priority: Option<f64>,
+    collection: Option<&'a str>,
+    origin: Option<&'a str>,
+    last_modified: String,
+    content_hash: String,
+    blob_hash: String,
+}
+
+fn view(stored: &StoredResource) -> ResourceView<'_> {
+    let info = &stored.info;
+    ResourceView {
+        uri: &info.uri,
+        name: &info.name,
+        title: info.title.as_deref(),
+        description: info.description.as_deref(),
+        mime_type: &info.mime_type,
+        text: stored.is_text,
+        size: stored.size,
+        audience: info
+            .annotations
+            .audience
+            .iter()
+            .map(|role| role.as_str())
+            .collect(),
+        priority: info.annotations.priority,
+        collection: info.origin.collection.as_deref(),
+        origin: info.origin.path.as_deref(),
+        last_modified: common::timestamp(stored.last_modified),
+        content_hash: store::hex(&stored.content_hash),
+        blob_hash: store::hex(&stored.blob_hash),
+    }
+}
+
+fn list(store: &Store, json: bool) -> Result<()> {
+    let resources = store::read::resources(&*store.conn()?)?;
+    if json {
+        let views: Vec<ResourceView> = resources.iter().map(view).collect();
+        return common::print_json(&views);
+    }
+    let mut table = Table::new(&["URI", "MIME", "SIZE", "TITLE"]);
+    for stored in &resources {
+        let info = &stored.info;
+        table.row(vec![
+            info.uri.clone(),
+            info.mime_type.clone(),
+            common::human_size(stored.size),
+            info.title.clone().unwrap_or_default(),
+        ]);
+    }
+    table.print("no resources (add one with `promptshelf resource add FILE`)")
+}
+
+fn unknown(store: &Store, uri: &str) -> Result<anyhow::Error> {
+    let known: Vec<String> = store::read::resources(&*store.conn()?)?
+        .into_iter()
+        .map(|stored| stored.info.uri)
+        .collect();
+    Ok(common::unknown(
+        "resource",
+        "resources",
+        uri,
+        &known,
+        "resource list",
+    ))
+}
+
+fn show(store: &Store, uri: &str, json: bool) -> Result<()> {
+    let Some(stored) = store::read::resource(&*store.conn()?, uri)? else {
+        return Err(unknown(store, uri)?);
+    };
+    if json {
+        return common::print_json(&view(&stored));
+    }
+    let info = &stored.info;
+    let audience: Vec<&str> = info
+        .annotations
+        .audience
+        .iter()
+        .map(|role| role.as_str())
+        .collect();
+    let mut out = common::stdout();
+    common::write_facts(
+        &mut out,
+        &[
+            ("uri", info.uri.clone()),
+            ("name", info.name.clone()),
+            ("title", info.title.clone().unwrap_or_default()),
+            ("description", info.description.clone().unwrap_or_default()),
+            ("mime type", info.mime_type.clone()),
+            (
+                "content",
+                format!(
+                    "{}, {}",
+                    if stored.is_text { "text" } else { "binary" },
+                    common::human_size(stored.size)
+                ),
+            ),
+            ("audience", audience.join(", ")),
+            (
+                "priority",
+                info.annotations
+                    .priority
+                    .map(|p| p.to_string())
+                    .unwrap_or_default(),
+            ),
+            ("from", common::origin(&info.origin)),
+            ("modified", common::timestamp(stored.last_modified)),
+            ("hash", store::hex(&stored.content_hash)),
+        ],
+    )?;
+    out.flush()?;
+    Ok(())
+}
+
+fn cat(store: &Store, uri: &str) -> Result<()> {
+    let Some((_, content)) = store::read::resource_content(&*store.conn()?, uri)? else {
+        return Err(unknown(store, uri)?);
+    };
+    let mut out = common::stdout();
+    out.write_all(content.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// What `resource add` may set instead of what the file says.
+struct Overrides {
+    uri: Option<String>,
+    mime_type: Option<String>,
+    name: Option<String>,
+}
+
+fn add(store: &Store, file: &Path, overrides: Overrides) -> Result<()> {
+    let shown = file.display();
+    if let Some(uri) = &overrides.uri {
+        check_uri(uri)?;
+    }
+    let mime = overrides
+        .mime_type
+        .as_deref()
+        .map(|mime| {
+            mime.parse::<mime_guess::Mime>().map_err(|_| {
+                anyhow!("--mime-type '{mime}' is not a MIME type; write it as type/subtype, e.g. text/markdown")
+            })
+        })
+        .transpose()?;
+    if let Some(name) = &overrides.name
+        && name.trim().is_empty()
+    {
+        return Err(anyhow!("--name is empty; give the resource a name"));
+    }
+    let bytes = common::read_file(file)?;
+    let file_name = common::file_name(file)?;
+    let mut resource = match common::parse_local_file(file, &bytes)? {
+        Item::Resource(resource) => resource,
+        Item::Prompt(_) => {
+            return Err(anyhow!(
+                "{shown} is a prompt file; add it with `promptshelf prompt add {shown}`, or \
+                 rename it (not *.prompt.md, no `kind: prompt`) to store it as a document"
+            ));
+        }
+        Item::Values { .. } => return Err(anyhow!("{shown} is not a resource file")),
+    };
+    let info = &mut resource.info;
+    // Added by hand, so it belongs to no imported collection.
+    info.origin = Origin::default();
+    info.uri = match overrides.uri {
+        Some(uri) => uri,
+        None => common::local_collection().resource_uri(&file_name),
+    };
+    match overrides.name {
+        Some(name) => info.name = name,
+        // The parser saw the name without leading dots; a hidden file keeps its own name.
+        None if info.name == file_name.trim_start_matches('.') => info.name = file_name,
+        None => {}
+    }
+    if let Some(mime) = mime {
+        resource.content = served_as(resource.content, &mime);
+        resource.info.mime_type = mime.essence_str().to_string();
+    }
+    let outcome = store.write(|tx| store::write::put_resource(tx, &resource, store::now_ms()))?;
+    let uri = common::one_line(&resource.info.uri);
+    let details = format!(
+        "{}, {}",
+        resource.info.mime_type,
+        common::human_size(resource.content.as_bytes().len() as u64)
+    );
+    common::say(&match outcome {
+        Outcome::Added => format!("added resource {uri} ({details})"),
+        Outcome::Updated => format!("updated resource {uri} ({details})"),
+        Outcome::Unchanged => format!("resource {uri} is unchanged"),
+    })
+}
+
+/// An overridden MIME type decides whether the content is served as text: text types as
+/// text when the bytes are UTF-8, everything else as binary.
+fn served_as(content: Content, mime: &mime_guess::Mime) -> Content {
+    let textual = library::is_textual(mime);
+    match content {
+        Content::Text(text) if !textual => Content::Binary(text.into_bytes()),
+        Content::Binary(bytes) if textual => match String::from_utf8(bytes) {
+            Ok(text) => Content::Text(text),
+            Err(err) => Content::Binary(err.into_bytes()),
+        },
+        content => content,
+    }
+}
+
+/// An RFC 3986 URI: a scheme, ':', then only characters a URI may hold, with every '%'
+/// starting an escape. Hosts match URIs byte for byte, so a near-URI would never resolve.
+fn check_uri(uri: &str) -> Result<()> {
+    let fail = |problem: String| {
+        anyhow!(
+            "--uri '{}' is not a valid URI: {problem} (e.g. shelf://local/notes.md)",
+            common::one_line(uri)
+        )
+    };
+    let Some((scheme, _)) = uri.split_once(':') else {
+        return Err(fail("it has no scheme such as shelf:".into()));
+    };
+    let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !scheme_ok {
+        return Err(fail(format!(
+            "the scheme '{}' must be a letter followed by letters, digits, '+', '-' or '.'",
+            common::one_line(scheme)
+        )));
+    }
+    let bytes = uri.as_bytes();
+    for (at, c) in uri.char_indices() {
+        let allowed = c.is_ascii_alphanumeric() || "-._~:/?#[]@!$&'()*+,;=".contains(c);
+        if c == '%' {
+            let escape_ok = bytes
+                .get(at + 1..at + 3)
+                .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit));
+            if !escape_ok {
+                return Err(fail(format!(
+                    "'%' at byte {at} does not start an escape like %20; write '%' as %25"
+                )));
+            }
+        } else if !allowed {
+            return Err(fail(format!(
+                "{c:?} at byte {at} is not allowed in a URI; percent-encode it"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn remove(store: &Store, uri: &str) -> Result<()> {
+    let removed = store.write(|tx| store::write::remove_resource(tx, uri))?;
+    if !removed {
+        return Err(unknown(store, uri)?);
+    }
+    common::say(&format!("removed resource {}", common::one_line(uri)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_are_checked() {
+        assert!(check_uri("shelf://local/a%20b.md").is_ok());
+        assert!(check_uri("https://example.com/x?y=1#z").is_ok());
+        for bad in [
+            "no-scheme",
+            "1x://a",
+            "shelf://a b",
+            "shelf://a%zz",
+            "shelf://ä",
+            "shelf://a%",
+        ] {
+            assert!(check_uri(bad).is_err(), "{bad}");
+        }
+    }
 }

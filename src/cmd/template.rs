@@ -1,11 +1,248 @@
-//! `promptshelf template`.
+//! `promptshelf template`: list, add and remove RFC 6570 resource templates.
 
-use anyhow::Result;
+use std::collections::BTreeMap;
 
+use anyhow::{Result, anyhow};
+use serde::Serialize;
+use uri_template_system::{ParseError, Template};
+
+use super::common::{self, Table};
 use crate::cli::TemplateCommand;
-use crate::store::Store;
+use crate::model::{ResourceTemplate, StoredTemplate};
+use crate::store::{self, Outcome, Store};
 
 pub fn run(store: &Store, command: TemplateCommand) -> Result<()> {
-    let _ = (store, command);
-    anyhow::bail!("template is being written")
+    match command {
+        TemplateCommand::List(flags) => list(store, flags.json),
+        TemplateCommand::Add {
+            uri_template,
+            name,
+            title,
+            description,
+            mime_type,
+            completions,
+        } => add(
+            store,
+            ResourceTemplate {
+                uri_template,
+                name,
+                title,
+                description,
+                mime_type,
+                icons: Vec::new(),
+                completions: Vec::new(),
+                collection: None,
+            },
+            &completions,
+        ),
+        TemplateCommand::Rm { uri_template } => remove(store, &uri_template),
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TemplateView<'a> {
+    uri_template: &'a str,
+    name: &'a str,
+    title: Option<&'a str>,
+    description: Option<&'a str>,
+    mime_type: Option<&'a str>,
+    /// Variable -> the completion table it completes from.
+    completions: BTreeMap<&'a str, &'a str>,
+    collection: Option<&'a str>,
+    last_modified: String,
+    content_hash: String,
+}
+
+fn view(stored: &StoredTemplate) -> TemplateView<'_> {
+    let template = &stored.template;
+    TemplateView {
+        uri_template: &template.uri_template,
+        name: &template.name,
+        title: template.title.as_deref(),
+        description: template.description.as_deref(),
+        mime_type: template.mime_type.as_deref(),
+        completions: template
+            .completions
+            .iter()
+            .map(|(variable, table)| (variable.as_str(), table.as_str()))
+            .collect(),
+        collection: template.collection.as_deref(),
+        last_modified: common::timestamp(stored.last_modified),
+        content_hash: store::hex(&stored.content_hash),
+    }
+}
+
+fn list(store: &Store, json: bool) -> Result<()> {
+    let templates = store::read::templates(&*store.conn()?)?;
+    if json {
+        let views: Vec<TemplateView> = templates.iter().map(view).collect();
+        return common::print_json(&views);
+    }
+    let mut table = Table::new(&["URI TEMPLATE", "NAME", "COMPLETES", "TITLE"]);
+    for stored in &templates {
+        let template = &stored.template;
+        let completes: Vec<String> = template
+            .completions
+            .iter()
+            .map(|(variable, table)| format!("{variable}={table}"))
+            .collect();
+        table.row(vec![
+            template.uri_template.clone(),
+            template.name.clone(),
+            completes.join(" "),
+            template.title.clone().unwrap_or_default(),
+        ]);
+    }
+    table.print("no resource templates (add one with `promptshelf template add`)")
+}
+
+fn add(store: &Store, mut template: ResourceTemplate, completions: &[String]) -> Result<()> {
+    let variables = variables(&template.uri_template)?;
+    if template.name.trim().is_empty() {
+        return Err(anyhow!("--name is empty; give the template a name"));
+    }
+    if let Some(mime) = &template.mime_type
+        && mime.parse::<mime_guess::Mime>().is_err()
+    {
+        return Err(anyhow!(
+            "--mime-type '{mime}' is not a MIME type; write it as type/subtype, e.g. text/markdown"
+        ));
+    }
+    for spec in completions {
+        let Some((variable, table)) = spec
+            .split_once('=')
+            .map(|(variable, table)| (variable.trim(), table.trim()))
+            .filter(|(variable, table)| !variable.is_empty() && !table.is_empty())
+        else {
+            return Err(anyhow!(
+                "--complete '{spec}' must be VARIABLE=TABLE (e.g. --complete language=languages)"
+            ));
+        };
+        if !variables.iter().any(|known| known == variable) {
+            return Err(anyhow!(
+                "--complete names variable '{variable}', which '{}' does not have; its variables: {}",
+                template.uri_template,
+                variables.join(", ")
+            ));
+        }
+        if template
+            .completions
+            .iter()
+            .any(|(seen, _)| seen == variable)
+        {
+            return Err(anyhow!(
+                "--complete names variable '{variable}' twice; give each variable one table"
+            ));
+        }
+        template
+            .completions
+            .push((variable.to_string(), table.to_string()));
+    }
+    // The store reads variables back in name order; storing them so keeps the hash stable.
+    template.completions.sort();
+    let tables: Vec<String> = store::read::tables(&*store.conn()?)?
+        .into_iter()
+        .map(|table| table.name)
+        .collect();
+    let outcome = store.write(|tx| store::write::put_template(tx, &template, store::now_ms()))?;
+    for (_, table) in &template.completions {
+        if !tables.contains(table) {
+            eprintln!(
+                "note: completion table '{table}' does not exist yet; fill it with \
+                 `promptshelf values add {table} VALUE...` or `promptshelf values import {table} FILE`"
+            );
+        }
+    }
+    let shown = common::one_line(&template.uri_template);
+    common::say(&match outcome {
+        Outcome::Added => format!("added template {shown}"),
+        Outcome::Updated => format!("updated template {shown}"),
+        Outcome::Unchanged => format!("template {shown} is unchanged"),
+    })
+}
+
+/// The variable names of an RFC 6570 template, in order of first appearance; an error that
+/// says what is wrong and where when it is not one.
+fn variables(uri_template: &str) -> Result<Vec<String>> {
+    let shown = common::one_line(uri_template);
+    if uri_template.is_empty() {
+        return Err(anyhow!(
+            "the URI template is empty; write one like 'shelf://docs/{{+path}}'"
+        ));
+    }
+    if let Err(ParseError::UnexpectedInput {
+        position,
+        message,
+        expected,
+    }) = Template::parse(uri_template)
+    {
+        return Err(anyhow!(
+            "'{shown}' is not a valid RFC 6570 URI template: {message} at byte {position}, \
+             expected {expected} (e.g. 'shelf://docs/{{+path}}')"
+        ));
+    }
+    // The crate has validated the syntax but does not expose the variables; after
+    // validation each expression is `{` [operator] varspec *("," varspec) `}`.
+    let mut names: Vec<String> = Vec::new();
+    for expression in uri_template.split('{').skip(1) {
+        let body = expression.split('}').next().unwrap_or_default();
+        let body = body.trim_start_matches(['+', '#', '.', '/', ';', '?', '&']);
+        for spec in body.split(',') {
+            let name = spec.trim_end_matches('*');
+            let name = name.split(':').next().unwrap_or(name);
+            if !names.iter().any(|seen| seen == name) {
+                names.push(name.to_string());
+            }
+        }
+    }
+    if names.is_empty() {
+        return Err(anyhow!(
+            "'{shown}' has no variables, so it matches one URI only; add one like {{+path}} \
+             or add the document with `promptshelf resource add`"
+        ));
+    }
+    Ok(names)
+}
+
+fn remove(store: &Store, uri_template: &str) -> Result<()> {
+    let removed = store.write(|tx| store::write::remove_template(tx, uri_template))?;
+    if !removed {
+        let known: Vec<String> = store::read::templates(&*store.conn()?)?
+            .into_iter()
+            .map(|stored| stored.template.uri_template)
+            .collect();
+        return Err(common::unknown(
+            "template",
+            "templates",
+            uri_template,
+            &known,
+            "template list",
+        ));
+    }
+    common::say(&format!(
+        "removed template {}",
+        common::one_line(uri_template)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variables_come_out_in_order_without_operators_or_modifiers() {
+        assert_eq!(
+            variables("shelf://{host}/{+path}{?q,lang:2}{&list*}").unwrap(),
+            ["host", "path", "q", "lang", "list"]
+        );
+    }
+
+    #[test]
+    fn invalid_templates_say_where() {
+        let err = variables("shelf://docs/{path").unwrap_err().to_string();
+        assert!(err.contains("byte 18"), "{err}");
+        assert!(variables("shelf://docs/readme").is_err());
+        assert!(variables("").is_err());
+    }
 }

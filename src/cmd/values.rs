@@ -1,11 +1,293 @@
-//! `promptshelf values`.
+//! `promptshelf values`: list, add, import and remove the values of completion tables.
 
-use anyhow::Result;
+use std::io::IsTerminal;
+use std::path::Path;
 
+use anyhow::{Result, anyhow};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+use super::common::{self, Table};
 use crate::cli::ValuesCommand;
-use crate::store::Store;
+use crate::library;
+use crate::model::CompletionValue;
+use crate::store::{self, Store, ValuesMode};
 
 pub fn run(store: &Store, command: ValuesCommand) -> Result<()> {
-    let _ = (store, command);
-    anyhow::bail!("values is being written")
+    match command {
+        ValuesCommand::List { table, json } => match table {
+            None => list_tables(store, json),
+            Some(table) => list_values(store, &table, json),
+        },
+        ValuesCommand::Add {
+            table,
+            values,
+            weight,
+            context,
+        } => add(store, &table, &values, weight, context.as_deref()),
+        ValuesCommand::Import {
+            table,
+            file,
+            replace,
+        } => import(store, &table, &file, replace),
+        ValuesCommand::Rm { table, value } => remove(store, &table, value.as_deref()),
+    }
+}
+
+#[derive(Serialize)]
+struct TableView<'a> {
+    name: &'a str,
+    description: Option<&'a str>,
+    values: u64,
+}
+
+#[derive(Serialize)]
+struct ValueView<'a> {
+    value: &'a str,
+    weight: f64,
+    context: Option<ContextView<'a>>,
+}
+
+/// Offered only when `argument` has `value`.
+#[derive(Serialize)]
+struct ContextView<'a> {
+    argument: &'a str,
+    value: &'a str,
+}
+
+fn list_tables(store: &Store, json: bool) -> Result<()> {
+    let tables = store::read::tables(&*store.conn()?)?;
+    if json {
+        let views: Vec<TableView> = tables
+            .iter()
+            .map(|table| TableView {
+                name: &table.name,
+                description: table.description.as_deref(),
+                values: table.values,
+            })
+            .collect();
+        return common::print_json(&views);
+    }
+    let mut out = Table::new(&["TABLE", "VALUES", "DESCRIPTION"]);
+    for table in &tables {
+        out.row(vec![
+            table.name.clone(),
+            table.values.to_string(),
+            table.description.clone().unwrap_or_default(),
+        ]);
+    }
+    out.print("no completion tables (add one with `promptshelf values add TABLE VALUE...`)")
+}
+
+fn unknown_table(store: &Store, table: &str) -> Result<anyhow::Error> {
+    let known: Vec<String> = store::read::tables(&*store.conn()?)?
+        .into_iter()
+        .map(|table| table.name)
+        .collect();
+    Ok(common::unknown(
+        "completion table",
+        "completion tables",
+        table,
+        &known,
+        "values list",
+    ))
+}
+
+fn list_values(store: &Store, table: &str, json: bool) -> Result<()> {
+    let Some(values) = store::read::table_values(&*store.conn()?, table)? else {
+        return Err(unknown_table(store, table)?);
+    };
+    if json {
+        let views: Vec<ValueView> = values
+            .iter()
+            .map(|value| ValueView {
+                value: &value.value,
+                weight: value.weight,
+                context: value
+                    .context
+                    .as_ref()
+                    .map(|(argument, value)| ContextView { argument, value }),
+            })
+            .collect();
+        return common::print_json(&views);
+    }
+    let mut out = Table::new(&["VALUE", "WEIGHT", "CONTEXT"]);
+    for value in &values {
+        out.row(vec![
+            value.value.clone(),
+            value.weight.to_string(),
+            value
+                .context
+                .as_ref()
+                .map(|(argument, value)| format!("{argument}={value}"))
+                .unwrap_or_default(),
+        ]);
+    }
+    out.print(&format!("table {table} has no values"))
+}
+
+/// A table name becomes a file name on export (`_values/<table>.csv`), so it must be one.
+fn check_table_name(table: &str) -> Result<()> {
+    if table.trim().is_empty() {
+        return Err(anyhow!("the table name is empty; name it, e.g. languages"));
+    }
+    if table.starts_with('.')
+        || table
+            .chars()
+            .any(|c| c.is_control() || c == '/' || c == '\\')
+    {
+        return Err(anyhow!(
+            "table name '{}' must not start with '.' or hold '/', '\\' or control characters \
+             (e.g. languages)",
+            common::one_line(table)
+        ));
+    }
+    Ok(())
+}
+
+fn add(
+    store: &Store,
+    table: &str,
+    values: &[String],
+    weight: f64,
+    context: Option<&str>,
+) -> Result<()> {
+    check_table_name(table)?;
+    if !weight.is_finite() {
+        return Err(anyhow!(
+            "--weight {weight} is not a finite number; use e.g. --weight 10"
+        ));
+    }
+    let context = context
+        .map(|text| {
+            library::parse_context(text).ok_or_else(|| {
+                anyhow!(
+                    "--context '{text}' must be ARGUMENT=VALUE (e.g. --context language=python)"
+                )
+            })
+        })
+        .transpose()?;
+    let mut rows = Vec::with_capacity(values.len());
+    for value in values {
+        let value = value.trim();
+        if value.is_empty() {
+            return Err(anyhow!("an empty value cannot be completed; leave it out"));
+        }
+        rows.push(CompletionValue {
+            value: value.to_string(),
+            weight,
+            context: context.clone(),
+        });
+    }
+    // Read in the writing transaction, so that of two concurrent adds only one "creates".
+    let (existed, total) = store.write(|tx| {
+        let existed = store::read::tables(tx)?.iter().any(|t| t.name == table);
+        let total = store::write::put_values(tx, table, None, &rows, ValuesMode::Append)?;
+        Ok((existed, total))
+    })?;
+    let table = common::one_line(table);
+    let added = format!("{} {}", rows.len(), plural(rows.len(), "value", "values"));
+    common::say(&if existed {
+        format!("added {added} to {table} ({total} now)")
+    } else {
+        format!("created table {table} with {added}")
+    })
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+/// The header that marks a CSV file whatever its name.
+const CSV_HEADER: &str = "value,weight,context";
+
+fn import(store: &Store, table: &str, file: &Path, replace: bool) -> Result<()> {
+    check_table_name(table)?;
+    let bytes = common::read_file(file)?;
+    let shown = file.display().to_string();
+    let is_csv = file
+        .extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("csv"))
+        || first_line_is_header(&bytes);
+    let parsed = if is_csv {
+        library::parse_values_csv(&shown, &bytes)
+    } else {
+        library::parse_values_lines(&shown, &bytes)
+    };
+    let values = parsed.map_err(|err| anyhow!(err))?;
+    let progress = if std::io::stderr().is_terminal() {
+        let style = ProgressStyle::with_template(
+            "{msg} [{bar:30}] {human_pos}/{human_len} values, {eta} left",
+        )
+        .map(|style| style.progress_chars("=> "))
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+        ProgressBar::new(values.len() as u64)
+            .with_style(style)
+            .with_message(format!("importing into {table}"))
+    } else {
+        ProgressBar::hidden()
+    };
+    let mode = if replace {
+        ValuesMode::Replace
+    } else {
+        ValuesMode::Append
+    };
+    let total = store.write(|tx| {
+        store::write::put_values_with_progress(tx, table, None, &values, mode, |done| {
+            progress.set_position(done)
+        })
+    })?;
+    progress.finish_and_clear();
+    let table = common::one_line(table);
+    let read = format!(
+        "{} {}",
+        values.len(),
+        plural(values.len(), "value", "values")
+    );
+    common::say(&if replace {
+        format!("replaced the values of {table} with {read} from {shown}")
+    } else {
+        format!("imported {read} from {shown} into {table} ({total} now)")
+    })
+}
+
+/// Whether the file starts (after a BOM and blank lines) with the `value,weight,context`
+/// header.
+fn first_line_is_header(bytes: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    text.lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .is_some_and(|line| line.split(',').map(str::trim).eq(CSV_HEADER.split(',')))
+}
+
+fn remove(store: &Store, table: &str, value: Option<&str>) -> Result<()> {
+    let removed = store.write(|tx| {
+        let summary = store::read::tables(tx)?
+            .into_iter()
+            .find(|t| t.name == table);
+        match summary {
+            None => Ok(None),
+            Some(summary) => {
+                let removed = store::write::remove_values(tx, table, value)?;
+                Ok(Some((summary.values, removed)))
+            }
+        }
+    })?;
+    let shown = common::one_line(table);
+    match (removed, value) {
+        (None, _) => Err(unknown_table(store, table)?),
+        (Some((count, _)), None) => common::say(&format!(
+            "removed table {shown} ({count} {})",
+            plural(count as usize, "value", "values")
+        )),
+        (Some((_, true)), Some(value)) => {
+            common::say(&format!("removed {} from {shown}", common::one_line(value)))
+        }
+        (Some((_, false)), Some(value)) => Err(anyhow!(
+            "table {shown} has no value '{}' (see `promptshelf values list {shown}`)",
+            common::one_line(value)
+        )),
+    }
 }

@@ -108,7 +108,10 @@ pub fn hash_template(template: &ResourceTemplate) -> ContentHash {
         .opt(template.description.as_deref())
         .opt(template.mime_type.as_deref())
         .icons(&template.icons);
-    for (variable, table) in &template.completions {
+    // The store keeps variables in name order, whatever order they were given in.
+    let mut completions: Vec<&(String, String)> = template.completions.iter().collect();
+    completions.sort();
+    for (variable, table) in completions {
         h.text(variable).text(table);
     }
     h.finish()

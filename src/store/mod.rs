@@ -137,6 +137,13 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
 }
 
 fn check_folder(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        return Err(StoreError::Open(format!(
+            "cannot open {}: it is a folder; pass the database file, e.g. --db {}",
+            path.display(),
+            path.join("library.db").display()
+        )));
+    }
     let folder = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),

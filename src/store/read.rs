@@ -159,6 +159,7 @@ pub fn prompt_names(conn: &Connection) -> Result<Vec<String>> {
         .collect::<rusqlite::Result<_>>()?)
 }
 
+/// Qualified, because `resource_content` joins `blobs`, which has a `size` of its own.
 const RESOURCE_COLUMNS: &str = "resources.uri, resources.name, resources.title,
      resources.description, resources.mime_type, resources.is_text, resources.blob_hash,
      resources.size, resources.audience, resources.priority, resources.icons,

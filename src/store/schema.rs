@@ -68,7 +68,13 @@ fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 }
 
 fn check_not_newer(path: &Path, version: i64) -> Result<()> {
-    if !(0..=SCHEMA_VERSION).contains(&version) {
+    if version < 0 {
+        return Err(StoreError::NotADatabase {
+            path: path.display().to_string(),
+            reason: format!("its schema version {version} is not one promptshelf ever wrote"),
+        });
+    }
+    if version > SCHEMA_VERSION {
         return Err(StoreError::TooNew {
             path: path.display().to_string(),
             found: version,

@@ -315,47 +315,7 @@ pub fn put_values(
     values: &[CompletionValue],
     mode: ValuesMode,
 ) -> Result<u64> {
-    tx.execute(
-        "INSERT INTO completion_tables (name, description) VALUES (?1, ?2)
-         ON CONFLICT (name) DO UPDATE SET description = coalesce(?2, description)",
-        params![name, description],
-    )?;
-    let id: i64 = tx.query_row(
-        "SELECT id FROM completion_tables WHERE name = ?1",
-        [name],
-        |row| row.get(0),
-    )?;
-    if mode == ValuesMode::Replace {
-        tx.execute("DELETE FROM completion_values WHERE table_id = ?1", [id])?;
-    }
-    let mut insert = tx.prepare_cached(
-        "INSERT INTO completion_values (table_id, value, weight, context_name, context_value)
-         VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT DO UPDATE SET weight = excluded.weight",
-    )?;
-    for value in values {
-        let (context_name, context_value) = match &value.context {
-            Some((name, value)) => (name.as_str(), value.as_str()),
-            None => ("", ""),
-        };
-        insert.execute(params![
-            id,
-            value.value,
-            value.weight,
-            context_name,
-            context_value
-        ])?;
-    }
-    tx.execute(
-        "UPDATE completion_tables SET version = version + 1 WHERE id = ?1",
-        [id],
-    )?;
-    let count: i64 = tx.query_row(
-        "SELECT count(*) FROM completion_values WHERE table_id = ?1",
-        [id],
-        |row| row.get(0),
-    )?;
-    Ok(count as u64)
+    put_values_with_progress(tx, name, description, values, mode, |_| {})
 }
 
 /// Removes one value (every context of it) from a table, or the whole table when `value` is
@@ -378,4 +338,64 @@ pub fn remove_values(tx: &Transaction, table: &str, value: Option<&str>) -> Resu
             Ok(removed > 0)
         }
     }
+}
+
+/// How many values `put_values_with_progress` writes between two progress reports.
+const PROGRESS_EVERY: usize = 1024;
+
+/// `put_values`, calling `progress` with the number of values written so far every
+/// `PROGRESS_EVERY` values and at the end (for a progress bar on a long import).
+pub fn put_values_with_progress(
+    tx: &Transaction,
+    name: &str,
+    description: Option<&str>,
+    values: &[CompletionValue],
+    mode: ValuesMode,
+    mut progress: impl FnMut(u64),
+) -> Result<u64> {
+    tx.execute(
+        "INSERT INTO completion_tables (name, description) VALUES (?1, ?2)
+         ON CONFLICT (name) DO UPDATE SET description = coalesce(?2, description)",
+        params![name, description],
+    )?;
+    let id: i64 = tx.query_row(
+        "SELECT id FROM completion_tables WHERE name = ?1",
+        [name],
+        |row| row.get(0),
+    )?;
+    if mode == ValuesMode::Replace {
+        tx.execute("DELETE FROM completion_values WHERE table_id = ?1", [id])?;
+    }
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO completion_values (table_id, value, weight, context_name, context_value)
+         VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT DO UPDATE SET weight = excluded.weight",
+    )?;
+    for (done, value) in values.iter().enumerate() {
+        if done % PROGRESS_EVERY == 0 {
+            progress(done as u64);
+        }
+        let (context_name, context_value) = match &value.context {
+            Some((name, value)) => (name.as_str(), value.as_str()),
+            None => ("", ""),
+        };
+        insert.execute(params![
+            id,
+            value.value,
+            value.weight,
+            context_name,
+            context_value
+        ])?;
+    }
+    progress(values.len() as u64);
+    tx.execute(
+        "UPDATE completion_tables SET version = version + 1 WHERE id = ?1",
+        [id],
+    )?;
+    let count: i64 = tx.query_row(
+        "SELECT count(*) FROM completion_values WHERE table_id = ?1",
+        [id],
+        |row| row.get(0),
+    )?;
+    Ok(count as u64)
 }

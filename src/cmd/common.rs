@@ -1,0 +1,284 @@
+//! What the admin commands share: buffered stdout, aligned tables, JSON, readable sizes and
+//! times, reading input files, and the "unknown name" error.
+
+use std::io::{BufWriter, StdoutLock, Write};
+use std::path::Path;
+
+use anyhow::{Result, anyhow};
+use serde::Serialize;
+
+use crate::library::{self, Collection, Item};
+use crate::model::Origin;
+
+/// Stdout, locked once and buffered: listings write many short lines.
+pub fn stdout() -> BufWriter<StdoutLock<'static>> {
+    BufWriter::new(std::io::stdout().lock())
+}
+
+/// Prints `value` as pretty JSON and a newline.
+pub fn print_json<T: Serialize>(value: &T) -> Result<()> {
+    // Serialized first so that a write error reaches main as an io::Error (a closed pipe is
+    // recognised there), not wrapped inside serde_json's error.
+    let mut text = serde_json::to_vec_pretty(value)?;
+    text.push(b'\n');
+    let mut out = stdout();
+    out.write_all(&text)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Prints one line to stdout (a command's confirmation, e.g. "added prompt x").
+pub fn say(line: &str) -> Result<()> {
+    let mut out = stdout();
+    writeln!(out, "{line}")?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Rows printed as columns aligned on their widest cell, under an upper-case header.
+pub struct Table {
+    header: Vec<&'static str>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new(header: &[&'static str]) -> Table {
+        Table {
+            header: header.to_vec(),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.rows
+            .push(cells.iter().map(|cell| one_line(cell)).collect());
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    pub fn write(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
+        for row in &self.rows {
+            for (at, cell) in row.iter().enumerate() {
+                if let Some(width) = widths.get_mut(at) {
+                    *width = (*width).max(cell.chars().count());
+                }
+            }
+        }
+        let header: Vec<String> = self.header.iter().map(|h| h.to_string()).collect();
+        for row in std::iter::once(&header).chain(&self.rows) {
+            let mut line = String::new();
+            for (at, cell) in row.iter().enumerate() {
+                if at > 0 {
+                    line.push_str("  ");
+                }
+                line.push_str(cell);
+                let last = at + 1 == row.len();
+                if !last {
+                    let width = widths.get(at).copied().unwrap_or(0);
+                    let pad = width.saturating_sub(cell.chars().count());
+                    line.extend(std::iter::repeat_n(' ', pad));
+                }
+            }
+            writeln!(out, "{}", line.trim_end())?;
+        }
+        Ok(())
+    }
+
+    /// Prints the table to stdout, or `empty` to stderr when it has no rows (so a script
+    /// reading stdout sees nothing rather than a lone header).
+    pub fn print(&self, empty: &str) -> Result<()> {
+        if self.is_empty() {
+            eprintln!("{empty}");
+            return Ok(());
+        }
+        let mut out = stdout();
+        self.write(&mut out)?;
+        out.flush()?;
+        Ok(())
+    }
+}
+
+/// Names and titles come from files; a newline or an escape sequence in one must not break
+/// the columns or drive the terminal.
+pub fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// `1023 B`, `1.5 KiB`, `12.0 MiB`.
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut size = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while size >= 1024.0 && unit + 1 < UNITS.len() {
+        size /= 1024.0;
+        unit += 1;
+    }
+    format!("{size:.1} {}", UNITS[unit])
+}
+
+/// Unix milliseconds as RFC 3339 UTC (the form MCP's `lastModified` takes).
+pub fn timestamp(ms: i64) -> String {
+    jiff::Timestamp::from_millisecond(ms)
+        .map(|at| at.to_string())
+        .unwrap_or_else(|_| ms.to_string())
+}
+
+/// The whole file, or an error that names it and says why it cannot be read.
+pub fn read_file(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|err| anyhow!("cannot read {}: {}", path.display(), reason(&err)))
+}
+
+/// An io::Error's message without the " (os error 2)" tail, which tells a person nothing.
+fn reason(err: &std::io::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
+/// The last component of `file`, as text; a file on the command line must have one.
+pub fn file_name(file: &Path) -> Result<String> {
+    let name = file
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name.trim_start_matches('.').is_empty() {
+        return Err(anyhow!("{} does not name a file", file.display()));
+    }
+    Ok(name)
+}
+
+/// The collection a file added by hand is read as; its URIs are `shelf://local/<file name>`.
+pub fn local_collection() -> Collection {
+    Collection {
+        name: "local".to_string(),
+        scheme: library::DEFAULT_SCHEME.to_string(),
+    }
+}
+
+/// Reads one file the way `import` reads a file of a collection, as if it sat alone at the
+/// top of the collection `local`. Errors name the file as the user gave it.
+pub fn parse_local_file(file: &Path, bytes: &[u8]) -> Result<Item> {
+    let shown = file.display().to_string();
+    // The format skips hidden files when importing a folder; one named on the command line
+    // is meant to be read.
+    let name = file_name(file)?;
+    let visible = name.trim_start_matches('.');
+    let item = library::parse_file(&local_collection(), visible, bytes).map_err(|err| {
+        anyhow!(library::FileError {
+            path: shown.clone(),
+            ..err
+        })
+    })?;
+    item.ok_or_else(|| anyhow!("{shown} is not a file promptshelf can read"))
+}
+
+/// Where an item came from, for `show`.
+pub fn origin(origin: &Origin) -> String {
+    match (&origin.collection, &origin.path) {
+        (Some(collection), Some(path)) => format!("{path} in collection {collection}"),
+        (Some(collection), None) => format!("collection {collection}"),
+        (None, Some(path)) => path.clone(),
+        (None, None) => "added by hand".to_string(),
+    }
+}
+
+/// `label: value` lines with the values aligned; empty values are left out.
+pub fn write_facts(out: &mut impl Write, facts: &[(&str, String)]) -> std::io::Result<()> {
+    let width = facts
+        .iter()
+        .map(|(label, _)| label.len())
+        .max()
+        .unwrap_or(0)
+        + 1;
+    for (label, value) in facts.iter().filter(|(_, value)| !value.is_empty()) {
+        writeln!(out, "{:<width$} {}", format!("{label}:"), one_line(value))?;
+    }
+    Ok(())
+}
+
+/// How many known names an "unknown name" error lists.
+const LISTED: usize = 10;
+
+/// "unknown prompt 'x'; known prompts: a, b (see `promptshelf prompt list`)". Names that
+/// look like the one asked for come first, since a typo is the usual cause.
+pub fn unknown(
+    kind: &str,
+    plural: &str,
+    asked: &str,
+    known: &[String],
+    list: &str,
+) -> anyhow::Error {
+    let asked_lower = asked.to_lowercase();
+    let similar = |name: &String| {
+        let name = name.to_lowercase();
+        !asked_lower.is_empty() && (name.contains(&asked_lower) || asked_lower.contains(&name))
+    };
+    let mut names: Vec<&String> = known.iter().filter(|name| similar(name)).collect();
+    names.extend(known.iter().filter(|name| !similar(name)));
+    if names.is_empty() {
+        return anyhow!(
+            "unknown {kind} '{asked}'; the library has no {plural} (see `promptshelf {list}`)"
+        );
+    }
+    let shown: Vec<&str> = names
+        .iter()
+        .take(LISTED)
+        .map(|name| name.as_str())
+        .collect();
+    let more = match names.len().saturating_sub(LISTED) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    anyhow!(
+        "unknown {kind} '{}'; known {plural}: {}{more} (see `promptshelf {list}`)",
+        one_line(asked),
+        shown.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_naturally() {
+        assert_eq!(human_size(0), "0 B");
+        assert_eq!(human_size(1023), "1023 B");
+        assert_eq!(human_size(1536), "1.5 KiB");
+        assert_eq!(human_size(5 * 1024 * 1024), "5.0 MiB");
+    }
+
+    #[test]
+    fn columns_align_and_lines_have_no_trailing_space() {
+        let mut table = Table::new(&["NAME", "TITLE"]);
+        table.row(vec!["a".into(), "first\nline".into()]);
+        table.row(vec!["longer".into(), String::new()]);
+        let mut out = Vec::new();
+        table.write(&mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "NAME    TITLE\na       first line\nlonger\n"
+        );
+    }
+
+    #[test]
+    fn unknown_lists_similar_names_first() {
+        let known: Vec<String> = ["alpha", "beta", "code-review"].map(String::from).to_vec();
+        let err = unknown("prompt", "prompts", "review", &known, "prompt list");
+        assert_eq!(
+            err.to_string(),
+            "unknown prompt 'review'; known prompts: code-review, alpha, beta \
+             (see `promptshelf prompt list`)"
+        );
+    }
+}
