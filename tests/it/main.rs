@@ -5,4 +5,5 @@
 mod common;
 
 mod cli;
+mod interop;
 mod server;

@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+"""Interoperability check: the official MCP Python SDK (`pip install mcp`) drives `promptshelf serve`.
+
+Nobody here wrote this client, so a pass shows that a real MCP host can use the server: the SDK
+spawns `BINARY --db DB serve`, speaks to it over stdio, and validates every result against the
+negotiated revision's types before we look at it.
+
+Usage: python_client.py BINARY DB [--era legacy|modern|both]
+
+The server speaks both eras, and so does the SDK, so by default the checks run twice, each time
+against a fresh server process on the same database: once after the legacy `initialize`
+handshake and once after the modern `server/discover` probe.
+
+Prints one line per check ("ok ..." or "FAIL ...") and ends with `interop: N passed, M failed`
+(CI reads that shape). Exits 0 only when nothing failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+
+SEED_PROMPTS = {
+    "code-review",
+    "explain-code",
+    "commit-message",
+    "summarize",
+    "write-tests",
+    "api-design-review",
+    "debug-error",
+    "architecture-diagram",
+}
+GUIDE_URI = "shelf://library/guides/api-design.md"
+STATUS_CODES_URI = "shelf://library/reference/http-status-codes.txt"
+PNG_URI = "shelf://library/images/layers.png"
+LIBRARY_TEMPLATE = "shelf://library/{+path}"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+# Long enough for a debug build on a loaded CI machine, short enough that a server that never
+# answers fails the check instead of hanging the test.
+REQUEST_TIMEOUT_SECONDS = 20.0
+# A bound on a whole era (spawn, handshake, every check, shutdown).
+ERA_TIMEOUT_SECONDS = 120.0
+
+# Revisions in order, so a check can ask "does the negotiated revision define this?".
+REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
+
+
+class CheckFailed(Exception):
+    """A check saw something other than what the server should have said."""
+
+
+def expect(condition: object, message: str) -> None:
+    if not condition:
+        raise CheckFailed(message)
+
+
+class Report:
+    """Runs checks one by one, records each outcome and prints it as it happens."""
+
+    def __init__(self) -> None:
+        self.passed = 0
+        self.failed: list[str] = []
+
+    async def check(self, name: str, body: Callable[[], Awaitable[str | None]]) -> bool:
+        # A failing check is recorded and the next one still runs: one report then shows
+        # everything that is wrong instead of only the first problem.
+        try:
+            detail = await body()
+        except Exception as error:  # noqa: BLE001 - every failure, SDK errors included, is a result
+            message = f"{type(error).__name__}: {error}"
+            self.failed.append(f"{name}: {message}")
+            print(f"FAIL {name}: {message}", flush=True)
+            return False
+        self.passed += 1
+        print(f"ok   {name}" + (f" ({detail})" if detail else ""), flush=True)
+        return True
+
+    def fail(self, name: str, message: str) -> None:
+        self.failed.append(f"{name}: {message}")
+        print(f"FAIL {name}: {message}", flush=True)
+
+
+def at_least(version: str | None, revision: str) -> bool:
+    """Whether `version` is `revision` or newer (unknown versions count as older)."""
+    if version not in REVISIONS:
+        return False
+    return REVISIONS.index(version) >= REVISIONS.index(revision)
+
+
+async def list_all(fetch: Callable[[types.PaginatedRequestParams | None], Awaitable[Any]], field: str) -> list[Any]:
+    """Every item of a paginated list, following `nextCursor` (bounded, in case it never ends)."""
+    items: list[Any] = []
+    cursor: str | None = None
+    for _ in range(100):
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+        page = await fetch(params)
+        items.extend(getattr(page, field))
+        cursor = page.next_cursor
+        if cursor is None:
+            return items
+    raise CheckFailed(f"{field}: still a nextCursor after 100 pages")
+
+
+async def run_era(binary: str, db: str, era: str, report: Report) -> None:
+    """Starts a server, connects in `era` ("legacy" or "modern"), and runs every check."""
+    server = StdioServerParameters(command=binary, args=["--db", db, "serve"])
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS) as session:
+            await run_checks(session, era, report)
+
+
+async def run_checks(session: ClientSession, era: str, report: Report) -> None:
+    tag = f"[{era}]"
+
+    async def handshake() -> str:
+        if era == "legacy":
+            result = await session.initialize()
+            expect(
+                result.protocol_version == "2025-11-25",
+                f"initialize offered 2025-11-25 (the SDK's newest handshake revision) and got "
+                f"{result.protocol_version!r} back",
+            )
+        else:
+            discovered = await session.discover()
+            expect(
+                "2026-07-28" in discovered.supported_versions,
+                f"server/discover lists {discovered.supported_versions}, without 2026-07-28",
+            )
+        version = session.protocol_version
+        print(f"{tag} negotiated protocol version: {version}", flush=True)
+        capabilities = session.server_capabilities
+        expect(capabilities is not None, "no server capabilities after the handshake")
+        assert capabilities is not None
+        expect(capabilities.prompts is not None, "the server does not declare the prompts capability")
+        expect(capabilities.resources is not None, "the server does not declare the resources capability")
+        expect(capabilities.completions is not None, "the server does not declare the completions capability")
+        info = session.server_info
+        name = info.name if info else None
+        return f"protocol {version}, server {name}"
+
+    if not await report.check(f"{tag} handshake", handshake):
+        # Nothing else can work without a negotiated revision; the failure is already counted.
+        return
+    version = session.protocol_version
+    listed_resources: dict[str, types.Resource] = {}
+
+    async def list_prompts() -> str:
+        prompts = await list_all(lambda params: session.list_prompts(params=params), "prompts")
+        names = {prompt.name for prompt in prompts}
+        missing = sorted(SEED_PROMPTS - names)
+        expect(not missing, f"prompts/list lacks seed prompts {missing}; it listed {sorted(names)}")
+        return f"{len(prompts)} prompts"
+
+    async def get_summarize() -> str:
+        text = "The release moved from Friday to Monday because the migration needs one more test run."
+        result = await session.get_prompt("summarize", {"text": text, "length": "short"})
+        expect(result.messages, "prompts/get summarize returned no messages")
+        first = result.messages[0]
+        expect(first.role == "user", f"the first message's role is {first.role!r}, not 'user'")
+        expect(
+            isinstance(first.content, types.TextContent),
+            f"the first message is a {type(first.content).__name__}, not text",
+        )
+        assert isinstance(first.content, types.TextContent)
+        expect(text in first.content.text, "the rendered prompt does not contain the `text` argument")
+        # The template has one branch per `length`; "short" asks for two or three sentences.
+        expect(
+            "two or three sentences" in first.content.text,
+            "the rendered prompt ignored length=short (no 'two or three sentences')",
+        )
+        return f"{len(result.messages)} message(s)"
+
+    async def get_api_design_review() -> str:
+        result = await session.get_prompt("api-design-review", {"spec": "GET /users/{id} returns a user."})
+        contents = [message.content for message in result.messages]
+        kinds = [getattr(content, "type", type(content).__name__) for content in contents]
+        embedded = [
+            content
+            for content in contents
+            if isinstance(content, types.EmbeddedResource) and str(content.resource.uri) == GUIDE_URI
+        ]
+        expect(embedded, f"no embedded resource block for {GUIDE_URI}; message blocks: {kinds}")
+        resource = embedded[0].resource
+        expect(
+            isinstance(resource, types.TextResourceContents) and resource.text.strip(),
+            f"the embedded {GUIDE_URI} carries no text",
+        )
+        if at_least(version, "2025-06-18"):
+            links = [
+                content
+                for content in contents
+                if isinstance(content, types.ResourceLink) and str(content.uri) == STATUS_CODES_URI
+            ]
+            expect(links, f"no resource_link block for {STATUS_CODES_URI} under {version}; message blocks: {kinds}")
+        else:
+            # Older revisions have no resource_link: the server degrades it to text naming the URI.
+            named = [
+                content
+                for content in contents
+                if isinstance(content, types.TextContent) and STATUS_CODES_URI in content.text
+            ]
+            expect(named, f"no text block naming {STATUS_CODES_URI} under {version}; message blocks: {kinds}")
+        return f"blocks {kinds}"
+
+    async def list_resources() -> str:
+        resources = await list_all(lambda params: session.list_resources(params=params), "resources")
+        for resource in resources:
+            listed_resources[str(resource.uri)] = resource
+        guide = listed_resources.get(GUIDE_URI)
+        expect(guide is not None, f"resources/list lacks {GUIDE_URI}; it listed {sorted(listed_resources)}")
+        assert guide is not None
+        expect(guide.mime_type == "text/markdown", f"{GUIDE_URI} has mimeType {guide.mime_type!r}")
+        png = listed_resources.get(PNG_URI)
+        expect(png is not None, f"resources/list lacks {PNG_URI}; it listed {sorted(listed_resources)}")
+        assert png is not None
+        expect(png.mime_type == "image/png", f"{PNG_URI} has mimeType {png.mime_type!r}")
+        return f"{len(resources)} resources"
+
+    async def read_text() -> str:
+        result = await session.read_resource(GUIDE_URI)
+        expect(len(result.contents) == 1, f"resources/read {GUIDE_URI} returned {len(result.contents)} contents")
+        content = result.contents[0]
+        expect(
+            isinstance(content, types.TextResourceContents),
+            f"{GUIDE_URI} came back as {type(content).__name__}, not text",
+        )
+        assert isinstance(content, types.TextResourceContents)
+        expect(str(content.uri) == GUIDE_URI, f"the contents name {content.uri}, not {GUIDE_URI}")
+        expect(content.mime_type == "text/markdown", f"the contents have mimeType {content.mime_type!r}")
+        expect("HTTP API" in content.text, f"the text of {GUIDE_URI} does not mention 'HTTP API'")
+        # When the listing states a size, it must be the size of what a read returns.
+        listed = listed_resources.get(GUIDE_URI)
+        size = len(content.text.encode("utf-8"))
+        if listed is not None and listed.size is not None:
+            expect(listed.size == size, f"resources/list says size {listed.size}, the text is {size} bytes")
+        return f"{size} bytes of text"
+
+    async def read_png() -> str:
+        result = await session.read_resource(PNG_URI)
+        expect(len(result.contents) == 1, f"resources/read {PNG_URI} returned {len(result.contents)} contents")
+        content = result.contents[0]
+        expect(
+            isinstance(content, types.BlobResourceContents),
+            f"{PNG_URI} came back as {type(content).__name__}, not a blob",
+        )
+        assert isinstance(content, types.BlobResourceContents)
+        expect(content.mime_type == "image/png", f"the contents have mimeType {content.mime_type!r}")
+        try:
+            data = base64.b64decode(content.blob, validate=True)
+        except ValueError as error:
+            raise CheckFailed(f"the blob of {PNG_URI} is not valid base64: {error}") from error
+        expect(data.startswith(PNG_SIGNATURE), f"the blob does not start with the PNG signature: {data[:8]!r}")
+        listed = listed_resources.get(PNG_URI)
+        if listed is not None and listed.size is not None:
+            expect(listed.size == len(data), f"resources/list says size {listed.size}, the blob is {len(data)} bytes")
+        return f"{len(data)} bytes of PNG"
+
+    async def list_templates() -> str:
+        templates = await list_all(
+            lambda params: session.list_resource_templates(params=params), "resource_templates"
+        )
+        uris = [template.uri_template for template in templates]
+        expect(LIBRARY_TEMPLATE in uris, f"resources/templates/list lacks {LIBRARY_TEMPLATE}; it listed {uris}")
+        return f"{len(templates)} template(s)"
+
+    async def complete_language() -> str:
+        result = await session.complete(
+            types.PromptReference(type="ref/prompt", name="code-review"),
+            {"name": "language", "value": "py"},
+        )
+        values = result.completion.values
+        expect("python" in values, f"completing language='py' of code-review gave {values}, without 'python'")
+        return f"values {values}"
+
+    async def complete_path() -> str:
+        result = await session.complete(
+            types.ResourceTemplateReference(type="ref/resource", uri=LIBRARY_TEMPLATE),
+            {"name": "path", "value": "gu"},
+        )
+        values = result.completion.values
+        expect(values, f"completing path='gu' of {LIBRARY_TEMPLATE} gave no values")
+        # Every stored guide lives under guides/, so each one should be offered.
+        expect(
+            "guides/api-design.md" in values,
+            f"completing path='gu' of {LIBRARY_TEMPLATE} gave {values}, without 'guides/api-design.md'",
+        )
+        return f"values {values}"
+
+    await report.check(f"{tag} prompts/list has the seed prompts", list_prompts)
+    await report.check(f"{tag} prompts/get summarize", get_summarize)
+    await report.check(f"{tag} prompts/get api-design-review embeds and links", get_api_design_review)
+    await report.check(f"{tag} resources/list has markdown and PNG", list_resources)
+    await report.check(f"{tag} resources/read text", read_text)
+    await report.check(f"{tag} resources/read PNG", read_png)
+    await report.check(f"{tag} resources/templates/list", list_templates)
+    await report.check(f"{tag} completion/complete code-review language", complete_language)
+    await report.check(f"{tag} completion/complete template path", complete_path)
+
+
+async def main_async(binary: str, db: str, eras: list[str]) -> Report:
+    report = Report()
+    for era in eras:
+        started = time.monotonic()
+        try:
+            with anyio.fail_after(ERA_TIMEOUT_SECONDS):
+                await run_era(binary, db, era, report)
+        except TimeoutError:
+            report.fail(f"[{era}] session", f"did not finish within {ERA_TIMEOUT_SECONDS:.0f}s")
+        except Exception as error:  # noqa: BLE001 - a broken connection is a failure to report
+            report.fail(f"[{era}] session", f"{type(error).__name__}: {error}")
+        print(f"[{era}] took {time.monotonic() - started:.2f}s", flush=True)
+    return report
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("binary", help="the promptshelf binary")
+    parser.add_argument("db", help="the library database (created with the seed library if missing)")
+    parser.add_argument("--era", choices=["legacy", "modern", "both"], default="both")
+    args = parser.parse_args()
+    eras = ["legacy", "modern"] if args.era == "both" else [args.era]
+
+    report = anyio.run(main_async, args.binary, args.db, eras)
+    for failure in report.failed:
+        print(f"failed: {failure}", file=sys.stderr)
+    print(f"interop: {report.passed} passed, {len(report.failed)} failed", flush=True)
+    return 0 if not report.failed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,233 @@
+//! Interoperability with a client nobody here wrote: the official MCP Python SDK drives the real
+//! binary through `tests/interop/python_client.py`. The SDK lives in a virtual environment under
+//! the target directory, created (and the SDK installed from PyPI) on first use, so a fresh
+//! machine needs only Python 3.10+ with `venv` and network access to PyPI.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{BIN, TestContext};
+
+/// The SDK version the script was written and tested against. Pinned because the script uses
+/// the 2.x client API (`ClientSession.discover`, `protocol_version`, `server_capabilities`) and
+/// expects the SDK's newest handshake revision to be 2025-11-25: a new SDK release could change
+/// either and fail CI for reasons that have nothing to do with the server. Bump it on purpose,
+/// after running the test against the new version.
+const MCP_SDK: &str = "2.3.0";
+
+/// The oldest Python the pinned SDK installs on (its `Requires-Python`).
+const PYTHON_MIN: (u32, u32) = (3, 10);
+
+/// A bound on the whole script; it bounds each era itself, this only catches a hung interpreter.
+const SCRIPT_TIMEOUT: Duration = Duration::from_secs(300);
+
+#[test]
+fn the_official_python_sdk_can_use_the_server() {
+    let python = interop_python();
+    let ctx = TestContext::new();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/python_client.py");
+
+    let mut command = Command::new(&python);
+    command.arg(&script).arg(BIN).arg(&ctx.db);
+    let started = Instant::now();
+    let (status, stdout, stderr) = run_bounded(command, &ctx, SCRIPT_TIMEOUT);
+    let elapsed = started.elapsed();
+    let shown = format!(
+        "{} {} {BIN} {}\nstatus: {status}, after {elapsed:.1?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        python.display(),
+        script.display(),
+        ctx.db.display()
+    );
+    assert!(
+        status.success(),
+        "the MCP Python SDK could not use the server\n{shown}"
+    );
+    // Exit status 0 with no summary (or "0 passed") would mean the script checked nothing.
+    let summary = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("interop: "))
+        .unwrap_or_else(|| panic!("the script printed no 'interop:' summary\n{shown}"));
+    let passed = summary
+        .strip_suffix(" passed, 0 failed")
+        .and_then(|count| count.parse::<u32>().ok())
+        .unwrap_or(0);
+    assert!(
+        passed > 0,
+        "unexpected summary 'interop: {summary}'\n{shown}"
+    );
+    // Shown with --nocapture: the negotiated versions and each check's result.
+    println!("{shown}");
+}
+
+/// The Python interpreter of `<target>/interop-venv`, with `mcp==MCP_SDK` installed.
+///
+/// Fails (never skips) with what to install when Python, `venv` or `pip` is missing: a missing
+/// tool must not turn the interop check into a silent pass.
+fn interop_python() -> PathBuf {
+    let venv = target_dir().join("interop-venv");
+    let python = venv_python(&venv);
+
+    if python.exists() && installed_sdk(&python).as_deref() == Some(MCP_SDK) {
+        return python;
+    }
+
+    if !python.exists() || run(Command::new(&python).arg("--version")).is_none() {
+        check_system_python();
+        // --clear: a folder left by an interrupted run is rebuilt rather than trusted.
+        let output = run(Command::new("python3")
+            .args(["-m", "venv", "--clear"])
+            .arg(&venv))
+        .expect("python3 ran a moment ago");
+        assert!(
+            output.status.success(),
+            "could not create the virtual environment {} (on Debian and Ubuntu, install \
+             python3-venv)\n{}",
+            venv.display(),
+            show(&output)
+        );
+    }
+
+    let requirement = format!("mcp=={MCP_SDK}");
+    let output = run(Command::new(&python).args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        &requirement,
+    ]))
+    .expect("the virtual environment's python runs");
+    assert!(
+        output.status.success(),
+        "could not install {requirement} into {} (it needs pip in the virtual environment and \
+         network access to PyPI)\n{}",
+        venv.display(),
+        show(&output)
+    );
+    let installed = installed_sdk(&python);
+    assert_eq!(
+        installed.as_deref(),
+        Some(MCP_SDK),
+        "pip reported success, yet `import mcp` fails or finds another version in {}",
+        venv.display()
+    );
+    python
+}
+
+/// The target directory: `BIN` is `<target>/<profile>/promptshelf`, so this follows
+/// `CARGO_TARGET_DIR` (or a configured `target-dir`) and defaults to `target/`.
+fn target_dir() -> PathBuf {
+    Path::new(BIN)
+        .parent()
+        .and_then(Path::parent)
+        .expect("the binary lives in <target>/<profile>/")
+        .to_path_buf()
+}
+
+fn venv_python(venv: &Path) -> PathBuf {
+    if cfg!(windows) {
+        venv.join("Scripts").join("python.exe")
+    } else {
+        venv.join("bin").join("python")
+    }
+}
+
+/// The `mcp` version that `import mcp` finds, or None when the import fails.
+fn installed_sdk(python: &Path) -> Option<String> {
+    let output = run(Command::new(python).args([
+        "-c",
+        "import importlib.metadata, mcp; print(importlib.metadata.version('mcp'))",
+    ]))?;
+    if !output.status.success() {
+        return None;
+    }
+    Some(String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
+
+/// Panics with what to install unless `python3` runs and is new enough for the SDK.
+fn check_system_python() {
+    let (major, minor) = PYTHON_MIN;
+    let output =
+        run(Command::new("python3")
+            .args(["-c", "import sys; print('%d.%d' % sys.version_info[:2])"]))
+        .unwrap_or_else(|| {
+            panic!(
+                "python3 is not installed; the interop test needs Python {major}.{minor} or newer \
+             with the venv module (e.g. apt-get install python3 python3-venv) and network access \
+             to PyPI"
+            )
+        });
+    let found = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    let version: Option<(u32, u32)> = found
+        .split_once('.')
+        .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
+    assert!(
+        output.status.success() && version.is_some_and(|found| found >= PYTHON_MIN),
+        "the interop test needs Python {major}.{minor} or newer (mcp {MCP_SDK} requires it); \
+         python3 is '{found}'\n{}",
+        show(&output)
+    );
+}
+
+/// Runs to completion, capturing output; None when the program cannot be started.
+fn run(command: &mut Command) -> Option<Output> {
+    command
+        .env_remove("PYTHONPATH")
+        .env_remove("PYTHONHOME")
+        .stdin(Stdio::null())
+        .output()
+        .ok()
+}
+
+/// Runs with stdout and stderr in files (so nothing blocks on a full pipe) and kills the
+/// process after `timeout`; returns the status and both outputs.
+fn run_bounded(
+    mut command: Command,
+    ctx: &TestContext,
+    timeout: Duration,
+) -> (ExitStatus, String, String) {
+    let stdout_path = ctx.path("interop.stdout");
+    let stderr_path = ctx.path("interop.stderr");
+    let mut child = command
+        // Our variables must not steer the interpreter or the server it starts.
+        .env_remove("PYTHONPATH")
+        .env_remove("PYTHONHOME")
+        .env_remove("PROMPTSHELF_DB")
+        .stdin(Stdio::null())
+        .stdout(File::create(&stdout_path).expect("create stdout file"))
+        .stderr(File::create(&stderr_path).expect("create stderr file"))
+        .spawn()
+        .expect("start the interop script");
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the interop script") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "the interop script did not finish within {timeout:?}\n--- stdout\n{}\n--- stderr\n{}",
+                read_lossy(&stdout_path),
+                read_lossy(&stderr_path)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    (status, read_lossy(&stdout_path), read_lossy(&stderr_path))
+}
+
+fn read_lossy(path: &Path) -> String {
+    String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned()
+}
+
+fn show(output: &Output) -> String {
+    format!(
+        "status: {}\n--- stdout\n{}\n--- stderr\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
