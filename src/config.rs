@@ -21,6 +21,8 @@ pub struct ServeConfig {
     pub cache_scope: CacheScope,
     /// How long a `requestState` we hand out stays valid.
     pub request_state_ttl: Duration,
+    /// How often the database is checked for other processes' commits.
+    pub poll_interval: Duration,
 }
 
 impl Default for ServeConfig {
@@ -32,6 +34,7 @@ impl Default for ServeConfig {
             ttl_max_ms: 3_600_000,
             cache_scope: CacheScope::Public,
             request_state_ttl: Duration::from_secs(600),
+            poll_interval: Duration::from_millis(200),
         }
     }
 }

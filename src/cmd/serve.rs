@@ -28,6 +28,7 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
             CacheScopeArg::Private => CacheScope::Private,
         },
         request_state_ttl: Duration::from_secs(args.request_state_ttl),
+        poll_interval: Duration::from_millis(args.poll_ms),
     };
     let store = Store::open(db, Access::ReadOnly, crate::seed::load)?;
     tracing::info!("serving {}", db.display());

@@ -12,7 +12,7 @@ pub use request::{
     parse_line,
 };
 pub use shape::{
-    Hints, Shaper, argument_schema, describe_argument, error_line, notification,
+    Hints, Shaper, acknowledged, argument_schema, describe_argument, error_line, notification,
     stream_notification,
 };
 

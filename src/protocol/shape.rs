@@ -30,19 +30,48 @@ pub struct Shaper<'a> {
     pub now: i64,
 }
 
-/// A notification line (no id).
-pub fn notification(method: &str, params: Value) -> Vec<u8> {
+/// A legacy change notification line (no id, no subscription tag); `uri` for
+/// `notifications/resources/updated`.
+pub fn notification(method: &str, uri: Option<&str>) -> Vec<u8> {
+    match uri {
+        Some(uri) => line(&json!({"jsonrpc": "2.0", "method": method, "params": {"uri": uri}})),
+        None => line(&json!({"jsonrpc": "2.0", "method": method})),
+    }
+}
+
+/// A change notification on a modern stream, tagged with the listen request's id.
+pub fn stream_notification(method: &str, subscription: &Value, uri: Option<&str>) -> Vec<u8> {
+    let mut params = Map::new();
+    params.insert("_meta".into(), json!({ META_SUBSCRIPTION: subscription }));
+    if let Some(uri) = uri {
+        params.insert("uri".into(), json!(uri));
+    }
     line(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
 }
 
-/// A notification line of a modern subscription stream, tagged with the listen request's id.
-pub fn stream_notification(method: &str, params: Value, subscription: &Value) -> Vec<u8> {
-    let mut params = match params {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
-    params.insert("_meta".into(), json!({ META_SUBSCRIPTION: subscription }));
-    notification(method, Value::Object(params))
+/// The first message of a stream: which of the requested notifications will be sent.
+/// (`toolsListChanged` is never honoured: there are no tools.)
+pub fn acknowledged(
+    subscription: &Value,
+    prompts: bool,
+    resources: bool,
+    uris: &std::collections::BTreeSet<String>,
+) -> Vec<u8> {
+    let mut honoured = Map::new();
+    if prompts {
+        honoured.insert("promptsListChanged".into(), json!(true));
+    }
+    if resources {
+        honoured.insert("resourcesListChanged".into(), json!(true));
+    }
+    if !uris.is_empty() {
+        honoured.insert("resourceSubscriptions".into(), json!(uris));
+    }
+    line(&json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/subscriptions/acknowledged",
+        "params": {"_meta": { META_SUBSCRIPTION: subscription }, "notifications": honoured}
+    }))
 }
 
 fn line(message: &Value) -> Vec<u8> {
@@ -120,7 +149,6 @@ impl Shaper<'_> {
     fn ttl_ms(&self, hints: Hints) -> u64 {
         match hints {
             Hints::NotCacheable => 0,
-            Hints::Fixed => self.config.ttl_max_ms,
             Hints::Since(last_modified) => {
                 let age = (self.now - last_modified).max(0) as u64;
                 (age / 10).clamp(self.config.ttl_min_ms, self.config.ttl_max_ms)
@@ -145,6 +173,13 @@ impl Shaper<'_> {
         result.insert("capabilities".into(), capabilities());
         result.insert("serverInfo".into(), server_info());
         result.insert("instructions".into(), json!(discovery.instructions));
+        self.success(id, result, None)
+    }
+
+    /// The answer that closes a `subscriptions/listen` stream on shutdown.
+    pub fn listen_closed(&self, id: &Value) -> Vec<u8> {
+        let mut result = Map::new();
+        result.insert("_meta".into(), json!({ META_SUBSCRIPTION: id }));
         self.success(id, result, None)
     }
 
@@ -411,8 +446,6 @@ impl Shaper<'_> {
 pub enum Hints {
     /// Depends on things last changed at this time (Unix ms).
     Since(i64),
-    /// The longest TTL the configuration allows.
-    Fixed,
     NotCacheable,
 }
 
@@ -422,8 +455,8 @@ fn server_info() -> Value {
 
 fn capabilities() -> Value {
     json!({
-        "prompts": {"listChanged": false},
-        "resources": {"subscribe": false, "listChanged": false},
+        "prompts": {"listChanged": true},
+        "resources": {"subscribe": true, "listChanged": true},
         "completions": {},
     })
 }

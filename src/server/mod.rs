@@ -2,26 +2,27 @@
 //! runs as its own blocking task (SQLite work stays off the async workers, and a slow request
 //! never holds up a fast one), and one writer thread puts answers on stdout.
 //!
-//! The dispatcher owns the only per-process state: the legacy revision `initialize`
-//! negotiated and the requests that may still be cancelled.
+//! `dispatch` owns the only per-process state (the legacy session, the subscriptions, the
+//! requests that may still be cancelled); `watch` tells it when another process changed the
+//! library, so it can notify subscribers.
 
+mod dispatch;
 mod transport;
+mod watch;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
-use serde_json::Value;
-use tokio::task::JoinSet;
 
 use crate::config::ServeConfig;
 use crate::handlers::{self, Failure};
-use crate::protocol::{
-    self, Envelope, Era, Incoming, Method, Revision, RpcError, Shaper, code, parse_line,
-};
+use crate::protocol::{self, Envelope, Method, Revision, RpcError, Shaper, code};
 use crate::store::{self, Store};
+use dispatch::Dispatcher;
 use transport::Input;
+use watch::Changes;
 
 /// Everything a request task needs, shared by all of them.
 struct Shared {
@@ -55,6 +56,9 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         .name("stdin".into())
         .spawn(move || transport::read_lines(std::io::stdin().lock(), max_line, lines))
         .context("cannot start the reader thread")?;
+    let (changes, mut changed) = tokio::sync::mpsc::channel::<Changes>(16);
+    watch::spawn(store.path(), config.poll_interval, changes)
+        .context("cannot watch the database for changes")?;
     let shared = Arc::new(Shared {
         store,
         config,
@@ -63,160 +67,23 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         running: Mutex::new(HashMap::new()),
     });
     runtime.block_on(async {
-        let mut dispatcher = Dispatcher {
-            shared: Arc::clone(&shared),
-            legacy: None,
-            tasks: JoinSet::new(),
-        };
-        while let Some(input) = incoming.recv().await {
-            dispatcher.handle(input);
-            while dispatcher.tasks.try_join_next().is_some() {}
+        let mut dispatcher = Dispatcher::new(Arc::clone(&shared));
+        loop {
+            tokio::select! {
+                input = incoming.recv() => match input {
+                    Some(input) => dispatcher.handle(input),
+                    None => break,
+                },
+                Some(batch) = changed.recv() => dispatcher.notify(&batch),
+            }
         }
-        // stdin closed: finish what was asked, then stop.
-        while dispatcher.tasks.join_next().await.is_some() {}
+        // stdin closed: finish what was asked, close the streams, then stop.
+        dispatcher.finish().await;
     });
     drop(shared);
     runtime.shutdown_background();
     let _ = writer.join();
     Ok(())
-}
-
-struct Dispatcher {
-    shared: Arc<Shared>,
-    /// The revision `initialize` negotiated; None until a legacy client opens.
-    legacy: Option<Revision>,
-    tasks: JoinSet<()>,
-}
-
-impl Dispatcher {
-    fn send(&self, bytes: Vec<u8>) {
-        let _ = self.shared.output.send(bytes);
-    }
-
-    fn reject(&self, id: &Value, error: RpcError) {
-        self.send(protocol::error_line(id, &error));
-    }
-
-    fn handle(&mut self, input: Input) {
-        let line = match input {
-            Input::Line(line) => line,
-            Input::TooLong { limit } => {
-                return self.reject(
-                    &Value::Null,
-                    RpcError::new(
-                        code::INVALID_REQUEST,
-                        format!("the message is longer than {limit} bytes and was skipped; send smaller messages or raise serve --max-line"),
-                    ),
-                );
-            }
-        };
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return;
-        }
-        match parse_line(&line) {
-            Incoming::Invalid { id, error } => self.reject(&id, error),
-            Incoming::Response => {}
-            Incoming::Notification { method, params } => self.notification(&method, &params),
-            Incoming::Request(envelope) => self.request(envelope),
-        }
-    }
-
-    fn notification(&mut self, method: &str, params: &Value) {
-        if method == "notifications/cancelled"
-            && let Some(id) = params.get("requestId")
-        {
-            let running = self
-                .shared
-                .running
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if let Some(flag) = running.get(&id_key(id)) {
-                flag.store(true, Ordering::Relaxed);
-            }
-        }
-        // Every other notification (initialized, progress, ...) needs nothing from us.
-    }
-
-    fn request(&mut self, envelope: Envelope) {
-        let revision = match (&envelope.era, &envelope.method) {
-            (_, Method::Initialize { version }) => {
-                let revision = Revision::parse(version)
-                    .filter(|revision| !revision.is_modern())
-                    .unwrap_or(Revision::LEGACY[0]);
-                self.legacy = Some(revision);
-                revision
-            }
-            (Era::Modern { .. }, _) => Revision::MODERN,
-            // A discovery probe without `_meta` is still answered, in the modern shape.
-            (Era::Legacy, Method::Discover) => Revision::MODERN,
-            (Era::Legacy, _) => match self.legacy {
-                Some(revision) => revision,
-                None => {
-                    return self.reject(
-                        &envelope.id,
-                        RpcError::new(
-                            code::INVALID_REQUEST,
-                            format!(
-                                "no session: send initialize first (protocol versions {}), or put protocolVersion {} and clientCapabilities in params._meta",
-                                protocol::legacy_names(),
-                                Revision::MODERN.as_str()
-                            ),
-                        )
-                        .with_data(serde_json::json!({
-                            "supported": std::iter::once(Revision::MODERN).chain(Revision::LEGACY).map(Revision::as_str).collect::<Vec<_>>()
-                        })),
-                    );
-                }
-            },
-        };
-        if let Some(error) = not_served(&envelope, revision) {
-            return self.reject(&envelope.id, error);
-        }
-        let cancelled = Arc::new(AtomicBool::new(false));
-        let key = id_key(&envelope.id);
-        self.shared
-            .running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(key.clone(), Arc::clone(&cancelled));
-        let shared = Arc::clone(&self.shared);
-        self.tasks.spawn_blocking(move || {
-            let answer = answer(&shared, &envelope, revision);
-            shared
-                .running
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(&key);
-            if !cancelled.load(Ordering::Relaxed) {
-                let _ = shared.output.send(answer);
-            }
-        });
-    }
-}
-
-/// A cancellation names a request by its id, which may be a number or a string.
-fn id_key(id: &Value) -> String {
-    id.to_string()
-}
-
-/// Methods that exist but not in this era, and methods that do not exist.
-fn not_served(envelope: &Envelope, revision: Revision) -> Option<RpcError> {
-    let modern = revision.is_modern();
-    let name = match &envelope.method {
-        Method::Ping if modern => "ping",
-        Method::Subscribe { .. } | Method::Unsubscribe { .. } | Method::Listen(_) => {
-            "subscriptions"
-        }
-        Method::Unknown(name) => name.as_str(),
-        _ => return None,
-    };
-    Some(RpcError::new(
-        code::METHOD_NOT_FOUND,
-        format!(
-            "method '{name}' is not served by promptshelf in protocol {}; it serves prompts/list, prompts/get, resources/list, resources/read, resources/templates/list and completion/complete",
-            revision.as_str()
-        ),
-    ))
 }
 
 /// Runs one request to its answer line; never panics the process (a panic in a handler

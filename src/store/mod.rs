@@ -170,7 +170,13 @@ fn not_a_database(path: &Path, err: rusqlite::Error) -> StoreError {
     }
 }
 
-/// Unix milliseconds now.
+/// The environment variable that pins the clock (Unix milliseconds), so tests can check
+/// `lastModified` and `ttlMs` exactly. Unset in normal use.
+pub const CLOCK_ENV: &str = "PROMPTSHELF_NOW_MS";
+
+/// Unix milliseconds now (or the pinned time when `PROMPTSHELF_NOW_MS` is set).
 pub fn now_ms() -> i64 {
-    jiff::Timestamp::now().as_millisecond()
+    static PINNED: std::sync::OnceLock<Option<i64>> = std::sync::OnceLock::new();
+    let pinned = PINNED.get_or_init(|| std::env::var(CLOCK_ENV).ok()?.parse().ok());
+    pinned.unwrap_or_else(|| jiff::Timestamp::now().as_millisecond())
 }

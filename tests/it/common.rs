@@ -117,11 +117,17 @@ pub const WAIT: Duration = Duration::from_secs(10);
 
 impl Server {
     pub fn start(db: &Path, extra: &[&str]) -> Server {
+        Server::start_with_env(db, extra, &[])
+    }
+
+    /// Starts the server with extra environment variables (e.g. a pinned clock).
+    pub fn start_with_env(db: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(BIN)
             .arg("--db")
             .arg(db)
             .arg("serve")
             .args(extra)
+            .envs(env.iter().copied())
             .env_remove("PROMPTSHELF_DB")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -181,6 +187,16 @@ impl Server {
         }
     }
 
+    /// Every message that arrives until none has come for `quiet` (messages already read
+    /// while waiting for a response come first).
+    pub fn drain(&mut self, quiet: Duration) -> Vec<Value> {
+        let mut messages = std::mem::take(&mut self.pending);
+        while let Some(message) = self.read_line(quiet) {
+            messages.push(message);
+        }
+        messages
+    }
+
     /// Waits for the response with this id, keeping other messages for later.
     pub fn response_to(&mut self, id: &Value) -> Value {
         if let Some(at) = self
@@ -226,6 +242,25 @@ impl Server {
         );
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         response
+    }
+
+    /// Closes stdin, reads what the server still writes until it closes stdout, and
+    /// returns those messages with the exit code.
+    pub fn close_and_collect(mut self) -> (Vec<Value>, Option<i32>) {
+        self.stdin.take();
+        let mut messages = std::mem::take(&mut self.pending);
+        loop {
+            match self.lines.recv_timeout(WAIT) {
+                Ok(line) => messages.push(serde_json::from_str(&line).unwrap_or_else(|err| {
+                    panic!("the server wrote a line that is not JSON ({err}): {line}")
+                })),
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("stdout still open {WAIT:?} after stdin closed")
+                }
+            }
+        }
+        (messages, self.close())
     }
 
     /// Closes stdin and waits for the process; returns its exit code.

@@ -6,4 +6,5 @@ mod common;
 
 mod cli;
 mod interop;
+mod notifications;
 mod server;

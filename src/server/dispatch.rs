@@ -1,0 +1,275 @@
+//! The dispatcher: takes each input line in order, answers what must be answered in order
+//! (errors, `initialize`, subscription changes) and spawns every other request as a blocking
+//! task. It owns the per-process state: the legacy session, the subscriptions, and the
+//! requests that may still be cancelled.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, PoisonError};
+
+use serde_json::{Value, json};
+use tokio::task::JoinSet;
+
+use super::transport::Input;
+use super::watch::Changes;
+use super::{Shared, answer};
+use crate::protocol::{
+    self, Envelope, Era, Incoming, Method, Revision, RpcError, Shaper, code, parse_line,
+};
+use crate::store;
+
+pub(super) struct Dispatcher {
+    shared: Arc<Shared>,
+    /// The revision `initialize` negotiated; None until a legacy client opens.
+    legacy: Option<Revision>,
+    /// URIs a legacy client named with `resources/subscribe`.
+    legacy_uris: BTreeSet<String>,
+    /// Open modern `subscriptions/listen` streams.
+    listeners: Vec<Listener>,
+    tasks: JoinSet<()>,
+}
+
+/// One open `subscriptions/listen` stream: what it asked for, under the listen request's id.
+struct Listener {
+    id: Value,
+    prompts: bool,
+    resources: bool,
+    uris: BTreeSet<String>,
+}
+
+impl Dispatcher {
+    pub(super) fn new(shared: Arc<Shared>) -> Dispatcher {
+        Dispatcher {
+            shared,
+            legacy: None,
+            legacy_uris: BTreeSet::new(),
+            listeners: Vec::new(),
+            tasks: JoinSet::new(),
+        }
+    }
+
+    fn send(&self, bytes: Vec<u8>) {
+        let _ = self.shared.output.send(bytes);
+    }
+
+    fn reject(&self, id: &Value, error: RpcError) {
+        self.send(protocol::error_line(id, &error));
+    }
+
+    fn shaper(&self, revision: Revision) -> Shaper<'_> {
+        Shaper {
+            revision,
+            config: &self.shared.config,
+            now: store::now_ms(),
+        }
+    }
+
+    pub(super) fn handle(&mut self, input: Input) {
+        // Reap finished tasks so the set does not grow with every request served.
+        while self.tasks.try_join_next().is_some() {}
+        let line = match input {
+            Input::Line(line) => line,
+            Input::TooLong { limit } => {
+                return self.reject(
+                    &Value::Null,
+                    RpcError::new(
+                        code::INVALID_REQUEST,
+                        format!("the message is longer than {limit} bytes and was skipped; send smaller messages or raise serve --max-line"),
+                    ),
+                );
+            }
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        match parse_line(&line) {
+            Incoming::Invalid { id, error } => self.reject(&id, error),
+            Incoming::Response => {}
+            Incoming::Notification { method, params } => self.notification(&method, &params),
+            Incoming::Request(envelope) => self.request(envelope),
+        }
+    }
+
+    /// stdin closed: answer what was asked, then close every open stream.
+    pub(super) async fn finish(&mut self) {
+        while self.tasks.join_next().await.is_some() {}
+        for listener in std::mem::take(&mut self.listeners) {
+            self.send(self.shaper(Revision::MODERN).listen_closed(&listener.id));
+        }
+    }
+
+    fn notification(&mut self, method: &str, params: &Value) {
+        if method == "notifications/cancelled"
+            && let Some(id) = params.get("requestId")
+        {
+            let running = self
+                .shared
+                .running
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if let Some(flag) = running.get(&id_key(id)) {
+                flag.store(true, Ordering::Relaxed);
+            }
+            drop(running);
+            // A cancelled stream just stops: nothing more is sent for it.
+            self.listeners.retain(|listener| listener.id != *id);
+        }
+        // Every other notification (initialized, progress, ...) needs nothing from us.
+    }
+
+    /// Tells every subscriber what a batch of commits changed, each only what it asked for.
+    pub(super) fn notify(&self, changes: &Changes) {
+        const PROMPTS: &str = "notifications/prompts/list_changed";
+        const RESOURCES: &str = "notifications/resources/list_changed";
+        const UPDATED: &str = "notifications/resources/updated";
+        for listener in &self.listeners {
+            if listener.prompts && changes.prompts {
+                self.send(protocol::stream_notification(PROMPTS, &listener.id, None));
+            }
+            if listener.resources && changes.resources {
+                self.send(protocol::stream_notification(RESOURCES, &listener.id, None));
+            }
+            for uri in changes.uris.intersection(&listener.uris) {
+                self.send(protocol::stream_notification(
+                    UPDATED,
+                    &listener.id,
+                    Some(uri),
+                ));
+            }
+        }
+        if self.legacy.is_some() {
+            if changes.prompts {
+                self.send(protocol::notification(PROMPTS, None));
+            }
+            if changes.resources {
+                self.send(protocol::notification(RESOURCES, None));
+            }
+            for uri in changes.uris.intersection(&self.legacy_uris) {
+                self.send(protocol::notification(UPDATED, Some(uri)));
+            }
+        }
+    }
+
+    fn request(&mut self, envelope: Envelope) {
+        let revision = match (&envelope.era, &envelope.method) {
+            (_, Method::Initialize { version }) => {
+                let revision = Revision::parse(version)
+                    .filter(|revision| !revision.is_modern())
+                    .unwrap_or(Revision::LEGACY[0]);
+                self.legacy = Some(revision);
+                revision
+            }
+            (Era::Modern { .. }, _) => Revision::MODERN,
+            // A discovery probe without `_meta` is still answered, in the modern shape.
+            (Era::Legacy, Method::Discover) => Revision::MODERN,
+            (Era::Legacy, _) => match self.legacy {
+                Some(revision) => revision,
+                None => return self.reject(&envelope.id, no_session()),
+            },
+        };
+        if let Some(error) = not_served(&envelope, revision) {
+            return self.reject(&envelope.id, error);
+        }
+        if self.subscription_request(&envelope, revision) {
+            return;
+        }
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let key = id_key(&envelope.id);
+        self.shared
+            .running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.clone(), Arc::clone(&cancelled));
+        let shared = Arc::clone(&self.shared);
+        self.tasks.spawn_blocking(move || {
+            let answer = answer(&shared, &envelope, revision);
+            shared
+                .running
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&key);
+            if !cancelled.load(Ordering::Relaxed) {
+                let _ = shared.output.send(answer);
+            }
+        });
+    }
+
+    /// Requests that change this process's subscriptions are answered here, in order, so an
+    /// acknowledgement always precedes the first notification of its stream.
+    fn subscription_request(&mut self, envelope: &Envelope, revision: Revision) -> bool {
+        match &envelope.method {
+            Method::Listen(params) => {
+                let filter = &params.notifications;
+                let listener = Listener {
+                    id: envelope.id.clone(),
+                    prompts: filter.prompts_list_changed,
+                    resources: filter.resources_list_changed,
+                    uris: filter.resource_subscriptions.iter().cloned().collect(),
+                };
+                self.send(protocol::acknowledged(
+                    &listener.id,
+                    listener.prompts,
+                    listener.resources,
+                    &listener.uris,
+                ));
+                self.listeners.push(listener);
+            }
+            Method::Subscribe { uri } => {
+                self.legacy_uris.insert(uri.clone());
+                self.send(self.shaper(revision).empty(&envelope.id));
+            }
+            Method::Unsubscribe { uri } => {
+                self.legacy_uris.remove(uri);
+                self.send(self.shaper(revision).empty(&envelope.id));
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// A cancellation names a request by its id, which may be a number or a string.
+fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+fn no_session() -> RpcError {
+    let supported: Vec<&str> = std::iter::once(Revision::MODERN)
+        .chain(Revision::LEGACY)
+        .map(Revision::as_str)
+        .collect();
+    RpcError::new(
+        code::INVALID_REQUEST,
+        format!(
+            "no session: send initialize first (protocol versions {}), or put protocolVersion {} and clientCapabilities in params._meta",
+            protocol::legacy_names(),
+            Revision::MODERN.as_str()
+        ),
+    )
+    .with_data(json!({ "supported": supported }))
+}
+
+/// Methods that exist but not in this era, and methods that do not exist.
+fn not_served(envelope: &Envelope, revision: Revision) -> Option<RpcError> {
+    let modern = revision.is_modern();
+    let name = match &envelope.method {
+        Method::Ping if modern => "ping",
+        Method::Subscribe { .. } if modern => "resources/subscribe",
+        Method::Unsubscribe { .. } if modern => "resources/unsubscribe",
+        Method::Listen(_) if !modern => "subscriptions/listen",
+        Method::Unknown(name) => name.as_str(),
+        _ => return None,
+    };
+    let subscribe = if modern {
+        "subscriptions/listen"
+    } else {
+        "resources/subscribe"
+    };
+    Some(RpcError::new(
+        code::METHOD_NOT_FOUND,
+        format!(
+            "method '{name}' is not served by promptshelf in protocol {}; it serves prompts/list, prompts/get, resources/list, resources/read, resources/templates/list, completion/complete and {subscribe}",
+            revision.as_str()
+        ),
+    ))
+}

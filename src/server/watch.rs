@@ -1,0 +1,97 @@
+//! Noticing what other processes (the CLI, an import, a second server) commit to the
+//! database while we serve it: poll `PRAGMA data_version` (about 2 µs) on a connection of our
+//! own, and when it moves, read the change-log rows after the last one seen.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+use tokio::sync::mpsc::Sender;
+
+use crate::store::read::{Change, changes_since};
+
+/// What one batch of commits changed, as the notifications need it. A whole import is one
+/// batch, so it becomes at most one list_changed per list.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Changes {
+    pub prompts: bool,
+    /// Resources or resource templates.
+    pub resources: bool,
+    /// Resources inserted, updated or deleted, by URI.
+    pub uris: BTreeSet<String>,
+}
+
+impl Changes {
+    fn from_rows(rows: &[Change]) -> Changes {
+        let mut changes = Changes::default();
+        for row in rows {
+            match row.kind.as_str() {
+                "prompt" => changes.prompts = true,
+                "resource" => {
+                    changes.resources = true;
+                    changes.uris.insert(row.key.clone());
+                }
+                "template" => changes.resources = true,
+                // Completion tables have no notification of their own.
+                _ => {}
+            }
+        }
+        changes
+    }
+
+    fn is_empty(&self) -> bool {
+        !self.prompts && !self.resources
+    }
+}
+
+/// Starts the watching thread; it ends when `sink` is closed.
+pub fn spawn(path: &Path, interval: Duration, sink: Sender<Changes>) -> anyhow::Result<()> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(Duration::from_secs(10))?;
+    let mut last_seq: i64 =
+        conn.query_row("SELECT coalesce(max(seq), 0) FROM change_log", [], |row| {
+            row.get(0)
+        })?;
+    let mut last_version = data_version(&conn)?;
+    std::thread::Builder::new()
+        .name("watch".into())
+        .spawn(move || {
+            while !sink.is_closed() {
+                std::thread::sleep(interval);
+                let version = match data_version(&conn) {
+                    Ok(version) => version,
+                    Err(err) => {
+                        tracing::warn!("watching the database: {err}");
+                        continue;
+                    }
+                };
+                if version == last_version {
+                    continue;
+                }
+                last_version = version;
+                let rows = match changes_since(&conn, last_seq) {
+                    Ok(rows) => rows,
+                    Err(err) => {
+                        tracing::warn!("reading the change log: {err}");
+                        continue;
+                    }
+                };
+                let Some(last) = rows.last() else { continue };
+                last_seq = last.seq;
+                let changes = Changes::from_rows(&rows);
+                tracing::debug!(rows = rows.len(), ?changes, "library changed");
+                if !changes.is_empty() && sink.blocking_send(changes).is_err() {
+                    break;
+                }
+            }
+        })?;
+    Ok(())
+}
+
+fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA data_version", [], |row| row.get(0))
+}

@@ -1,0 +1,361 @@
+//! A running server learns of writes by another process (the CLI) and tells its clients:
+//! modern `subscriptions/listen` streams and legacy sessions, only what each asked for. Also
+//! how `lastModified` and `ttlMs` follow the content hashes, with a pinned clock.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::{MODERN, Server, TestContext, WAIT, modern_params, validate};
+
+/// Long enough for several polls (200 ms by default) to have passed.
+const QUIET: Duration = Duration::from_millis(1200);
+const TESTING: &str = "shelf://library/guides/testing.md";
+
+fn listen(server: &mut Server, id: &str, filter: Value) -> Value {
+    server.send(&json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "subscriptions/listen",
+        "params": modern_params(json!({"notifications": filter}), json!({})),
+    }));
+    let ack = server.next_message();
+    validate(MODERN, "SubscriptionsAcknowledgedNotification", &ack);
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        id
+    );
+    ack
+}
+
+/// (method, subscription id, uri) of each notification, for comparing.
+fn summary(messages: &[Value]) -> Vec<(String, String, String)> {
+    let mut summary: Vec<(String, String, String)> = messages
+        .iter()
+        .map(|m| {
+            (
+                m["method"].as_str().unwrap_or("").to_string(),
+                m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+                m["params"]["uri"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    summary.sort();
+    summary
+}
+
+fn owned(rows: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
+    let mut rows: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// Waits for the first notification after a write, then whatever follows it.
+fn after_write(server: &mut Server) -> Vec<Value> {
+    let first = server
+        .read_line(WAIT)
+        .unwrap_or_else(|| panic!("no notification within {WAIT:?} of the write"));
+    let mut messages = vec![first];
+    messages.extend(server.drain(QUIET));
+    messages
+}
+
+fn prompt_file(ctx: &TestContext, name: &str, body: &str) -> String {
+    let path = ctx.write(
+        &format!("{name}.prompt.md"),
+        format!("---\ndescription: A test prompt\n---\n{body}\n"),
+    );
+    path.display().to_string()
+}
+
+#[test]
+fn listen_streams_deliver_only_what_each_asked_for() {
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    let mut server = ctx.server();
+    let ack = listen(
+        &mut server,
+        "prompts-and-testing",
+        json!({"promptsListChanged": true, "toolsListChanged": true, "resourceSubscriptions": [TESTING]}),
+    );
+    // Tools are never honoured: there are none.
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"promptsListChanged": true, "resourceSubscriptions": [TESTING]})
+    );
+    listen(
+        &mut server,
+        "resources",
+        json!({"resourcesListChanged": true}),
+    );
+
+    let file = prompt_file(&ctx, "greet", "Say hello.");
+    ctx.ok(&["prompt", "add", &file]);
+    let messages = after_write(&mut server);
+    for message in &messages {
+        validate(MODERN, "PromptListChangedNotification", message);
+    }
+    assert_eq!(
+        summary(&messages),
+        owned(&[(
+            "notifications/prompts/list_changed",
+            "prompts-and-testing",
+            ""
+        )])
+    );
+
+    let other = ctx.write("notes.md", "# Notes\n");
+    ctx.ok(&[
+        "resource",
+        "add",
+        &other.display().to_string(),
+        "--uri",
+        "shelf://local/notes.md",
+    ]);
+    assert_eq!(
+        summary(&after_write(&mut server)),
+        owned(&[("notifications/resources/list_changed", "resources", "")])
+    );
+
+    let changed = ctx.write("testing.md", "# Testing, rewritten\n");
+    ctx.ok(&[
+        "resource",
+        "add",
+        &changed.display().to_string(),
+        "--uri",
+        TESTING,
+    ]);
+    let messages = after_write(&mut server);
+    let updated = messages
+        .iter()
+        .find(|m| m["method"] == "notifications/resources/updated")
+        .expect("resources/updated");
+    validate(MODERN, "ResourceUpdatedNotification", updated);
+    assert_eq!(
+        summary(&messages),
+        owned(&[
+            ("notifications/resources/list_changed", "resources", ""),
+            (
+                "notifications/resources/updated",
+                "prompts-and-testing",
+                TESTING
+            ),
+        ])
+    );
+
+    // Writing the same content again changes no hash, so nobody hears of it.
+    ctx.ok(&["prompt", "add", &file]);
+    ctx.ok(&[
+        "resource",
+        "add",
+        &changed.display().to_string(),
+        "--uri",
+        TESTING,
+    ]);
+    assert_eq!(server.drain(QUIET), Vec::<Value>::new());
+
+    // A cancelled stream hears nothing more; the other one still does.
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "prompts-and-testing"}}));
+    let file = prompt_file(&ctx, "greet", "Say hello twice.");
+    ctx.ok(&["prompt", "add", &file]);
+    ctx.ok(&["resource", "rm", "shelf://local/notes.md"]);
+    assert_eq!(
+        summary(&after_write(&mut server)),
+        owned(&[("notifications/resources/list_changed", "resources", "")])
+    );
+
+    // Closing stdin answers the open stream, then the server exits.
+    let stdin_closed = server.close_and_collect();
+    assert_eq!(stdin_closed.1, Some(0));
+    let closing = stdin_closed
+        .0
+        .iter()
+        .find(|m| m["id"] == "resources")
+        .expect("the open stream is answered on shutdown")
+        .clone();
+    validate(MODERN, "SubscriptionsListenResultResponse", &closing);
+    assert_eq!(
+        closing["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "resources"
+    );
+    assert!(
+        stdin_closed
+            .0
+            .iter()
+            .all(|m| m["id"] != "prompts-and-testing")
+    );
+}
+
+#[test]
+fn legacy_sessions_hear_list_changes_and_their_subscriptions() {
+    let revision = "2025-06-18";
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    let mut server = ctx.server();
+    server.initialize(revision);
+    let response = server.request("resources/subscribe", json!({"uri": TESTING}));
+    assert_eq!(response["result"], json!({}));
+
+    let changed = ctx.write("testing.md", "# Testing, take two\n");
+    ctx.ok(&[
+        "resource",
+        "add",
+        &changed.display().to_string(),
+        "--uri",
+        TESTING,
+    ]);
+    let messages = after_write(&mut server);
+    for message in &messages {
+        validate(revision, "JSONRPCNotification", message);
+        assert!(message["params"].get("_meta").is_none(), "{message}");
+    }
+    assert_eq!(
+        summary(&messages),
+        owned(&[
+            ("notifications/resources/list_changed", "", ""),
+            ("notifications/resources/updated", "", TESTING),
+        ])
+    );
+
+    let response = server.request("resources/unsubscribe", json!({"uri": TESTING}));
+    assert_eq!(response["result"], json!({}));
+    let changed = ctx.write("testing.md", "# Testing, take three\n");
+    ctx.ok(&[
+        "resource",
+        "add",
+        &changed.display().to_string(),
+        "--uri",
+        TESTING,
+    ]);
+    assert_eq!(
+        summary(&after_write(&mut server)),
+        owned(&[("notifications/resources/list_changed", "", "")])
+    );
+
+    let file = prompt_file(&ctx, "greet", "Hello.");
+    ctx.ok(&["prompt", "add", &file]);
+    let messages = after_write(&mut server);
+    validate(revision, "PromptListChangedNotification", &messages[0]);
+    assert_eq!(
+        summary(&messages),
+        owned(&[("notifications/prompts/list_changed", "", "")])
+    );
+}
+
+#[test]
+fn one_transaction_of_many_changes_is_one_notification_per_list() {
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    let mut server = ctx.server();
+    listen(
+        &mut server,
+        "all",
+        json!({"promptsListChanged": true, "resourcesListChanged": true}),
+    );
+    let mut conn = rusqlite::Connection::open(&ctx.db).expect("open");
+    let tx = conn.transaction().expect("transaction");
+    let blob = blake3::hash(b"same text");
+    tx.execute(
+        "INSERT INTO blobs (hash, size, data) VALUES (?1, 9, CAST('same text' AS BLOB))",
+        [&blob.as_bytes()[..]],
+    )
+    .expect("blob");
+    for n in 0..500 {
+        tx.execute(
+            "INSERT INTO resources (uri, name, mime_type, is_text, blob_hash, size, content_hash, last_modified)
+             VALUES (?1, ?1, 'text/plain', 1, ?2, 9, ?3, 0)",
+            rusqlite::params![format!("shelf://bulk/{n}.txt"), &blob.as_bytes()[..], &blake3::hash(n.to_string().as_bytes()).as_bytes()[..]],
+        )
+        .expect("resource");
+    }
+    tx.commit().expect("commit");
+    assert_eq!(
+        summary(&after_write(&mut server)),
+        owned(&[("notifications/resources/list_changed", "all", "")])
+    );
+}
+
+#[test]
+fn last_modified_and_ttl_follow_the_content_hash() {
+    const T0: i64 = 1_750_000_000_000;
+    let ctx = TestContext::new();
+    let at = |ms: i64| ms.to_string();
+    let run_at = |ms: i64, args: &[&str]| {
+        let output = ctx
+            .command(args)
+            .env("PROMPTSHELF_NOW_MS", at(ms))
+            .output()
+            .expect("run");
+        assert!(
+            output.status.success(),
+            "{}",
+            crate::common::describe(args, &output, "expected success")
+        );
+    };
+    run_at(T0, &["stats"]);
+    let read_at = |now: i64| {
+        let mut server = Server::start_with_env(&ctx.db, &[], &[("PROMPTSHELF_NOW_MS", &at(now))]);
+        let read = server.modern("resources/read", json!({"uri": TESTING}));
+        let list = server.modern("resources/list", json!({}));
+        let listed = list["result"]["resources"]
+            .as_array()
+            .and_then(|all| all.iter().find(|r| r["uri"] == TESTING))
+            .expect("listed")
+            .clone();
+        (
+            read["result"]["ttlMs"].as_i64(),
+            listed["annotations"]["lastModified"]
+                .as_str()
+                .map(String::from),
+            list["result"]["ttlMs"].as_i64(),
+        )
+    };
+    // 10% of the age, clamped to 1 s .. 1 h.
+    assert_eq!(read_at(T0 + 100_000).0, Some(10_000));
+    assert_eq!(read_at(T0 + 5_000).0, Some(1_000));
+    assert_eq!(read_at(T0 + 100_000_000).0, Some(3_600_000));
+    let (_, modified, list_ttl) = read_at(T0 + 100_000);
+    assert_eq!(modified.as_deref(), Some("2025-06-15T15:06:40Z"));
+    assert_eq!(list_ttl, Some(10_000));
+
+    // The same content written later changes nothing; new content moves lastModified (and
+    // the list's TTL, which follows its newest item).
+    let same = ctx.write("testing.md", "same");
+    run_at(
+        T0 + 50_000,
+        &[
+            "resource",
+            "add",
+            &same.display().to_string(),
+            "--uri",
+            TESTING,
+        ],
+    );
+    let (ttl, modified, _) = read_at(T0 + 100_000);
+    assert_eq!(
+        (ttl, modified.as_deref()),
+        (Some(5_000), Some("2025-06-15T15:07:30Z"))
+    );
+    run_at(
+        T0 + 90_000,
+        &[
+            "resource",
+            "add",
+            &same.display().to_string(),
+            "--uri",
+            TESTING,
+        ],
+    );
+    let (ttl, modified, list_ttl) = read_at(T0 + 100_000);
+    assert_eq!(
+        (ttl, modified.as_deref()),
+        (Some(5_000), Some("2025-06-15T15:07:30Z"))
+    );
+    assert_eq!(list_ttl, Some(5_000));
+}
