@@ -326,6 +326,16 @@ impl Shaper<'_> {
                 json!(base64::engine::general_purpose::STANDARD.encode(bytes)),
             ),
         };
+        // Contents have no annotations, so the freshness a cache needs goes in `_meta`.
+        if self.revision >= Revision::V2025_06_18 {
+            map.insert(
+                "_meta".into(),
+                json!({
+                    META_HASH: hex(&read.resource.content_hash),
+                    META_LAST_MODIFIED: iso(read.resource.last_modified),
+                }),
+            );
+        }
         Value::Object(map)
     }
 

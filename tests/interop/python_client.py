@@ -20,13 +20,16 @@ from __future__ import annotations
 import argparse
 import base64
 import sys
+import tempfile
 import time
+from pathlib import Path
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+from mcp.client.subscriptions import listen
 
 SEED_PROMPTS = {
     "code-review",
@@ -47,6 +50,9 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # Long enough for a debug build on a loaded CI machine, short enough that a server that never
 # answers fails the check instead of hanging the test.
 REQUEST_TIMEOUT_SECONDS = 20.0
+# How long a change made by another process may take to be notified (the server polls the
+# database every 200 ms; the rest is slack for a loaded machine).
+NOTIFY_TIMEOUT_SECONDS = 10.0
 # A bound on a whole era (spawn, handshake, every check, shutdown).
 ERA_TIMEOUT_SECONDS = 120.0
 
@@ -113,9 +119,55 @@ async def list_all(fetch: Callable[[types.PaginatedRequestParams | None], Awaita
 async def run_era(binary: str, db: str, era: str, report: Report) -> None:
     """Starts a server, connects in `era` ("legacy" or "modern"), and runs every check."""
     server = StdioServerParameters(command=binary, args=["--db", db, "serve"])
+    notifications_in, notifications_out = anyio.create_memory_object_stream[Any](100)
+
+    async def on_message(message: Any) -> None:
+        # Legacy change notifications arrive here; transport faults too, and are ignored.
+        if not isinstance(message, Exception):
+            await notifications_in.send(message)
+
     async with stdio_client(server) as (read, write):
-        async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS) as session:
+        async with ClientSession(
+            read, write, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS, message_handler=on_message
+        ) as session:
             await run_checks(session, era, report)
+            await check_notifications(session, binary, db, era, notifications_out, report)
+
+
+async def add_prompt(binary: str, db: str, era: str) -> None:
+    """Changes the library from a second process, as a person at a terminal would."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"interop-{era}.prompt.md"
+        path.write_text(f"---\ndescription: Written by the interop test ({era}, {time.time()})\n---\nHello.\n")
+        result = await anyio.run_process([binary, "--db", db, "prompt", "add", str(path)], check=False)
+        expect(result.returncode == 0, f"promptshelf prompt add failed: {result.stderr.decode(errors='replace')}")
+
+
+async def check_notifications(
+    session: ClientSession, binary: str, db: str, era: str, received: Any, report: Report
+) -> None:
+    tag = f"[{era}]"
+
+    async def legacy_list_changed() -> str:
+        await add_prompt(binary, db, era)
+        with anyio.fail_after(NOTIFY_TIMEOUT_SECONDS):
+            while True:
+                message = await received.receive()
+                if isinstance(message, types.PromptListChangedNotification):
+                    return "notifications/prompts/list_changed after a CLI write"
+
+    async def modern_list_changed() -> str:
+        async with listen(session, prompts_list_changed=True) as subscription:
+            expect(subscription.honored.prompts_list_changed, f"the server did not honour promptsListChanged: {subscription.honored}")
+            await add_prompt(binary, db, era)
+            with anyio.fail_after(NOTIFY_TIMEOUT_SECONDS):
+                event = await subscription.__anext__()
+        return f"{type(event).__name__} on subscriptions/listen after a CLI write"
+
+    if era == "legacy":
+        await report.check(f"{tag} list_changed notification", legacy_list_changed)
+    else:
+        await report.check(f"{tag} subscriptions/listen notification", modern_list_changed)
 
 
 async def run_checks(session: ClientSession, era: str, report: Report) -> None:

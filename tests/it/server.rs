@@ -172,6 +172,16 @@ fn modern_reads_text_and_binary_resources() {
         Some(&seed_file("reference/http-status-codes.txt")[..])
     );
     assert!(result(&response)["ttlMs"].as_u64().is_some());
+    assert!(
+        contents["_meta"]["promptshelf/lastModified"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z'))
+    );
+    assert!(
+        contents["_meta"]["promptshelf/contentHash"]
+            .as_str()
+            .is_some_and(|h| h.len() == 64)
+    );
 
     let response = server.modern(
         "resources/read",
