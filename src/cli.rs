@@ -39,6 +39,9 @@ pub enum Command {
     /// List, add, import or remove completion values
     #[command(subcommand)]
     Values(ValuesCommand),
+    /// Check the library: every prompt renders, every embedded or linked URI resolves,
+    /// every completion source exists, every template parses
+    Check(JsonFlag),
     /// Count what the library holds
     Stats(JsonFlag),
     /// Print the configuration that registers this server with a host
@@ -103,6 +106,17 @@ pub enum PromptCommand {
         /// The prompt's name (see `prompt list`)
         name: String,
         /// Print JSON instead of text
+        #[arg(long)]
+        json: bool,
+    },
+    /// Fill a prompt with arguments and print the messages a host would get
+    Render {
+        /// The prompt's name (see `prompt list`)
+        name: String,
+        /// An argument value: NAME=VALUE (repeatable)
+        #[arg(long = "arg", value_name = "NAME=VALUE")]
+        args: Vec<String>,
+        /// Print the exact `prompts/get` result (protocol 2026-07-28) as JSON
         #[arg(long)]
         json: bool,
     },

@@ -14,6 +14,7 @@
 //! - `uri_template`: RFC 6570 expansion and matching.
 //! - `cli`, `cmd`, `config`, `logging`: the command line and what it runs on.
 
+pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod complete;

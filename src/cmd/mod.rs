@@ -1,5 +1,6 @@
 //! Carries out a parsed command line: opens the store, then one module per command group.
 
+mod check;
 mod common;
 mod config;
 mod prompt;
@@ -29,6 +30,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Template(command) => template::run(&open(&db)?, command),
         Command::Values(command) => values::run(&open(&db)?, command),
         Command::Stats(flags) => stats::run(&open(&db)?, flags),
+        Command::Check(flags) => check::run(&open(&db)?, flags),
     }
 }
 

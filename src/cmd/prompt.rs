@@ -16,6 +16,7 @@ pub fn run(store: &Store, command: PromptCommand) -> Result<()> {
     match command {
         PromptCommand::List(flags) => list(store, flags.json),
         PromptCommand::Show { name, json } => show(store, &name, json),
+        PromptCommand::Render { name, args, json } => render(store, &name, &args, json),
         PromptCommand::Add { file } => add(store, &file),
         PromptCommand::Rm { name } => remove(store, &name),
     }
@@ -248,4 +249,85 @@ fn remove(store: &Store, name: &str) -> Result<()> {
         return Err(unknown(&store::read::prompt_names(&*store.conn()?)?, name));
     }
     common::say(&format!("removed prompt {}", common::one_line(name)))
+}
+
+/// Renders through the same handler `prompts/get` uses, so the preview is what a host gets.
+fn render(store: &Store, name: &str, args: &[String], json: bool) -> Result<()> {
+    let mut arguments = std::collections::HashMap::new();
+    for arg in args {
+        let Some((key, value)) = arg.split_once('=') else {
+            return Err(anyhow!(
+                "--arg '{arg}' is not NAME=VALUE; write e.g. --arg language=rust"
+            ));
+        };
+        arguments.insert(key.to_string(), value.to_string());
+    }
+    let conn = store.conn()?;
+    let config = crate::config::ServeConfig::default();
+    let secret = store::read::secret(&conn)?;
+    let params = crate::protocol::GetPromptParams {
+        name: name.to_string(),
+        arguments,
+        input_responses: None,
+        request_state: None,
+    };
+    let caller = crate::handlers::prompts::Caller {
+        can_elicit: false,
+        now: store::now_ms(),
+    };
+    let outcome = crate::handlers::prompts::get(&conn, &config, &secret, &params, caller)
+        .map_err(|failure| anyhow!("{}", crate::handlers::describe_failure(&failure)))?;
+    if json {
+        let shaper = crate::protocol::Shaper {
+            revision: crate::protocol::Revision::MODERN,
+            config: &config,
+            now: caller.now,
+        };
+        return common::print_json(&shaper.prompt_result(&outcome));
+    }
+    let crate::handlers::PromptOutcome::Rendered { prompt, .. } = outcome else {
+        return Err(anyhow!(
+            "prompt '{name}' asked for input instead of rendering"
+        ));
+    };
+    let mut out = common::stdout();
+    for message in &prompt.messages {
+        writeln!(out, "--- {}", message.role.as_str())?;
+        match &message.block {
+            crate::handlers::Block::Text(text) => writeln!(out, "{text}")?,
+            crate::handlers::Block::Embedded(read) => {
+                writeln!(
+                    out,
+                    "[embedded {} ({}, {})]",
+                    read.resource.info.uri,
+                    read.resource.info.mime_type,
+                    common::human_size(read.resource.size)
+                )?;
+                if let crate::model::Content::Text(text) = &read.content {
+                    writeln!(out, "{text}")?;
+                }
+            }
+            crate::handlers::Block::Media { read, .. } => writeln!(
+                out,
+                "[{} {} ({})]",
+                read.resource.info.mime_type,
+                read.resource.info.uri,
+                common::human_size(read.resource.size)
+            )?,
+            crate::handlers::Block::Link(resource) => writeln!(
+                out,
+                "[link {} ({}){}]",
+                resource.info.uri,
+                resource.info.mime_type,
+                resource
+                    .info
+                    .title
+                    .as_deref()
+                    .map(|title| format!(": {title}"))
+                    .unwrap_or_default()
+            )?,
+        }
+    }
+    out.flush()?;
+    Ok(())
 }

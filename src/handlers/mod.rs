@@ -3,7 +3,7 @@
 //!
 //! One module per method group. Handlers never see JSON-RPC, ids or the transport.
 
-mod arguments;
+pub mod arguments;
 pub mod completion;
 pub mod discover;
 mod paging;
@@ -34,6 +34,14 @@ impl From<StoreError> for Failure {
     fn from(err: StoreError) -> Failure {
         tracing::error!("store: {err}");
         Failure::Internal(format!("the library could not be read: {err}"))
+    }
+}
+
+/// The sentence a person reads for a failure (the CLI's error line).
+pub fn describe_failure(failure: &Failure) -> &str {
+    match failure {
+        Failure::InvalidParams(message) | Failure::Internal(message) => message,
+        Failure::ResourceNotFound { message, .. } => message,
     }
 }
 

@@ -112,12 +112,13 @@ fn put(map: &mut Map<String, Value>, key: &str, value: Option<&str>) {
 impl Shaper<'_> {
     /// A success response line; `hints` = the newest lastModified the result depends on,
     /// when it is cacheable (modern results then carry `ttlMs` and `cacheScope`).
-    pub fn success(
-        &self,
-        id: &Value,
-        mut result: Map<String, Value>,
-        hints: Option<Hints>,
-    ) -> Vec<u8> {
+    pub fn success(&self, id: &Value, result: Map<String, Value>, hints: Option<Hints>) -> Vec<u8> {
+        line(&json!({"jsonrpc": "2.0", "id": id, "result": self.complete(result, hints)}))
+    }
+
+    /// A complete result body: modern results get `resultType`, `serverInfo` and, when
+    /// cacheable, the caching hints.
+    fn complete(&self, mut result: Map<String, Value>, hints: Option<Hints>) -> Map<String, Value> {
         if self.revision.is_modern() {
             result.insert("resultType".into(), json!("complete"));
             if let Some(hints) = hints {
@@ -126,7 +127,7 @@ impl Shaper<'_> {
             }
             self.add_server_info(&mut result);
         }
-        line(&json!({"jsonrpc": "2.0", "id": id, "result": result}))
+        result
     }
 
     fn add_server_info(&self, result: &mut Map<String, Value>) {
@@ -346,15 +347,20 @@ impl Shaper<'_> {
     }
 
     pub fn prompt_outcome(&self, id: &Value, outcome: &PromptOutcome) -> Vec<u8> {
+        line(&json!({"jsonrpc": "2.0", "id": id, "result": self.prompt_result(outcome)}))
+    }
+
+    /// The `result` of a `prompts/get`, as `promptshelf prompt render --json` prints it too.
+    pub fn prompt_result(&self, outcome: &PromptOutcome) -> Map<String, Value> {
         match outcome {
-            PromptOutcome::Rendered { prompt, retried } => self.rendered(id, prompt, *retried),
+            PromptOutcome::Rendered { prompt, retried } => self.rendered(prompt, *retried),
             PromptOutcome::InputRequired { requests, state } => {
-                self.input_required(id, requests, state)
+                self.input_required(requests, state)
             }
         }
     }
 
-    fn rendered(&self, id: &Value, prompt: &RenderedPrompt, retried: bool) -> Vec<u8> {
+    fn rendered(&self, prompt: &RenderedPrompt, retried: bool) -> Map<String, Value> {
         let messages: Vec<Value> = prompt
             .messages
             .iter()
@@ -367,7 +373,7 @@ impl Shaper<'_> {
         result.insert("messages".into(), Value::Array(messages));
         // A result produced by answering input must not be cached.
         let hints = retried.then_some(Hints::NotCacheable);
-        self.success(id, result, hints)
+        self.complete(result, hints)
     }
 
     fn block(&self, block: &Block) -> Value {
@@ -414,7 +420,7 @@ impl Shaper<'_> {
         }
     }
 
-    fn input_required(&self, id: &Value, requests: &[InputRequest], state: &str) -> Vec<u8> {
+    fn input_required(&self, requests: &[InputRequest], state: &str) -> Map<String, Value> {
         let mut input_requests = Map::new();
         for request in requests {
             input_requests.insert(
@@ -434,7 +440,7 @@ impl Shaper<'_> {
         result.insert("inputRequests".into(), Value::Object(input_requests));
         result.insert("requestState".into(), json!(state));
         self.add_server_info(&mut result);
-        line(&json!({"jsonrpc": "2.0", "id": id, "result": result}))
+        result
     }
 
     pub fn completion(&self, id: &Value, completion: &Completion) -> Vec<u8> {

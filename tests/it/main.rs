@@ -7,4 +7,5 @@ mod common;
 mod cli;
 mod interop;
 mod notifications;
+mod render;
 mod server;

@@ -1,0 +1,449 @@
+//! Prompt rendering over the real server and CLI: typed arguments accepted and refused with
+//! a useful sentence, values never evaluated as template code, embeds and links as the right
+//! content blocks, several messages in order, and the whole elicitation round trip.
+
+use serde_json::{Value, json};
+
+use crate::common::{MODERN, Server, TestContext, modern_params, validate};
+
+const TYPED: &str = r#"---
+name: typed
+description: Every argument type
+arguments:
+  - name: word
+    pattern: "[a-z]+"
+    max_length: 5
+  - name: level
+    type: enum
+    values: [low, high]
+  - name: count
+    type: integer
+    min: 1
+    max: 10
+  - name: ratio
+    type: number
+    min: 0
+    max: 1
+  - name: strict
+    type: boolean
+  - name: due
+    type: date
+  - name: site
+    type: uri
+---
+word={{ word }} level={{ level }} count={{ count }} ratio={{ ratio }} due={{ due }} site={{ site }}
+{% if strict %}STRICT{% else %}LENIENT{% endif %}
+"#;
+
+fn get(server: &mut Server, name: &str, arguments: Value) -> Value {
+    let response = server.modern("prompts/get", json!({"name": name, "arguments": arguments}));
+    validate(MODERN, "JSONRPCMessage", &response);
+    if let Some(result) = response.get("result") {
+        validate(MODERN, "GetPromptResult", result);
+    }
+    response
+}
+
+fn text_of(response: &Value) -> String {
+    response["result"]["messages"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no messages in {response}"))
+        .iter()
+        .filter_map(|m| m["content"]["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn add_prompt(ctx: &TestContext, file: &str, text: &str) {
+    let path = ctx.write(file, text);
+    ctx.ok(&["prompt", "add", &path.display().to_string()]);
+}
+
+#[test]
+fn each_argument_type_is_accepted_and_refused_with_a_useful_sentence() {
+    let ctx = TestContext::new();
+    add_prompt(&ctx, "typed.prompt.md", TYPED);
+    let mut server = ctx.server();
+    let good = get(
+        &mut server,
+        "typed",
+        json!({"word": "abc", "level": "high", "count": "10", "ratio": "0.5", "strict": "no", "due": "2025-02-28", "site": "https://example.com/x"}),
+    );
+    let text = text_of(&good);
+    assert!(
+        text.contains(
+            "word=abc level=high count=10 ratio=0.5 due=2025-02-28 site=https://example.com/x"
+        ),
+        "{text}"
+    );
+    // "no" is a real false inside the template.
+    assert!(text.contains("LENIENT"), "{text}");
+    let yes = get(&mut server, "typed", json!({"strict": "yes"}));
+    assert!(text_of(&yes).contains("STRICT"));
+
+    let refused = [
+        ("word", "ABC", "matching the pattern"),
+        ("word", "abcdef", "at most 5 characters"),
+        ("level", "medium", "one of: low, high"),
+        ("count", "11", "integer from 1 to 10"),
+        ("count", "2.5", "integer from 1 to 10"),
+        ("ratio", "abc", "number from 0 to 1"),
+        ("strict", "maybe", "true or false"),
+        ("due", "2025-02-30", "a date as YYYY-MM-DD"),
+        ("site", "not a uri", "an absolute URI"),
+    ];
+    for (name, value, expected) in refused {
+        let response = get(&mut server, "typed", json!({ name: value }));
+        assert_eq!(
+            response["error"]["code"], -32602,
+            "{name}={value}: {response}"
+        );
+        let message = response["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains(&format!("argument '{name}'"))
+                && message.contains(expected)
+                && message.contains("e.g."),
+            "{name}={value}: {message}"
+        );
+    }
+    let unknown = get(&mut server, "typed", json!({"colour": "red"}));
+    assert_eq!(unknown["error"]["code"], -32602);
+    let message = unknown["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("'colour'") && message.contains("word"),
+        "{message}"
+    );
+
+    // prompts/list tells a person what to type.
+    let list = server.modern("prompts/list", json!({}));
+    let typed = list["result"]["prompts"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["name"] == "typed"))
+        .expect("listed")
+        .clone();
+    let count = typed["arguments"]
+        .as_array()
+        .and_then(|a| a.iter().find(|a| a["name"] == "count"))
+        .expect("count")
+        .clone();
+    assert!(
+        count["description"]
+            .as_str()
+            .unwrap_or("")
+            .contains("integer from 1 to 10"),
+        "{count}"
+    );
+    assert_eq!(
+        count["_meta"]["promptshelf/type"],
+        json!({"type": "integer", "minimum": 1.0, "maximum": 10.0})
+    );
+}
+
+#[test]
+fn values_are_never_evaluated_as_template_code() {
+    let ctx = TestContext::new();
+    let mut server = ctx.server();
+    let attack = "{{ 7 * 7 }} {% for x in range(3) %}loop{% endfor %} {{ embed('shelf://library/images/layers.png') }}";
+    let response = get(&mut server, "summarize", json!({"text": attack}));
+    let text = text_of(&response);
+    assert!(text.contains(attack), "{text}");
+    assert!(!text.contains("49") && !text.contains("looploop"));
+    let blocks: Vec<&str> = response["result"]["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["content"]["type"].as_str())
+        .collect();
+    assert!(blocks.iter().all(|b| *b == "text"), "{blocks:?}");
+}
+
+#[test]
+fn embeds_become_resource_image_and_audio_blocks_and_links_resource_links() {
+    let ctx = TestContext::new();
+    let wav: Vec<u8> = b"RIFF\x24\x00\x00\x00WAVEfmt "
+        .iter()
+        .copied()
+        .chain([0u8; 24])
+        .collect();
+    let bin: Vec<u8> = (0u8..=255).collect();
+    for (file, bytes, uri) in [
+        ("sound.wav", wav.clone(), "shelf://t/sound.wav"),
+        ("data.bin", bin.clone(), "shelf://t/data.bin"),
+    ] {
+        let path = ctx.write(file, bytes);
+        ctx.ok(&["resource", "add", &path.display().to_string(), "--uri", uri]);
+    }
+    add_prompt(
+        &ctx,
+        "blocks.prompt.md",
+        "---\narguments:\n  - name: page\n---\nIntro.\n{{ embed('shelf://library/guides/testing.md') }}\nMiddle.\n{{ embed('shelf://library/images/layers.png') }}\n{{ embed('shelf://t/sound.wav') }}\n{{ embed('shelf://t/data.bin') }}\n{{ link('shelf://library/guides/' ~ page) }}\n<!-- assistant -->\nNoted.\n<!-- user -->\nGo on.\n",
+    );
+    let mut server = ctx.server();
+    let response = get(&mut server, "blocks", json!({"page": "api-design.md"}));
+    let messages = response["result"]["messages"]
+        .as_array()
+        .expect("messages")
+        .clone();
+    let shape: Vec<(String, String)> = messages
+        .iter()
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap_or("").to_string(),
+                m["content"]["type"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String)> = [
+        ("user", "text"),
+        ("user", "resource"),
+        ("user", "text"),
+        ("user", "image"),
+        ("user", "audio"),
+        ("user", "resource"),
+        ("user", "resource_link"),
+        ("assistant", "text"),
+        ("user", "text"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(shape, expected);
+    assert_eq!(
+        messages[1]["content"]["resource"]["mimeType"],
+        "text/markdown"
+    );
+    assert!(
+        messages[1]["content"]["resource"]["text"]
+            .as_str()
+            .is_some()
+    );
+    assert_eq!(messages[3]["content"]["mimeType"], "image/png");
+    assert_eq!(messages[4]["content"]["mimeType"], "audio/wav");
+    let blob = messages[5]["content"]["resource"]["blob"]
+        .as_str()
+        .expect("a blob");
+    use base64::Engine;
+    assert_eq!(
+        base64::engine::general_purpose::STANDARD.decode(blob).ok(),
+        Some(bin)
+    );
+    assert_eq!(
+        messages[6]["content"]["uri"],
+        "shelf://library/guides/api-design.md"
+    );
+    assert_eq!(
+        messages[6]["content"]["title"],
+        "HTTP API design guidelines"
+    );
+    assert_eq!(messages[7]["content"]["text"], "Noted.");
+
+    // A URI built from an argument that names nothing is the caller's mistake.
+    let missing = get(&mut server, "blocks", json!({"page": "nope.md"}));
+    assert_eq!(missing["error"]["code"], -32602);
+    assert!(
+        missing["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("shelf://library/guides/nope.md")
+    );
+
+    // Older revisions get a faithful stand-in for what they lack.
+    let mut legacy = ctx.server();
+    legacy.initialize("2024-11-05");
+    let old = legacy.request(
+        "prompts/get",
+        json!({"name": "blocks", "arguments": {"page": "api-design.md"}}),
+    );
+    validate("2024-11-05", "GetPromptResult", &old["result"]);
+    let old_types: Vec<&str> = old["result"]["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["content"]["type"].as_str())
+        .collect();
+    assert_eq!(
+        old_types,
+        [
+            "text", "resource", "text", "image", "text", "resource", "text", "text", "text"
+        ]
+    );
+    assert!(
+        old["result"]["messages"][6]["content"]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("shelf://library/guides/api-design.md")
+    );
+}
+
+#[test]
+fn elicitation_asks_again_until_everything_is_there_and_state_expires() {
+    const T0: i64 = 1_800_000_000_000;
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    let elicit = json!({"elicitation": {}});
+    let at = |now: i64| {
+        Server::start_with_env(
+            &ctx.db,
+            &["--request-state-ttl", "60"],
+            &[("PROMPTSHELF_NOW_MS", &now.to_string())],
+        )
+    };
+    let mut server = at(T0);
+    let ask = |server: &mut Server, params: Value| {
+        let response = server.request("prompts/get", modern_params(params, elicit.clone()));
+        validate(MODERN, "JSONRPCMessage", &response);
+        response
+    };
+    let first = ask(&mut server, json!({"name": "code-review"}));
+    validate(MODERN, "InputRequiredResult", &first["result"]);
+    let schema = &first["result"]["inputRequests"]["arguments"]["params"]["requestedSchema"];
+    assert_eq!(schema["required"], json!(["code"]));
+    let state = first["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_string();
+
+    // Accepting without the required field asks again, keeping what was given.
+    let again = ask(
+        &mut server,
+        json!({"name": "code-review", "arguments": {"focus": "security"}, "inputResponses": {"arguments": {"action": "accept", "content": {}}}, "requestState": state}),
+    );
+    assert_eq!(again["result"]["resultType"], "input_required", "{again}");
+    let state = again["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_string();
+
+    // A value of the wrong type in the form is refused like an argument.
+    let wrong = ask(
+        &mut server,
+        json!({"name": "code-review", "inputResponses": {"arguments": {"action": "accept", "content": {"code": 42}}}, "requestState": state}),
+    );
+    assert_eq!(wrong["error"]["code"], -32602);
+
+    let done = ask(
+        &mut server,
+        json!({"name": "code-review", "inputResponses": {"arguments": {"action": "accept", "content": {"code": "let x = 1;"}}}, "requestState": state}),
+    );
+    validate(MODERN, "GetPromptResult", &done["result"]);
+    let text = text_of(&done);
+    assert!(
+        text.contains("let x = 1;") && text.contains("security"),
+        "{text}"
+    );
+    assert_eq!(done["result"]["ttlMs"], 0);
+
+    // The same state a minute and a bit later has expired; cancel ends the request.
+    let mut later = at(T0 + 61_000);
+    let expired = ask(
+        &mut later,
+        json!({"name": "code-review", "inputResponses": {"arguments": {"action": "accept", "content": {"code": "x"}}}, "requestState": state}),
+    );
+    assert_eq!(expired["error"]["code"], -32602);
+    assert!(
+        expired["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("expired"),
+        "{expired}"
+    );
+    let fresh = ask(&mut later, json!({"name": "code-review"}));
+    let fresh_state = fresh["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_string();
+    let cancelled = ask(
+        &mut later,
+        json!({"name": "code-review", "inputResponses": {"arguments": {"action": "cancel"}}, "requestState": fresh_state}),
+    );
+    assert_eq!(cancelled["error"]["code"], -32602);
+}
+
+#[test]
+fn prompt_render_previews_what_a_host_gets() {
+    let ctx = TestContext::new();
+    let human = ctx.ok(&[
+        "prompt",
+        "render",
+        "api-design-review",
+        "--arg",
+        "spec=GET /orders",
+    ]);
+    assert!(
+        human.contains("--- user") && human.contains("GET /orders"),
+        "{human}"
+    );
+    assert!(
+        human.contains("[embedded shelf://library/guides/api-design.md"),
+        "{human}"
+    );
+    assert!(
+        human.contains("[link shelf://library/reference/http-status-codes.txt"),
+        "{human}"
+    );
+    let json = ctx.json(&[
+        "prompt",
+        "render",
+        "api-design-review",
+        "--arg",
+        "spec=GET /orders",
+        "--json",
+    ]);
+    validate(MODERN, "GetPromptResult", &json);
+    let mut server = ctx.server();
+    let served = server.modern(
+        "prompts/get",
+        json!({"name": "api-design-review", "arguments": {"spec": "GET /orders"}}),
+    );
+    assert_eq!(json["messages"], served["result"]["messages"]);
+
+    let error = ctx.fails(&["prompt", "render", "summarize"]);
+    assert!(error.contains("'text'"), "{error}");
+    let error = ctx.fails(&["prompt", "render", "summarize", "--arg", "text"]);
+    assert!(error.contains("NAME=VALUE"), "{error}");
+}
+
+#[test]
+fn check_reports_broken_prompts_and_templates() {
+    let ctx = TestContext::new();
+    let clean = ctx.run(&["check"]);
+    assert!(
+        clean.status.success(),
+        "{}",
+        crate::common::describe(&["check"], &clean, "the seed should check clean")
+    );
+    add_prompt(
+        &ctx,
+        "broken.prompt.md",
+        "---\narguments:\n  - name: lang\n    completion: no-such-table\n  - name: n\n    type: integer\n    default: many\n---\n{{ embed('shelf://nowhere/x.md') }}\n",
+    );
+    add_prompt(&ctx, "syntax.prompt.md", "Hello {% if %}\n");
+    ctx.ok(&[
+        "template",
+        "add",
+        "shelf://x/{id}",
+        "--name",
+        "x",
+        "--complete",
+        "id=missing-table",
+    ]);
+    let before = ctx.fails(&["check"]);
+    assert!(before.contains("problems"), "{before}");
+    let output = ctx.run(&["check"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for expected in [
+        "prompt 'broken': argument 'lang' completes from table 'no-such-table'",
+        "prompt 'broken': the default of argument 'n' does not fit",
+        "prompt 'broken': refers to shelf://nowhere/x.md",
+        "prompt 'syntax': does not render",
+        "template 'shelf://x/{id}': variable 'id' completes from table 'missing-table'",
+    ] {
+        assert!(
+            stdout.contains(expected),
+            "missing «{expected}» in:\n{stdout}"
+        );
+    }
+    let json = ctx.run(&["check", "--json"]);
+    let problems: Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(problems.as_array().map(Vec::len), Some(5), "{problems}");
+}
