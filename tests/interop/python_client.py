@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
-from mcp import ClientSession, StdioServerParameters, types
+from mcp import Client, ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.subscriptions import listen
 
@@ -358,6 +358,30 @@ async def run_checks(session: ClientSession, era: str, report: Report) -> None:
     await report.check(f"{tag} completion/complete template path", complete_path)
 
 
+async def check_elicitation(binary: str, db: str, report: Report) -> None:
+    """The SDK's own multi-round-trip driver fills a missing argument through a form."""
+    asked: list[Any] = []
+
+    async def on_elicit(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"code": "print('from the form')"})
+
+    async def round_trip() -> str:
+        server = StdioServerParameters(command=binary, args=["--db", db, "serve"])
+        async with Client(server, elicitation_callback=on_elicit, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS) as client:
+            result = await client.get_prompt("code-review", {"focus": "naming"})
+        expect(len(asked) == 1, f"the server asked {len(asked)} times for the missing argument, not once")
+        schema = asked[0].requested_schema
+        required = schema.get("required") if isinstance(schema, dict) else getattr(schema, "required", None)
+        expect(required == ["code"], f"the form asked for {required}, not just ['code']")
+        text = "\n".join(m.content.text for m in result.messages if isinstance(m.content, types.TextContent))
+        expect("print('from the form')" in text, "the rendered prompt lacks the value given in the form")
+        expect("naming" in text, "the rendered prompt lost the argument given with the first request")
+        return f"asked once for {required}, rendered {len(result.messages)} message(s)"
+
+    await report.check("[modern] elicitation round trip for a missing argument", round_trip)
+
+
 async def main_async(binary: str, db: str, eras: list[str]) -> Report:
     report = Report()
     for era in eras:
@@ -370,6 +394,12 @@ async def main_async(binary: str, db: str, eras: list[str]) -> Report:
         except Exception as error:  # noqa: BLE001 - a broken connection is a failure to report
             report.fail(f"[{era}] session", f"{type(error).__name__}: {error}")
         print(f"[{era}] took {time.monotonic() - started:.2f}s", flush=True)
+    if "modern" in eras:
+        try:
+            with anyio.fail_after(ERA_TIMEOUT_SECONDS):
+                await check_elicitation(binary, db, report)
+        except TimeoutError:
+            report.fail("[modern] elicitation", f"did not finish within {ERA_TIMEOUT_SECONDS:.0f}s")
     return report
 
 
