@@ -731,3 +731,43 @@ fn stdin_closing_ends_the_server_cleanly() {
     server.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "prompts/list", "params": modern_params(json!({}), json!({}))}));
     assert_eq!(server.close(), Some(0));
 }
+
+/// A resource big enough that reading it takes far longer than answering a small request.
+fn add_big_resource(ctx: &TestContext) -> &'static str {
+    const URI: &str = "shelf://test/big.bin";
+    let bytes: Vec<u8> = (0..40 * 1024 * 1024u32).map(|n| (n % 251) as u8).collect();
+    let path = ctx.write("big.bin", bytes);
+    ctx.ok(&["resource", "add", &path.display().to_string(), "--uri", URI]);
+    URI
+}
+
+#[test]
+fn a_slow_request_does_not_hold_up_a_fast_one_and_cancelled_ones_stay_silent() {
+    let ctx = TestContext::new();
+    let uri = add_big_resource(&ctx);
+    let mut server = ctx.server();
+    let request = |id: &str, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": modern_params(params, json!({}))});
+    server.send(&request("slow", "resources/read", json!({"uri": uri})));
+    server.send(&request("fast", "prompts/list", json!({})));
+    let first = server.next_message();
+    assert_eq!(first["id"], "fast", "the small request was answered first");
+    let slow = server.next_message();
+    assert_eq!(slow["id"], "slow");
+    assert!(
+        slow["result"]["contents"][0]["blob"]
+            .as_str()
+            .is_some_and(|b| b.len() > 50_000_000)
+    );
+
+    server.send(&request("cancel-me", "resources/read", json!({"uri": uri})));
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "cancel-me", "reason": "changed my mind"}}));
+    server.send(&request("after", "prompts/list", json!({})));
+    let (messages, code) = server.close_and_collect();
+    assert_eq!(code, Some(0));
+    let ids: Vec<&Value> = messages.iter().map(|m| &m["id"]).collect();
+    assert_eq!(
+        ids,
+        [&json!("after")],
+        "nothing may be sent for a cancelled request"
+    );
+}
