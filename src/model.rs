@@ -164,6 +164,13 @@ pub struct Annotations {
     pub priority: Option<f64>,
 }
 
+impl Annotations {
+    /// The audience as MCP spells it (`["user", "assistant"]`).
+    pub fn audience_names(&self) -> Vec<&'static str> {
+        self.audience.iter().map(|role| role.as_str()).collect()
+    }
+}
+
 /// Everything about a resource but its content.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResourceInfo {

@@ -65,12 +65,7 @@ fn view(stored: &StoredResource) -> ResourceView<'_> {
         mime_type: &info.mime_type,
         text: stored.is_text,
         size: stored.size,
-        audience: info
-            .annotations
-            .audience
-            .iter()
-            .map(|role| role.as_str())
-            .collect(),
+        audience: info.annotations.audience_names(),
         priority: info.annotations.priority,
         collection: info.origin.collection.as_deref(),
         origin: info.origin.path.as_deref(),
@@ -121,12 +116,7 @@ fn show(store: &Store, uri: &str, json: bool) -> Result<()> {
         return common::print_json(&view(&stored));
     }
     let info = &stored.info;
-    let audience: Vec<&str> = info
-        .annotations
-        .audience
-        .iter()
-        .map(|role| role.as_str())
-        .collect();
+    let audience: Vec<&str> = info.annotations.audience_names();
     let mut out = common::stdout();
     common::write_facts(
         &mut out,

@@ -1,8 +1,10 @@
-//! Checking argument values against their declared types. MCP sends every value as a
-//! string; the author's types say which strings make sense, and a bad one gets a sentence
-//! naming the argument, what it expects and a value that would do.
+//! Argument types: checking values against them (MCP sends every value as a string; a bad
+//! one gets a sentence naming the argument, what it expects and a value that would do), and
+//! describing them to people and to clients as text and JSON Schema.
 
 use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
 
 use crate::model::{ArgumentType, Prompt, PromptArgument};
 
@@ -178,4 +180,119 @@ fn shorten(value: &str) -> String {
         Some((at, _)) => format!("{}...", &value[..at]),
         None => value.to_string(),
     }
+}
+
+/// What a person in a host needs to know to type a value: the author's description plus the
+/// type, the allowed values and the default.
+pub fn describe(arg: &PromptArgument) -> String {
+    let mut text = arg.description.clone().unwrap_or_default();
+    let mut facts: Vec<String> = Vec::new();
+    match arg.kind {
+        ArgumentType::String => {
+            if let Some(max) = arg.max_length {
+                facts.push(format!("at most {max} characters"));
+            }
+        }
+        ArgumentType::Enum => {
+            const SHOWN: usize = 12;
+            if arg.values.len() <= SHOWN {
+                facts.push(format!("one of: {}", arg.values.join(", ")));
+            } else {
+                facts.push(format!(
+                    "one of {} values, e.g. {}",
+                    arg.values.len(),
+                    arg.values[..5].join(", ")
+                ));
+            }
+        }
+        ArgumentType::Integer | ArgumentType::Number => {
+            let kind = if arg.kind == ArgumentType::Integer {
+                "integer"
+            } else {
+                "number"
+            };
+            facts.push(match (arg.min, arg.max) {
+                (Some(min), Some(max)) => format!("{kind} from {min} to {max}"),
+                (Some(min), None) => format!("{kind}, at least {min}"),
+                (None, Some(max)) => format!("{kind}, at most {max}"),
+                (None, None) => kind.to_string(),
+            });
+        }
+        ArgumentType::Boolean => facts.push("true or false".into()),
+        ArgumentType::Date => facts.push("date, YYYY-MM-DD".into()),
+        ArgumentType::Uri => facts.push("URI".into()),
+    }
+    if let Some(default) = &arg.default {
+        facts.push(format!("default: {default}"));
+    }
+    if !facts.is_empty() {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push('(');
+        text.push_str(&facts.join("; "));
+        text.push(')');
+    }
+    text
+}
+
+/// The argument as a JSON Schema, for clients that read our `_meta`.
+pub fn json_schema(arg: &PromptArgument) -> Value {
+    let mut schema = Map::new();
+    match arg.kind {
+        ArgumentType::String => {
+            schema.insert("type".into(), json!("string"));
+            if let Some(pattern) = &arg.pattern {
+                schema.insert("pattern".into(), json!(pattern));
+            }
+            if let Some(max) = arg.max_length {
+                schema.insert("maxLength".into(), json!(max));
+            }
+        }
+        ArgumentType::Enum => {
+            schema.insert("type".into(), json!("string"));
+            schema.insert("enum".into(), json!(arg.values));
+        }
+        ArgumentType::Integer | ArgumentType::Number => {
+            let kind = if arg.kind == ArgumentType::Integer {
+                "integer"
+            } else {
+                "number"
+            };
+            schema.insert("type".into(), json!(kind));
+            if let Some(min) = arg.min {
+                schema.insert("minimum".into(), json!(min));
+            }
+            if let Some(max) = arg.max {
+                schema.insert("maximum".into(), json!(max));
+            }
+        }
+        ArgumentType::Boolean => {
+            schema.insert("type".into(), json!("boolean"));
+        }
+        ArgumentType::Date => {
+            schema.insert("type".into(), json!("string"));
+            schema.insert("format".into(), json!("date"));
+        }
+        ArgumentType::Uri => {
+            schema.insert("type".into(), json!("string"));
+            schema.insert("format".into(), json!("uri"));
+        }
+    }
+    if let Some(default) = &arg.default {
+        // A schema's default has the schema's type, not MCP's string.
+        let typed = match arg.kind {
+            ArgumentType::Boolean => {
+                json!(matches!(
+                    default.to_ascii_lowercase().as_str(),
+                    "true" | "yes" | "1"
+                ))
+            }
+            ArgumentType::Integer => default.parse::<i64>().map_or(json!(default), |n| json!(n)),
+            ArgumentType::Number => default.parse::<f64>().map_or(json!(default), |n| json!(n)),
+            _ => json!(default),
+        };
+        schema.insert("default".into(), typed);
+    }
+    Value::Object(schema)
 }

@@ -335,54 +335,17 @@ fn ask_for(
     }
 }
 
-/// One field of the elicitation form, in the primitive schema subset elicitation allows.
+/// One field of the elicitation form: the argument's JSON Schema within the primitive
+/// subset elicitation allows (no `pattern`; the value is checked on the retry anyway).
 fn form_field(arg: &PromptArgument) -> Value {
-    let mut field = Map::new();
+    let mut field = match arguments::json_schema(arg) {
+        Value::Object(schema) => schema,
+        _ => Map::new(),
+    };
+    field.remove("pattern");
     if let Some(title) = &arg.title {
         field.insert("title".into(), json!(title));
     }
-    field.insert(
-        "description".into(),
-        json!(crate::protocol::describe_argument(arg)),
-    );
-    match arg.kind {
-        ArgumentType::Enum => {
-            field.insert("type".into(), json!("string"));
-            field.insert("enum".into(), json!(arg.values));
-        }
-        ArgumentType::Integer | ArgumentType::Number => {
-            let kind = if arg.kind == ArgumentType::Integer {
-                "integer"
-            } else {
-                "number"
-            };
-            field.insert("type".into(), json!(kind));
-            if let Some(min) = arg.min {
-                field.insert("minimum".into(), json!(min));
-            }
-            if let Some(max) = arg.max {
-                field.insert("maximum".into(), json!(max));
-            }
-        }
-        ArgumentType::Boolean => {
-            field.insert("type".into(), json!("boolean"));
-        }
-        ArgumentType::Date | ArgumentType::Uri | ArgumentType::String => {
-            field.insert("type".into(), json!("string"));
-            match arg.kind {
-                ArgumentType::Date => {
-                    field.insert("format".into(), json!("date"));
-                }
-                ArgumentType::Uri => {
-                    field.insert("format".into(), json!("uri"));
-                }
-                _ => {
-                    if let Some(max) = arg.max_length {
-                        field.insert("maxLength".into(), json!(max));
-                    }
-                }
-            }
-        }
-    }
+    field.insert("description".into(), json!(arguments::describe(arg)));
     Value::Object(field)
 }

@@ -7,11 +7,12 @@ use serde_json::{Map, Value, json};
 
 use super::{Revision, RpcError};
 use crate::config::{CacheScope, ServeConfig};
+use crate::handlers::arguments;
 use crate::handlers::{
     Block, Completion, Discovery, InputRequest, Page, PromptOutcome, ReadResult, RenderedPrompt,
 };
 use crate::model::{
-    Annotations, ArgumentType, Icon, PromptArgument, StoredPrompt, StoredResource, StoredTemplate,
+    Annotations, Icon, PromptArgument, StoredPrompt, StoredResource, StoredTemplate,
 };
 use crate::store::hex;
 
@@ -239,12 +240,12 @@ impl Shaper<'_> {
         if self.revision.has_titles_and_links() {
             put(&mut map, "title", arg.title.as_deref());
         }
-        map.insert("description".into(), json!(describe_argument(arg)));
+        map.insert("description".into(), json!(arguments::describe(arg)));
         map.insert("required".into(), json!(arg.required));
         if self.revision >= Revision::V2025_06_18 {
             map.insert(
                 "_meta".into(),
-                json!({ META_ARGUMENT_TYPE: argument_schema(arg) }),
+                json!({ META_ARGUMENT_TYPE: arguments::json_schema(arg) }),
             );
         }
         Value::Object(map)
@@ -259,7 +260,7 @@ impl Shaper<'_> {
     fn annotations(&self, annotations: &Annotations, last_modified: i64) -> Value {
         let mut map = Map::new();
         if !annotations.audience.is_empty() {
-            let audience: Vec<&str> = annotations.audience.iter().map(|r| r.as_str()).collect();
+            let audience = annotations.audience_names();
             map.insert("audience".into(), json!(audience));
         }
         if let Some(priority) = annotations.priority {
@@ -475,107 +476,4 @@ fn capabilities() -> Value {
         "resources": {"subscribe": true, "listChanged": true},
         "completions": {},
     })
-}
-
-/// What a person in a host needs to know to type a value: the author's description plus the
-/// type, the allowed values and the default.
-pub fn describe_argument(arg: &PromptArgument) -> String {
-    let mut text = arg.description.clone().unwrap_or_default();
-    let mut facts: Vec<String> = Vec::new();
-    match arg.kind {
-        ArgumentType::String => {
-            if let Some(max) = arg.max_length {
-                facts.push(format!("at most {max} characters"));
-            }
-        }
-        ArgumentType::Enum => {
-            const SHOWN: usize = 12;
-            if arg.values.len() <= SHOWN {
-                facts.push(format!("one of: {}", arg.values.join(", ")));
-            } else {
-                facts.push(format!(
-                    "one of {} values, e.g. {}",
-                    arg.values.len(),
-                    arg.values[..5].join(", ")
-                ));
-            }
-        }
-        ArgumentType::Integer | ArgumentType::Number => {
-            let kind = if arg.kind == ArgumentType::Integer {
-                "integer"
-            } else {
-                "number"
-            };
-            facts.push(match (arg.min, arg.max) {
-                (Some(min), Some(max)) => format!("{kind} from {min} to {max}"),
-                (Some(min), None) => format!("{kind}, at least {min}"),
-                (None, Some(max)) => format!("{kind}, at most {max}"),
-                (None, None) => kind.to_string(),
-            });
-        }
-        ArgumentType::Boolean => facts.push("true or false".into()),
-        ArgumentType::Date => facts.push("date, YYYY-MM-DD".into()),
-        ArgumentType::Uri => facts.push("URI".into()),
-    }
-    if let Some(default) = &arg.default {
-        facts.push(format!("default: {default}"));
-    }
-    if !facts.is_empty() {
-        if !text.is_empty() {
-            text.push(' ');
-        }
-        text.push('(');
-        text.push_str(&facts.join("; "));
-        text.push(')');
-    }
-    text
-}
-
-/// The argument as a JSON Schema, for clients that read our `_meta`.
-pub fn argument_schema(arg: &PromptArgument) -> Value {
-    let mut schema = Map::new();
-    match arg.kind {
-        ArgumentType::String => {
-            schema.insert("type".into(), json!("string"));
-            if let Some(pattern) = &arg.pattern {
-                schema.insert("pattern".into(), json!(pattern));
-            }
-            if let Some(max) = arg.max_length {
-                schema.insert("maxLength".into(), json!(max));
-            }
-        }
-        ArgumentType::Enum => {
-            schema.insert("type".into(), json!("string"));
-            schema.insert("enum".into(), json!(arg.values));
-        }
-        ArgumentType::Integer | ArgumentType::Number => {
-            let kind = if arg.kind == ArgumentType::Integer {
-                "integer"
-            } else {
-                "number"
-            };
-            schema.insert("type".into(), json!(kind));
-            if let Some(min) = arg.min {
-                schema.insert("minimum".into(), json!(min));
-            }
-            if let Some(max) = arg.max {
-                schema.insert("maximum".into(), json!(max));
-            }
-        }
-        ArgumentType::Boolean => {
-            schema.insert("type".into(), json!("boolean"));
-        }
-        ArgumentType::Date => {
-            schema.insert("type".into(), json!("string"));
-            schema.insert("format".into(), json!("date"));
-        }
-        ArgumentType::Uri => {
-            schema.insert("type".into(), json!("string"));
-            schema.insert("format".into(), json!("uri"));
-        }
-    }
-    if let Some(default) = &arg.default {
-        schema.insert("default".into(), json!(default));
-    }
-    Value::Object(schema)
 }

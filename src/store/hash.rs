@@ -80,15 +80,7 @@ pub fn hash_resource(resource: &Resource) -> ContentHash {
         .opt(info.title.as_deref())
         .opt(info.description.as_deref())
         .text(&info.mime_type)
-        .text(
-            &info
-                .annotations
-                .audience
-                .iter()
-                .map(|role| role.as_str())
-                .collect::<Vec<_>>()
-                .join(","),
-        )
+        .text(&info.annotations.audience_names().join(","))
         .opt(info.annotations.priority.map(|p| p.to_string()).as_deref())
         .icons(&info.icons)
         .text(if resource.content.is_text() {

@@ -157,12 +157,7 @@ pub fn put_resource(tx: &Transaction, resource: &Resource, modified_at: i64) -> 
         "INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)",
         params![&blob_hash.as_bytes()[..], bytes.len() as i64, bytes],
     )?;
-    let audience: Vec<&str> = info
-        .annotations
-        .audience
-        .iter()
-        .map(|role| role.as_str())
-        .collect();
+    let audience: Vec<&str> = info.annotations.audience_names();
     let values = params![
         info.uri,
         info.name,
