@@ -5,8 +5,9 @@
 //! workload (`prompts/list`, `prompts/get` of code-review and of api-design-review,
 //! `resources/read` of testing.md, `completion/complete` of code-review's `language`) it
 //! measures, for promptshelf and for the echo:
-//! - closed-loop latency: one request at a time, p50 and p99 after a warm-up; the peer is
-//!   pinned to one CPU with `taskset` when it is available (and the bench to another);
+//! - closed-loop latency: one request at a time, p50 and p99 after a warm-up; the peer and
+//!   the bench are pinned together to one CPU with `taskset` when it is available (so a
+//!   round trip is two context switches on one core, as the budgets' echo figures assume);
 //! - pipelined throughput: a writer keeps 64 requests in flight, a reader counts answers;
 //! - cold start: spawn, send one request, time to its answer; median over several spawns;
 //! - peak resident memory (VmHWM) at the end of the pipelined run.
@@ -155,12 +156,22 @@ struct Figures {
     rss_kib: u64,
 }
 
-/// Where closed-loop peers run: (peer CPU, bench CPU), or None without taskset.
-type Pinning = Option<(usize, usize)>;
+/// Where the closed-loop measurement runs: one CPU for the bench and the peer together, as
+/// the budgets' echo figures were taken; and the CPUs the bench may use otherwise.
+#[derive(Debug, Clone)]
+struct Pin {
+    cpu: usize,
+    allowed: String,
+}
+
+/// None when taskset is not available.
+type Pinning = Option<Pin>;
 
 fn run(sizes: &Sizes) {
-    let cpus = common::cpu_count();
-    let pinning: Pinning = (have_taskset() && cpus >= 2).then_some((cpus - 1, 0));
+    let pinning: Pinning = allowed_cpus().map(|allowed| Pin {
+        cpu: last_cpu(&allowed),
+        allowed,
+    });
     let folder = tempfile::tempdir().expect("create a temporary folder");
     let db = folder.path().join("bench.db");
     common::create_seed_db(&db);
@@ -172,10 +183,10 @@ fn run(sizes: &Sizes) {
 
     println!("promptshelf stdio bench: {}", common::machine_line());
     match pinning {
-        Some((peer, bench)) => println!(
-            "closed loop: peer pinned to CPU {peer}, bench to CPU {bench} (taskset); other measurements unpinned"
+        Some(Pin { cpu, .. }) => println!(
+            "closed loop: the peer and the bench pinned together to CPU {cpu} (taskset); pipelined and start unpinned"
         ),
-        None => println!("closed loop: not pinned (taskset missing or a single CPU)"),
+        None => println!("closed loop: not pinned (taskset not found); nothing is pinned"),
     }
     println!(
         "closed loop: {} requests after {} warm-up; pipelined: {IN_FLIGHT} in flight, up to {} requests or {:.1} s; start: median of {} spawns",
@@ -194,8 +205,8 @@ fn run(sizes: &Sizes) {
         "workload", "p50 µs", "p99 µs", "req/s", "start ms", "RSS MiB"
     );
     for workload in workloads() {
-        let ours = measure(&server, &workload, sizes, pinning);
-        let theirs = measure(&echo, &workload, sizes, pinning);
+        let ours = measure(&server, &workload, sizes, &pinning);
+        let theirs = measure(&echo, &workload, sizes, &pinning);
         print_row(workload.name, &ours);
         print_row("  echo, same requests", &theirs);
         print_ratio_row(&ours, &theirs);
@@ -226,13 +237,13 @@ fn print_ratio_row(ours: &Figures, theirs: &Figures) {
     );
 }
 
-fn measure(program: &Program, workload: &Workload, sizes: &Sizes, pinning: Pinning) -> Figures {
+fn measure(program: &Program, workload: &Workload, sizes: &Sizes, pinning: &Pinning) -> Figures {
     let what = format!("{} ({})", workload.name, program.path.display());
 
-    if let Some((_, bench_cpu)) = pinning {
-        pin_self(&bench_cpu.to_string());
+    if let Some(pin) = pinning {
+        pin_self(&pin.cpu.to_string());
     }
-    let mut peer = Peer::spawn(program, pinning.map(|(cpu, _)| cpu));
+    let mut peer = Peer::spawn(program, pinning.as_ref().map(|pin| pin.cpu));
     let times = closed_loop(
         &mut peer,
         &workload.bodies,
@@ -241,8 +252,8 @@ fn measure(program: &Program, workload: &Workload, sizes: &Sizes, pinning: Pinni
         &format!("closed loop, {what}"),
     );
     peer.finish();
-    if pinning.is_some() {
-        pin_self(&format!("0-{}", common::cpu_count() - 1));
+    if let Some(pin) = pinning {
+        pin_self(&pin.allowed);
     }
 
     let (per_second, rss_kib) = pipelined(program, &workload.bodies, sizes, &what);
@@ -329,14 +340,26 @@ fn send_batch(stdin: &mut impl Write, bodies: &[String], first: u64, count: u64)
     count
 }
 
-/// Whether `taskset` can be run here.
-pub fn have_taskset() -> bool {
-    Command::new("taskset")
-        .arg("--version")
-        .stdout(Stdio::null())
+/// The CPUs this process may run on, as taskset lists them (e.g. "0-1"), or None when
+/// taskset is not available.
+fn allowed_cpus() -> Option<String> {
+    let output = Command::new("taskset")
+        .args(["-c", "-p", &std::process::id().to_string()])
         .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success())
+        .output()
+        .ok()
+        .filter(|output| output.status.success())?;
+    // "pid 123's current affinity list: 0,1"
+    let text = String::from_utf8_lossy(&output.stdout);
+    Some(text.rsplit(':').next()?.trim().to_string()).filter(|list| !list.is_empty())
+}
+
+/// The highest CPU of a taskset list such as "0-3" or "0,2,5-7".
+fn last_cpu(list: &str) -> usize {
+    list.rsplit([',', '-'])
+        .next()
+        .and_then(|cpu| cpu.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 /// Sets the CPU affinity of every thread of this process (`cpus` as taskset takes it, e.g.

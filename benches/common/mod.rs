@@ -49,7 +49,7 @@ pub fn create_seed_db(db: &Path) {
 }
 
 /// The number of CPUs of the machine (not only those this process may use).
-pub fn cpu_count() -> usize {
+fn cpu_count() -> usize {
     std::fs::read_to_string("/sys/devices/system/cpu/present")
         .ok()
         .and_then(|present| {
@@ -272,7 +272,8 @@ pub fn micros(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1e6
 }
 
-/// The line that starts every report: machine and date.
+/// The line that starts every report: machine, date, and the load average (other work on
+/// the machine makes every figure worse).
 pub fn machine_line() -> String {
     let model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -283,8 +284,12 @@ pub fn machine_line() -> String {
                 .map(|name| name.trim().to_string())
         })
         .unwrap_or_else(|| "unknown CPU".into());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into());
     format!(
-        "{} cores ({model}), {}",
+        "{} cores ({model}), {}, load average {load} at start",
         cpu_count(),
         jiff::Zoned::now().strftime("%Y-%m-%d %H:%M %Z")
     )
