@@ -225,7 +225,14 @@ fn print_row(label: &str, figures: &Figures) {
 }
 
 fn print_ratio_row(ours: &Figures, theirs: &Figures) {
-    let ratio = |a: f64, b: f64| format!("{:.2}x", a / b);
+    let ratio = |a: f64, b: f64| {
+        let ratio = a / b;
+        if ratio < 0.1 {
+            format!("{ratio:.3}x")
+        } else {
+            format!("{ratio:.2}x")
+        }
+    };
     println!(
         "{:<32} {:>9} {:>9} {:>10} {:>9} {:>8}",
         "  ratio to echo",
