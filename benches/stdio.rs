@@ -186,7 +186,7 @@ fn run(sizes: &Sizes) {
         Some(Pin { cpu, .. }) => println!(
             "closed loop: the peer and the bench pinned together to CPU {cpu} (taskset); pipelined and start unpinned"
         ),
-        None => println!("closed loop: not pinned (taskset not found); nothing is pinned"),
+        None => println!("closed loop: not pinned (taskset not found)"),
     }
     println!(
         "closed loop: {} requests after {} warm-up; pipelined: {IN_FLIGHT} in flight, up to {} requests or {:.1} s; start: median of {} spawns",
