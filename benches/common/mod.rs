@@ -1,0 +1,296 @@
+//! What both stdio benches share: starting a process that speaks newline-delimited JSON-RPC
+//! on stdin/stdout (optionally pinned to one CPU with `taskset`), building modern MCP
+//! requests, timing one request at a time, checking every answer, and summarising times.
+
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::{Value, json};
+
+/// The server under test, built by cargo for this bench.
+pub const PROMPTSHELF: &str = env!("CARGO_BIN_EXE_promptshelf");
+
+/// A program to run: the path and its arguments.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub path: PathBuf,
+    pub args: Vec<String>,
+}
+
+impl Program {
+    /// `promptshelf --db DB serve`.
+    pub fn promptshelf(db: &Path) -> Program {
+        Program {
+            path: PathBuf::from(PROMPTSHELF),
+            args: vec!["--db".into(), db.display().to_string(), "serve".into()],
+        }
+    }
+}
+
+/// Creates the database at `db` from the embedded seed library by starting the server once
+/// with an empty stdin (it creates a missing database, then exits at EOF).
+pub fn create_seed_db(db: &Path) {
+    let program = Program::promptshelf(db);
+    let status = Command::new(&program.path)
+        .args(&program.args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .status()
+        .expect("start promptshelf to create the database");
+    assert!(
+        status.success() && db.exists(),
+        "promptshelf serve did not create {} (exit status {status})",
+        db.display()
+    );
+}
+
+/// The number of CPUs of the machine (not only those this process may use).
+fn cpu_count() -> usize {
+    std::fs::read_to_string("/sys/devices/system/cpu/present")
+        .ok()
+        .and_then(|present| {
+            let last = present
+                .trim()
+                .rsplit(['-', ','])
+                .next()?
+                .parse::<usize>()
+                .ok()?;
+            Some(last + 1)
+        })
+        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
+        .unwrap_or(1)
+}
+
+/// `_meta` of a modern (2026-07-28) request.
+pub fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+/// The part of a request line after its id: `"method":...,"params":{...,"_meta":...}}` and
+/// the newline. A whole line is `{"jsonrpc":"2.0","id":<id>,` followed by this.
+pub fn request_body(method: &str, params: Value) -> String {
+    let mut params = params;
+    if let Some(object) = params.as_object_mut() {
+        object.insert("_meta".into(), modern_meta());
+    }
+    let body = json!({ "method": method, "params": params });
+    let text = serde_json::to_string(&body).expect("serialize a request");
+    // `{"method":...}` -> `"method":...}` so that it follows `"id":N,`.
+    format!("{}\n", &text[1..])
+}
+
+/// Writes the request line with `id` and `body` (from `request_body`).
+pub fn write_request(out: &mut impl Write, id: u64, body: &str) -> std::io::Result<()> {
+    write!(out, "{{\"jsonrpc\":\"2.0\",\"id\":{id},")?;
+    out.write_all(body.as_bytes())
+}
+
+#[derive(Deserialize)]
+struct Answer {
+    id: Option<u64>,
+    #[serde(default)]
+    error: Option<Value>,
+    result: Option<IgnoredAny>,
+}
+
+/// Checks one answer line: valid JSON-RPC with a numeric id and a `result`, no `error`.
+/// Returns the id.
+pub fn check_answer(line: &str) -> Result<u64, String> {
+    let answer: Answer = serde_json::from_str(line)
+        .map_err(|err| format!("answer is not valid JSON-RPC ({err}): {}", clip(line)))?;
+    if let Some(error) = answer.error {
+        return Err(format!("error answer: {error}"));
+    }
+    let id = answer
+        .id
+        .ok_or_else(|| format!("answer without a numeric id: {}", clip(line)))?;
+    if answer.result.is_none() {
+        return Err(format!("answer without result: {}", clip(line)));
+    }
+    Ok(id)
+}
+
+fn clip(line: &str) -> &str {
+    let mut end = line.len().min(300);
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    &line[..end]
+}
+
+/// Wrong answers seen during one measurement.
+#[derive(Debug, Default)]
+pub struct Errors {
+    pub count: u64,
+    pub first: Option<String>,
+}
+
+impl Errors {
+    pub fn record(&mut self, message: String) {
+        self.count += 1;
+        self.first.get_or_insert(message);
+    }
+
+    /// Aborts the bench if any answer was wrong: figures over wrong answers mean nothing.
+    pub fn ensure_none(&self, what: &str) {
+        if self.count > 0 {
+            panic!(
+                "{what}: {} wrong answer(s); the first: {}",
+                self.count,
+                self.first.as_deref().unwrap_or("?")
+            );
+        }
+    }
+}
+
+/// A running peer with its pipes.
+pub struct Peer {
+    child: Child,
+    pub stdin: Option<BufWriter<ChildStdin>>,
+    pub stdout: Option<BufReader<ChildStdout>>,
+    line: String,
+}
+
+impl Peer {
+    /// Starts `program`, on CPU `pin` (through taskset) when given.
+    pub fn spawn(program: &Program, pin: Option<usize>) -> Peer {
+        let mut command = match pin {
+            Some(cpu) => {
+                let mut command = Command::new("taskset");
+                command.arg("-c").arg(cpu.to_string()).arg(&program.path);
+                command
+            }
+            None => Command::new(&program.path),
+        };
+        let mut child = command
+            .args(&program.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|err| panic!("start {}: {err}", program.path.display()));
+        let stdin = child.stdin.take().expect("child stdin is piped");
+        let stdout = child.stdout.take().expect("child stdout is piped");
+        Peer {
+            child,
+            stdin: Some(BufWriter::with_capacity(64 * 1024, stdin)),
+            stdout: Some(BufReader::with_capacity(256 * 1024, stdout)),
+            line: String::new(),
+        }
+    }
+
+    /// The process id (taskset execs the program, so it is the program's).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends one request and waits for its answer; checks the answer (`check_answer`) and
+    /// that it carries `id`. Returns the answer line.
+    pub fn call(&mut self, id: u64, body: &str) -> Result<&str, String> {
+        let stdin = self.stdin.as_mut().expect("stdin still open");
+        write_request(stdin, id, body).expect("write a request to the peer");
+        stdin.flush().expect("flush a request to the peer");
+        self.line.clear();
+        let read = self
+            .stdout
+            .as_mut()
+            .expect("stdout still open")
+            .read_line(&mut self.line)
+            .expect("read an answer from the peer");
+        if read == 0 {
+            panic!("the peer closed stdout instead of answering request {id}");
+        }
+        match check_answer(&self.line)? {
+            got if got == id => Ok(&self.line),
+            got => Err(format!("answer for id {got} while waiting for {id}")),
+        }
+    }
+
+    /// Closes stdin and waits for a clean exit.
+    pub fn finish(mut self) {
+        drop(self.stdin.take());
+        let status = self.child.wait().expect("wait for the peer to exit");
+        assert!(status.success(), "the peer exited with {status}");
+    }
+}
+
+/// Closed loop: one request at a time, `warmup` untimed then `count` timed, cycling through
+/// `bodies`. Returns the sorted times.
+pub fn closed_loop(
+    peer: &mut Peer,
+    bodies: &[String],
+    warmup: usize,
+    count: usize,
+    what: &str,
+) -> Vec<Duration> {
+    let mut errors = Errors::default();
+    let mut times = Vec::with_capacity(count);
+    for i in 0..warmup + count {
+        let body = &bodies[i % bodies.len()];
+        let start = Instant::now();
+        let outcome = peer.call(i as u64, body);
+        let elapsed = start.elapsed();
+        if let Err(message) = outcome {
+            errors.record(message);
+        }
+        if i >= warmup {
+            times.push(elapsed);
+        }
+    }
+    errors.ensure_none(what);
+    times.sort_unstable();
+    times
+}
+
+/// The `p` quantile (0.0 < p <= 1.0) of sorted times, nearest rank.
+pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    assert!(!sorted.is_empty(), "no times to summarise");
+    let rank = (p * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// VmHWM of a running process, in KiB.
+pub fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_else(|err| panic!("read /proc/{pid}/status: {err}"));
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no VmHWM in /proc/{pid}/status"))
+}
+
+/// Microseconds, for tables.
+pub fn micros(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e6
+}
+
+/// The line that starts every report: machine, date, and the load average (other work on
+/// the machine makes every figure worse).
+pub fn machine_line() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("model name"))
+                .and_then(|line| line.split(':').nth(1))
+                .map(|name| name.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into());
+    format!(
+        "{} cores ({model}), {}, load average {load} at start",
+        cpu_count(),
+        jiff::Zoned::now().strftime("%Y-%m-%d %H:%M %Z")
+    )
+}

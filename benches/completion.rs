@@ -1,0 +1,256 @@
+//! The completion bench: `completion/complete` over a 1,000,000-value completion table,
+//! through the real stdio server.
+//!
+//! Run with `cargo bench --bench completion` (add `-- --quick` for a short smoke run). It
+//! builds a temporary database (the seed library, plus a table `services` of one million
+//! generated identifiers like `alpha-bravo-1234` with weights, plus a prompt
+//! `deploy-service` whose `service` argument completes from it), starts
+//! `promptshelf serve` on it, and prints closed-loop latency (p50, p99, max; one request at
+//! a time) for 1-, 2- and 4-letter prefixes and for a fuzzy (subsequence) query, then the
+//! server's peak resident memory (VmHWM).
+//!
+//! The table and the prompt are written with `promptshelf values import` and
+//! `promptshelf prompt add`; while those commands are not available, the same files go in
+//! through the library's own file reader and store writers, as `import` does.
+//!
+//! Nothing here asserts on time: it only prints figures. A wrong answer aborts the bench.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use common::{Peer, Program, closed_loop, micros, percentile};
+use promptshelf::library::{Collection, DEFAULT_SCHEME, Item, parse_file};
+use promptshelf::store::{self, Access, Store, ValuesMode};
+
+const TABLE: &str = "services";
+const VALUES: usize = 1_000_000;
+
+const PROMPT: &str = "\
+---
+name: deploy-service
+title: Deploy a service
+description: Plan the deployment of one service of the fleet.
+arguments:
+  - name: service
+    description: The service to deploy.
+    required: true
+    completion: services
+---
+Plan the deployment of {{ service }}: order of steps, checks after each, and how to roll back.
+";
+
+/// Words the generated identifiers are made of: 64 of them, so two words and a number give
+/// over a million distinct values.
+const WORDS: [&str; 64] = [
+    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
+    "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango",
+    "uniform", "victor", "whiskey", "xray", "yankee", "zulu", "amber", "basalt", "cedar", "dune",
+    "ember", "fjord", "granite", "harbor", "iris", "jade", "kestrel", "lumen", "maple", "nova",
+    "onyx", "pine", "quartz", "raven", "slate", "tundra", "umber", "vale", "willow", "xenon",
+    "yarrow", "zephyr", "atlas", "birch", "comet", "drift", "falcon", "glacier", "heron", "ivory",
+    "meadow", "orbit", "prism", "summit",
+];
+
+/// The query kinds, each with a few queries cycled through.
+const QUERIES: [(&str, &[&str]); 4] = [
+    ("1-letter prefix", &["a", "d", "k", "s", "m"]),
+    ("2-letter prefix", &["al", "ch", "de", "ro", "ta"]),
+    ("4-letter prefix", &["alph", "brav", "sier", "tang", "glac"]),
+    (
+        "fuzzy (subsequence)",
+        &["abr12", "dcha9", "xrm44", "kvt7", "sgo31"],
+    ),
+];
+
+struct Sizes {
+    /// Stop timing a query kind after this long...
+    time_per_kind: Duration,
+    /// ...or after this many requests.
+    max_requests: usize,
+    /// At least this many, whatever the time.
+    min_requests: usize,
+}
+
+const FULL: Sizes = Sizes {
+    time_per_kind: Duration::from_secs(10),
+    max_requests: 1_000,
+    min_requests: 50,
+};
+
+const QUICK: Sizes = Sizes {
+    time_per_kind: Duration::from_secs(2),
+    max_requests: 100,
+    min_requests: 10,
+};
+
+fn main() {
+    let mut sizes = &FULL;
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "--quick" => sizes = &QUICK,
+            // cargo passes --bench to every bench executable.
+            "--bench" => {}
+            other => eprintln!("completion bench: ignoring argument {other:?}"),
+        }
+    }
+    let folder = tempfile::tempdir().expect("create a temporary folder");
+    let db = folder.path().join("bench.db");
+    common::create_seed_db(&db);
+
+    println!("promptshelf completion bench: {}", common::machine_line());
+    let started = Instant::now();
+    let values_file = folder.path().join(format!("{TABLE}.csv"));
+    std::fs::write(&values_file, generate_values()).expect("write the values file");
+    add_with_cli_or_store(
+        &db,
+        &["values", "import", TABLE],
+        &values_file,
+        &format!("_values/{TABLE}.csv"),
+    );
+    let prompt_file = folder.path().join("deploy-service.prompt.md");
+    std::fs::write(&prompt_file, PROMPT).expect("write the prompt file");
+    add_with_cli_or_store(
+        &db,
+        &["prompt", "add"],
+        &prompt_file,
+        "deploy-service.prompt.md",
+    );
+    let size = std::fs::metadata(&db).expect("stat the database").len();
+    println!(
+        "table '{TABLE}': {VALUES} values, database {:.0} MiB, built in {:.1} s",
+        size as f64 / (1024.0 * 1024.0),
+        started.elapsed().as_secs_f64()
+    );
+    println!("closed loop, one request at a time, server not pinned; queries cycle within a kind");
+    println!();
+    println!(
+        "{:<22} {:>8} {:>10} {:>10} {:>10}  matches (first query)",
+        "query", "requests", "p50 ms", "p99 ms", "max ms"
+    );
+
+    let mut peer = Peer::spawn(&Program::promptshelf(&db), None);
+    for (kind, queries) in QUERIES {
+        let bodies: Vec<String> = queries.iter().map(|query| request(query)).collect();
+        let matches = total_matches(&mut peer, &bodies[0]);
+        // Warm up and estimate how many requests fit in the time for this kind.
+        let warm = closed_loop(&mut peer, &bodies, 0, bodies.len(), kind);
+        let typical = percentile(&warm, 0.5).max(Duration::from_micros(1));
+        let count = ((sizes.time_per_kind.as_secs_f64() / typical.as_secs_f64()) as usize)
+            .clamp(sizes.min_requests, sizes.max_requests);
+        let times = closed_loop(&mut peer, &bodies, 0, count, kind);
+        let ms = |d: Duration| micros(d) / 1e3;
+        println!(
+            "{kind:<22} {count:>8} {:>10.2} {:>10.2} {:>10.2}  {matches}",
+            ms(percentile(&times, 0.5)),
+            ms(percentile(&times, 0.99)),
+            ms(percentile(&times, 1.0)),
+        );
+    }
+    println!();
+    println!(
+        "server peak RSS (VmHWM) after the runs: {:.1} MiB",
+        common::peak_rss_kib(peer.pid()) as f64 / 1024.0
+    );
+    peer.finish();
+}
+
+/// `count` distinct identifiers like `alpha-bravo-1234`, with weights, as CSV.
+fn generate_values() -> String {
+    let mut random = 0x5eed_u64;
+    let mut next = move || {
+        // splitmix64
+        random = random.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = random;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let mut csv = String::with_capacity(VALUES * 24);
+    csv.push_str("value,weight,context\n");
+    for i in 0..VALUES {
+        let first = WORDS[i % 64];
+        let second = WORDS[(i / 64) % 64];
+        // Block i / 4096 owns the numbers [1000 + 36 * block, 1000 + 36 * block + 36), so
+        // every (first, second, number) is distinct.
+        let number = 1000 + 36 * (i / 4096) as u64 + next() % 36;
+        let weight = (next() % 1000) as f64 / 10.0;
+        csv.push_str(&format!("{first}-{second}-{number},{weight}\n"));
+    }
+    csv
+}
+
+/// Runs `promptshelf --db DB <command...> FILE`; if the command fails (not written yet on
+/// this branch), stores the file's item through `parse_file` and the store writers instead,
+/// naming it `relative_path` as an imported collection would.
+fn add_with_cli_or_store(db: &Path, command: &[&str], file: &Path, relative_path: &str) {
+    let output = Command::new(common::PROMPTSHELF)
+        .arg("--db")
+        .arg(db)
+        .args(command)
+        .arg(file)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the promptshelf CLI");
+    if output.status.success() {
+        return;
+    }
+    println!(
+        "note: `promptshelf {}` failed ({}); writing {relative_path} with the store API",
+        command.join(" "),
+        String::from_utf8_lossy(&output.stderr).trim()
+    );
+    let bytes = std::fs::read(file).expect("read back the generated file");
+    let collection = Collection {
+        name: "bench".into(),
+        scheme: DEFAULT_SCHEME.into(),
+    };
+    let item = parse_file(&collection, relative_path, &bytes)
+        .unwrap_or_else(|err| panic!("the generated {relative_path} does not parse: {err}"))
+        .unwrap_or_else(|| panic!("the generated {relative_path} was skipped"));
+    let store = Store::open(db, Access::ReadWrite, promptshelf::seed::load)
+        .expect("open the bench database for writing");
+    store
+        .write(|tx| {
+            match item {
+                Item::Prompt(prompt) => {
+                    store::write::put_prompt(tx, &prompt, store::now_ms())?;
+                }
+                Item::Values { table, values } => {
+                    store::write::put_values(tx, &table, None, &values, ValuesMode::Replace)?;
+                }
+                Item::Resource(resource) => {
+                    store::write::put_resource(tx, &resource, store::now_ms())?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap_or_else(|err| panic!("store {relative_path}: {err}"));
+}
+
+/// The body of a completion request for `query`.
+fn request(query: &str) -> String {
+    common::request_body(
+        "completion/complete",
+        json!({
+            "ref": {"type": "ref/prompt", "name": "deploy-service"},
+            "argument": {"name": "service", "value": query},
+        }),
+    )
+}
+
+/// Sends one request and returns the answer's `completion.total`, to show how many values
+/// a query matches.
+fn total_matches(peer: &mut Peer, body: &str) -> u64 {
+    let line = peer
+        .call(0, body)
+        .unwrap_or_else(|message| panic!("completion: {message}"));
+    let answer: Value = serde_json::from_str(line).expect("parse an answer");
+    answer["result"]["completion"]["total"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("completion answer without total: {line}"))
+}

@@ -1,0 +1,454 @@
+//! The stdio bench: promptshelf serving the seed library, against a trivial JSON-RPC echo
+//! answering the same requests in the same run.
+//!
+//! Run with `cargo bench --bench stdio` (add `-- --quick` for a short smoke run). For each
+//! workload (`prompts/list`, `prompts/get` of code-review and of api-design-review,
+//! `resources/read` of testing.md, `completion/complete` of code-review's `language`) it
+//! measures, for promptshelf and for the echo:
+//! - closed-loop latency: one request at a time, p50 and p99 after a warm-up; the peer and
+//!   the bench are pinned together to one CPU with `taskset` when it is available (so a
+//!   round trip is two context switches on one core, as the budgets' echo figures assume);
+//! - pipelined throughput: a writer keeps 64 requests in flight, a reader counts answers;
+//! - cold start: spawn, send one request, time to its answer; median over several spawns;
+//! - peak resident memory (VmHWM) at the end of the pipelined run.
+//!
+//! The echo is this executable run with `--echo`: it reads lines, parses each with
+//! serde_json, answers the same id with a small fixed result (about 2 KB for
+//! `resources/read`), and flushes when no more input is buffered.
+//!
+//! Every answer is checked (valid JSON-RPC, the right id, a result, no error); a single
+//! wrong answer aborts the bench. Nothing here asserts on time: it only prints figures.
+
+mod common;
+
+use std::io::{BufRead, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use common::{Errors, Peer, Program, check_answer, closed_loop, micros, percentile};
+
+/// How much of each measurement to do.
+struct Sizes {
+    warmup: usize,
+    latency_requests: usize,
+    pipelined_requests: u64,
+    pipelined_time: Duration,
+    spawns: usize,
+}
+
+const FULL: Sizes = Sizes {
+    warmup: 2_000,
+    latency_requests: 20_000,
+    pipelined_requests: 200_000,
+    pipelined_time: Duration::from_secs(3),
+    spawns: 20,
+};
+
+const QUICK: Sizes = Sizes {
+    warmup: 200,
+    latency_requests: 2_000,
+    pipelined_requests: 20_000,
+    pipelined_time: Duration::from_millis(500),
+    spawns: 5,
+};
+
+/// Requests kept in flight by the pipelined measurement.
+const IN_FLIGHT: u64 = 64;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--echo") {
+        echo();
+        return;
+    }
+    let mut sizes = &FULL;
+    for arg in &args {
+        match arg.as_str() {
+            "--quick" => sizes = &QUICK,
+            // cargo passes --bench to every bench executable.
+            "--bench" => {}
+            other => eprintln!("stdio bench: ignoring argument {other:?}"),
+        }
+    }
+    run(sizes);
+}
+
+/// One kind of request, with a few variants cycled through so the server cannot answer the
+/// same bytes every time.
+struct Workload {
+    name: &'static str,
+    bodies: Vec<String>,
+}
+
+fn workloads() -> Vec<Workload> {
+    let code_review = (0..64)
+        .map(|i| {
+            let code = format!(
+                "fn checksum_{i}(data: &[u8]) -> u32 {{\n    let mut sum = {i}u32;\n    for byte in data {{\n        sum = sum.wrapping_mul(31).wrapping_add(*byte as u32);\n    }}\n    sum\n}}\n"
+            );
+            let language = ["rust", "python", "go", "typescript"][i % 4];
+            common::request_body(
+                "prompts/get",
+                json!({"name": "code-review", "arguments": {"code": code, "language": language}}),
+            )
+        })
+        .collect();
+    let api_review = (0..64)
+        .map(|i| {
+            let spec = format!(
+                "GET /v{i}/users?page=N\nPOST /v{i}/users {{name, email}}\nDELETE /v{i}/users/{{id}} returns 200 with the deleted user\n"
+            );
+            common::request_body(
+                "prompts/get",
+                json!({"name": "api-design-review", "arguments": {"spec": spec}}),
+            )
+        })
+        .collect();
+    let completion = ["p", "ja", "ty", "ru", "c", "go", "sw", "ko", "e", "ha"]
+        .iter()
+        .map(|prefix| {
+            common::request_body(
+                "completion/complete",
+                json!({
+                    "ref": {"type": "ref/prompt", "name": "code-review"},
+                    "argument": {"name": "language", "value": prefix},
+                }),
+            )
+        })
+        .collect();
+    vec![
+        Workload {
+            name: "prompts/list",
+            bodies: vec![common::request_body("prompts/list", json!({}))],
+        },
+        Workload {
+            name: "prompts/get code-review",
+            bodies: code_review,
+        },
+        Workload {
+            name: "prompts/get api-design-review",
+            bodies: api_review,
+        },
+        Workload {
+            name: "resources/read testing.md",
+            bodies: vec![common::request_body(
+                "resources/read",
+                json!({"uri": "shelf://library/guides/testing.md"}),
+            )],
+        },
+        Workload {
+            name: "completion/complete language",
+            bodies: completion,
+        },
+    ]
+}
+
+/// Every figure of one peer on one workload.
+#[derive(Debug, Clone, Copy)]
+struct Figures {
+    p50: Duration,
+    p99: Duration,
+    per_second: f64,
+    start: Duration,
+    rss_kib: u64,
+}
+
+/// Where the closed-loop measurement runs: one CPU for the bench and the peer together, as
+/// the budgets' echo figures were taken; and the CPUs the bench may use otherwise.
+#[derive(Debug, Clone)]
+struct Pin {
+    cpu: usize,
+    allowed: String,
+}
+
+/// None when taskset is not available.
+type Pinning = Option<Pin>;
+
+fn run(sizes: &Sizes) {
+    let pinning: Pinning = allowed_cpus().map(|allowed| Pin {
+        cpu: last_cpu(&allowed),
+        allowed,
+    });
+    let folder = tempfile::tempdir().expect("create a temporary folder");
+    let db = folder.path().join("bench.db");
+    common::create_seed_db(&db);
+    let server = Program::promptshelf(&db);
+    let echo = Program {
+        path: std::env::current_exe().expect("locate the bench executable"),
+        args: vec!["--echo".into()],
+    };
+
+    println!("promptshelf stdio bench: {}", common::machine_line());
+    match pinning {
+        Some(Pin { cpu, .. }) => println!(
+            "closed loop: the peer and the bench pinned together to CPU {cpu} (taskset); pipelined and start unpinned"
+        ),
+        None => println!("closed loop: not pinned (taskset not found)"),
+    }
+    println!(
+        "closed loop: {} requests after {} warm-up; pipelined: {IN_FLIGHT} in flight, up to {} requests or {:.1} s; start: median of {} spawns",
+        sizes.latency_requests,
+        sizes.warmup,
+        sizes.pipelined_requests,
+        sizes.pipelined_time.as_secs_f64(),
+        sizes.spawns
+    );
+    println!(
+        "ratio = promptshelf / echo on the same requests (echo answers ~2 KB to resources/read)"
+    );
+    println!();
+    println!(
+        "{:<32} {:>9} {:>9} {:>10} {:>9} {:>8}",
+        "workload", "p50 µs", "p99 µs", "req/s", "start ms", "RSS MiB"
+    );
+    for workload in workloads() {
+        let ours = measure(&server, &workload, sizes, &pinning);
+        let theirs = measure(&echo, &workload, sizes, &pinning);
+        print_row(workload.name, &ours);
+        print_row("  echo, same requests", &theirs);
+        print_ratio_row(&ours, &theirs);
+    }
+}
+
+fn print_row(label: &str, figures: &Figures) {
+    println!(
+        "{label:<32} {:>9.1} {:>9.1} {:>10.0} {:>9.2} {:>8.1}",
+        micros(figures.p50),
+        micros(figures.p99),
+        figures.per_second,
+        figures.start.as_secs_f64() * 1e3,
+        figures.rss_kib as f64 / 1024.0
+    );
+}
+
+fn print_ratio_row(ours: &Figures, theirs: &Figures) {
+    let ratio = |a: f64, b: f64| {
+        let ratio = a / b;
+        if ratio < 0.1 {
+            format!("{ratio:.3}x")
+        } else {
+            format!("{ratio:.2}x")
+        }
+    };
+    println!(
+        "{:<32} {:>9} {:>9} {:>10} {:>9} {:>8}",
+        "  ratio to echo",
+        ratio(micros(ours.p50), micros(theirs.p50)),
+        ratio(micros(ours.p99), micros(theirs.p99)),
+        ratio(ours.per_second, theirs.per_second),
+        ratio(ours.start.as_secs_f64(), theirs.start.as_secs_f64()),
+        ratio(ours.rss_kib as f64, theirs.rss_kib as f64)
+    );
+}
+
+fn measure(program: &Program, workload: &Workload, sizes: &Sizes, pinning: &Pinning) -> Figures {
+    let what = format!("{} ({})", workload.name, program.path.display());
+
+    if let Some(pin) = pinning {
+        pin_self(&pin.cpu.to_string());
+    }
+    let mut peer = Peer::spawn(program, pinning.as_ref().map(|pin| pin.cpu));
+    let times = closed_loop(
+        &mut peer,
+        &workload.bodies,
+        sizes.warmup,
+        sizes.latency_requests,
+        &format!("closed loop, {what}"),
+    );
+    peer.finish();
+    if let Some(pin) = pinning {
+        pin_self(&pin.allowed);
+    }
+
+    let (per_second, rss_kib) = pipelined(program, &workload.bodies, sizes, &what);
+    let start = cold_start(program, &workload.bodies[0], sizes.spawns, &what);
+    Figures {
+        p50: percentile(&times, 0.50),
+        p99: percentile(&times, 0.99),
+        per_second,
+        start,
+        rss_kib,
+    }
+}
+
+/// Pipelined throughput: this thread writes, keeping `IN_FLIGHT` requests outstanding; a
+/// reader thread checks answers and hands back one credit per answer. Stops sending after
+/// `pipelined_requests` or `pipelined_time`, whichever comes first. Returns requests per
+/// second and the peer's peak RSS (KiB), read before its stdin is closed.
+fn pipelined(program: &Program, bodies: &[String], sizes: &Sizes, what: &str) -> (f64, u64) {
+    let limit = sizes.pipelined_requests;
+    let mut peer = Peer::spawn(program, None);
+    let stdout = peer.stdout.take().expect("stdout of a new peer");
+    let (credits, answered) = mpsc::channel::<()>();
+    let reader = std::thread::spawn(move || {
+        let mut stdout = stdout;
+        let mut seen = vec![false; limit as usize];
+        let mut errors = Errors::default();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match stdout.read_line(&mut line) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(err) => panic!("read a pipelined answer: {err}"),
+            }
+            match check_answer(&line) {
+                Ok(id) if id < limit && !std::mem::replace(&mut seen[id as usize], true) => {}
+                Ok(id) => errors.record(format!("unexpected or repeated id {id}")),
+                Err(message) => errors.record(message),
+            }
+            // The writer may be gone already; keep reading to EOF so the peer can exit.
+            let _ = credits.send(());
+        }
+        errors
+    });
+
+    let stdin = peer.stdin.as_mut().expect("stdin of a new peer");
+    let start = Instant::now();
+    let mut sent = send_batch(stdin, bodies, 0, IN_FLIGHT.min(limit));
+    let mut outstanding = sent;
+    while outstanding > 0 {
+        if answered.recv().is_err() {
+            panic!("{what}: the peer stopped answering with {outstanding} requests outstanding");
+        }
+        let mut returned = 1;
+        while answered.try_recv().is_ok() {
+            returned += 1;
+        }
+        outstanding -= returned;
+        if start.elapsed() < sizes.pipelined_time {
+            let more = send_batch(stdin, bodies, sent, returned.min(limit - sent));
+            sent += more;
+            outstanding += more;
+        }
+    }
+    let elapsed = start.elapsed();
+    let rss_kib = common::peak_rss_kib(peer.pid());
+    peer.finish();
+    let errors = reader.join().expect("the pipelined reader thread panicked");
+    errors.ensure_none(&format!("pipelined, {what}"));
+    (sent as f64 / elapsed.as_secs_f64(), rss_kib)
+}
+
+/// Writes `count` requests with ids from `first`, cycling through `bodies`, and flushes.
+/// Returns `count`.
+fn send_batch(stdin: &mut impl Write, bodies: &[String], first: u64, count: u64) -> u64 {
+    if count == 0 {
+        return 0;
+    }
+    for id in first..first + count {
+        let body = &bodies[id as usize % bodies.len()];
+        common::write_request(stdin, id, body).expect("write a pipelined request");
+    }
+    stdin.flush().expect("flush pipelined requests");
+    count
+}
+
+/// The CPUs this process may run on, as taskset lists them (e.g. "0-1"), or None when
+/// taskset is not available.
+fn allowed_cpus() -> Option<String> {
+    let output = Command::new("taskset")
+        .args(["-c", "-p", &std::process::id().to_string()])
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|output| output.status.success())?;
+    // "pid 123's current affinity list: 0,1"
+    let text = String::from_utf8_lossy(&output.stdout);
+    Some(text.rsplit(':').next()?.trim().to_string()).filter(|list| !list.is_empty())
+}
+
+/// The highest CPU of a taskset list such as "0-3" or "0,2,5-7".
+fn last_cpu(list: &str) -> usize {
+    list.rsplit([',', '-'])
+        .next()
+        .and_then(|cpu| cpu.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Sets the CPU affinity of every thread of this process (`cpus` as taskset takes it, e.g.
+/// "0" or "0-1"); threads started later inherit it.
+pub fn pin_self(cpus: &str) {
+    let status = Command::new("taskset")
+        .args(["-a", "-p", "-c", cpus, &std::process::id().to_string()])
+        .stdout(Stdio::null())
+        .status()
+        .expect("run taskset on the bench process");
+    assert!(
+        status.success(),
+        "taskset could not pin the bench to CPUs {cpus}"
+    );
+}
+
+/// Cold start: spawn the peer, send one request, time until its answer; the median over
+/// `spawns` fresh processes.
+fn cold_start(program: &Program, body: &str, spawns: usize, what: &str) -> Duration {
+    let mut errors = Errors::default();
+    let mut times: Vec<Duration> = (0..spawns)
+        .map(|_| {
+            let start = Instant::now();
+            let mut peer = Peer::spawn(program, None);
+            let outcome = peer.call(1, body);
+            let elapsed = start.elapsed();
+            if let Err(message) = outcome {
+                errors.record(message);
+            }
+            peer.finish();
+            elapsed
+        })
+        .collect();
+    errors.ensure_none(&format!("cold start, {what}"));
+    times.sort_unstable();
+    percentile(&times, 0.5)
+}
+
+/// The echo peer: one answer per request line, a fixed result (about 2 KB for
+/// `resources/read`), flushed when no more input is buffered; exits at EOF.
+fn echo() {
+    let small: Value = json!({"resultType": "complete", "echo": true});
+    let text: String = "All work and no play makes Jack a dull boy. "
+        .repeat(46)
+        .chars()
+        .take(2_000)
+        .collect();
+    let large: Value = json!({
+        "resultType": "complete",
+        "contents": [{"uri": "shelf://library/guides/testing.md", "mimeType": "text/markdown", "text": text}],
+    });
+    let small = serde_json::to_string(&small).expect("serialize the small result");
+    let large = serde_json::to_string(&large).expect("serialize the large result");
+    // Our own buffer (StdinLock does not say what it holds), so we know when it is empty.
+    let mut input = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin().lock());
+    let mut output = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match input.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(err) => panic!("echo: read stdin: {err}"),
+        }
+        let request: Value = match serde_json::from_str(&line) {
+            Ok(request) => request,
+            Err(err) => panic!("echo: a request is not JSON ({err}): {line}"),
+        };
+        let id = serde_json::to_string(&request["id"]).expect("serialize an id");
+        let result = if request["method"] == "resources/read" {
+            &large
+        } else {
+            &small
+        };
+        writeln!(
+            output,
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}"
+        )
+        .expect("echo: write stdout");
+        if input.buffer().is_empty() {
+            output.flush().expect("echo: flush stdout");
+        }
+    }
+    output.flush().expect("echo: flush stdout");
+}
