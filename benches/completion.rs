@@ -24,8 +24,6 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use common::{Peer, Program, closed_loop, micros, percentile};
-use promptshelf::library::{Collection, DEFAULT_SCHEME, Item, parse_file};
-use promptshelf::store::{self, Access, Store, ValuesMode};
 
 const TABLE: &str = "services";
 const VALUES: usize = 1_000_000;
@@ -106,20 +104,10 @@ fn main() {
     let started = Instant::now();
     let values_file = folder.path().join(format!("{TABLE}.csv"));
     std::fs::write(&values_file, generate_values()).expect("write the values file");
-    add_with_cli_or_store(
-        &db,
-        &["values", "import", TABLE],
-        &values_file,
-        &format!("_values/{TABLE}.csv"),
-    );
+    add_with_cli(&db, &["values", "import", TABLE], &values_file);
     let prompt_file = folder.path().join("deploy-service.prompt.md");
     std::fs::write(&prompt_file, PROMPT).expect("write the prompt file");
-    add_with_cli_or_store(
-        &db,
-        &["prompt", "add"],
-        &prompt_file,
-        "deploy-service.prompt.md",
-    );
+    add_with_cli(&db, &["prompt", "add"], &prompt_file);
     let size = std::fs::metadata(&db).expect("stat the database").len();
     println!(
         "table '{TABLE}': {VALUES} values, database {:.0} MiB, built in {:.1} s",
@@ -184,10 +172,8 @@ fn generate_values() -> String {
     csv
 }
 
-/// Runs `promptshelf --db DB <command...> FILE`; if the command fails (not written yet on
-/// this branch), stores the file's item through `parse_file` and the store writers instead,
-/// naming it `relative_path` as an imported collection would.
-fn add_with_cli_or_store(db: &Path, command: &[&str], file: &Path, relative_path: &str) {
+/// Runs `promptshelf --db DB <command...> FILE`, the way a person builds a library.
+fn add_with_cli(db: &Path, command: &[&str], file: &Path) {
     let output = Command::new(common::PROMPTSHELF)
         .arg("--db")
         .arg(db)
@@ -196,40 +182,12 @@ fn add_with_cli_or_store(db: &Path, command: &[&str], file: &Path, relative_path
         .stdin(Stdio::null())
         .output()
         .expect("run the promptshelf CLI");
-    if output.status.success() {
-        return;
-    }
-    println!(
-        "note: `promptshelf {}` failed ({}); writing {relative_path} with the store API",
+    assert!(
+        output.status.success(),
+        "`promptshelf {}` failed: {}",
         command.join(" "),
         String::from_utf8_lossy(&output.stderr).trim()
     );
-    let bytes = std::fs::read(file).expect("read back the generated file");
-    let collection = Collection {
-        name: "bench".into(),
-        scheme: DEFAULT_SCHEME.into(),
-    };
-    let item = parse_file(&collection, relative_path, &bytes)
-        .unwrap_or_else(|err| panic!("the generated {relative_path} does not parse: {err}"))
-        .unwrap_or_else(|| panic!("the generated {relative_path} was skipped"));
-    let store = Store::open(db, Access::ReadWrite, promptshelf::seed::load)
-        .expect("open the bench database for writing");
-    store
-        .write(|tx| {
-            match item {
-                Item::Prompt(prompt) => {
-                    store::write::put_prompt(tx, &prompt, store::now_ms())?;
-                }
-                Item::Values { table, values } => {
-                    store::write::put_values(tx, &table, None, &values, ValuesMode::Replace)?;
-                }
-                Item::Resource(resource) => {
-                    store::write::put_resource(tx, &resource, store::now_ms())?;
-                }
-            }
-            Ok(())
-        })
-        .unwrap_or_else(|err| panic!("store {relative_path}: {err}"));
 }
 
 /// The body of a completion request for `query`.
