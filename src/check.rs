@@ -31,7 +31,7 @@ pub struct Report {
 pub fn check(conn: &Connection) -> store::Result<Report> {
     let tables: BTreeSet<String> = read::tables(conn)?.into_iter().map(|t| t.name).collect();
     let mut report = Report::default();
-    for stored in read::prompts(conn)? {
+    for stored in read::prompts(conn, true)? {
         report.prompts += 1;
         let item = format!("prompt '{}'", stored.prompt.name);
         for problem in check_prompt(conn, &stored, &tables)? {

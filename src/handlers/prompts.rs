@@ -26,7 +26,7 @@ pub fn list(
     config: &ServeConfig,
     cursor: Option<&str>,
 ) -> Result<Page<StoredPrompt>, Failure> {
-    let prompts = read::prompts(conn)?;
+    let prompts = read::prompts(conn, false)?;
     paginate(
         prompts,
         cursor,

@@ -11,7 +11,9 @@ pub use request::{
     CompleteParams, CompletionRef, Envelope, Era, GetPromptParams, Incoming, ListenParams, Method,
     parse_line,
 };
-pub use shape::{Hints, Shaper, acknowledged, error_line, notification, stream_notification};
+pub use shape::{
+    Hints, ShapedPage, Shaper, acknowledged, error_line, notification, stream_notification,
+};
 
 use serde_json::{Value, json};
 

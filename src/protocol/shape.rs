@@ -75,13 +75,39 @@ pub fn acknowledged(
     }))
 }
 
-fn line(message: &Value) -> Vec<u8> {
+fn line(message: &impl serde::Serialize) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(message).unwrap_or_else(|_| {
-        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"unserializable result"}}"#
-            .to_vec()
+        br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"unserializable result"}}"#.to_vec()
     });
     bytes.push(b'\n');
     bytes
+}
+
+/// A success response, serialized from borrowed parts (building it as one `Value` would
+/// copy the whole result).
+#[derive(serde::Serialize)]
+struct Response<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    result: &'a Map<String, Value>,
+}
+
+/// A list page shaped for one revision, kept and served many times (the server caches it
+/// until the library changes): the whole result, serialized, but `ttlMs`, which depends on
+/// the moment and is spliced in per response.
+#[derive(Debug, Clone)]
+pub struct ShapedPage {
+    /// The result object as JSON; never empty, ends with `}`.
+    json: Vec<u8>,
+    last_modified: i64,
+}
+
+fn response_line(id: &Value, result: &Map<String, Value>) -> Vec<u8> {
+    line(&Response {
+        jsonrpc: "2.0",
+        id,
+        result,
+    })
 }
 
 /// An error response line.
@@ -114,7 +140,7 @@ impl Shaper<'_> {
     /// A success response line; `hints` = the newest lastModified the result depends on,
     /// when it is cacheable (modern results then carry `ttlMs` and `cacheScope`).
     pub fn success(&self, id: &Value, result: Map<String, Value>, hints: Option<Hints>) -> Vec<u8> {
-        line(&json!({"jsonrpc": "2.0", "id": id, "result": self.complete(result, hints)}))
+        response_line(id, &self.complete(result, hints))
     }
 
     /// A complete result body: modern results get `resultType`, `serverInfo` and, when
@@ -189,28 +215,54 @@ impl Shaper<'_> {
         self.success(id, Map::new(), None)
     }
 
-    pub fn prompts(&self, id: &Value, page: &Page<StoredPrompt>) -> Vec<u8> {
+    pub fn prompts_page(&self, page: &Page<StoredPrompt>) -> ShapedPage {
         let items: Vec<Value> = page.items.iter().map(|p| self.prompt(p)).collect();
-        self.page(id, "prompts", items, page)
+        self.page("prompts", items, page)
     }
 
-    pub fn resources(&self, id: &Value, page: &Page<StoredResource>) -> Vec<u8> {
+    pub fn resources_page(&self, page: &Page<StoredResource>) -> ShapedPage {
         let items: Vec<Value> = page.items.iter().map(|r| self.resource(r)).collect();
-        self.page(id, "resources", items, page)
+        self.page("resources", items, page)
     }
 
-    pub fn templates(&self, id: &Value, page: &Page<StoredTemplate>) -> Vec<u8> {
+    pub fn templates_page(&self, page: &Page<StoredTemplate>) -> ShapedPage {
         let items: Vec<Value> = page.items.iter().map(|t| self.template(t)).collect();
-        self.page(id, "resourceTemplates", items, page)
+        self.page("resourceTemplates", items, page)
     }
 
-    fn page<T>(&self, id: &Value, key: &str, items: Vec<Value>, page: &Page<T>) -> Vec<u8> {
+    fn page<T>(&self, key: &str, items: Vec<Value>, page: &Page<T>) -> ShapedPage {
         let mut result = Map::new();
         result.insert(key.into(), Value::Array(items));
         if let Some(cursor) = &page.next_cursor {
             result.insert("nextCursor".into(), json!(cursor));
         }
-        self.success(id, result, Some(Hints::Since(page.last_modified)))
+        let mut result = self.complete(result, None);
+        if self.revision.is_modern() {
+            result.insert("cacheScope".into(), json!(self.cache_scope()));
+        }
+        ShapedPage {
+            json: serde_json::to_vec(&result).unwrap_or_else(|_| b"{}".to_vec()),
+            last_modified: page.last_modified,
+        }
+    }
+
+    /// The response line for a shaped page, with the `ttlMs` of this moment spliced in.
+    pub fn page_line(&self, id: &Value, page: &ShapedPage) -> Vec<u8> {
+        let id = serde_json::to_string(id).unwrap_or_else(|_| "null".into());
+        let mut line = Vec::with_capacity(page.json.len() + id.len() + 64);
+        line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        line.extend_from_slice(id.as_bytes());
+        line.extend_from_slice(b",\"result\":");
+        match page.json.strip_suffix(b"}") {
+            Some(open) if self.revision.is_modern() => {
+                line.extend_from_slice(open);
+                let ttl = self.ttl_ms(Hints::Since(page.last_modified));
+                line.extend_from_slice(format!(",\"ttlMs\":{ttl}}}").as_bytes());
+            }
+            _ => line.extend_from_slice(&page.json),
+        }
+        line.extend_from_slice(b"}\n");
+        line
     }
 
     fn prompt(&self, stored: &StoredPrompt) -> Value {
@@ -348,7 +400,7 @@ impl Shaper<'_> {
     }
 
     pub fn prompt_outcome(&self, id: &Value, outcome: &PromptOutcome) -> Vec<u8> {
-        line(&json!({"jsonrpc": "2.0", "id": id, "result": self.prompt_result(outcome)}))
+        response_line(id, &self.prompt_result(outcome))
     }
 
     /// The `result` of a `prompts/get`, as `promptshelf prompt render --json` prints it too.

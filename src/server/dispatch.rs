@@ -1,14 +1,13 @@
-//! The dispatcher: takes each input line in order, answers what must be answered in order
-//! (errors, `initialize`, subscription changes) and spawns every other request as a blocking
-//! task. It owns the per-process state: the legacy session, the subscriptions, and the
-//! requests that may still be cancelled.
+//! The dispatcher: takes each input line in order on the reader thread, answers what must
+//! be answered in order (errors, `initialize`, subscription changes) and starts every other
+//! request as a task on tokio's blocking pool. The per-process state (the legacy session and
+//! the subscriptions) sits in a `Session` it shares with the change watcher.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde_json::{Value, json};
-use tokio::task::JoinSet;
 
 use super::transport::Input;
 use super::watch::Changes;
@@ -18,15 +17,15 @@ use crate::protocol::{
 };
 use crate::store;
 
-pub(super) struct Dispatcher {
-    shared: Arc<Shared>,
+/// What this process remembers between requests: only what the protocol makes per-process.
+#[derive(Default)]
+pub(super) struct Session {
     /// The revision `initialize` negotiated; None until a legacy client opens.
     legacy: Option<Revision>,
     /// URIs a legacy client named with `resources/subscribe`.
     legacy_uris: BTreeSet<String>,
     /// Open modern `subscriptions/listen` streams.
     listeners: Vec<Listener>,
-    tasks: JoinSet<()>,
 }
 
 /// One open `subscriptions/listen` stream: what it asked for, under the listen request's id.
@@ -37,36 +36,87 @@ struct Listener {
     uris: BTreeSet<String>,
 }
 
+pub(super) struct Dispatcher {
+    shared: Arc<Shared>,
+    session: Arc<Mutex<Session>>,
+    /// Where request tasks run.
+    runtime: tokio::runtime::Handle,
+}
+
+fn send(shared: &Shared, bytes: Vec<u8>) {
+    // Only fails once the writer has stopped, when there is nobody left to tell.
+    let _ = shared.output.send(bytes);
+}
+
+fn shaper(shared: &Shared, revision: Revision) -> Shaper<'_> {
+    Shaper {
+        revision,
+        config: &shared.config,
+        now: store::now_ms(),
+    }
+}
+
+/// Tells every subscriber what a batch of commits changed, each only what it asked for.
+pub(super) fn notify(shared: &Shared, session: &Mutex<Session>, changes: &Changes) {
+    const PROMPTS: &str = "notifications/prompts/list_changed";
+    const RESOURCES: &str = "notifications/resources/list_changed";
+    const UPDATED: &str = "notifications/resources/updated";
+    let session = session.lock().unwrap_or_else(PoisonError::into_inner);
+    for listener in &session.listeners {
+        if listener.prompts && changes.prompts {
+            send(
+                shared,
+                protocol::stream_notification(PROMPTS, &listener.id, None),
+            );
+        }
+        if listener.resources && changes.resources {
+            send(
+                shared,
+                protocol::stream_notification(RESOURCES, &listener.id, None),
+            );
+        }
+        for uri in changes.uris.intersection(&listener.uris) {
+            send(
+                shared,
+                protocol::stream_notification(UPDATED, &listener.id, Some(uri)),
+            );
+        }
+    }
+    if session.legacy.is_some() {
+        if changes.prompts {
+            send(shared, protocol::notification(PROMPTS, None));
+        }
+        if changes.resources {
+            send(shared, protocol::notification(RESOURCES, None));
+        }
+        for uri in changes.uris.intersection(&session.legacy_uris) {
+            send(shared, protocol::notification(UPDATED, Some(uri)));
+        }
+    }
+}
+
 impl Dispatcher {
-    pub(super) fn new(shared: Arc<Shared>) -> Dispatcher {
+    pub(super) fn new(
+        shared: Arc<Shared>,
+        session: Arc<Mutex<Session>>,
+        runtime: tokio::runtime::Handle,
+    ) -> Dispatcher {
         Dispatcher {
             shared,
-            legacy: None,
-            legacy_uris: BTreeSet::new(),
-            listeners: Vec::new(),
-            tasks: JoinSet::new(),
+            session,
+            runtime,
         }
     }
 
-    fn send(&self, bytes: Vec<u8>) {
-        let _ = self.shared.output.send(bytes);
+    fn session(&self) -> MutexGuard<'_, Session> {
+        self.session.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn reject(&self, id: &Value, error: RpcError) {
-        self.send(protocol::error_line(id, &error));
-    }
-
-    fn shaper(&self, revision: Revision) -> Shaper<'_> {
-        Shaper {
-            revision,
-            config: &self.shared.config,
-            now: store::now_ms(),
-        }
+        send(&self.shared, protocol::error_line(id, &error));
     }
 
     pub(super) fn handle(&mut self, input: Input) {
-        // Reap finished tasks so the set does not grow with every request served.
-        while self.tasks.try_join_next().is_some() {}
         let line = match input {
             Input::Line(line) => line,
             Input::TooLong { limit } => {
@@ -91,10 +141,14 @@ impl Dispatcher {
     }
 
     /// stdin closed: answer what was asked, then close every open stream.
-    pub(super) async fn finish(&mut self) {
-        while self.tasks.join_next().await.is_some() {}
-        for listener in std::mem::take(&mut self.listeners) {
-            self.send(self.shaper(Revision::MODERN).listen_closed(&listener.id));
+    pub(super) fn finish(&mut self) {
+        self.shared.in_flight.wait_idle();
+        let listeners = std::mem::take(&mut self.session().listeners);
+        for listener in listeners {
+            send(
+                &self.shared,
+                shaper(&self.shared, Revision::MODERN).listen_closed(&listener.id),
+            );
         }
     }
 
@@ -112,42 +166,11 @@ impl Dispatcher {
             }
             drop(running);
             // A cancelled stream just stops: nothing more is sent for it.
-            self.listeners.retain(|listener| listener.id != *id);
+            self.session()
+                .listeners
+                .retain(|listener| listener.id != *id);
         }
         // Every other notification (initialized, progress, ...) needs nothing from us.
-    }
-
-    /// Tells every subscriber what a batch of commits changed, each only what it asked for.
-    pub(super) fn notify(&self, changes: &Changes) {
-        const PROMPTS: &str = "notifications/prompts/list_changed";
-        const RESOURCES: &str = "notifications/resources/list_changed";
-        const UPDATED: &str = "notifications/resources/updated";
-        for listener in &self.listeners {
-            if listener.prompts && changes.prompts {
-                self.send(protocol::stream_notification(PROMPTS, &listener.id, None));
-            }
-            if listener.resources && changes.resources {
-                self.send(protocol::stream_notification(RESOURCES, &listener.id, None));
-            }
-            for uri in changes.uris.intersection(&listener.uris) {
-                self.send(protocol::stream_notification(
-                    UPDATED,
-                    &listener.id,
-                    Some(uri),
-                ));
-            }
-        }
-        if self.legacy.is_some() {
-            if changes.prompts {
-                self.send(protocol::notification(PROMPTS, None));
-            }
-            if changes.resources {
-                self.send(protocol::notification(RESOURCES, None));
-            }
-            for uri in changes.uris.intersection(&self.legacy_uris) {
-                self.send(protocol::notification(UPDATED, Some(uri)));
-            }
-        }
     }
 
     fn request(&mut self, envelope: Envelope) {
@@ -156,13 +179,13 @@ impl Dispatcher {
                 let revision = Revision::parse(version)
                     .filter(|revision| !revision.is_modern())
                     .unwrap_or(Revision::LEGACY[0]);
-                self.legacy = Some(revision);
+                self.session().legacy = Some(revision);
                 revision
             }
             (Era::Modern { .. }, _) => Revision::MODERN,
             // A discovery probe without `_meta` is still answered, in the modern shape.
             (Era::Legacy, Method::Discover) => Revision::MODERN,
-            (Era::Legacy, _) => match self.legacy {
+            (Era::Legacy, _) => match self.session().legacy {
                 Some(revision) => revision,
                 None => return self.reject(&envelope.id, no_session()),
             },
@@ -180,8 +203,9 @@ impl Dispatcher {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(key.clone(), Arc::clone(&cancelled));
+        self.shared.in_flight.begin();
         let shared = Arc::clone(&self.shared);
-        self.tasks.spawn_blocking(move || {
+        self.runtime.spawn_blocking(move || {
             let answer = answer(&shared, &envelope, revision);
             shared
                 .running
@@ -189,8 +213,9 @@ impl Dispatcher {
                 .unwrap_or_else(PoisonError::into_inner)
                 .remove(&key);
             if !cancelled.load(Ordering::Relaxed) {
-                let _ = shared.output.send(answer);
+                send(&shared, answer);
             }
+            shared.in_flight.end();
         });
     }
 
@@ -206,21 +231,32 @@ impl Dispatcher {
                     resources: filter.resources_list_changed,
                     uris: filter.resource_subscriptions.iter().cloned().collect(),
                 };
-                self.send(protocol::acknowledged(
-                    &listener.id,
-                    listener.prompts,
-                    listener.resources,
-                    &listener.uris,
-                ));
-                self.listeners.push(listener);
+                // Acknowledged under the lock, so no notification can slip in before it.
+                let mut session = self.session();
+                send(
+                    &self.shared,
+                    protocol::acknowledged(
+                        &listener.id,
+                        listener.prompts,
+                        listener.resources,
+                        &listener.uris,
+                    ),
+                );
+                session.listeners.push(listener);
             }
             Method::Subscribe { uri } => {
-                self.legacy_uris.insert(uri.clone());
-                self.send(self.shaper(revision).empty(&envelope.id));
+                self.session().legacy_uris.insert(uri.clone());
+                send(
+                    &self.shared,
+                    shaper(&self.shared, revision).empty(&envelope.id),
+                );
             }
             Method::Unsubscribe { uri } => {
-                self.legacy_uris.remove(uri);
-                self.send(self.shaper(revision).empty(&envelope.id));
+                self.session().legacy_uris.remove(uri);
+                send(
+                    &self.shared,
+                    shaper(&self.shared, revision).empty(&envelope.id),
+                );
             }
             _ => return false,
         }

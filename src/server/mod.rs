@@ -1,18 +1,22 @@
-//! The stdio MCP server: a reader thread feeds lines to the dispatcher on tokio, each request
-//! runs as its own blocking task (SQLite work stays off the async workers, and a slow request
-//! never holds up a fast one), and one writer thread puts answers on stdout.
+//! The stdio MCP server. The calling thread reads stdin and dispatches each line; every
+//! request runs as its own task on tokio's blocking pool (SQLite work never sits on an async
+//! worker, and a slow request never holds up a fast one); one writer thread puts answers on
+//! stdout, coalescing writes; a watcher thread notices other processes' commits.
 //!
-//! `dispatch` owns the only per-process state (the legacy session, the subscriptions, the
-//! requests that may still be cancelled); `watch` tells it when another process changed the
-//! library, so it can notify subscribers.
+//! Dispatching on the reader thread, rather than handing each line to an async task first,
+//! saves a thread hop per request (measured: see docs/benchmarks.md).
+//!
+//! `dispatch` owns the per-process state (the legacy session, the subscriptions, the
+//! requests that may still be cancelled); `watch` reports changes to it.
 
 mod dispatch;
+mod pages;
 mod transport;
 mod watch;
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use anyhow::{Context, Result};
 
@@ -20,9 +24,16 @@ use crate::config::ServeConfig;
 use crate::handlers::{self, Failure};
 use crate::protocol::{self, Envelope, Method, Revision, RpcError, Shaper, code};
 use crate::store::{self, Store};
-use dispatch::Dispatcher;
-use transport::Input;
-use watch::Changes;
+use dispatch::{Dispatcher, Session};
+use pages::{ListKind, PageCache};
+
+/// Requests running at once; the reader waits (and so the client's writes do) beyond it,
+/// which bounds memory whatever the client sends.
+const MAX_IN_FLIGHT: usize = 256;
+/// Answers waiting for the writer; a client that stops reading stdout stops us too.
+const MAX_QUEUED_ANSWERS: usize = 4096;
+/// Threads tokio may start for request tasks.
+const MAX_TASK_THREADS: usize = 16;
 
 /// Everything a request task needs, shared by all of them.
 struct Shared {
@@ -31,58 +42,93 @@ struct Shared {
     /// The database's secret, for signing `requestState`.
     secret: Vec<u8>,
     /// Where answers go: the writer thread.
-    output: std::sync::mpsc::Sender<Vec<u8>>,
+    output: std::sync::mpsc::SyncSender<Vec<u8>>,
     /// Requests still running, by id: set to true when the client cancels one.
     running: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    in_flight: InFlight,
+    pages: PageCache,
+}
+
+/// Counts running request tasks, so the reader can wait for room and, at the end, for all.
+#[derive(Default)]
+struct InFlight {
+    count: Mutex<usize>,
+    changed: Condvar,
+}
+
+impl InFlight {
+    fn begin(&self) {
+        let mut count = self.count.lock().unwrap_or_else(PoisonError::into_inner);
+        while *count >= MAX_IN_FLIGHT {
+            count = self
+                .changed
+                .wait(count)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        *count += 1;
+    }
+
+    fn end(&self) {
+        let mut count = self.count.lock().unwrap_or_else(PoisonError::into_inner);
+        *count = count.saturating_sub(1);
+        self.changed.notify_all();
+    }
+
+    fn wait_idle(&self) {
+        let mut count = self.count.lock().unwrap_or_else(PoisonError::into_inner);
+        while *count > 0 {
+            count = self
+                .changed
+                .wait(count)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
 }
 
 /// Serves MCP on stdin/stdout until stdin closes.
 pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
     let secret = store::read::secret(&*store.conn()?)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .max_blocking_threads(16)
-        .enable_all()
+    // Only the blocking pool is used: a current-thread runtime starts no async workers.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .max_blocking_threads(MAX_TASK_THREADS)
+        .thread_name("request")
         .build()
         .context("cannot start the async runtime")?;
-    let (output, queue) = std::sync::mpsc::channel::<Vec<u8>>();
+    let (output, queue) = std::sync::mpsc::sync_channel::<Vec<u8>>(MAX_QUEUED_ANSWERS);
     let writer = std::thread::Builder::new()
         .name("stdout".into())
         .spawn(move || transport::write_lines(queue, std::io::stdout().lock()))
         .context("cannot start the writer thread")?;
-    let (lines, mut incoming) = tokio::sync::mpsc::channel::<Input>(1024);
-    let max_line = config.max_line;
-    std::thread::Builder::new()
-        .name("stdin".into())
-        .spawn(move || transport::read_lines(std::io::stdin().lock(), max_line, lines))
-        .context("cannot start the reader thread")?;
-    let (changes, mut changed) = tokio::sync::mpsc::channel::<Changes>(16);
-    watch::spawn(store.path(), config.poll_interval, changes)
-        .context("cannot watch the database for changes")?;
+    let poll_interval = config.poll_interval;
     let shared = Arc::new(Shared {
         store,
         config,
         secret,
         output,
         running: Mutex::new(HashMap::new()),
+        in_flight: InFlight::default(),
+        pages: PageCache::default(),
     });
-    runtime.block_on(async {
-        let mut dispatcher = Dispatcher::new(Arc::clone(&shared));
-        loop {
-            tokio::select! {
-                input = incoming.recv() => match input {
-                    Some(input) => dispatcher.handle(input),
-                    None => break,
-                },
-                Some(batch) = changed.recv() => dispatcher.notify(&batch),
-            }
-        }
-        // stdin closed: finish what was asked, close the streams, then stop.
-        dispatcher.finish().await;
+    let session = Arc::new(Mutex::new(Session::default()));
+    {
+        let path = shared.store.path().to_path_buf();
+        let shared = Arc::clone(&shared);
+        let session = Arc::clone(&session);
+        watch::spawn(&path, poll_interval, move |changes| {
+            dispatch::notify(&shared, &session, changes)
+        })
+        .context("cannot watch the database for changes")?;
+    }
+    let mut dispatcher = Dispatcher::new(Arc::clone(&shared), session, runtime.handle().clone());
+    let max_line = shared.config.max_line;
+    transport::read_lines(std::io::stdin().lock(), max_line, |input| {
+        dispatcher.handle(input)
     });
-    drop(shared);
-    runtime.shutdown_background();
+    // stdin closed: finish what was asked, close the streams, then stop.
+    dispatcher.finish();
+    let _ = shared.output.send(transport::END.to_vec());
     let _ = writer.join();
+    drop(runtime);
     Ok(())
 }
 
@@ -115,10 +161,22 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
         Method::Discover => shaper.discover(id, &handlers::discover::discover(&conn)?),
         Method::Initialize { .. } => shaper.initialize(id, &handlers::discover::discover(&conn)?),
         Method::Ping => shaper.empty(id),
-        Method::ListPrompts { cursor } => shaper.prompts(
-            id,
-            &handlers::prompts::list(&conn, config, cursor.as_deref())?,
-        ),
+        Method::ListPrompts { cursor } => {
+            let page = shared.pages.page(
+                &conn,
+                ListKind::Prompts,
+                shaper.revision,
+                cursor.as_deref(),
+                || {
+                    Ok(shaper.prompts_page(&handlers::prompts::list(
+                        &conn,
+                        config,
+                        cursor.as_deref(),
+                    )?))
+                },
+            )?;
+            shaper.page_line(id, &page)
+        }
         Method::GetPrompt(params) => {
             let caller = handlers::prompts::Caller {
                 can_elicit: envelope.era.can_elicit_forms(),
@@ -127,14 +185,38 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
             let outcome = handlers::prompts::get(&conn, config, &shared.secret, params, caller)?;
             shaper.prompt_outcome(id, &outcome)
         }
-        Method::ListResources { cursor } => shaper.resources(
-            id,
-            &handlers::resources::list(&conn, config, cursor.as_deref())?,
-        ),
-        Method::ListTemplates { cursor } => shaper.templates(
-            id,
-            &handlers::templates::list(&conn, config, cursor.as_deref())?,
-        ),
+        Method::ListResources { cursor } => {
+            let page = shared.pages.page(
+                &conn,
+                ListKind::Resources,
+                shaper.revision,
+                cursor.as_deref(),
+                || {
+                    Ok(shaper.resources_page(&handlers::resources::list(
+                        &conn,
+                        config,
+                        cursor.as_deref(),
+                    )?))
+                },
+            )?;
+            shaper.page_line(id, &page)
+        }
+        Method::ListTemplates { cursor } => {
+            let page = shared.pages.page(
+                &conn,
+                ListKind::Templates,
+                shaper.revision,
+                cursor.as_deref(),
+                || {
+                    Ok(shaper.templates_page(&handlers::templates::list(
+                        &conn,
+                        config,
+                        cursor.as_deref(),
+                    )?))
+                },
+            )?;
+            shaper.page_line(id, &page)
+        }
         Method::ReadResource { uri } => shaper.read(id, &handlers::resources::read(&conn, uri)?),
         Method::Complete(params) => {
             shaper.completion(id, &handlers::completion::complete(&conn, params)?)

@@ -5,7 +5,9 @@
 use std::io::{BufRead, Write};
 use std::sync::mpsc::Receiver;
 
-use tokio::sync::mpsc::Sender;
+/// Sent to the writer to make it flush and stop (a real message is never empty: every line
+/// ends with a newline).
+pub const END: &[u8] = b"";
 
 /// What the reader hands the dispatcher.
 #[derive(Debug)]
@@ -16,8 +18,8 @@ pub enum Input {
     TooLong { limit: usize },
 }
 
-/// Reads `input` until EOF (or the dispatcher goes away), one `Input` per line.
-pub fn read_lines(input: impl BufRead, limit: usize, sink: Sender<Input>) {
+/// Reads `input` until EOF, handing `on_input` one `Input` per line.
+pub fn read_lines(input: impl BufRead, limit: usize, mut on_input: impl FnMut(Input)) {
     let mut input = input;
     let mut line: Vec<u8> = Vec::new();
     let mut skipping = false;
@@ -54,9 +56,7 @@ pub fn read_lines(input: impl BufRead, limit: usize, sink: Sender<Input>) {
                 Input::Line(std::mem::take(&mut line))
             };
             skipping = false;
-            if sink.blocking_send(message).is_err() {
-                return;
-            }
+            on_input(message);
         }
     }
     // A last line without its newline is still a message.
@@ -68,17 +68,21 @@ pub fn read_lines(input: impl BufRead, limit: usize, sink: Sender<Input>) {
         None
     };
     if let Some(last) = last {
-        let _ = sink.blocking_send(last);
+        on_input(last);
     }
 }
 
-/// Writes every queued message; flushes when nothing more is waiting. Ends when every sender
-/// is gone or the output is closed.
+/// Writes every queued message; flushes when nothing more is waiting. Ends at `END`, when
+/// every sender is gone, or when the output is closed.
 pub fn write_lines(queue: Receiver<Vec<u8>>, output: impl Write) {
     let mut output = std::io::BufWriter::with_capacity(64 * 1024, output);
     while let Ok(first) = queue.recv() {
         let mut message = first;
         loop {
+            if message.is_empty() {
+                let _ = output.flush();
+                return;
+            }
             if let Err(err) = output.write_all(&message) {
                 report_write_error(&err);
                 return;
@@ -107,15 +111,13 @@ mod tests {
     use super::*;
 
     fn lines(input: &[u8], limit: usize) -> Vec<String> {
-        let (sender, mut receiver) = tokio::sync::mpsc::channel(16);
-        read_lines(input, limit, sender);
         let mut out = Vec::new();
-        while let Ok(message) = receiver.try_recv() {
+        read_lines(input, limit, |message| {
             out.push(match message {
                 Input::Line(line) => String::from_utf8_lossy(&line).into_owned(),
                 Input::TooLong { .. } => "<too long>".to_string(),
-            });
-        }
+            })
+        });
         out
     }
 

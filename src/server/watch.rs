@@ -7,7 +7,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
-use tokio::sync::mpsc::Sender;
 
 use crate::store::read::{Change, changes_since};
 
@@ -45,8 +44,13 @@ impl Changes {
     }
 }
 
-/// Starts the watching thread; it ends when `sink` is closed.
-pub fn spawn(path: &Path, interval: Duration, sink: Sender<Changes>) -> anyhow::Result<()> {
+/// Starts the watching thread; it hands every batch of changes to `on_changes`, and lives as
+/// long as the process.
+pub fn spawn(
+    path: &Path,
+    interval: Duration,
+    on_changes: impl Fn(&Changes) + Send + 'static,
+) -> anyhow::Result<()> {
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -60,7 +64,7 @@ pub fn spawn(path: &Path, interval: Duration, sink: Sender<Changes>) -> anyhow::
     std::thread::Builder::new()
         .name("watch".into())
         .spawn(move || {
-            while !sink.is_closed() {
+            loop {
                 std::thread::sleep(interval);
                 let version = match data_version(&conn) {
                     Ok(version) => version,
@@ -84,8 +88,8 @@ pub fn spawn(path: &Path, interval: Duration, sink: Sender<Changes>) -> anyhow::
                 last_seq = last.seq;
                 let changes = Changes::from_rows(&rows);
                 tracing::debug!(rows = rows.len(), ?changes, "library changed");
-                if !changes.is_empty() && sink.blocking_send(changes).is_err() {
-                    break;
+                if !changes.is_empty() {
+                    on_changes(&changes);
                 }
             }
         })?;

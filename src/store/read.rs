@@ -94,8 +94,9 @@ fn message_row(row: &Row) -> rusqlite::Result<MessageTemplate> {
     })
 }
 
-/// Every prompt, by name, with its arguments and messages.
-pub fn prompts(conn: &Connection) -> Result<Vec<StoredPrompt>> {
+/// Every prompt, by name, with its arguments, and with its message templates when
+/// `with_messages` (listings need no bodies, and bodies are most of a prompt's size).
+pub fn prompts(conn: &Connection, with_messages: bool) -> Result<Vec<StoredPrompt>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {PROMPT_COLUMNS} FROM prompts ORDER BY name"
     ))?;
@@ -116,6 +117,9 @@ pub fn prompts(conn: &Connection) -> Result<Vec<StoredPrompt>> {
         if let Some(&at) = index.get(&id) {
             prompts[at].1.prompt.arguments.push(argument_row(row)?);
         }
+    }
+    if !with_messages {
+        return Ok(prompts.into_iter().map(|(_, prompt)| prompt).collect());
     }
     let mut stmt = conn.prepare_cached(
         "SELECT prompt_id, role, body FROM prompt_messages ORDER BY prompt_id, position",
@@ -400,4 +404,11 @@ pub fn changes_since(conn: &Connection, after: i64) -> Result<Vec<Change>> {
             })
         })?
         .collect::<rusqlite::Result<_>>()?)
+}
+
+/// The change log's last position: it moves with every change a client could see.
+pub fn change_position(conn: &Connection) -> Result<i64> {
+    Ok(conn
+        .prepare_cached("SELECT coalesce(max(seq), 0) FROM change_log")?
+        .query_row([], |row| row.get(0))?)
 }
