@@ -173,12 +173,20 @@ pub fn parse_local_file(file: &Path, bytes: &[u8]) -> Result<Item> {
     // is meant to be read.
     let name = file_name(file)?;
     let visible = name.trim_start_matches('.');
-    let item = library::parse_file(&local_collection(), visible, bytes).map_err(|err| {
-        anyhow!(library::FileError {
-            path: shown.clone(),
-            ..err
-        })
-    })?;
+    // A file in a `commands/` folder is a Claude Code command, as it would be on import.
+    let folder = file
+        .parent()
+        .and_then(|parent| parent.file_name())
+        .and_then(|parent| parent.to_str())
+        .map(library::Folder::of)
+        .unwrap_or_default();
+    let item =
+        library::parse_file_in(&local_collection(), visible, folder, bytes).map_err(|err| {
+            anyhow!(library::FileError {
+                path: shown.clone(),
+                ..err
+            })
+        })?;
     item.ok_or_else(|| anyhow!("{shown} is not a file promptshelf can read"))
 }
 

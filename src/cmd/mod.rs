@@ -2,6 +2,8 @@
 
 mod common;
 mod config;
+mod export;
+mod import;
 mod prompt;
 mod resource;
 mod serve;
@@ -29,6 +31,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Template(command) => template::run(&open(&db)?, command),
         Command::Values(command) => values::run(&open(&db)?, command),
         Command::Stats(flags) => stats::run(&open(&db)?, flags),
+        Command::Import(args) => import::run(&open(&db)?, args),
+        Command::Export(args) => export::run(&open(&db)?, args),
     }
 }
 
