@@ -1099,3 +1099,23 @@ fn a_missing_folder_or_a_bad_name_is_an_error_that_says_what_to_do() {
     ]);
     assert!(stderr.contains("no collection 'nope'"), "{stderr}");
 }
+
+#[test]
+fn prompt_add_reads_other_tools_files_and_resource_add_keeps_documents() {
+    let ctx = TestContext::new();
+    let command = ctx.write("x/commands/greet.md", "Greet $1 warmly.\n");
+    let vscode = ctx.write("x/ask.prompt.md", "Ask about ${input:topic}.\n");
+    let note = ctx.write("x/commands/notes.md", "# Notes\n");
+    assert_eq!(
+        ctx.ok(&["prompt", "add", command.to_str().expect("UTF-8")]),
+        "added prompt greet\n"
+    );
+    assert_eq!(prompt_json(&ctx, "greet")["arguments"][0]["name"], "arg1");
+    ctx.ok(&["prompt", "add", vscode.to_str().expect("UTF-8")]);
+    assert_eq!(prompt_json(&ctx, "ask")["arguments"][0]["name"], "topic");
+    ctx.ok(&["resource", "add", note.to_str().expect("UTF-8")]);
+    assert_eq!(
+        resource_json(&ctx, "shelf://local/notes.md")["title"],
+        "Notes"
+    );
+}
