@@ -1,6 +1,6 @@
 //! `cargo bench --bench import`: the import budget of DESIGN.md. Generates 10,000 markdown
-//! files of about 4 KB (one in ten a prompt with arguments, the rest documents) in a
-//! temporary folder, imports them into a new database, imports them again unchanged, and
+//! files of about 4 KB (one in ten a prompt with arguments, the rest documents that link to
+//! one another) in a temporary folder, imports them into a new database, imports them again unchanged, and
 //! prints both times. It asserts nothing: the budget (5 s cold, 1 s unchanged, release
 //! build) is read off its output.
 
@@ -71,9 +71,13 @@ fn generate(folder: &Path) -> Result<u64> {
             );
             format!("prompt-{n}.prompt.md")
         } else {
+            // Every document links to another, so link resolution is part of the time.
+            let other = (n + 1) % FILES;
             let _ = write!(
                 text,
-                "---\ntitle: Document {n}\npriority: 0.5\n---\n# Document {n}\n\n"
+                "---\ntitle: Document {n}\npriority: 0.5\n---\n# Document {n}\n\n\
+                 Read [the next one](../area-{:02}/doc-{other}.md) after this.\n\n",
+                other % FOLDERS
             );
             format!("doc-{n}.md")
         };

@@ -4,10 +4,13 @@
 
 mod dialect;
 pub mod emit;
+mod links;
 
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 use serde::Deserialize;
+
+pub use links::{link_targets, resolve_links};
 
 use crate::model::{
     Annotations, ArgumentType, CompletionValue, Content, Icon, MessageTemplate, Origin, Prompt,

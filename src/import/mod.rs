@@ -13,6 +13,7 @@ pub mod watch;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use anyhow::{Result, anyhow, bail};
 use rusqlite::Connection;
@@ -169,12 +170,17 @@ pub fn run(
         collection: source.collection.name.clone(),
         ..Report::default()
     };
+    let started = Instant::now();
     let walk = walk::walk(&source.root, &source.exclude, options.max_file_size);
+    tracing::debug!(files = walk.files.len(), elapsed = ?started.elapsed(), "walked the folder");
     report.skipped = walk.skipped;
     report.failures = walk.failures;
     let (parsed, failures) = read_all(&source, &walk.files, options.max_file_size, progress);
+    tracing::debug!(elapsed = ?started.elapsed(), "read and parsed the files");
     report.failures.extend(failures);
-    let parsed = without_duplicates(parsed, &mut report.failures);
+    let mut parsed = without_duplicates(parsed, &mut report.failures);
+    resolve_links(&mut parsed);
+    tracing::debug!(elapsed = ?started.elapsed(), "resolved links");
     // Items of a file that failed are not pruned: the file is still there.
     let protected: Vec<String> = report
         .failures
@@ -186,6 +192,7 @@ pub fn run(
         let tx = conn.unchecked_transaction()?;
         plan(&tx, &source.collection, &parsed, options.prune, &protected)?
     };
+    tracing::debug!(elapsed = ?started.elapsed(), changes = first.changes.len(), "planned");
     report.failures.extend(first.conflicts.iter().cloned());
     let stopped = !report.failures.is_empty() && !options.keep_going;
     if options.dry_run || stopped || first.is_empty() {
@@ -205,6 +212,7 @@ pub fn run(
         Ok(plan)
     })?;
     progress.finish();
+    tracing::debug!(elapsed = ?started.elapsed(), "committed");
     for conflict in &applied.conflicts {
         if !report.failures.contains(conflict) {
             report.failures.push(conflict.clone());
@@ -322,11 +330,7 @@ fn read_all(
     progress: &dyn Progress,
 ) -> (Vec<Parsed>, Vec<FileError>) {
     progress.start("reading", files.len() as u64);
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 8);
-    let chunk = files.len().div_ceil(workers).max(1);
+    let chunk = files.len().div_ceil(workers()).max(1);
     let results: Vec<Vec<Result<Option<Parsed>, FileError>>> = std::thread::scope(|scope| {
         let handles: Vec<_> = files
             .chunks(chunk)
@@ -396,17 +400,48 @@ fn read_one(
     else {
         return Ok(None);
     };
-    let hash = match &item {
-        Item::Prompt(prompt) => Some(store::hash_prompt(prompt)),
-        Item::Resource(resource) => Some(store::hash_resource(resource)),
-        Item::Values { .. } => None,
-    };
     Ok(Some(Parsed {
         path: found.relative.clone(),
         modified_ms: found.modified_ms,
+        hash: hash(&item),
         item,
-        hash,
     }))
+}
+
+/// Relative markdown links between the files become the URIs of their targets (see
+/// `library::resolve_links`); an item whose text changed gets its hash again. Parsing the
+/// markdown again is most of the work, so it is spread over the cores too.
+fn resolve_links(parsed: &mut [Parsed]) {
+    let targets = library::link_targets(parsed.iter().map(|file| (file.path.as_str(), &file.item)));
+    let chunk = parsed.len().div_ceil(workers()).max(1);
+    std::thread::scope(|scope| {
+        for part in parsed.chunks_mut(chunk) {
+            let targets = &targets;
+            scope.spawn(move || {
+                for file in part {
+                    if library::resolve_links(&mut file.item, &file.path, targets) {
+                        file.hash = hash(&file.item);
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// Threads for reading and parsing: one per core, within reason.
+fn workers() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8)
+}
+
+fn hash(item: &Item) -> Option<ContentHash> {
+    match item {
+        Item::Prompt(prompt) => Some(store::hash_prompt(prompt)),
+        Item::Resource(resource) => Some(store::hash_resource(resource)),
+        Item::Values { .. } => None,
+    }
 }
 
 /// Two files naming the same prompt or table: the first (in path order) wins, the second is

@@ -60,6 +60,7 @@ Review this {{ language }} code{% if focus %}, mostly {{ focus }}{% endif %}:
 
 {{ embed("shelf://notes/guides/style.md") }}
 See also {{ link("shelf://notes/guides/plain.md") }}
+and [the codes](../reference/codes.txt).
 <!-- assistant -->
 I will follow the checklist.
 <!-- user -->
@@ -88,7 +89,7 @@ fn write_notes(ctx: &TestContext) -> PathBuf {
     ctx.write("notes/guides/style.md", STYLE);
     ctx.write(
         "notes/guides/plain.md",
-        "# Plain guide\n\nThe first paragraph.\n\nMore.\n",
+        "# Plain guide\n\nThe first paragraph.\n\nMore in [the style guide](style.md#names) and [elsewhere](https://example.com/x.md).\n",
     );
     ctx.write(
         "notes/ask.md",
@@ -288,6 +289,19 @@ fn a_folder_with_every_front_matter_field_imports() {
     let content = ctx.ok(&["resource", "cat", "shelf://notes/guides/style.md"]);
     assert_eq!(content, "# Ignored heading\n\nUse clear names.\n");
 
+    // Relative links between imported files point at the URIs they became.
+    assert_eq!(
+        ctx.ok(&["resource", "cat", "shelf://notes/guides/plain.md"]),
+        "# Plain guide\n\nThe first paragraph.\n\nMore in \
+         [the style guide](shelf://notes/guides/style.md#names) and \
+         [elsewhere](https://example.com/x.md).\n"
+    );
+    assert!(
+        review["messages"][0]["body"].as_str().is_some_and(
+            |body| body.ends_with("and [the codes](shelf://notes/reference/codes.txt).")
+        ),
+        "{review}"
+    );
     let plain = resource_json(&ctx, "shelf://notes/guides/plain.md");
     assert_eq!(plain["title"], "Plain guide");
     assert_eq!(plain["description"], "The first paragraph.");
