@@ -311,7 +311,6 @@ impl Out {
             std::io::Write::write_all(&mut &file, bytes)?;
             let at = UNIX_EPOCH + Duration::from_millis(modified_ms.max(0).unsigned_abs());
             file.set_modified(at)?;
-            file.sync_all()?;
             std::fs::rename(&temporary, &target)
         })();
         if let Err(err) = result {

@@ -3,7 +3,7 @@
 //! whenever a file changes.
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Result, anyhow};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -41,22 +41,10 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
     eprintln!("watching {} for changes (Ctrl-C stops)", args.dir.display());
     import::watch::watch(
         &args.dir,
-        &database_files(store.path()),
+        &import::database_files(store.path()),
         || round(true),
         |warning| eprintln!("warning: {warning}"),
     )
-}
-
-/// The database and its companion files: their changes are the import's own.
-fn database_files(db: &Path) -> Vec<PathBuf> {
-    ["", "-wal", "-shm", "-journal"]
-        .iter()
-        .map(|suffix| {
-            let mut name = db.as_os_str().to_owned();
-            name.push(suffix);
-            PathBuf::from(name)
-        })
-        .collect()
 }
 
 /// A progress bar on stderr when it is a terminal; nothing otherwise.

@@ -307,8 +307,9 @@ fn check_scheme(scheme: &str) -> Result<()> {
     }
 }
 
-/// The database file and its companions, as the walk will meet them.
-fn database_files(db: &Path) -> Vec<PathBuf> {
+/// The database file and its companions (canonical paths, as the walk and the watcher meet
+/// them): never read as part of a folder, and their changes are the import's own.
+pub fn database_files(db: &Path) -> Vec<PathBuf> {
     let Ok(db) = db.canonicalize() else {
         return Vec::new();
     };

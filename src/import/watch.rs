@@ -16,7 +16,8 @@ use crate::library;
 const QUIET: Duration = Duration::from_millis(300);
 
 /// Calls `round` after every debounced change under `dir` until the watcher stops (it runs
-/// until the process is interrupted). `ignored` lists files whose changes start no round.
+/// until the process is interrupted). `ignored` lists files (canonical paths) whose changes
+/// start no round.
 /// An error from the watcher itself (e.g. too many watched folders) is reported through
 /// `warn` and watching goes on.
 pub fn watch(
@@ -35,16 +36,12 @@ pub fn watch(
         .watcher()
         .watch(&root, RecursiveMode::Recursive)
         .with_context(|| format!("cannot watch {}", dir.display()))?;
-    let ignored: Vec<PathBuf> = ignored
-        .iter()
-        .map(|path| path.canonicalize().unwrap_or_else(|_| path.clone()))
-        .collect();
     for batch in events {
         match batch {
             Ok(changes) => {
                 if changes
                     .iter()
-                    .any(|change| matters(&root, &ignored, &change.path))
+                    .any(|change| matters(&root, ignored, &change.path))
                 {
                     round()?;
                 }
