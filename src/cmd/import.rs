@@ -37,14 +37,10 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
         }
         Ok(())
     };
+    let watcher = import::watch::Watcher::start(&args.dir, &import::database_files(store.path()))?;
     round(false)?;
     eprintln!("watching {} for changes (Ctrl-C stops)", args.dir.display());
-    import::watch::watch(
-        &args.dir,
-        &import::database_files(store.path()),
-        || round(true),
-        |warning| eprintln!("warning: {warning}"),
-    )
+    watcher.run(|| round(true), |warning| eprintln!("warning: {warning}"))
 }
 
 /// A progress bar on stderr when it is a terminal; nothing otherwise.

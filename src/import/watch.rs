@@ -1,55 +1,84 @@
 //! `import --watch`: waits for files of the folder to change and runs another import round,
-//! debounced (notify-debouncer-mini), so that an editor's burst of writes is one round.
-//! Changes to files the import skips (hidden ones, `.git`, the database itself) start none.
+//! debounced (notify-debouncer-full), so that an editor's burst of writes is one round.
+//! Changes to files the import skips (hidden ones, `.git`, the database itself) start none,
+//! and neither does a file being opened or read (the import reads every file: were reads
+//! changes, each round would start the next).
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use notify_debouncer_mini::notify::RecursiveMode;
-use notify_debouncer_mini::{DebounceEventResult, new_debouncer};
+use notify_debouncer_full::notify::{EventKind, RecommendedWatcher, RecursiveMode};
+use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
 use crate::library;
 
 /// How long the folder must be quiet before a round starts.
 const QUIET: Duration = Duration::from_millis(300);
 
-/// Calls `round` after every debounced change under `dir` until the watcher stops (it runs
-/// until the process is interrupted). `ignored` lists files (canonical paths) whose changes
-/// start no round.
-/// An error from the watcher itself (e.g. too many watched folders) is reported through
-/// `warn` and watching goes on.
-pub fn watch(
-    dir: &Path,
-    ignored: &[PathBuf],
-    mut round: impl FnMut() -> Result<()>,
-    mut warn: impl FnMut(&str),
-) -> Result<()> {
-    let root = dir
-        .canonicalize()
-        .with_context(|| format!("cannot watch {}", dir.display()))?;
-    let (sender, events) = mpsc::channel::<DebounceEventResult>();
-    let mut debouncer = new_debouncer(QUIET, sender)
-        .context("cannot watch the folder: the system's file watcher is unavailable")?;
-    debouncer
-        .watcher()
-        .watch(&root, RecursiveMode::Recursive)
-        .with_context(|| format!("cannot watch {}", dir.display()))?;
-    for batch in events {
-        match batch {
-            Ok(changes) => {
-                if changes
-                    .iter()
-                    .any(|change| matters(&root, ignored, &change.path))
-                {
-                    round()?;
+/// A folder being watched. Started before the first import, so that a change made while it
+/// runs still starts a round afterwards.
+pub struct Watcher {
+    root: PathBuf,
+    ignored: Vec<PathBuf>,
+    events: mpsc::Receiver<DebounceEventResult>,
+    // Watching stops when this is dropped.
+    _debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
+}
+
+impl Watcher {
+    /// Starts watching `dir`. `ignored` lists files (canonical paths) whose changes start no
+    /// round.
+    pub fn start(dir: &Path, ignored: &[PathBuf]) -> Result<Watcher> {
+        let root = dir
+            .canonicalize()
+            .with_context(|| format!("cannot watch {}", dir.display()))?;
+        let (sender, events) = mpsc::channel::<DebounceEventResult>();
+        let mut debouncer = new_debouncer(QUIET, None, sender)
+            .context("cannot watch the folder: the system's file watcher is unavailable")?;
+        debouncer
+            .watch(&root, RecursiveMode::Recursive)
+            .with_context(|| format!("cannot watch {}", dir.display()))?;
+        Ok(Watcher {
+            root,
+            ignored: ignored.to_vec(),
+            events,
+            _debouncer: debouncer,
+        })
+    }
+
+    /// Calls `round` after every debounced change until the watcher stops (in practice, until
+    /// the process is interrupted). An error of the watcher itself (e.g. too many folders to
+    /// watch) goes to `warn` and watching goes on.
+    pub fn run(
+        self,
+        mut round: impl FnMut() -> Result<()>,
+        mut warn: impl FnMut(&str),
+    ) -> Result<()> {
+        for batch in &self.events {
+            match batch {
+                Ok(events) => {
+                    let changed = events.iter().any(|event| {
+                        !matches!(event.kind, EventKind::Access(_))
+                            && event
+                                .paths
+                                .iter()
+                                .any(|path| matters(&self.root, &self.ignored, path))
+                    });
+                    if changed {
+                        round()?;
+                    }
+                }
+                Err(errors) => {
+                    for err in errors {
+                        warn(&format!("watching {}: {err}", self.root.display()));
+                    }
                 }
             }
-            Err(err) => warn(&format!("watching {}: {err}", dir.display())),
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Whether a change at `path` can change what the import reads.

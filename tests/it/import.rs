@@ -1069,8 +1069,7 @@ fn watch_imports_again_when_a_file_changes() {
         first.last().map(String::as_str),
         Some("collection w: added 1, updated 0, unchanged 0, removed 0, failed 0")
     );
-    // The watcher is set up right after the first summary; give it a moment.
-    std::thread::sleep(Duration::from_millis(500));
+    // The watcher was started before the first round, so this edit cannot be missed.
     ctx.write("w/a.md", "# A, edited\n");
     let second = next_summary("round after an edit");
     assert_eq!(
@@ -1081,6 +1080,10 @@ fn watch_imports_again_when_a_file_changes() {
         ]
     );
     assert_eq!(resource_json(&ctx, "shelf://w/a.md")["title"], "A, edited");
+    // A round reads every file; reading is not a change, so no round follows by itself.
+    if let Ok(line) = lines.recv_timeout(Duration::from_millis(1500)) {
+        panic!("a round started with nothing changed: {line}");
+    }
     let _ = child.kill();
     let _ = child.wait();
 }
