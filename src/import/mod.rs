@@ -196,7 +196,11 @@ pub fn run(
     report.failures.extend(first.conflicts.iter().cloned());
     let stopped = !report.failures.is_empty() && !options.keep_going;
     if options.dry_run || stopped || first.is_empty() {
-        report.changes = first.changes;
+        // A stopped import changed nothing, and its summary says so; a dry run shows the
+        // plan.
+        if !stopped || options.dry_run {
+            report.changes = first.changes;
+        }
         report.unchanged = first.unchanged;
         progress.finish();
         return Ok(report);
@@ -218,7 +222,9 @@ pub fn run(
             report.failures.push(conflict.clone());
         }
     }
-    report.changes = applied.changes;
+    if applied.conflicts.is_empty() || keep_going {
+        report.changes = applied.changes;
+    }
     report.unchanged = applied.unchanged;
     Ok(report)
 }
