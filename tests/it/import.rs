@@ -1139,3 +1139,23 @@ fn prompt_add_reads_other_tools_files_and_resource_add_keeps_documents() {
         "Notes"
     );
 }
+
+#[test]
+fn a_prompt_defined_twice_or_a_file_that_is_not_text_is_a_failure() {
+    let ctx = TestContext::new();
+    ctx.write("t/a/same.prompt.md", "One\n");
+    ctx.write("t/b/same.prompt.md", "Two\n");
+    ctx.write("t/latin1.md", b"caf\xe9\n");
+    ctx.write("t/empty.prompt.md", "---\ndescription: nothing\n---\n\n");
+    let (_, stderr) = import_fails(&ctx, &ctx.path("t"), &[]);
+    assert!(
+        stderr.contains("same.prompt.md: prompt 'same' is also defined by a/same.prompt.md"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("latin1.md: not UTF-8 text"), "{stderr}");
+    assert!(
+        stderr.contains("empty.prompt.md:4: the prompt has no body"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("3 files failed"), "{stderr}");
+}
