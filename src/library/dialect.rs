@@ -449,9 +449,8 @@ fn translate(body: &str, mut placeholder: impl FnMut(&str) -> Option<(String, us
     let mut out = String::with_capacity(body.len() + body.len() / 16);
     for line in body.split_inclusive('\n') {
         if role_marker(line).is_some() {
-            let content = line.trim_end_matches(['\n', '\r']);
-            out.push_str(&format!("{{{{ \"{}\" }}}}", content.trim()));
-            out.push_str(&line[content.len()..]);
+            // Printing its `<!--` from an expression keeps the line from being a marker.
+            out.push_str(&line.replacen("<!--", "{{ \"<!--\" }}", 1));
             continue;
         }
         let mut at = 0;
@@ -465,6 +464,12 @@ fn translate(body: &str, mut placeholder: impl FnMut(&str) -> Option<(String, us
             if let Some(pair) = ["{{", "{%", "{#"].into_iter().find(|p| rest.starts_with(p)) {
                 out.push_str(&format!("{{{{ \"{pair}\" }}}}"));
                 at += 2;
+                continue;
+            }
+            // A `{` right before a placeholder would open a tag with the `{{` that replaces it.
+            if rest.starts_with('{') && placeholder(&rest[1..]).is_some() {
+                out.push_str("{{ \"{\" }}");
+                at += 1;
                 continue;
             }
             let Some(c) = rest.chars().next() else { break };
@@ -593,6 +598,148 @@ mod tests {
         );
     }
 
+    /// Bodies made of the pieces that matter to both translations, from a fixed-seed
+    /// generator: many shapes, the same every run.
+    fn tricky_bodies() -> Vec<String> {
+        const PIECES: [&str; 24] = [
+            "{{",
+            "{%",
+            "{#",
+            "}}",
+            "%}",
+            "#}",
+            "{",
+            "}",
+            "-",
+            " ",
+            "\n",
+            "\r\n",
+            "<!-- assistant -->",
+            "<!-- user -->",
+            "$",
+            "1",
+            "ARGUMENTS",
+            "${",
+            "input:",
+            ":",
+            "é",
+            "\"",
+            "raw",
+            "x",
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        (0..2000)
+            .map(|_| {
+                let length = (next() % 24) as usize;
+                (0..length)
+                    .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                    .collect::<String>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn escaped_text_renders_exactly_as_written() {
+        for body in tricky_bodies() {
+            // Placeholders aside, the template must print the body as it is.
+            let body = body.replace('$', "");
+            let expected = body.trim_matches(['\n', '\r']);
+            for prompt in [
+                claude_command(None, &body, source()),
+                vscode_prompt(None, &body, source()),
+            ] {
+                let Ok(prompt) = prompt else {
+                    assert!(expected.trim().is_empty(), "{body:?} failed");
+                    continue;
+                };
+                assert_eq!(prompt.messages.len(), 1, "{body:?}");
+                let rendered = crate::render::render(&prompt, &HashMap::new())
+                    .unwrap_or_else(|err| panic!("{body:?}: {err}"));
+                let text: String = rendered[0]
+                    .pieces
+                    .iter()
+                    .map(|piece| match piece {
+                        crate::render::Piece::Text(text) => text.as_str(),
+                        other => panic!("{body:?} rendered {other:?}"),
+                    })
+                    .collect();
+                assert_eq!(text, expected, "{body:?}");
+            }
+        }
+    }
+
+    /// `body` with each placeholder replaced by what `value` gives for it, the way the
+    /// rendered template should read.
+    fn substituted(body: &str, mut value: impl FnMut(&str) -> Option<(String, usize)>) -> String {
+        let mut out = String::new();
+        let mut at = 0;
+        while at < body.len() {
+            if let Some((text, length)) = value(&body[at..]) {
+                out.push_str(&text);
+                at += length;
+                continue;
+            }
+            let Some(c) = body[at..].chars().next() else {
+                break;
+            };
+            out.push(c);
+            at += c.len_utf8();
+        }
+        out.trim_matches(['\n', '\r']).to_string()
+    }
+
+    fn rendered_text(prompt: &Prompt, values: &HashMap<String, String>, body: &str) -> String {
+        let rendered =
+            crate::render::render(prompt, values).unwrap_or_else(|err| panic!("{body:?}: {err}"));
+        rendered
+            .iter()
+            .flat_map(|message| &message.pieces)
+            .map(|piece| match piece {
+                crate::render::Piece::Text(text) => text.clone(),
+                other => panic!("{body:?} rendered {other:?}"),
+            })
+            .collect::<Vec<_>>()
+            .join("")
+    }
+
+    #[test]
+    fn placeholders_in_any_body_render_their_values_and_nothing_else_changes() {
+        for body in tricky_bodies() {
+            if let Ok(prompt) = claude_command(None, &body, source()) {
+                let values: HashMap<String, String> = prompt
+                    .arguments
+                    .iter()
+                    .map(|arg| (arg.name.clone(), format!("<{}>", arg.name)))
+                    .collect();
+                let expected = substituted(&body, |rest| {
+                    if rest.starts_with("$ARGUMENTS") {
+                        return Some(("<arguments>".into(), "$ARGUMENTS".len()));
+                    }
+                    claude_position(rest).map(|n| (format!("<arg{n}>"), 2))
+                });
+                assert_eq!(rendered_text(&prompt, &values, &body), expected, "{body:?}");
+            }
+            if let Ok(prompt) = vscode_prompt(None, &body, source()) {
+                let values: HashMap<String, String> = prompt
+                    .arguments
+                    .iter()
+                    .map(|arg| (arg.name.clone(), format!("<{}>", arg.name)))
+                    .collect();
+                let expected = substituted(&body, |rest| {
+                    vscode_placeholder(rest)
+                        .map(|found| (format!("<{}>", found.argument), found.length))
+                });
+                assert_eq!(rendered_text(&prompt, &values, &body), expected, "{body:?}");
+            }
+        }
+    }
+
     #[test]
     fn an_argument_hint_that_is_not_yaml_is_still_read() {
         let front = ClaudeFront::read(Some(
@@ -610,7 +757,7 @@ mod tests {
         assert_eq!(prompt.messages[0].role, Role::User);
         assert_eq!(
             prompt.messages[0].body,
-            "a\n{{ \"<!-- assistant -->\" }}\nb"
+            "a\n{{ \"<!--\" }} assistant -->\nb"
         );
     }
 

@@ -410,6 +410,60 @@ mod tests {
     }
 
     #[test]
+    fn any_strings_in_front_matter_read_back_the_same() {
+        const PIECES: [&str; 30] = [
+            ":", "#", "-", "'", "\"", "\\", "\n", "yes", "null", "1", " ", "é", "\u{7f}", "\u{85}",
+            "\u{2028}", "[", "]", "{", "}", ",", "*", "&", "!", "|", ">", "%", "@", "`", "\t", "a",
+        ];
+        let mut state: u64 = 0x1234_5678_9abc_def1;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut text = || {
+            let length = (next() % 8) as usize;
+            (0..length)
+                .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                .collect::<String>()
+        };
+        for _ in 0..500 {
+            let prompt = Prompt {
+                name: "p".into(),
+                title: Some(text()),
+                description: Some(text()),
+                icons: vec![Icon {
+                    src: text(),
+                    mime_type: Some(text()),
+                    sizes: Some(vec![text(), text()]),
+                    theme: Some(text()),
+                }],
+                arguments: vec![PromptArgument {
+                    name: "x".into(),
+                    title: Some(text()),
+                    description: Some(text()),
+                    default: Some(text()),
+                    values: vec![text(), text()],
+                    completion: Some(text()),
+                    // The format refuses an empty pattern.
+                    pattern: Some(format!("a{}", text())),
+                    ..PromptArgument::default()
+                }],
+                messages: vec![MessageTemplate {
+                    role: Role::User,
+                    body: "Body".into(),
+                }],
+                origin: Origin::default(),
+            };
+            let file = prompt_file(&prompt, "p.prompt.md");
+            let mut read = read_prompt("p.prompt.md", &file);
+            read.origin = Origin::default();
+            assert_eq!(read, prompt, "{file}");
+        }
+    }
+
+    #[test]
     fn fallbacks_are_left_out() {
         let prompt = read_prompt("review.prompt.md", "# Review\n\nLook at it.\n");
         assert_eq!(

@@ -213,6 +213,52 @@ mod tests {
     }
 
     #[test]
+    fn any_text_rewrites_without_failing_and_only_at_links() {
+        const PIECES: [&str; 20] = [
+            "[",
+            "]",
+            "](",
+            ")",
+            "<",
+            ">",
+            "../",
+            "guides/style.md",
+            "a b.md",
+            "a%20b.md",
+            "#x",
+            ":",
+            "`",
+            "\n",
+            "é",
+            "\\",
+            " ",
+            "\"t\"",
+            "]: ",
+            "!",
+        ];
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..3000 {
+            let length = (next() % 20) as usize;
+            let text: String = (0..length)
+                .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                .collect();
+            if let Some(rewritten) = rewrite_links(&text, "docs", &targets()) {
+                // A rewrite puts a resource's URI in.
+                assert!(
+                    rewritten.contains("shelf://n/"),
+                    "{text:?} -> {rewritten:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn text_without_links_is_left_alone() {
         assert_eq!(
             rewrite_links("# Title\n\nNo links.\n", "", &targets()),
