@@ -1,6 +1,8 @@
 //! The library folder format (docs/format.md): turns one file of a collection into a prompt,
 //! a resource or a completion table. The embedded seed and `promptshelf import` both read
-//! files through here, so they cannot drift apart.
+//! files through here, so they cannot drift apart. `dialect` reads the prompt files of Claude
+//! Code and VS Code, `links` points relative links between files at their URIs, and `emit`
+//! is the way back, from an item to the text of its file.
 
 mod dialect;
 pub mod emit;
@@ -874,6 +876,25 @@ mod tests {
                 (Role::User, "more")
             ]
         );
+    }
+
+    #[test]
+    fn hidden_paths_are_skipped_but_the_tools_prompt_folders() {
+        assert!(is_skipped(".git/config"));
+        assert!(is_skipped("notes/.DS_Store"));
+        assert!(is_skipped(".claude/settings.json"));
+        assert!(is_skipped(".github/workflows/ci.yml"));
+        assert!(is_skipped(".claude/commands/.draft.md"));
+        assert!(!is_skipped(".claude/commands/fix.md"));
+        assert!(!is_skipped("app/.github/prompts/new.prompt.md"));
+        assert!(!skips_folder(".claude"));
+        assert!(skips_folder(".git"));
+        assert!(is_command_path("commands/fix.md", Folder::Plain));
+        assert!(is_command_path("fix.md", Folder::Commands));
+        assert!(!is_command_path("fix.md", Folder::Plain));
+        assert!(!is_command_path("commands/fix.prompt.md", Folder::Plain));
+        assert!(!is_command_path("commands/notes.txt", Folder::Plain));
+        assert!(!is_command_path("commands.md", Folder::Plain));
     }
 
     #[test]
