@@ -39,6 +39,10 @@ pub enum Command {
     /// List, add, import or remove completion values
     #[command(subcommand)]
     Values(ValuesCommand),
+    /// Import a folder of prompt and resource files (docs/format.md) as one collection
+    Import(ImportArgs),
+    /// Write the library out as folders of prompt and resource files (docs/format.md)
+    Export(ExportArgs),
     /// Check the library: every prompt renders, every embedded or linked URI resolves,
     /// every completion source exists, every template parses
     Check(JsonFlag),
@@ -82,6 +86,42 @@ pub struct ServeArgs {
     /// The `cacheScope` of cacheable results
     #[arg(long, value_enum, default_value_t = CacheScopeArg::Public)]
     pub cache_scope: CacheScopeArg,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The folder to import; its name is the collection's unless --collection says otherwise
+    pub dir: PathBuf,
+    /// The collection's name: the host part of its resources' URIs (<scheme>://<collection>/<path>)
+    #[arg(long, value_name = "NAME")]
+    pub collection: Option<String>,
+    /// The URI scheme of the collection's resources
+    #[arg(long, default_value = crate::library::DEFAULT_SCHEME, value_name = "SCHEME")]
+    pub scheme: String,
+    /// Remove the collection's prompts and resources whose files are gone
+    #[arg(long)]
+    pub prune: bool,
+    /// Print what would be added, updated and removed, and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// After importing, import again whenever a file changes, until interrupted
+    #[arg(long, conflicts_with = "dry_run")]
+    pub watch: bool,
+    /// Import the files that are fine even when others fail (by default nothing is imported)
+    #[arg(long)]
+    pub keep_going: bool,
+    /// Refuse files larger than this
+    #[arg(long, default_value_t = crate::import::DEFAULT_MAX_FILE_SIZE, value_name = "BYTES")]
+    pub max_file_size: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The folder to write into (created if missing); files there are overwritten, none removed
+    pub dir: PathBuf,
+    /// Export this collection straight into DIR; without it, each collection goes into DIR/<collection>
+    #[arg(long, value_name = "NAME")]
+    pub collection: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -6,6 +6,7 @@
 //! - `store`: the SQLite database: schema, reads, writes, content hashes.
 //! - `library`: the markdown folder format, one file at a time; `seed` loads the embedded
 //!   default library through it.
+//! - `import`, `export`: whole folders into the store and back out.
 //! - `protocol`: JSON-RPC and MCP messages, both eras; the only module that knows JSON-RPC.
 //! - `server`: the stdio loop: reader thread, dispatcher on tokio, coalescing writer.
 //! - `handlers`: one module per MCP method group, plain functions of (request, store).
@@ -19,7 +20,9 @@ pub mod cli;
 pub mod cmd;
 pub mod complete;
 pub mod config;
+pub mod export;
 pub mod handlers;
+pub mod import;
 pub mod library;
 pub mod logging;
 pub mod model;

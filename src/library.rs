@@ -1,10 +1,18 @@
 //! The library folder format (docs/format.md): turns one file of a collection into a prompt,
 //! a resource or a completion table. The embedded seed and `promptshelf import` both read
-//! files through here, so they cannot drift apart.
+//! files through here, so they cannot drift apart. `dialect` reads the prompt files of Claude
+//! Code and VS Code, `links` points relative links between files at their URIs, and `emit`
+//! is the way back, from an item to the text of its file.
+
+mod dialect;
+pub mod emit;
+mod links;
 
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 use serde::Deserialize;
+
+pub use links::{link_targets, resolve_links};
 
 use crate::model::{
     Annotations, ArgumentType, CompletionValue, Content, Icon, MessageTemplate, Origin, Prompt,
@@ -108,6 +116,78 @@ impl FileError {
     }
 }
 
+/// What the folder a file was found in says about it, beyond its path in the collection.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Folder {
+    /// Nothing beyond the path.
+    #[default]
+    Plain,
+    /// The collection folder is itself a Claude Code commands folder (`~/.claude/commands`),
+    /// so its markdown files are commands even though their paths do not say so.
+    Commands,
+}
+
+impl Folder {
+    /// The folder a collection is read from, known by its name.
+    pub fn of(folder_name: &str) -> Folder {
+        if folder_name == COMMANDS_FOLDER {
+            Folder::Commands
+        } else {
+            Folder::Plain
+        }
+    }
+}
+
+/// Markdown files under a folder of this name are Claude Code commands.
+const COMMANDS_FOLDER: &str = "commands";
+
+/// Hidden folders that other tools keep prompt files in, each with the one subfolder of it
+/// that is read: Claude Code's `.claude/commands/` and VS Code's `.github/prompts/`.
+const TOOL_FOLDERS: [(&str, &str); 2] = [(".claude", COMMANDS_FOLDER), (".github", "prompts")];
+
+/// Whether the format skips the file at `relative_path`: anything hidden (a segment starting
+/// with `.`), except inside the prompt folders of `TOOL_FOLDERS`.
+pub fn is_skipped(relative_path: &str) -> bool {
+    hidden(relative_path, false)
+}
+
+/// Whether the folder at `relative_path` holds nothing the format reads; `.claude` and
+/// `.github` themselves are entered to reach the prompt folders inside them.
+pub fn skips_folder(relative_path: &str) -> bool {
+    hidden(relative_path, true)
+}
+
+fn hidden(relative_path: &str, is_folder: bool) -> bool {
+    let segments: Vec<&str> = relative_path.split('/').collect();
+    for (at, segment) in segments.iter().enumerate() {
+        if !segment.starts_with('.') {
+            continue;
+        }
+        let Some((_, inside)) = TOOL_FOLDERS.iter().find(|(name, _)| name == segment) else {
+            return true;
+        };
+        match segments.get(at + 1) {
+            Some(next) if next == inside => {}
+            None if is_folder => {}
+            _ => return true,
+        }
+    }
+    false
+}
+
+/// Whether a markdown file at `relative_path` is read as a Claude Code command: it is not a
+/// `*.prompt.md` and sits under a `commands` folder (unless its front matter says `kind`).
+pub fn is_command_path(relative_path: &str, folder: Folder) -> bool {
+    let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
+    let in_commands = folder == Folder::Commands
+        || relative_path
+            .split('/')
+            .rev()
+            .skip(1)
+            .any(|segment| segment == COMMANDS_FOLDER);
+    in_commands && has_extension(file_name, &["md"]) && !file_name.ends_with(".prompt.md")
+}
+
 /// Reads the file at `relative_path` (forward slashes, relative to the collection folder).
 /// Returns None for files the format skips (hidden ones).
 pub fn parse_file(
@@ -115,8 +195,18 @@ pub fn parse_file(
     relative_path: &str,
     bytes: &[u8],
 ) -> Result<Option<Item>, FileError> {
+    parse_file_in(collection, relative_path, Folder::Plain, bytes)
+}
+
+/// `parse_file` for a file of a folder that says more than the path (see `Folder`).
+pub fn parse_file_in(
+    collection: &Collection,
+    relative_path: &str,
+    folder: Folder,
+    bytes: &[u8],
+) -> Result<Option<Item>, FileError> {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
-    if relative_path.split('/').any(|part| part.starts_with('.')) {
+    if is_skipped(relative_path) {
         return Ok(None);
     }
     let origin = Origin {
@@ -133,6 +223,26 @@ pub fn parse_file(
             .map_err(|err| FileError::new(relative_path, None, format!("not UTF-8 text: {err}")))?;
         let (front, body, body_line) = split_front_matter(text);
         let declared_prompt = file_name.ends_with(".prompt.md");
+        let default_name = file_name
+            .strip_suffix(".prompt.md")
+            .or_else(|| file_name.strip_suffix(".md"))
+            .unwrap_or(file_name);
+        let source = || dialect::Source {
+            path: relative_path,
+            default_name,
+            body_line,
+            origin: origin.clone(),
+        };
+        // A command file whose front matter names a `kind` is written in our format (that
+        // is how `export` keeps a prompt at a command's path).
+        if is_command_path(relative_path, folder) && !names_kind(front) {
+            return dialect::claude_command(front, body, source())
+                .map(|prompt| Some(Item::Prompt(prompt)));
+        }
+        if declared_prompt && dialect::is_vscode_prompt(front, body) {
+            return dialect::vscode_prompt(front, body, source())
+                .map(|prompt| Some(Item::Prompt(prompt)));
+        }
         // Only `kind` decides which keys are allowed, so it is read on its own first.
         let kind = match front {
             Some(yaml) if !declared_prompt => parse_yaml::<KindFront>(relative_path, yaml)?.kind,
@@ -143,10 +253,6 @@ pub fn parse_file(
                 Some(yaml) => parse_yaml(relative_path, yaml)?,
                 None => PromptFront::default(),
             };
-            let default_name = file_name
-                .strip_suffix(".prompt.md")
-                .or_else(|| file_name.strip_suffix(".md"))
-                .unwrap_or(file_name);
             return prompt_from(front, default_name, body, body_line, relative_path, origin)
                 .map(|prompt| Some(Item::Prompt(prompt)));
         }
@@ -201,6 +307,13 @@ pub fn parse_file(
     Ok(Some(Item::Resource(Resource { info, content })))
 }
 
+/// Whether front matter sets `kind`; YAML that does not parse does not.
+fn names_kind(front: Option<&str>) -> bool {
+    front.is_some_and(|yaml| {
+        serde_saphyr::from_str::<KindFront>(yaml).is_ok_and(|front| front.kind.is_some())
+    })
+}
+
 fn has_extension(file_name: &str, extensions: &[&str]) -> bool {
     file_name
         .rsplit_once('.')
@@ -221,7 +334,7 @@ pub fn is_textual(mime: &mime_guess::Mime) -> bool {
 
 /// Splits YAML front matter that starts at byte 0 (after a BOM) from the body. Returns the
 /// YAML, the body, and the 1-based line the YAML starts on (for error positions).
-fn split_front_matter(text: &str) -> (Option<&str>, &str, u64) {
+pub(crate) fn split_front_matter(text: &str) -> (Option<&str>, &str, u64) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let Some(rest) = text
         .strip_prefix("---\n")
@@ -241,7 +354,7 @@ fn split_front_matter(text: &str) -> (Option<&str>, &str, u64) {
     (None, text, 1)
 }
 
-fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
+pub(crate) fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
     path: &str,
     yaml: &str,
 ) -> Result<T, FileError> {
@@ -472,7 +585,7 @@ fn argument_from(arg: ArgumentFront) -> Result<PromptArgument, String> {
 }
 
 /// A line holding only this switches the role of the text after it.
-fn role_marker(line: &str) -> Option<Role> {
+pub(crate) fn role_marker(line: &str) -> Option<Role> {
     let inner = line
         .trim()
         .strip_prefix("<!--")?
@@ -510,7 +623,7 @@ pub fn split_roles(body: &str) -> Vec<MessageTemplate> {
 }
 
 /// The body's first heading and first paragraph, as plain text.
-fn heading_and_paragraph(body: &str) -> (Option<String>, Option<String>) {
+pub(crate) fn heading_and_paragraph(body: &str) -> (Option<String>, Option<String>) {
     let mut heading: Option<String> = None;
     let mut paragraph: Option<String> = None;
     let mut current: Option<String> = None;
@@ -763,6 +876,25 @@ mod tests {
                 (Role::User, "more")
             ]
         );
+    }
+
+    #[test]
+    fn hidden_paths_are_skipped_but_the_tools_prompt_folders() {
+        assert!(is_skipped(".git/config"));
+        assert!(is_skipped("notes/.DS_Store"));
+        assert!(is_skipped(".claude/settings.json"));
+        assert!(is_skipped(".github/workflows/ci.yml"));
+        assert!(is_skipped(".claude/commands/.draft.md"));
+        assert!(!is_skipped(".claude/commands/fix.md"));
+        assert!(!is_skipped("app/.github/prompts/new.prompt.md"));
+        assert!(!skips_folder(".claude"));
+        assert!(skips_folder(".git"));
+        assert!(is_command_path("commands/fix.md", Folder::Plain));
+        assert!(is_command_path("fix.md", Folder::Commands));
+        assert!(!is_command_path("fix.md", Folder::Plain));
+        assert!(!is_command_path("commands/fix.prompt.md", Folder::Plain));
+        assert!(!is_command_path("commands/notes.txt", Folder::Plain));
+        assert!(!is_command_path("commands.md", Folder::Plain));
     }
 
     #[test]

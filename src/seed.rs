@@ -3,7 +3,7 @@
 
 use rusqlite::Transaction;
 
-use crate::library::{Collection, DEFAULT_SCHEME, Item, parse_file};
+use crate::library::{Collection, DEFAULT_SCHEME, Item, link_targets, parse_file, resolve_links};
 use crate::store::{self, StoreError};
 
 include!(concat!(env!("OUT_DIR"), "/seed_files.rs"));
@@ -18,18 +18,28 @@ pub fn load(tx: &Transaction) -> store::Result<()> {
         scheme: DEFAULT_SCHEME.to_string(),
     };
     let now = store::now_ms();
+    let mut items = Vec::with_capacity(SEED_FILES.len());
     for (path, bytes) in SEED_FILES {
         let item = parse_file(&collection, path, bytes)
             .map_err(|err| StoreError::Invalid(format!("embedded seed: {err}")))?;
+        if let Some(item) = item {
+            items.push((*path, item));
+        }
+    }
+    // Links between seed files resolve as they would on `import`.
+    let targets = link_targets(items.iter().map(|(path, item)| (*path, item)));
+    for (path, item) in &mut items {
+        resolve_links(item, path, &targets);
+    }
+    for (_, item) in items {
         match item {
-            None => {}
-            Some(Item::Prompt(prompt)) => {
+            Item::Prompt(prompt) => {
                 store::write::put_prompt(tx, &prompt, now)?;
             }
-            Some(Item::Resource(resource)) => {
+            Item::Resource(resource) => {
                 store::write::put_resource(tx, &resource, now)?;
             }
-            Some(Item::Values { table, values }) => {
+            Item::Values { table, values } => {
                 store::write::put_values(tx, &table, None, &values, store::ValuesMode::Replace)?;
             }
         }

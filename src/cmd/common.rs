@@ -165,20 +165,32 @@ pub fn local_collection() -> Collection {
     }
 }
 
+/// What the folder holding `file` says about it: a file in a `commands/` folder is a Claude
+/// Code command, as it would be on import.
+pub fn folder_of(file: &Path) -> library::Folder {
+    file.parent()
+        .and_then(|parent| parent.file_name())
+        .and_then(|parent| parent.to_str())
+        .map(library::Folder::of)
+        .unwrap_or_default()
+}
+
 /// Reads one file the way `import` reads a file of a collection, as if it sat alone at the
-/// top of the collection `local`. Errors name the file as the user gave it.
-pub fn parse_local_file(file: &Path, bytes: &[u8]) -> Result<Item> {
+/// top of the collection `local` in a folder like `folder`. Errors name the file as the user
+/// gave it.
+pub fn parse_local_file(file: &Path, bytes: &[u8], folder: library::Folder) -> Result<Item> {
     let shown = file.display().to_string();
     // The format skips hidden files when importing a folder; one named on the command line
     // is meant to be read.
     let name = file_name(file)?;
     let visible = name.trim_start_matches('.');
-    let item = library::parse_file(&local_collection(), visible, bytes).map_err(|err| {
-        anyhow!(library::FileError {
-            path: shown.clone(),
-            ..err
-        })
-    })?;
+    let item =
+        library::parse_file_in(&local_collection(), visible, folder, bytes).map_err(|err| {
+            anyhow!(library::FileError {
+                path: shown.clone(),
+                ..err
+            })
+        })?;
     item.ok_or_else(|| anyhow!("{shown} is not a file promptshelf can read"))
 }
 

@@ -3,6 +3,8 @@
 mod check;
 mod common;
 mod config;
+mod export;
+mod import;
 mod prompt;
 mod resource;
 mod serve;
@@ -30,6 +32,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Template(command) => template::run(&open(&db)?, command),
         Command::Values(command) => values::run(&open(&db)?, command),
         Command::Stats(flags) => stats::run(&open(&db)?, flags),
+        Command::Import(args) => import::run(&open(&db)?, args),
+        Command::Export(args) => export::run(&open(&db)?, args),
         Command::Check(flags) => check::run(&open(&db)?, flags),
     }
 }

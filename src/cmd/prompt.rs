@@ -222,7 +222,7 @@ fn argument_type(arg: &PromptArgument) -> String {
 fn add(store: &Store, file: &Path) -> Result<()> {
     let bytes = common::read_file(file)?;
     let shown = file.display().to_string();
-    let item = common::parse_local_file(file, &bytes)?;
+    let item = common::parse_local_file(file, &bytes, common::folder_of(file))?;
     let mut prompt = match item {
         Item::Prompt(prompt) => prompt,
         _ => {

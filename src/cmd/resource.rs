@@ -189,7 +189,8 @@ fn add(store: &Store, file: &Path, overrides: Overrides) -> Result<()> {
     }
     let bytes = common::read_file(file)?;
     let file_name = common::file_name(file)?;
-    let mut resource = match common::parse_local_file(file, &bytes)? {
+    // Named as a document on purpose: a markdown file in a `commands/` folder stays one.
+    let mut resource = match common::parse_local_file(file, &bytes, library::Folder::Plain)? {
         Item::Resource(resource) => resource,
         Item::Prompt(_) => {
             return Err(anyhow!(

@@ -17,7 +17,7 @@ use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags, Transaction};
 
 pub use hash::{hash_prompt, hash_resource, hash_template, hex};
-pub use read::{Change, Stats};
+pub use read::{Change, ItemState, Stats};
 pub use schema::SCHEMA_VERSION;
 pub use write::{Outcome, ValuesMode};
 

@@ -334,6 +334,50 @@ pub fn table_values(conn: &Connection, name: &str) -> Result<Option<Vec<Completi
     Ok(Some(values))
 }
 
+/// What an importer needs to know of a stored prompt or resource to plan a change without
+/// reading the item itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemState {
+    /// The prompt's name or the resource's URI.
+    pub key: String,
+    pub content_hash: ContentHash,
+    pub last_modified: i64,
+    pub origin: Origin,
+}
+
+/// Every prompt's state, by name.
+pub fn prompt_states(conn: &Connection) -> Result<Vec<ItemState>> {
+    item_states(
+        conn,
+        "SELECT name, content_hash, last_modified, origin, collection FROM prompts",
+    )
+}
+
+/// Every resource's state, by URI.
+pub fn resource_states(conn: &Connection) -> Result<Vec<ItemState>> {
+    item_states(
+        conn,
+        "SELECT uri, content_hash, last_modified, origin, collection FROM resources",
+    )
+}
+
+fn item_states(conn: &Connection, sql: &str) -> Result<Vec<ItemState>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    Ok(stmt
+        .query_map([], |row| {
+            Ok(ItemState {
+                key: row.get(0)?,
+                content_hash: hash_column(row, 1)?,
+                last_modified: row.get(2)?,
+                origin: Origin {
+                    path: row.get(3)?,
+                    collection: row.get(4)?,
+                },
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
 /// The database's secret for signing `requestState`.
 pub fn secret(conn: &Connection) -> Result<Vec<u8>> {
     Ok(

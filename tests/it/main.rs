@@ -5,6 +5,7 @@
 mod common;
 
 mod cli;
+mod import;
 mod interop;
 mod notifications;
 mod render;

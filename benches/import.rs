@@ -1,0 +1,93 @@
+//! `cargo bench --bench import`: the import budget of DESIGN.md. Generates 10,000 markdown
+//! files of about 4 KB (one in ten a prompt with arguments, the rest documents that link to
+//! one another) in a temporary folder, imports them into a new database, imports them again unchanged, and
+//! prints both times. It asserts nothing: the budget (5 s cold, 1 s unchanged, release
+//! build) is read off its output.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Result;
+use promptshelf::import::{self, Action, Options, Silent};
+use promptshelf::store::{Access, Store};
+
+const FILES: usize = 10_000;
+const FOLDERS: usize = 100;
+
+fn main() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let folder = dir.path().join("bench");
+    let bytes = generate(&folder)?;
+    println!(
+        "generated {FILES} files, {:.1} MiB, in {FOLDERS} folders",
+        bytes as f64 / (1024.0 * 1024.0)
+    );
+    let store = Store::open(
+        &dir.path().join("library.db"),
+        Access::ReadWrite,
+        promptshelf::seed::load,
+    )?;
+    let options = Options::default();
+
+    let start = Instant::now();
+    let cold = import::run(&store, &folder, &options, &Silent)?;
+    let cold_time = start.elapsed();
+    println!(
+        "cold import:      {:>8.3} s  (added {}, failed {})",
+        cold_time.as_secs_f64(),
+        cold.count(Action::Add),
+        cold.failures.len()
+    );
+
+    let start = Instant::now();
+    let again = import::run(&store, &folder, &options, &Silent)?;
+    let again_time = start.elapsed();
+    println!(
+        "unchanged import: {:>8.3} s  (unchanged {}, changed {})",
+        again_time.as_secs_f64(),
+        again.unchanged,
+        again.changes.len()
+    );
+    Ok(())
+}
+
+/// Writes the files; returns their total size.
+fn generate(folder: &Path) -> Result<u64> {
+    let paragraph = "Each section of this document explains one decision, the alternatives \
+                     that were weighed, and the reason the chosen one won. Readers who only \
+                     need the outcome can skip to the summary at the end of the section.";
+    let mut total = 0;
+    for n in 0..FILES {
+        let sub = folder.join(format!("area-{:02}", n % FOLDERS));
+        std::fs::create_dir_all(&sub)?;
+        let mut text = String::new();
+        let name = if n % 10 == 0 {
+            let _ = write!(
+                text,
+                "---\ndescription: Prompt number {n}\narguments:\n  - name: topic\n    required: true\n  \
+                 - name: depth\n    type: integer\n    min: 1\n    max: 5\n---\n# Prompt {n}\n\n\
+                 Explain {{{{ topic }}}} at depth {{{{ depth | default(2) }}}}.\n\n"
+            );
+            format!("prompt-{n}.prompt.md")
+        } else {
+            // Every document links to another, so link resolution is part of the time.
+            let other = (n + 1) % FILES;
+            let _ = write!(
+                text,
+                "---\ntitle: Document {n}\npriority: 0.5\n---\n# Document {n}\n\n\
+                 Read [the next one](../area-{:02}/doc-{other}.md) after this.\n\n",
+                other % FOLDERS
+            );
+            format!("doc-{n}.md")
+        };
+        let mut section = 0;
+        while text.len() < 4000 {
+            section += 1;
+            let _ = write!(text, "## Section {section}\n\n{paragraph}\n\n");
+        }
+        total += text.len() as u64;
+        std::fs::write(sub.join(name), text)?;
+    }
+    Ok(total)
+}

@@ -1,0 +1,155 @@
+//! `promptshelf import DIR`: runs the importer with a progress bar on a terminal, prints the
+//! plan (`--dry-run`), the failures and the summary line, and with `--watch` imports again
+//! whenever a file changes.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+use anyhow::{Result, anyhow};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::common;
+use crate::cli::ImportArgs;
+use crate::import::{self, Action, Options, Progress, Report};
+use crate::store::Store;
+
+pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
+    let options = Options {
+        collection: args.collection,
+        scheme: args.scheme,
+        prune: args.prune,
+        dry_run: args.dry_run,
+        keep_going: args.keep_going,
+        max_file_size: args.max_file_size,
+    };
+    if !args.watch {
+        let report = import::run(store, &args.dir, &options, &bar())?;
+        print(&args.dir, &report, &options, options.dry_run)?;
+        return outcome(&report, &options);
+    }
+    // Watching: a round's failures are printed and watching goes on, since fixing the file
+    // starts the next round.
+    let round = |list_changes: bool| -> Result<()> {
+        let report = import::run(store, &args.dir, &options, &bar())?;
+        print(&args.dir, &report, &options, list_changes)?;
+        if let Err(err) = outcome(&report, &options) {
+            eprintln!("promptshelf: {err}");
+        }
+        Ok(())
+    };
+    let watcher = import::watch::Watcher::start(&args.dir, &import::database_files(store.path()))?;
+    round(false)?;
+    eprintln!("watching {} for changes (Ctrl-C stops)", args.dir.display());
+    watcher.run(|| round(true), |warning| eprintln!("warning: {warning}"))
+}
+
+/// A progress bar on stderr when it is a terminal; nothing otherwise.
+fn bar() -> Bar {
+    if !std::io::stderr().is_terminal() {
+        return Bar(ProgressBar::hidden());
+    }
+    let style = ProgressStyle::with_template("{msg:8} [{bar:30}] {human_pos}/{human_len} files")
+        .map(|style| style.progress_chars("=> "))
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    Bar(ProgressBar::new(0).with_style(style))
+}
+
+struct Bar(ProgressBar);
+
+impl Progress for Bar {
+    fn start(&self, what: &'static str, total: u64) {
+        self.0.set_message(what);
+        self.0.set_length(total);
+        self.0.set_position(0);
+    }
+
+    fn advance(&self, steps: u64) {
+        self.0.inc(steps);
+    }
+
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// Skips and failures on stderr; the changes (when asked for) and the summary on stdout.
+fn print(dir: &Path, report: &Report, options: &Options, list_changes: bool) -> Result<()> {
+    for skipped in &report.skipped {
+        eprintln!(
+            "skipped {}: {}",
+            import::shown_path(dir, &skipped.path),
+            skipped.reason
+        );
+    }
+    for failure in &report.failures {
+        let shown = crate::library::FileError {
+            path: import::shown_path(dir, &failure.path),
+            ..failure.clone()
+        };
+        eprintln!("{}", common::one_line(&shown.to_string()));
+    }
+    let mut out = common::stdout();
+    if list_changes {
+        for change in &report.changes {
+            let action = match (options.dry_run, change.action) {
+                (true, action) => action.as_str().to_string(),
+                (false, Action::Add) => "added".to_string(),
+                (false, Action::Update) => "updated".to_string(),
+                (false, Action::Remove) => "removed".to_string(),
+            };
+            let from = change
+                .path
+                .as_deref()
+                .filter(|_| change.action != Action::Remove)
+                .map(|path| format!(" ({path})"))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "{action} {} {}{from}",
+                change.kind.as_str(),
+                common::one_line(&change.key)
+            )?;
+        }
+    }
+    let mut summary = format!(
+        "added {}, updated {}, unchanged {}, removed {}, failed {}",
+        report.count(Action::Add),
+        report.count(Action::Update),
+        report.unchanged,
+        report.count(Action::Remove),
+        report.failures.len()
+    );
+    if !report.skipped.is_empty() {
+        summary.push_str(&format!(", skipped {}", report.skipped.len()));
+    }
+    let collection = common::one_line(&report.collection);
+    if options.dry_run {
+        writeln!(
+            out,
+            "dry run of collection {collection} (nothing written): {summary}"
+        )?;
+    } else {
+        writeln!(out, "collection {collection}: {summary}")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Failures make the command fail, after the summary said what happened.
+fn outcome(report: &Report, options: &Options) -> Result<()> {
+    let failed = report.failures.len();
+    if failed == 0 {
+        return Ok(());
+    }
+    let files = if failed == 1 { "file" } else { "files" };
+    Err(if options.dry_run {
+        anyhow!("{failed} {files} would fail; fix them before importing")
+    } else if options.keep_going {
+        anyhow!("{failed} {files} failed; the rest was imported")
+    } else {
+        anyhow!(
+            "{failed} {files} failed, so nothing was imported; fix them, or pass --keep-going to \
+             import the rest"
+        )
+    })
+}

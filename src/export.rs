@@ -1,0 +1,407 @@
+//! `promptshelf export`: the library written back out as folders of the format
+//! (docs/format.md), one per collection, such that importing a folder gives back what was
+//! exported from it. Every written file is read back and compared with the stored item, and
+//! any difference (something the format cannot say) is reported rather than hidden.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, UNIX_EPOCH};
+
+use anyhow::{Context, Result, anyhow, bail};
+use percent_encoding::percent_decode_str;
+
+use crate::library::{self, Collection, Folder, Item, emit};
+use crate::model::{Resource, StoredPrompt, StoredResource};
+use crate::store::{self, Store};
+
+/// Items that belong to no collection (added by hand) are exported as this one, whose URIs
+/// `resource add` gives them.
+pub const LOCAL: &str = "local";
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Export only this collection, straight into the folder; otherwise every collection
+    /// goes into a subfolder of its name.
+    pub collection: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub prompts: usize,
+    pub resources: usize,
+    pub tables: usize,
+    /// Files written because they were missing or different.
+    pub written: usize,
+    /// Files already holding exactly what would be written.
+    pub unchanged: usize,
+    /// Items that will not read back exactly as stored, and items left out.
+    pub warnings: Vec<String>,
+}
+
+/// One collection's items.
+#[derive(Default)]
+struct Group<'a> {
+    prompts: Vec<&'a StoredPrompt>,
+    resources: Vec<&'a StoredResource>,
+}
+
+pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
+    let conn = store.conn()?;
+    // One read transaction: a consistent snapshot even while an import commits.
+    let tx = conn.unchecked_transaction()?;
+    let prompts = store::read::prompts(&tx, true)?;
+    let resources = store::read::resources(&tx)?;
+    let tables: Vec<String> = store::read::tables(&tx)?
+        .into_iter()
+        .map(|table| table.name)
+        .collect();
+    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+    for stored in &prompts {
+        groups
+            .entry(collection_of(&stored.prompt.origin))
+            .or_default()
+            .prompts
+            .push(stored);
+    }
+    for stored in &resources {
+        groups
+            .entry(collection_of(&stored.info.origin))
+            .or_default()
+            .resources
+            .push(stored);
+    }
+    if let Some(wanted) = &options.collection {
+        if !groups.contains_key(wanted) {
+            let known: Vec<&str> = groups.keys().map(String::as_str).collect();
+            bail!(
+                "no collection '{wanted}'; the library has {} (`promptshelf export DIR` without \
+                 --collection writes them all)",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            );
+        }
+        groups.retain(|name, _| name == wanted);
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|err| anyhow!("cannot create {}: {err}", dir.display()))?;
+    let mut report = Report::default();
+    let mut used_tables: BTreeSet<String> = BTreeSet::new();
+    for (name, group) in &groups {
+        let target = match &options.collection {
+            Some(_) => dir.to_path_buf(),
+            None => dir.join(safe_segment(name)),
+        };
+        let folder_name = target
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or(name);
+        let mut out = Out::new(target.clone(), Folder::of(folder_name));
+        for stored in &group.prompts {
+            out.prompt(name, stored, &mut report)?;
+            for argument in &stored.prompt.arguments {
+                if let Some(table) = &argument.completion {
+                    out.tables.insert(table.clone());
+                }
+            }
+        }
+        for stored in &group.resources {
+            let Some((_, content)) = store::read::resource_content(&tx, &stored.info.uri)? else {
+                continue;
+            };
+            let resource = Resource {
+                info: stored.info.clone(),
+                content,
+            };
+            out.resource(name, stored, &resource, &mut report)?;
+        }
+        let wanted: Vec<String> = out.tables.iter().cloned().collect();
+        for table in wanted {
+            if tables.contains(&table) {
+                out.table(&tx, &table, &mut report)?;
+                used_tables.insert(table);
+            }
+        }
+    }
+    // A full export keeps tables no prompt uses too, with the items added by hand.
+    if options.collection.is_none() {
+        let mut out = Out::new(dir.join(LOCAL), Folder::Plain);
+        for table in tables.iter().filter(|table| !used_tables.contains(*table)) {
+            out.table(&tx, table, &mut report)?;
+        }
+    }
+    Ok(report)
+}
+
+fn collection_of(origin: &crate::model::Origin) -> String {
+    origin
+        .collection
+        .clone()
+        .unwrap_or_else(|| LOCAL.to_string())
+}
+
+/// Writes the files of one collection folder.
+struct Out {
+    root: PathBuf,
+    folder: Folder,
+    /// Paths written so far, to catch two items wanting one file.
+    paths: HashSet<String>,
+    /// Completion tables the collection's prompts use.
+    tables: BTreeSet<String>,
+}
+
+impl Out {
+    fn new(root: PathBuf, folder: Folder) -> Out {
+        Out {
+            root,
+            folder,
+            paths: HashSet::new(),
+            tables: BTreeSet::new(),
+        }
+    }
+
+    fn prompt(
+        &mut self,
+        collection: &str,
+        stored: &StoredPrompt,
+        report: &mut Report,
+    ) -> Result<()> {
+        let prompt = &stored.prompt;
+        let path = match safe_origin(&prompt.origin, collection) {
+            Some(path) if is_readable_prompt_path(&path) => path,
+            _ => {
+                let segments: Vec<String> = prompt.name.split('/').map(safe_segment).collect();
+                format!("{}.prompt.md", segments.join("/"))
+            }
+        };
+        if !self.claim(&path, &format!("prompt {}", prompt.name), report) {
+            return Ok(());
+        }
+        let text = emit::prompt_file(prompt, &path);
+        let scheme = library::DEFAULT_SCHEME;
+        let reads_back = library::parse_file_in(
+            &Collection {
+                name: collection.to_string(),
+                scheme: scheme.to_string(),
+            },
+            &path,
+            self.folder,
+            text.as_bytes(),
+        );
+        match reads_back {
+            Ok(Some(Item::Prompt(read))) if store::hash_prompt(&read) == stored.content_hash => {}
+            _ => report.warnings.push(format!(
+                "prompt {}: {path} does not read back exactly as stored (the format cannot say \
+                 everything it holds)",
+                prompt.name
+            )),
+        }
+        self.write(&path, text.as_bytes(), stored.last_modified, report)?;
+        report.prompts += 1;
+        Ok(())
+    }
+
+    fn resource(
+        &mut self,
+        collection: &str,
+        stored: &StoredResource,
+        resource: &Resource,
+        report: &mut Report,
+    ) -> Result<()> {
+        let uri = &stored.info.uri;
+        let path = safe_origin(&stored.info.origin, collection)
+            .unwrap_or_else(|| path_from_uri(uri, collection));
+        if !self.claim(&path, &format!("resource {uri}"), report) {
+            return Ok(());
+        }
+        let bytes = emit::resource_file(resource, &path, self.folder);
+        // Read back with the scheme the URI has, as `import --scheme` would.
+        let scheme = uri
+            .split_once("://")
+            .map(|(scheme, _)| scheme)
+            .unwrap_or(library::DEFAULT_SCHEME);
+        let collection = Collection {
+            name: collection.to_string(),
+            scheme: scheme.to_string(),
+        };
+        match library::parse_file_in(&collection, &path, self.folder, &bytes) {
+            Ok(Some(Item::Resource(read)))
+                if store::hash_resource(&read) == stored.content_hash => {}
+            Ok(Some(Item::Resource(read))) if read.info.uri != *uri => {
+                report.warnings.push(format!(
+                    "resource {uri}: written to {path}, which imports as {}",
+                    read.info.uri
+                ))
+            }
+            _ => report.warnings.push(format!(
+                "resource {uri}: {path} does not read back exactly as stored (a file of this \
+                 type cannot hold all of its metadata)"
+            )),
+        }
+        self.write(&path, &bytes, stored.last_modified, report)?;
+        report.resources += 1;
+        Ok(())
+    }
+
+    fn table(
+        &mut self,
+        conn: &rusqlite::Connection,
+        table: &str,
+        report: &mut Report,
+    ) -> Result<()> {
+        let Some(values) = store::read::table_values(conn, table)? else {
+            return Ok(());
+        };
+        let segment = safe_segment(table);
+        if segment != table {
+            report.warnings.push(format!(
+                "completion table '{table}': its name cannot be a file name; left out"
+            ));
+            return Ok(());
+        }
+        let (extension, bytes) = emit::values_file(&values);
+        let path = format!("_values/{table}.{extension}");
+        if !self.claim(&path, &format!("completion table {table}"), report) {
+            return Ok(());
+        }
+        // A table written earlier in the other form would make the folder define it twice.
+        let other = if extension == "csv" { "txt" } else { "csv" };
+        let stale = self.root.join("_values").join(format!("{table}.{other}"));
+        if stale.is_file() {
+            std::fs::remove_file(&stale)
+                .with_context(|| format!("cannot remove {}", stale.display()))?;
+        }
+        self.write(&path, &bytes, store::now_ms(), report)?;
+        report.tables += 1;
+        Ok(())
+    }
+
+    /// Whether `path` is still free; a second item wanting it is reported and left out.
+    fn claim(&mut self, path: &str, what: &str, report: &mut Report) -> bool {
+        if self.paths.insert(path.to_string()) {
+            return true;
+        }
+        report.warnings.push(format!(
+            "{what}: {path} is already written by another item; left out"
+        ));
+        false
+    }
+
+    /// Writes `bytes` at `path` unless the file already holds them. The file appears whole
+    /// (written beside it, then renamed) and carries the item's lastModified as its mtime, so
+    /// a later import into a new library keeps the item's time.
+    fn write(&self, path: &str, bytes: &[u8], modified_ms: i64, report: &mut Report) -> Result<()> {
+        let target = self.root.join(path);
+        if std::fs::read(&target).is_ok_and(|existing| existing == bytes) {
+            report.unchanged += 1;
+            return Ok(());
+        }
+        let parent = target.parent().unwrap_or(&self.root);
+        std::fs::create_dir_all(parent)
+            .map_err(|err| anyhow!("cannot create {}: {err}", parent.display()))?;
+        let file_name = target
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let temporary = parent.join(format!(".{file_name}.promptshelf-export"));
+        let result = (|| -> std::io::Result<()> {
+            let file = std::fs::File::create(&temporary)?;
+            std::io::Write::write_all(&mut &file, bytes)?;
+            let at = UNIX_EPOCH + Duration::from_millis(modified_ms.max(0).unsigned_abs());
+            file.set_modified(at)?;
+            std::fs::rename(&temporary, &target)
+        })();
+        if let Err(err) = result {
+            let _ = std::fs::remove_file(&temporary);
+            return Err(anyhow!("cannot write {}: {err}", target.display()));
+        }
+        report.written += 1;
+        Ok(())
+    }
+}
+
+/// The item's file, when it came from this collection and its path is safe to write.
+fn safe_origin(origin: &crate::model::Origin, collection: &str) -> Option<String> {
+    let path = origin.path.as_deref()?;
+    if origin.collection.as_deref() != Some(collection) {
+        return None;
+    }
+    let safe = path
+        .split('/')
+        .all(|segment| safe_segment(segment) == segment);
+    safe.then(|| path.to_string())
+}
+
+/// A prompt's origin is kept only where the file would be read as a prompt again.
+fn is_readable_prompt_path(path: &str) -> bool {
+    path.ends_with(".md") || path.ends_with(".txt")
+}
+
+/// A resource's path from its URI: the part after `<scheme>://<collection>/`, or after
+/// `<scheme>://` when the URI is not one of the collection's.
+fn path_from_uri(uri: &str, collection: &str) -> String {
+    let (scheme, after_scheme) = uri.split_once("://").unwrap_or(("", uri));
+    let prefix = Collection {
+        name: collection.to_string(),
+        scheme: scheme.to_string(),
+    }
+    .resource_uri("");
+    let rest = uri.strip_prefix(&prefix).unwrap_or(after_scheme);
+    let rest = rest.split(['?', '#']).next().unwrap_or(rest);
+    let segments: Vec<String> = rest
+        .split('/')
+        .filter(|segment| !segment.is_empty())
+        .map(|segment| safe_segment(&percent_decode_str(segment).decode_utf8_lossy()))
+        .collect();
+    if segments.is_empty() {
+        "resource".to_string()
+    } else {
+        segments.join("/")
+    }
+}
+
+/// One path segment that stays where it is put: no separators, no `.`/`..`, no control
+/// characters, not empty.
+fn safe_segment(segment: &str) -> String {
+    let cleaned: String = segment
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    match cleaned.as_str() {
+        "" | "." | ".." => "_".to_string(),
+        _ => cleaned,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_from_uris_stay_inside_the_folder() {
+        assert_eq!(path_from_uri("shelf://local/a%20b.md", "local"), "a b.md");
+        assert_eq!(path_from_uri("shelf://my%20docs/x.md", "my docs"), "x.md");
+        assert_eq!(
+            path_from_uri("https://example.com/x/../y?q=1", "local"),
+            "example.com/x/_/y"
+        );
+        assert_eq!(path_from_uri("s://c/%2E%2E/%2Fetc", "c"), "_/_etc");
+    }
+
+    #[test]
+    fn unsafe_origins_are_not_used() {
+        let origin = crate::model::Origin {
+            collection: Some("c".into()),
+            path: Some("../x.md".into()),
+        };
+        assert_eq!(safe_origin(&origin, "c"), None);
+    }
+}

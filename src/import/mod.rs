@@ -1,0 +1,766 @@
+//! `promptshelf import`: a folder of files (docs/format.md) into the store as one collection,
+//! in one transaction.
+//!
+//! The work is split so that the database is held as briefly as possible: the folder is
+//! walked and every file read, parsed and hashed first (on every core), then the result is
+//! compared with the store (`plan`), and only when something differs is the write lock taken,
+//! the plan made again under it (another writer may have committed meanwhile) and applied.
+//! A file whose content hash is unchanged is never written, so re-importing an unchanged
+//! folder takes no lock and leaves no trace.
+
+mod walk;
+pub mod watch;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Result, anyhow, bail};
+use rusqlite::Connection;
+
+pub use walk::Skipped;
+
+use crate::library::{self, Collection, FileError, Folder, Item};
+use crate::model::{CompletionValue, ContentHash};
+use crate::store::{self, ItemState, Store, StoreError, ValuesMode};
+
+/// The largest file read unless `--max-file-size` says otherwise.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The collection's name; the folder's name when None.
+    pub collection: Option<String>,
+    pub scheme: String,
+    pub prune: bool,
+    pub dry_run: bool,
+    pub keep_going: bool,
+    pub max_file_size: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            collection: None,
+            scheme: library::DEFAULT_SCHEME.to_string(),
+            prune: false,
+            dry_run: false,
+            keep_going: false,
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+        }
+    }
+}
+
+/// Reports how far an import has got, e.g. to a progress bar. Called from several threads.
+pub trait Progress: Sync {
+    /// A phase begins: `what` of `total` steps.
+    fn start(&self, what: &'static str, total: u64);
+    fn advance(&self, steps: u64);
+    fn finish(&self);
+}
+
+/// No progress shown.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn start(&self, _: &'static str, _: u64) {}
+    fn advance(&self, _: u64) {}
+    fn finish(&self) {}
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Add,
+    Update,
+    Remove,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Add => "add",
+            Action::Update => "update",
+            Action::Remove => "remove",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Prompt,
+    Resource,
+    Values,
+    Template,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Prompt => "prompt",
+            Kind::Resource => "resource",
+            Kind::Values => "values",
+            Kind::Template => "template",
+        }
+    }
+}
+
+/// One thing the import adds, updates or removes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    pub action: Action,
+    pub kind: Kind,
+    /// The prompt's name, the resource's URI, the table's name or the URI template.
+    pub key: String,
+    /// The file it comes from (None for removals and the collection's template).
+    pub path: Option<String>,
+}
+
+/// What an import did (or, in a dry run, would do).
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub collection: String,
+    /// Adds, updates and removes in the order they are applied.
+    pub changes: Vec<Change>,
+    /// Files whose items are stored as they are.
+    pub unchanged: usize,
+    /// Files that could not be imported; paths are relative to the folder.
+    pub failures: Vec<FileError>,
+    pub skipped: Vec<Skipped>,
+}
+
+impl Report {
+    /// How many files' items had this action (the collection's template is not a file).
+    pub fn count(&self, action: Action) -> usize {
+        self.changes
+            .iter()
+            .filter(|change| change.action == action && change.kind != Kind::Template)
+            .count()
+    }
+}
+
+/// A file read and parsed, with what the plan compares.
+struct Parsed {
+    path: String,
+    modified_ms: i64,
+    item: Item,
+    /// The content hash of a prompt or resource (tables have none).
+    hash: Option<ContentHash>,
+}
+
+impl Parsed {
+    fn kind_and_key(&self) -> (Kind, &str) {
+        match &self.item {
+            Item::Prompt(prompt) => (Kind::Prompt, &prompt.name),
+            Item::Resource(resource) => (Kind::Resource, &resource.info.uri),
+            Item::Values { table, .. } => (Kind::Values, table),
+        }
+    }
+}
+
+/// Imports `dir` into `store`. Errors are about the import as a whole (no such folder, the
+/// database); a bad file is a failure in the report.
+pub fn run(
+    store: &Store,
+    dir: &Path,
+    options: &Options,
+    progress: &dyn Progress,
+) -> Result<Report> {
+    let source = Source::open(dir, store.path(), options)?;
+    let mut report = Report {
+        collection: source.collection.name.clone(),
+        ..Report::default()
+    };
+    let started = Instant::now();
+    let walk = walk::walk(&source.root, &source.exclude, options.max_file_size);
+    tracing::debug!(files = walk.files.len(), elapsed = ?started.elapsed(), "walked the folder");
+    report.skipped = walk.skipped;
+    report.failures = walk.failures;
+    let (parsed, failures) = read_all(&source, &walk.files, options.max_file_size, progress);
+    tracing::debug!(elapsed = ?started.elapsed(), "read and parsed the files");
+    report.failures.extend(failures);
+    let mut parsed = without_duplicates(parsed, &mut report.failures);
+    resolve_links(&mut parsed);
+    tracing::debug!(elapsed = ?started.elapsed(), "resolved links");
+    // Items of a file that failed are not pruned: the file is still there.
+    let protected: Vec<String> = report
+        .failures
+        .iter()
+        .map(|failure| failure.path.clone())
+        .collect();
+    let first = {
+        let conn = store.conn()?;
+        let tx = conn.unchecked_transaction()?;
+        plan(&tx, &source.collection, &parsed, options.prune, &protected)?
+    };
+    tracing::debug!(elapsed = ?started.elapsed(), changes = first.changes.len(), "planned");
+    report.failures.extend(first.conflicts.iter().cloned());
+    let stopped = !report.failures.is_empty() && !options.keep_going;
+    if options.dry_run || stopped || first.is_empty() {
+        // A stopped import changed nothing, and its summary says so; a dry run shows the
+        // plan.
+        if !stopped || options.dry_run {
+            report.changes = first.changes;
+        }
+        report.unchanged = first.unchanged;
+        progress.finish();
+        return Ok(report);
+    }
+    let keep_going = options.keep_going;
+    let applied = store.write(|tx| {
+        let plan = plan(tx, &source.collection, &parsed, options.prune, &protected)?;
+        if !plan.conflicts.is_empty() && !keep_going {
+            // Another writer took a name meanwhile; nothing is written.
+            return Ok(plan);
+        }
+        apply(tx, &source.collection, &parsed, &plan, progress)?;
+        Ok(plan)
+    })?;
+    progress.finish();
+    tracing::debug!(elapsed = ?started.elapsed(), "committed");
+    for conflict in &applied.conflicts {
+        if !report.failures.contains(conflict) {
+            report.failures.push(conflict.clone());
+        }
+    }
+    if applied.conflicts.is_empty() || keep_going {
+        report.changes = applied.changes;
+    }
+    report.unchanged = applied.unchanged;
+    Ok(report)
+}
+
+/// The folder being imported, resolved once.
+struct Source {
+    root: PathBuf,
+    collection: Collection,
+    folder: Folder,
+    /// The database's files, when they live inside the folder.
+    exclude: Vec<PathBuf>,
+}
+
+impl Source {
+    fn open(dir: &Path, db: &Path, options: &Options) -> Result<Source> {
+        let root = dir.canonicalize().map_err(|err| {
+            anyhow!(
+                "cannot import {}: {}; pass an existing folder",
+                dir.display(),
+                plain_error(&err)
+            )
+        })?;
+        if !root.is_dir() {
+            bail!(
+                "cannot import {}: it is a file; pass its folder, or add the file with \
+                 `promptshelf prompt add` or `resource add`",
+                dir.display()
+            );
+        }
+        let folder_name = root
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let name = options.collection.clone().unwrap_or(folder_name.clone());
+        check_collection_name(&name, options.collection.is_some())?;
+        check_scheme(&options.scheme)?;
+        let exclude = database_files(db);
+        Ok(Source {
+            root,
+            collection: Collection {
+                name,
+                scheme: options.scheme.clone(),
+            },
+            folder: Folder::of(&folder_name),
+            exclude,
+        })
+    }
+}
+
+fn check_collection_name(name: &str, given: bool) -> Result<()> {
+    let ok = !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\'])
+        && !name.chars().any(char::is_control);
+    if ok {
+        return Ok(());
+    }
+    if given {
+        bail!(
+            "collection name '{}' cannot name a folder; use a plain word, e.g. --collection notes",
+            name.escape_debug()
+        );
+    }
+    bail!(
+        "the folder's name cannot be a collection name; give one with --collection NAME, \
+         e.g. --collection notes"
+    )
+}
+
+/// RFC 3986: a letter, then letters, digits, `+`, `-` or `.`.
+fn check_scheme(scheme: &str) -> Result<()> {
+    let ok = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        bail!(
+            "--scheme '{}' is not a URI scheme; use a letter followed by letters, digits, '+', \
+             '-' or '.', e.g. --scheme shelf",
+            scheme.escape_debug()
+        )
+    }
+}
+
+/// The database file and its companions (canonical paths, as the walk and the watcher meet
+/// them): never read as part of a folder, and their changes are the import's own.
+pub fn database_files(db: &Path) -> Vec<PathBuf> {
+    let Ok(db) = db.canonicalize() else {
+        return Vec::new();
+    };
+    let mut files = vec![db.clone()];
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut name = db.as_os_str().to_owned();
+        name.push(suffix);
+        files.push(PathBuf::from(name));
+    }
+    files
+}
+
+/// Reads, parses and hashes every file, spread over the machine's cores; results keep the
+/// walk's order.
+fn read_all(
+    source: &Source,
+    files: &[walk::Found],
+    max_file_size: u64,
+    progress: &dyn Progress,
+) -> (Vec<Parsed>, Vec<FileError>) {
+    progress.start("reading", files.len() as u64);
+    let chunk = files.len().div_ceil(workers()).max(1);
+    let results: Vec<Vec<Result<Option<Parsed>, FileError>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|found| {
+                            let result = read_one(source, found, max_file_size);
+                            progress.advance(1);
+                            result
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle.join().unwrap_or_else(|_| {
+                    vec![Err(FileError {
+                        path: String::new(),
+                        line: None,
+                        message: "reading a file failed unexpectedly".into(),
+                    })]
+                })
+            })
+            .collect()
+    });
+    let mut parsed = Vec::with_capacity(files.len());
+    let mut failures = Vec::new();
+    for result in results.into_iter().flatten() {
+        match result {
+            Ok(Some(item)) => parsed.push(item),
+            Ok(None) => {}
+            Err(failure) => failures.push(failure),
+        }
+    }
+    (parsed, failures)
+}
+
+fn read_one(
+    source: &Source,
+    found: &walk::Found,
+    max_file_size: u64,
+) -> Result<Option<Parsed>, FileError> {
+    use std::io::Read;
+    let failure = |err: std::io::Error| FileError {
+        path: found.relative.clone(),
+        line: None,
+        message: format!("cannot read it: {}", plain_error(&err)),
+    };
+    let file = std::fs::File::open(&found.path).map_err(failure)?;
+    let mut bytes = Vec::new();
+    // The size was checked when the file was found; it may have grown since.
+    file.take(max_file_size.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(failure)?;
+    if bytes.len() as u64 > max_file_size {
+        return Err(walk::too_big(
+            found.relative.clone(),
+            bytes.len() as u64,
+            max_file_size,
+        ));
+    }
+    let Some(item) =
+        library::parse_file_in(&source.collection, &found.relative, source.folder, &bytes)?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(Parsed {
+        path: found.relative.clone(),
+        modified_ms: found.modified_ms,
+        hash: hash(&item),
+        item,
+    }))
+}
+
+/// Relative markdown links between the files become the URIs of their targets (see
+/// `library::resolve_links`); an item whose text changed gets its hash again. Parsing the
+/// markdown again is most of the work, so it is spread over the cores too.
+fn resolve_links(parsed: &mut [Parsed]) {
+    let targets = library::link_targets(parsed.iter().map(|file| (file.path.as_str(), &file.item)));
+    let chunk = parsed.len().div_ceil(workers()).max(1);
+    std::thread::scope(|scope| {
+        for part in parsed.chunks_mut(chunk) {
+            let targets = &targets;
+            scope.spawn(move || {
+                for file in part {
+                    if library::resolve_links(&mut file.item, &file.path, targets) {
+                        file.hash = hash(&file.item);
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// Threads for reading and parsing: one per core, within reason.
+fn workers() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8)
+}
+
+fn hash(item: &Item) -> Option<ContentHash> {
+    match item {
+        Item::Prompt(prompt) => Some(store::hash_prompt(prompt)),
+        Item::Resource(resource) => Some(store::hash_resource(resource)),
+        Item::Values { .. } => None,
+    }
+}
+
+/// Two files naming the same prompt or table: the first (in path order) wins, the second is
+/// a failure that names the first.
+fn without_duplicates(parsed: Vec<Parsed>, failures: &mut Vec<FileError>) -> Vec<Parsed> {
+    let mut seen: HashMap<(Kind, String), String> = HashMap::new();
+    let mut kept = Vec::with_capacity(parsed.len());
+    for item in parsed {
+        let (kind, key) = item.kind_and_key();
+        let key = (kind, key.to_string());
+        if let Some(first) = seen.get(&key) {
+            let fix = match kind {
+                Kind::Prompt => "give one of them another `name:` in its front matter",
+                Kind::Values => "keep one of _values/NAME.csv and _values/NAME.txt",
+                _ => "rename one of them",
+            };
+            failures.push(FileError {
+                path: item.path.clone(),
+                line: None,
+                message: format!(
+                    "{} '{}' is also defined by {first}; {fix}",
+                    kind.as_str(),
+                    key.1
+                ),
+            });
+            continue;
+        }
+        seen.insert(key, item.path.clone());
+        kept.push(item);
+    }
+    kept
+}
+
+/// A parsed file to write; `modified_at` becomes its lastModified if its hash changed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Write {
+    index: usize,
+    modified_at: i64,
+}
+
+#[derive(Debug, Default)]
+struct Plan {
+    writes: Vec<Write>,
+    removals: Vec<(Kind, String)>,
+    add_template: bool,
+    changes: Vec<Change>,
+    unchanged: usize,
+    conflicts: Vec<FileError>,
+}
+
+impl Plan {
+    fn is_empty(&self) -> bool {
+        self.writes.is_empty() && self.removals.is_empty() && !self.add_template
+    }
+}
+
+/// Compares the parsed files with the store. Reads only.
+fn plan(
+    conn: &Connection,
+    collection: &Collection,
+    parsed: &[Parsed],
+    prune: bool,
+    protected: &[String],
+) -> store::Result<Plan> {
+    let prompts = by_key(store::read::prompt_states(conn)?);
+    let resources = by_key(store::read::resource_states(conn)?);
+    let mut plan = Plan::default();
+    for (index, file) in parsed.iter().enumerate() {
+        let (kind, key) = file.kind_and_key();
+        let change = |action| Change {
+            action,
+            kind,
+            key: key.to_string(),
+            path: Some(file.path.clone()),
+        };
+        let stored = match kind {
+            Kind::Prompt => prompts.get(key),
+            Kind::Resource => resources.get(key),
+            _ => None,
+        };
+        if let Item::Values { table, values } = &file.item {
+            match store::read::table_values(conn, table)? {
+                None => plan.changes.push(change(Action::Add)),
+                Some(stored) if same_values(&stored, values) => {
+                    plan.unchanged += 1;
+                    continue;
+                }
+                Some(_) => plan.changes.push(change(Action::Update)),
+            }
+            plan.writes.push(Write {
+                index,
+                modified_at: file.modified_ms,
+            });
+            continue;
+        }
+        let Some(stored) = stored else {
+            plan.changes.push(change(Action::Add));
+            plan.writes.push(Write {
+                index,
+                modified_at: file.modified_ms,
+            });
+            continue;
+        };
+        if let Some(other) = &stored.origin.collection
+            && *other != collection.name
+        {
+            plan.conflicts
+                .push(taken(file, kind, key, other, &stored.origin.path));
+            continue;
+        }
+        let origin = match &file.item {
+            Item::Prompt(prompt) => &prompt.origin,
+            Item::Resource(resource) => &resource.info.origin,
+            Item::Values { .. } => continue,
+        };
+        if Some(stored.content_hash) == file.hash {
+            plan.unchanged += 1;
+            if stored.origin != *origin {
+                // Same content from another file: only its origin is recorded.
+                plan.writes.push(Write {
+                    index,
+                    modified_at: stored.last_modified,
+                });
+            }
+            continue;
+        }
+        plan.changes.push(change(Action::Update));
+        // lastModified moves forward even when the file claims an older time.
+        plan.writes.push(Write {
+            index,
+            modified_at: file.modified_ms.max(stored.last_modified + 1),
+        });
+    }
+    if prune {
+        let imported: HashSet<(Kind, &str)> =
+            parsed.iter().map(|file| file.kind_and_key()).collect();
+        for (kind, states) in [(Kind::Prompt, &prompts), (Kind::Resource, &resources)] {
+            let mut gone: Vec<&ItemState> = states
+                .values()
+                .filter(|state| {
+                    state.origin.collection.as_deref() == Some(collection.name.as_str())
+                        && !imported.contains(&(kind, state.key.as_str()))
+                        && !is_protected(state.origin.path.as_deref(), protected)
+                })
+                .collect();
+            gone.sort_by(|a, b| a.key.cmp(&b.key));
+            for state in gone {
+                plan.removals.push((kind, state.key.clone()));
+                plan.changes.push(Change {
+                    action: Action::Remove,
+                    kind,
+                    key: state.key.clone(),
+                    path: state.origin.path.clone(),
+                });
+            }
+        }
+    }
+    let template = collection.template();
+    // The template is added when missing and otherwise left alone: someone may have given
+    // it completions or a better title with `template add`.
+    let exists = store::read::templates(conn)?
+        .iter()
+        .any(|stored| stored.template.uri_template == template.uri_template);
+    if !exists {
+        plan.add_template = true;
+        plan.changes.push(Change {
+            action: Action::Add,
+            kind: Kind::Template,
+            key: template.uri_template,
+            path: None,
+        });
+    }
+    Ok(plan)
+}
+
+fn by_key(states: Vec<ItemState>) -> HashMap<String, ItemState> {
+    states
+        .into_iter()
+        .map(|state| (state.key.clone(), state))
+        .collect()
+}
+
+/// A failure for a file whose prompt name belongs to another collection.
+fn taken(file: &Parsed, kind: Kind, key: &str, other: &str, path: &Option<String>) -> FileError {
+    let from = path
+        .as_deref()
+        .map(|path| format!(" ({path})"))
+        .unwrap_or_default();
+    let fix = match kind {
+        Kind::Prompt => format!(
+            "give this one another `name:`, or remove the other with `promptshelf prompt rm {key}`"
+        ),
+        _ => format!("remove the other with `promptshelf resource rm {key}`"),
+    };
+    FileError {
+        path: file.path.clone(),
+        line: None,
+        message: format!(
+            "{} '{key}' belongs to the collection '{other}'{from}; {fix}",
+            kind.as_str()
+        ),
+    }
+}
+
+/// Whether an item from `path` belongs to a file or folder that failed.
+fn is_protected(path: Option<&str>, protected: &[String]) -> bool {
+    let Some(path) = path else { return false };
+    protected.iter().any(|failed| {
+        path == failed
+            || failed.is_empty()
+            || path
+                .strip_prefix(failed.as_str())
+                .is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
+/// Whether a table holds exactly `values` (the store keeps one row per value and context,
+/// the last weight given winning, in value order).
+fn same_values(stored: &[CompletionValue], values: &[CompletionValue]) -> bool {
+    let key = |value: &CompletionValue| {
+        let (name, context) = value.context.clone().unwrap_or_default();
+        (value.value.clone(), name, context)
+    };
+    let mut wanted: HashMap<(String, String, String), f64> = HashMap::new();
+    for value in values {
+        wanted.insert(key(value), value.weight);
+    }
+    wanted.len() == stored.len()
+        && stored
+            .iter()
+            .all(|value| wanted.get(&key(value)) == Some(&value.weight))
+}
+
+fn apply(
+    tx: &rusqlite::Transaction,
+    collection: &Collection,
+    parsed: &[Parsed],
+    plan: &Plan,
+    progress: &dyn Progress,
+) -> store::Result<()> {
+    progress.start("writing", (plan.writes.len() + plan.removals.len()) as u64);
+    for write in &plan.writes {
+        let Some(file) = parsed.get(write.index) else {
+            return Err(StoreError::Invalid("an import step lost its file".into()));
+        };
+        match &file.item {
+            Item::Prompt(prompt) => {
+                store::write::put_prompt(tx, prompt, write.modified_at)?;
+            }
+            Item::Resource(resource) => {
+                store::write::put_resource(tx, resource, write.modified_at)?;
+            }
+            Item::Values { table, values } => {
+                store::write::put_values(tx, table, None, values, ValuesMode::Replace)?;
+            }
+        }
+        progress.advance(1);
+    }
+    for (kind, key) in &plan.removals {
+        match kind {
+            Kind::Prompt => store::write::remove_prompt(tx, key)?,
+            _ => store::write::remove_resource(tx, key)?,
+        };
+        progress.advance(1);
+    }
+    if plan.add_template {
+        store::write::put_template(tx, &collection.template(), store::now_ms())?;
+    }
+    Ok(())
+}
+
+/// An io::Error's message without the " (os error N)" tail.
+fn plain_error(err: &std::io::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
+/// `path` inside `dir`, as the user would write it (for messages).
+pub fn shown_path(dir: &Path, relative: &str) -> String {
+    if relative.is_empty() {
+        return dir.display().to_string();
+    }
+    dir.join(relative).display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protection_covers_failed_folders() {
+        let failed = vec!["a/b".to_string()];
+        assert!(is_protected(Some("a/b"), &failed));
+        assert!(is_protected(Some("a/b/c.md"), &failed));
+        assert!(!is_protected(Some("a/bc.md"), &failed));
+        assert!(!is_protected(None, &failed));
+    }
+
+    #[test]
+    fn values_compare_as_the_store_keeps_them() {
+        let value = |value: &str, weight: f64| CompletionValue {
+            value: value.into(),
+            weight,
+            context: None,
+        };
+        assert!(same_values(
+            &[value("a", 2.0), value("b", 0.0)],
+            &[value("b", 0.0), value("a", 1.0), value("a", 2.0)]
+        ));
+        assert!(!same_values(&[value("a", 1.0)], &[value("a", 2.0)]));
+    }
+}

@@ -1,0 +1,260 @@
+//! Finding the files of a collection folder: the `.gitignore` and `.ignore` files inside it
+//! are obeyed (the `ignore` crate), hidden files and folders are skipped as the format says,
+//! symlinks are followed only while they stay inside the folder, and a file over the size
+//! limit is refused.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::UNIX_EPOCH;
+
+use ignore::WalkBuilder;
+
+use crate::library::{self, FileError};
+
+/// A file to read.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// Relative to the folder, with forward slashes.
+    pub relative: String,
+    pub path: PathBuf,
+    /// Unix milliseconds.
+    pub modified_ms: i64,
+}
+
+/// Something left out on purpose, with the reason: not an error, but worth a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// In path order.
+    pub files: Vec<Found>,
+    pub skipped: Vec<Skipped>,
+    /// Files and folders that should have been read but could not be.
+    pub failures: Vec<FileError>,
+}
+
+/// Walks `root` (canonical). `exclude` lists files never to read (the database itself, when
+/// it lives inside the folder).
+pub fn walk(root: &Path, exclude: &[PathBuf], max_file_size: u64) -> Walk {
+    let skipped: Arc<Mutex<Vec<Skipped>>> = Arc::default();
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .standard_filters(false)
+        .git_ignore(true)
+        .git_exclude(true)
+        .ignore(true)
+        // Ignore files apply whether or not the folder is a git checkout, and only those
+        // inside it: a `.gitignore` of `*` in a home folder must not empty an import.
+        .require_git(false)
+        .parents(false)
+        .follow_links(true);
+    let filter_root = root.to_path_buf();
+    let filter_skipped = Arc::clone(&skipped);
+    builder.filter_entry(move |entry| {
+        if entry.depth() == 0 {
+            return true;
+        }
+        // A name that is not UTF-8 is reported by the loop below.
+        let Some(relative) = relative_path(&filter_root, entry.path()) else {
+            return true;
+        };
+        let is_folder = entry.file_type().is_some_and(|kind| kind.is_dir());
+        let hidden = if is_folder {
+            library::skips_folder(&relative)
+        } else {
+            library::is_skipped(&relative)
+        };
+        if hidden {
+            return false;
+        }
+        if entry.path_is_symlink() {
+            let reason = match std::fs::canonicalize(entry.path()) {
+                Ok(target) if target.starts_with(&filter_root) => return true,
+                Ok(_) => "a symlink leading outside the folder",
+                Err(_) => "a symlink to nothing",
+            };
+            filter_skipped
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(Skipped {
+                    path: relative,
+                    reason: reason.to_string(),
+                });
+            return false;
+        }
+        true
+    });
+    let mut walk = Walk::default();
+    for result in builder.build() {
+        let entry = match result {
+            Ok(entry) => entry,
+            Err(err) => {
+                walk_error(root, err, &mut walk);
+                continue;
+            }
+        };
+        if entry.depth() == 0 {
+            continue;
+        }
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            continue;
+        }
+        let shown = entry
+            .path()
+            .strip_prefix(root)
+            .unwrap_or(entry.path())
+            .display()
+            .to_string();
+        let Some(relative) = relative_path(root, entry.path()) else {
+            walk.failures.push(FileError {
+                path: shown,
+                line: None,
+                message: "the file name is not UTF-8, so it cannot be part of a URI; rename it"
+                    .into(),
+            });
+            continue;
+        };
+        if !kind.is_file() {
+            walk.skipped.push(Skipped {
+                path: relative,
+                reason: "not a regular file".into(),
+            });
+            continue;
+        }
+        if exclude.iter().any(|path| path == entry.path()) {
+            continue;
+        }
+        let metadata = match entry.metadata() {
+            Ok(metadata) => metadata,
+            Err(err) => {
+                walk.failures.push(FileError {
+                    path: relative,
+                    line: None,
+                    message: format!("cannot read it: {}", plain_error(&err)),
+                });
+                continue;
+            }
+        };
+        if metadata.len() > max_file_size {
+            walk.failures
+                .push(too_big(relative, metadata.len(), max_file_size));
+            continue;
+        }
+        let modified_ms = metadata
+            .modified()
+            .ok()
+            .and_then(|at| at.duration_since(UNIX_EPOCH).ok())
+            .and_then(|since| i64::try_from(since.as_millis()).ok())
+            .unwrap_or_else(crate::store::now_ms);
+        walk.files.push(Found {
+            relative,
+            path: entry.path().to_path_buf(),
+            modified_ms,
+        });
+    }
+    walk.files.sort_by(|a, b| a.relative.cmp(&b.relative));
+    walk.skipped.extend(
+        skipped
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain(..),
+    );
+    walk.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    walk
+}
+
+/// The failure for a file over the limit.
+pub fn too_big(path: String, size: u64, limit: u64) -> FileError {
+    FileError {
+        path,
+        line: None,
+        message: format!(
+            "the file is {}, over the limit of {}; raise --max-file-size or list it in .gitignore",
+            mebibytes(size),
+            mebibytes(limit)
+        ),
+    }
+}
+
+fn mebibytes(bytes: u64) -> String {
+    if bytes < 1024 * 1024 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+    }
+}
+
+/// `path` relative to `root` with forward slashes, or None when a name is not UTF-8.
+fn relative_path(root: &Path, path: &Path) -> Option<String> {
+    let relative = path.strip_prefix(root).ok()?;
+    let mut parts = Vec::new();
+    for component in relative.components() {
+        parts.push(component.as_os_str().to_str()?);
+    }
+    Some(parts.join("/"))
+}
+
+/// An error of the walk: a loop of symlinks is skipped, a folder or file that cannot be read
+/// is a failure, and a broken ignore file is reported while its good lines still apply.
+fn walk_error(root: &Path, err: ignore::Error, walk: &mut Walk) {
+    let mut path: Option<PathBuf> = None;
+    let mut line = None;
+    let mut inner = &err;
+    loop {
+        match inner {
+            ignore::Error::WithPath { path: at, err } => {
+                path = Some(at.clone());
+                inner = err;
+            }
+            ignore::Error::WithDepth { err, .. } => inner = err,
+            ignore::Error::WithLineNumber { line: at, err } => {
+                line = Some(*at);
+                inner = err;
+            }
+            ignore::Error::Partial(errors) => {
+                for err in errors {
+                    walk_error(root, err.clone(), walk);
+                }
+                return;
+            }
+            _ => break,
+        }
+    }
+    let shown =
+        |path: &Path| relative_path(root, path).unwrap_or_else(|| path.display().to_string());
+    match inner {
+        ignore::Error::Loop { child, .. } => walk.skipped.push(Skipped {
+            path: shown(child),
+            reason: "a symlink loop".into(),
+        }),
+        ignore::Error::Io(io) => walk.failures.push(FileError {
+            path: path.as_deref().map(shown).unwrap_or_default(),
+            line,
+            message: format!("cannot read it: {}", plain_error(io)),
+        }),
+        other => walk.skipped.push(Skipped {
+            path: path.as_deref().map(shown).unwrap_or_default(),
+            reason: format!(
+                "{}a line of this ignore file is not understood ({other}); the rest applies",
+                line.map(|line| format!("line {line}: "))
+                    .unwrap_or_default()
+            ),
+        }),
+    }
+}
+
+/// An io::Error's message without the " (os error N)" tail.
+fn plain_error(err: &dyn std::fmt::Display) -> String {
+    let text = err.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}

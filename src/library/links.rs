@@ -1,0 +1,270 @@
+//! Relative markdown links between files of one collection, rewritten to the URIs of the
+//! resources they point at: `[style](../guides/style.md)` in a file becomes
+//! `[style](shelf://notes/guides/style.md)`, which a client can read with `resources/read`,
+//! where a path relative to a folder it has never seen would mean nothing.
+//!
+//! Only links whose target is a resource of the same import are rewritten; anything else
+//! (web links, anchors, links to prompts or to files that are not there) stays as written.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use percent_encoding::percent_decode_str;
+use pulldown_cmark::{Event, LinkType, Parser, Tag};
+
+use super::{Item, has_extension};
+use crate::model::Content;
+
+/// The relative paths of the resources among `items`, with their URIs: what links can point
+/// at.
+pub fn link_targets<'a>(
+    items: impl IntoIterator<Item = (&'a str, &'a Item)>,
+) -> HashMap<String, String> {
+    items
+        .into_iter()
+        .filter_map(|(path, item)| match item {
+            Item::Resource(resource) => Some((path.to_string(), resource.info.uri.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Rewrites the links of `item`, read from `relative_path`; `targets` maps the relative paths
+/// of the collection's resources to their URIs. Returns whether anything changed.
+pub fn resolve_links(
+    item: &mut Item,
+    relative_path: &str,
+    targets: &HashMap<String, String>,
+) -> bool {
+    let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
+    if !has_extension(file_name, &["md", "markdown"]) {
+        return false;
+    }
+    let folder = relative_path
+        .rsplit_once('/')
+        .map(|(folder, _)| folder)
+        .unwrap_or("");
+    let mut changed = false;
+    let mut rewrite = |text: &mut String| {
+        if let Some(rewritten) = rewrite_links(text, folder, targets) {
+            *text = rewritten;
+            changed = true;
+        }
+    };
+    match item {
+        Item::Prompt(prompt) => {
+            for message in &mut prompt.messages {
+                rewrite(&mut message.body);
+            }
+        }
+        Item::Resource(resource) => {
+            if let Content::Text(text) = &mut resource.content {
+                rewrite(text);
+            }
+        }
+        Item::Values { .. } => {}
+    }
+    changed
+}
+
+/// `text` with its relative link destinations replaced, or None when none resolves.
+fn rewrite_links(text: &str, folder: &str, targets: &HashMap<String, String>) -> Option<String> {
+    // Most files link nowhere; skip the parse for them.
+    if !text.contains("](") && !text.contains("]:") {
+        return None;
+    }
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    let parser = Parser::new(text).into_offset_iter();
+    for (_, definition) in parser.reference_definitions().iter() {
+        if let Some(edit) = edit(
+            text,
+            definition.span.clone(),
+            "]:",
+            &definition.dest,
+            folder,
+            targets,
+        ) {
+            edits.push(edit);
+        }
+    }
+    for (event, range) in parser {
+        let (Event::Start(Tag::Link {
+            link_type: LinkType::Inline,
+            dest_url,
+            ..
+        })
+        | Event::Start(Tag::Image {
+            link_type: LinkType::Inline,
+            dest_url,
+            ..
+        })) = event
+        else {
+            continue;
+        };
+        if let Some(edit) = edit(text, range, "](", &dest_url, folder, targets) {
+            edits.push(edit);
+        }
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    edits.sort_by_key(|(range, _)| range.start);
+    let mut out = String::with_capacity(text.len() + edits.len() * 32);
+    let mut at = 0;
+    for (range, uri) in edits {
+        if range.start < at {
+            // Overlapping spans cannot come from one document; keep the text as it is.
+            continue;
+        }
+        out.push_str(&text[at..range.start]);
+        out.push_str(&uri);
+        at = range.end;
+    }
+    out.push_str(&text[at..]);
+    Some(out)
+}
+
+/// Where `dest` is written inside `span` (after the last `opener`, as the author wrote it,
+/// so an escaped destination is left alone) and the URI to write instead.
+fn edit(
+    text: &str,
+    span: Range<usize>,
+    opener: &str,
+    dest: &str,
+    folder: &str,
+    targets: &HashMap<String, String>,
+) -> Option<(Range<usize>, String)> {
+    let uri = resolve(dest, folder, targets)?;
+    let source = text.get(span.clone())?;
+    let after_opener = source.rfind(opener)? + opener.len();
+    let rest = &source[after_opener..];
+    let skipped = rest.len() - rest.trim_start().len();
+    let mut start = after_opener + skipped;
+    if source[start..].starts_with('<') {
+        start += 1;
+    }
+    if !source[start..].starts_with(dest) {
+        return None;
+    }
+    let start = span.start + start;
+    Some((start..start + dest.len(), uri))
+}
+
+/// The URI of the resource a relative `dest` in `folder` points at, keeping its `#fragment`.
+fn resolve(dest: &str, folder: &str, targets: &HashMap<String, String>) -> Option<String> {
+    let has_scheme = dest.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    if dest.is_empty() || has_scheme || dest.starts_with(['#', '/', '?']) {
+        return None;
+    }
+    let (path, fragment) = match dest.find(['#', '?']) {
+        Some(at) => (&dest[..at], &dest[at..]),
+        None => (dest, ""),
+    };
+    let path = percent_decode_str(path).decode_utf8().ok()?;
+    let mut segments: Vec<&str> = folder.split('/').filter(|s| !s.is_empty()).collect();
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop()?;
+            }
+            segment => segments.push(segment),
+        }
+    }
+    let uri = targets.get(&segments.join("/"))?;
+    // A query means nothing to a stored resource; a fragment still points into it.
+    let fragment = if fragment.starts_with('#') {
+        fragment
+    } else {
+        ""
+    };
+    Some(format!("{uri}{fragment}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn targets() -> HashMap<String, String> {
+        HashMap::from([
+            ("guides/style.md".into(), "shelf://n/guides/style.md".into()),
+            ("a b.md".into(), "shelf://n/a%20b.md".into()),
+            ("img/x.png".into(), "shelf://n/img/x.png".into()),
+        ])
+    }
+
+    #[test]
+    fn relative_links_become_uris() {
+        let text = "See [style](../guides/style.md#names), ![x](../img/x.png \"t\"), \
+                    [ab](<../a b.md>), [web](https://e.com/a.md), [missing](nope.md), \
+                    `[code](../guides/style.md)` and [ref].\n\n[ref]: ../a%20b.md\n";
+        let rewritten = rewrite_links(text, "docs", &targets()).unwrap();
+        assert_eq!(
+            rewritten,
+            "See [style](shelf://n/guides/style.md#names), ![x](shelf://n/img/x.png \"t\"), \
+             [ab](<shelf://n/a%20b.md>), [web](https://e.com/a.md), [missing](nope.md), \
+             `[code](../guides/style.md)` and [ref].\n\n[ref]: shelf://n/a%20b.md\n"
+        );
+    }
+
+    #[test]
+    fn any_text_rewrites_without_failing_and_only_at_links() {
+        const PIECES: [&str; 20] = [
+            "[",
+            "]",
+            "](",
+            ")",
+            "<",
+            ">",
+            "../",
+            "guides/style.md",
+            "a b.md",
+            "a%20b.md",
+            "#x",
+            ":",
+            "`",
+            "\n",
+            "é",
+            "\\",
+            " ",
+            "\"t\"",
+            "]: ",
+            "!",
+        ];
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..3000 {
+            let length = (next() % 20) as usize;
+            let text: String = (0..length)
+                .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                .collect();
+            if let Some(rewritten) = rewrite_links(&text, "docs", &targets()) {
+                // A rewrite puts a resource's URI in.
+                assert!(
+                    rewritten.contains("shelf://n/"),
+                    "{text:?} -> {rewritten:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn text_without_links_is_left_alone() {
+        assert_eq!(
+            rewrite_links("# Title\n\nNo links.\n", "", &targets()),
+            None
+        );
+        assert_eq!(resolve("../../x.md", "a", &targets()), None);
+        assert_eq!(resolve("mailto:x@y", "", &targets()), None);
+    }
+}
