@@ -359,3 +359,33 @@ fn last_modified_and_ttl_follow_the_content_hash() {
     );
     assert_eq!(list_ttl, Some(5_000));
 }
+
+#[test]
+fn an_import_of_many_files_is_one_notification_and_an_unchanged_one_is_none() {
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    for n in 0..500 {
+        ctx.write(
+            &format!("notes/page-{n}.md"),
+            format!("# Page {n}\n\nText {n}.\n"),
+        );
+    }
+    ctx.write("notes/hello.prompt.md", "Say hello.\n");
+    let folder = ctx.path("notes").display().to_string();
+    let mut server = ctx.server();
+    listen(
+        &mut server,
+        "all",
+        json!({"promptsListChanged": true, "resourcesListChanged": true}),
+    );
+    ctx.ok(&["import", &folder]);
+    assert_eq!(
+        summary(&after_write(&mut server)),
+        owned(&[
+            ("notifications/prompts/list_changed", "all", ""),
+            ("notifications/resources/list_changed", "all", ""),
+        ])
+    );
+    ctx.ok(&["import", &folder]);
+    assert_eq!(server.drain(QUIET), Vec::<Value>::new());
+}
