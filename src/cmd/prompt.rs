@@ -275,8 +275,10 @@ fn render(store: &Store, name: &str, args: &[String], json: bool) -> Result<()> 
         can_elicit: false,
         now: store::now_ms(),
     };
-    let outcome = crate::handlers::prompts::get(&conn, &config, &secret, &params, caller)
-        .map_err(|failure| anyhow!("{}", crate::handlers::describe_failure(&failure)))?;
+    let stored = store::read::prompt(&conn, name)?;
+    let outcome =
+        crate::handlers::prompts::get(&conn, &config, &secret, &params, stored.as_ref(), caller)
+            .map_err(|failure| anyhow!("{}", crate::handlers::describe_failure(&failure)))?;
     if json {
         let shaper = crate::protocol::Shaper {
             revision: crate::protocol::Revision::MODERN,

@@ -68,14 +68,16 @@ pub struct Caller {
     pub now: i64,
 }
 
+/// Fills `stored`, the prompt `params` names as the caller found it (None: there is none).
 pub fn get(
     conn: &Connection,
     config: &ServeConfig,
     secret: &[u8],
     params: &GetPromptParams,
+    stored: Option<&StoredPrompt>,
     caller: Caller,
 ) -> Result<PromptOutcome, Failure> {
-    let Some(stored) = read::prompt(conn, &params.name)? else {
+    let Some(stored) = stored else {
         let names = read::prompt_names(conn)?;
         return Err(Failure::InvalidParams(format!(
             "unknown prompt '{}'; known prompts: {}",

@@ -9,8 +9,8 @@
 //! `dispatch` owns the per-process state (the legacy session, the subscriptions, the
 //! requests that may still be cancelled); `watch` reports changes to it.
 
+mod cache;
 mod dispatch;
-mod pages;
 mod transport;
 mod watch;
 
@@ -24,8 +24,8 @@ use crate::config::ServeConfig;
 use crate::handlers::{self, Failure};
 use crate::protocol::{self, Envelope, Method, Revision, RpcError, Shaper, code};
 use crate::store::{self, Store};
+use cache::{Cache, ListKind};
 use dispatch::{Dispatcher, Session};
-use pages::{ListKind, PageCache};
 
 /// Requests running at once; the reader waits (and so the client's writes do) beyond it,
 /// which bounds memory whatever the client sends.
@@ -46,7 +46,8 @@ struct Shared {
     /// Requests still running, by id: set to true when the client cancels one.
     running: Mutex<HashMap<String, Arc<AtomicBool>>>,
     in_flight: InFlight,
-    pages: PageCache,
+    /// Pages and prompts kept until the library changes.
+    cache: Cache,
 }
 
 /// Counts running request tasks, so the reader can wait for room and, at the end, for all.
@@ -107,7 +108,7 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         output,
         running: Mutex::new(HashMap::new()),
         in_flight: InFlight::default(),
-        pages: PageCache::default(),
+        cache: Cache::default(),
     });
     let session = Arc::new(Mutex::new(Session::default()));
     {
@@ -162,7 +163,7 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
         Method::Initialize { .. } => shaper.initialize(id, &handlers::discover::discover(&conn)?),
         Method::Ping => shaper.empty(id),
         Method::ListPrompts { cursor } => {
-            let page = shared.pages.page(
+            let page = shared.cache.page(
                 &conn,
                 ListKind::Prompts,
                 shaper.revision,
@@ -182,11 +183,19 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
                 can_elicit: envelope.era.can_elicit_forms(),
                 now: shaper.now,
             };
-            let outcome = handlers::prompts::get(&conn, config, &shared.secret, params, caller)?;
+            let stored = shared.cache.prompt(&conn, &params.name)?;
+            let outcome = handlers::prompts::get(
+                &conn,
+                config,
+                &shared.secret,
+                params,
+                stored.as_deref(),
+                caller,
+            )?;
             shaper.prompt_outcome(id, &outcome)
         }
         Method::ListResources { cursor } => {
-            let page = shared.pages.page(
+            let page = shared.cache.page(
                 &conn,
                 ListKind::Resources,
                 shaper.revision,
@@ -202,7 +211,7 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
             shaper.page_line(id, &page)
         }
         Method::ListTemplates { cursor } => {
-            let page = shared.pages.page(
+            let page = shared.cache.page(
                 &conn,
                 ListKind::Templates,
                 shaper.revision,

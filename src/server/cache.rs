@@ -1,0 +1,99 @@
+//! What the server keeps between requests until the library changes: shaped list pages and
+//! parsed prompts. Hosts list and fill prompts often and the library changes rarely, and
+//! reading and shaping costs far more than checking whether anything changed: one look at
+//! the change log's last row.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rusqlite::Connection;
+
+use crate::handlers::Failure;
+use crate::model::StoredPrompt;
+use crate::protocol::{Revision, ShapedPage};
+use crate::store::read;
+
+/// Which list a page belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum ListKind {
+    Prompts,
+    Resources,
+    Templates,
+}
+
+/// Pages more than this are forgotten at once (cursors are bounded by list length, so only a
+/// client walking huge lists in every revision gets near it).
+const MAX_PAGES: usize = 1024;
+
+/// Prompts kept at most (a prompt is small; this bounds a library of many thousands).
+const MAX_PROMPTS: usize = 4096;
+
+type Key = (ListKind, Revision, Option<String>);
+
+/// Entries each tagged with the change-log position they were read at.
+type Tagged<K, V> = Mutex<HashMap<K, (i64, Arc<V>)>>;
+
+#[derive(Default)]
+pub(super) struct Cache {
+    pages: Tagged<Key, ShapedPage>,
+    /// By name; None (not stored) is not kept, so a new prompt is found at once.
+    prompts: Tagged<String, StoredPrompt>,
+}
+
+fn lock<K, V>(entries: &Tagged<K, V>) -> std::sync::MutexGuard<'_, HashMap<K, (i64, Arc<V>)>> {
+    entries.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Cache {
+    /// The page for `key` as of now: the kept one if nothing changed since it was shaped,
+    /// else a fresh one from `shape`. Failures (a stale cursor, say) are not kept.
+    pub(super) fn page(
+        &self,
+        conn: &Connection,
+        kind: ListKind,
+        revision: Revision,
+        cursor: Option<&str>,
+        shape: impl FnOnce() -> Result<ShapedPage, Failure>,
+    ) -> Result<Arc<ShapedPage>, Failure> {
+        // Read before the data: a commit in between leaves the page newer than its key, and
+        // the next request, seeing a later position, shapes it again.
+        let position = read::change_position(conn)?;
+        let key = (kind, revision, cursor.map(str::to_string));
+        if let Some((at, page)) = lock(&self.pages).get(&key)
+            && *at == position
+        {
+            return Ok(Arc::clone(page));
+        }
+        let page = Arc::new(shape()?);
+        let mut pages = lock(&self.pages);
+        if pages.len() >= MAX_PAGES {
+            pages.clear();
+        }
+        pages.insert(key, (position, Arc::clone(&page)));
+        Ok(page)
+    }
+
+    /// The stored prompt `name` as of now, or None when there is none.
+    pub(super) fn prompt(
+        &self,
+        conn: &Connection,
+        name: &str,
+    ) -> Result<Option<Arc<StoredPrompt>>, Failure> {
+        let position = read::change_position(conn)?;
+        if let Some((at, prompt)) = lock(&self.prompts).get(name)
+            && *at == position
+        {
+            return Ok(Some(Arc::clone(prompt)));
+        }
+        let Some(prompt) = read::prompt(conn, name)? else {
+            return Ok(None);
+        };
+        let prompt = Arc::new(prompt);
+        let mut prompts = lock(&self.prompts);
+        if prompts.len() >= MAX_PROMPTS {
+            prompts.clear();
+        }
+        prompts.insert(name.to_string(), (position, Arc::clone(&prompt)));
+        Ok(Some(prompt))
+    }
+}
