@@ -113,10 +113,11 @@ fn push_expression(expression: &str, pattern: &mut String, variables: &mut Vec<S
         Some(op @ ('+' | '#' | '.' | '/' | ';' | '?' | '&')) => (Some(op), &expression[1..]),
         _ => (None, expression),
     };
-    // What one value may contain: reserved expansion keeps '/', '?' etc.
+    // What one value may contain: reserved expansion keeps '/', '?' etc.; every other
+    // operator percent-encodes all but the unreserved characters.
     let value = match operator {
         Some('+') | Some('#') => ".*?",
-        _ => "[^/?#&,;.=]*",
+        _ => "(?:[A-Za-z0-9._~-]|%[0-9A-Fa-f]{2})*",
     };
     let names: Vec<&str> = list
         .split(',')
@@ -180,6 +181,27 @@ mod tests {
             let expected = values(pairs);
             let uri = template.expand(&expected).unwrap();
             assert_eq!(template.matches(&uri), Some(expected), "{source} -> {uri}");
+        }
+    }
+
+    proptest::proptest! {
+        /// uri-template-system is the oracle: whatever it expands, matching gives back.
+        #[test]
+        fn matching_inverts_the_oracles_expansion(
+            first in "\\PC{0,12}",
+            second in "\\PC{0,12}",
+            reserved in "[a-z0-9/._~-]{1,20}",
+        ) {
+            let two = UriTemplate::parse("docs://{first}/{second}").unwrap();
+            let expected = values(&[("first", &first), ("second", &second)]);
+            let uri = two.expand(&expected).unwrap();
+            proptest::prop_assert_eq!(two.matches(&uri), Some(expected));
+            for source in ["s://x/{+path}", "s://x{/path}", "s://x{?path}", "s://x{;path}", "s://x{#path}"] {
+                let template = UriTemplate::parse(source).unwrap();
+                let expected = values(&[("path", &reserved)]);
+                let uri = template.expand(&expected).unwrap();
+                proptest::prop_assert_eq!(template.matches(&uri), Some(expected), "{} -> {}", source, uri);
+            }
         }
     }
 
