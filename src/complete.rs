@@ -4,6 +4,16 @@
 //! word inside the value (after `-`, `_`, `/`, `.`, space or a lower-to-upper case change);
 //! substring; in-order subsequence. Inside a class: higher weight, then shorter, then
 //! alphabetical. An empty query matches everything, best weight first.
+//!
+//! `rank` ranks a short list (an enum's values, the values a template variable takes in the
+//! stored URIs); completion tables go through `index`, which gives the same answers without
+//! looking at every value, and `cache` keeps one index per table for the serving process.
+
+mod cache;
+mod index;
+
+pub use cache::CompletionIndexes;
+pub use index::{IndexBuilder, TableIndex, TooLarge};
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;

@@ -15,6 +15,7 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 use tokio::task::JoinSet;
 
+use crate::complete::CompletionIndexes;
 use crate::config::ServeConfig;
 use crate::handlers::{self, Failure};
 use crate::protocol::{
@@ -33,6 +34,8 @@ struct Shared {
     output: std::sync::mpsc::Sender<Vec<u8>>,
     /// Requests still running, by id: set to true when the client cancels one.
     running: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    /// Completion tables' indexes, built on first use (a cache of the store, by version).
+    indexes: CompletionIndexes,
 }
 
 /// Serves MCP on stdin/stdout until stdin closes.
@@ -61,6 +64,7 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         secret,
         output,
         running: Mutex::new(HashMap::new()),
+        indexes: CompletionIndexes::new(),
     });
     runtime.block_on(async {
         let mut dispatcher = Dispatcher {
@@ -269,9 +273,10 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
             &handlers::templates::list(&conn, config, cursor.as_deref())?,
         ),
         Method::ReadResource { uri } => shaper.read(id, &handlers::resources::read(&conn, uri)?),
-        Method::Complete(params) => {
-            shaper.completion(id, &handlers::completion::complete(&conn, params)?)
-        }
+        Method::Complete(params) => shaper.completion(
+            id,
+            &handlers::completion::complete(&conn, &shared.indexes, params)?,
+        ),
         Method::Subscribe { .. }
         | Method::Unsubscribe { .. }
         | Method::Listen(_)
