@@ -21,6 +21,10 @@ pub struct ServeConfig {
     pub cache_scope: CacheScope,
     /// How long a `requestState` we hand out stays valid.
     pub request_state_ttl: Duration,
+    /// `completion/complete` requests per second the process answers (0: no limit)...
+    pub completion_rate: u32,
+    /// ...and how many it answers at once after a quiet spell.
+    pub completion_burst: u32,
 }
 
 impl Default for ServeConfig {
@@ -32,6 +36,8 @@ impl Default for ServeConfig {
             ttl_max_ms: 3_600_000,
             cache_scope: CacheScope::Public,
             request_state_ttl: Duration::from_secs(600),
+            completion_rate: 200,
+            completion_burst: 400,
         }
     }
 }

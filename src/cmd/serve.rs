@@ -28,6 +28,8 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
             CacheScopeArg::Private => CacheScope::Private,
         },
         request_state_ttl: Duration::from_secs(args.request_state_ttl),
+        completion_rate: args.completion_rate,
+        completion_burst: args.completion_burst,
     };
     let store = Store::open(db, Access::ReadOnly, crate::seed::load)?;
     tracing::info!("serving {}", db.display());

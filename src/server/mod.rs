@@ -3,8 +3,11 @@
 //! never holds up a fast one), and one writer thread puts answers on stdout.
 //!
 //! The dispatcher owns the only per-process state: the legacy revision `initialize`
-//! negotiated and the requests that may still be cancelled.
+//! negotiated, the requests that may still be cancelled, and the completion rate limit
+//! (checked here, before a task is spawned, so a flood is refused at once). The completion
+//! indexes in `Shared` are a cache of the database, not state.
 
+mod rate_limit;
 mod transport;
 
 use std::collections::HashMap;
@@ -22,6 +25,7 @@ use crate::protocol::{
     self, Envelope, Era, Incoming, Method, Revision, RpcError, Shaper, code, parse_line,
 };
 use crate::store::{self, Store};
+use rate_limit::TokenBucket;
 use transport::Input;
 
 /// Everything a request task needs, shared by all of them.
@@ -68,6 +72,11 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
     });
     runtime.block_on(async {
         let mut dispatcher = Dispatcher {
+            completions: TokenBucket::new(
+                shared.config.completion_rate,
+                shared.config.completion_burst,
+                std::time::Instant::now(),
+            ),
             shared: Arc::clone(&shared),
             legacy: None,
             tasks: JoinSet::new(),
@@ -90,6 +99,8 @@ struct Dispatcher {
     /// The revision `initialize` negotiated; None until a legacy client opens.
     legacy: Option<Revision>,
     tasks: JoinSet<()>,
+    /// The completion rate limit; None when there is none.
+    completions: Option<TokenBucket>,
 }
 
 impl Dispatcher {
@@ -174,6 +185,14 @@ impl Dispatcher {
             },
         };
         if let Some(error) = not_served(&envelope, revision) {
+            return self.reject(&envelope.id, error);
+        }
+        if let (Method::Complete(_), Some(bucket)) = (&envelope.method, &mut self.completions)
+            && let Err(wait) = bucket.take(std::time::Instant::now())
+        {
+            let config = &self.shared.config;
+            let error =
+                RpcError::rate_limited(config.completion_rate, config.completion_burst, wait);
             return self.reject(&envelope.id, error);
         }
         let cancelled = Arc::new(AtomicBool::new(false));
