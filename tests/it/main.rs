@@ -5,4 +5,5 @@
 mod common;
 
 mod cli;
+mod completion;
 mod server;
