@@ -73,8 +73,9 @@ impl CompletionIndexes {
                 .map_err(|err| StoreError::Invalid(format!("{table}: {err}")))?,
         );
         tracing::info!(
-            "indexed completion table {table} (version {version}): {} values in {} ms",
+            "indexed completion table {table} (version {version}): {} values, {:.1} MiB, {} ms",
             index.rows(),
+            index.heap_bytes() as f64 / (1024.0 * 1024.0),
             started.elapsed().as_millis()
         );
         *slot = Some(Built {

@@ -6,18 +6,17 @@
 //! order (higher weight, shorter, alphabetical), so a row's id is its rank in its group.
 //! Per row: the folded value (see `fold`) in one byte arena, the original spelling in a
 //! second arena only when it differs, and a 64-bit mask of the characters it holds.
-//! Per group: the rows sorted by folded value (and by original value when some differ), each
-//! with a block-minimum tree so any sorted range can be walked best rank first; and, for
-//! large groups, how many rows hold each character and each ordered pair of characters.
+//! Per group: the rows sorted by folded value (and by original value when some differ); and,
+//! for large groups, how many rows hold each character and each ordered pair of characters.
 //!
-//! A query takes exact and prefix matches from the sorted orders (binary search, then the
-//! range best first, so only the answered rows are touched), scans the group for word-prefix,
+//! A query takes exact and prefix matches from the sorted orders (binary search for the
+//! range, then its best ranks: selected from a short range, found by walking the group in
+//! rank order for a long one, so a million rows are never sorted), scans the group for word-prefix,
 //! substring and subsequence matches only when those give fewer than `MAX_VALUES`, and counts
 //! `total` (every class implies a subsequence match) from the character counts for one- and
 //! two-character queries, else in the same scan behind the mask prefilter.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use memchr::memmem;
@@ -33,9 +32,9 @@ const SHARED_SYMBOLS: u32 = 64 - EXACT_SYMBOLS as u32;
 /// microseconds, and the counts (7 KB) would outweigh small groups.
 const COUNTED_GROUP: usize = 1024;
 
-/// Positions per block of a `SortedRows` tree: a range is walked by scanning up to two
-/// partial blocks and asking the tree about the full ones in between.
-const BLOCK: usize = 16;
+/// How many rows a walk in rank order may look at, per row with the prefix, before it gives
+/// way to selecting from the sorted range (see `best_with_prefix`).
+const WALK_PER_MATCH: usize = 8;
 
 /// The mask bit of a folded character, and whether the bit is the character's alone.
 fn symbol(c: char) -> (u32, bool) {
@@ -64,12 +63,12 @@ fn mask_of(folded: &str) -> u64 {
 )]
 pub struct TooLarge;
 
-/// One row as it is read from the store.
+/// One row as it is read from the store; its value is `text[start..]` up to the next row's
+/// start (rows are pushed in order, so no end is kept: 16 bytes a row while building).
 struct Pending {
     start: u32,
-    end: u32,
-    weight: f64,
     group: u32,
+    weight: f64,
 }
 
 /// Collects a table's rows (in any order) and builds its `TableIndex`.
@@ -105,12 +104,14 @@ impl IndexBuilder {
         };
         let start = u32::try_from(self.text.len()).map_err(|_| TooLarge)?;
         self.text.push_str(value);
-        let end = u32::try_from(self.text.len()).map_err(|_| TooLarge)?;
+        // Where this value ends (the next row's start) must fit too.
+        if u32::try_from(self.text.len()).is_err() {
+            return Err(TooLarge);
+        }
         self.rows.push(Pending {
             start,
-            end,
-            weight,
             group,
+            weight,
         });
         Ok(())
     }
@@ -122,28 +123,32 @@ impl IndexBuilder {
             contexts,
         } = self;
         let count = u32::try_from(pending.len()).map_err(|_| TooLarge)?;
-        let value = |p: &Pending| &text[p.start as usize..p.end as usize];
+        let value = |at: u32| {
+            let end = pending
+                .get(at as usize + 1)
+                .map_or(text.len(), |next| next.start as usize);
+            &text[pending[at as usize].start as usize..end]
+        };
         // Best first inside a class: higher weight, then shorter, then alphabetical.
-        let better = |a: &Pending, b: &Pending| {
-            b.weight
-                .total_cmp(&a.weight)
-                .then_with(|| (a.end - a.start).cmp(&(b.end - b.start)))
-                .then_with(|| value(a).cmp(value(b)))
+        let better = |a: u32, b: u32| {
+            let (value_a, value_b) = (value(a), value(b));
+            pending[b as usize]
+                .weight
+                .total_cmp(&pending[a as usize].weight)
+                .then_with(|| value_a.len().cmp(&value_b.len()))
+                .then_with(|| value_a.cmp(value_b))
         };
         let mut order: Vec<u32> = (0..count).collect();
         order.sort_unstable_by(|&a, &b| {
-            let (a, b) = (&pending[a as usize], &pending[b as usize]);
-            a.group.cmp(&b.group).then_with(|| better(a, b))
+            let group = |at: u32| pending[at as usize].group;
+            group(a).cmp(&group(b)).then_with(|| better(a, b))
         });
 
         let group_count = contexts.len() + 1;
         // Across groups (when several are active) rows compare by their rank in the table.
         let ranks = if group_count > 1 {
             let mut by_rank: Vec<u32> = (0..count).collect();
-            by_rank.sort_unstable_by(|&a, &b| {
-                let (a, b) = (&order[a as usize], &order[b as usize]);
-                better(&pending[*a as usize], &pending[*b as usize])
-            });
+            by_rank.sort_unstable_by(|&a, &b| better(order[a as usize], order[b as usize]));
             let mut ranks = vec![0u32; by_rank.len()];
             for (rank, row) in (0u32..).zip(&by_rank) {
                 ranks[*row as usize] = rank;
@@ -161,8 +166,7 @@ impl IndexBuilder {
         starts.push(0);
         originals.starts.push(0);
         for &at in &order {
-            let row = &pending[at as usize];
-            let original = value(row);
+            let original = value(at);
             let before = folded.len();
             folded.extend(original.chars().flat_map(char::to_lowercase));
             let this = &folded[before..];
@@ -174,7 +178,7 @@ impl IndexBuilder {
             originals
                 .starts
                 .push(u32::try_from(originals.text.len()).map_err(|_| TooLarge)?);
-            bounds[row.group as usize + 1] += 1;
+            bounds[pending[at as usize].group as usize + 1] += 1;
         }
         for group in 0..group_count {
             bounds[group + 1] += bounds[group];
@@ -188,7 +192,7 @@ impl IndexBuilder {
             originals: (!originals.text.is_empty()).then_some(originals),
             masks,
             ranks,
-            by_folded: SortedRows::default(),
+            by_folded: Vec::new(),
             by_original: None,
             groups: Vec::with_capacity(group_count),
             contexts: contexts
@@ -267,11 +271,12 @@ pub struct TableIndex {
     masks: Vec<u64>,
     /// Each row's rank in the whole table; empty when there is only one group.
     ranks: Vec<u32>,
-    /// Each group's rows sorted by folded value, at the group's own positions.
-    by_folded: SortedRows,
+    /// Each group's rows sorted by folded value, at the group's own positions (the same
+    /// positions as its row ids).
+    by_folded: Vec<u32>,
     /// The same by original value; None when every original is its folded form (then
     /// `by_folded` is that order too).
-    by_original: Option<SortedRows>,
+    by_original: Option<Vec<u32>>,
     groups: Vec<Group>,
     contexts: HashMap<(String, String), usize>,
     /// Rows whose value also appears in another group, ascending. They are counted apart,
@@ -368,6 +373,39 @@ impl TableIndex {
         (values, total)
     }
 
+    /// The index's heap memory in bytes (for the log line that reports a build).
+    pub fn heap_bytes(&self) -> usize {
+        let originals = self
+            .originals
+            .as_ref()
+            .map_or(0, |o| o.text.capacity() + 4 * o.starts.capacity());
+        let counts = self
+            .groups
+            .iter()
+            .filter_map(|group| group.counts.as_ref())
+            .map(|counts| std::mem::size_of_val(&counts.single) + 4 * counts.pair.capacity())
+            .sum::<usize>();
+        let contexts: usize = self
+            .contexts
+            .keys()
+            .map(|(n, v)| n.len() + v.len() + 64)
+            .sum();
+        self.folded.capacity()
+            + 4 * self.starts.capacity()
+            + originals
+            + 8 * self.masks.capacity()
+            + 4 * self.ranks.capacity()
+            + 4 * self.by_folded.capacity()
+            + self
+                .by_original
+                .as_ref()
+                .map_or(0, |rows| 4 * rows.capacity())
+            + std::mem::size_of::<Group>() * self.groups.capacity()
+            + counts
+            + contexts
+            + 4 * self.shared.capacity()
+    }
+
     fn folded(&self, row: usize) -> &str {
         &self.folded[self.starts[row] as usize..self.starts[row + 1] as usize]
     }
@@ -421,35 +459,27 @@ impl TableIndex {
             return (top, unshared);
         }
         let mut picks = Vec::new();
-        // Exact and case-sensitive prefix: one range of the original order.
+        // Exact and case-sensitive prefix: the original order (one more, for the exact row).
         let by_original = self.by_original.as_ref().unwrap_or(&self.by_folded);
-        let range =
-            by_original.prefix_range(group.rows.clone(), query.raw, |row| self.original(row));
-        let exact = by_original
-            .rows
-            .get(range.start)
-            .filter(|&&row| range.start < range.end && self.original(row) == query.raw)
-            .copied();
+        let original = |row| self.original(row);
+        let (best, exact) =
+            self.best_with_prefix(by_original, group, query.raw, original, MAX_VALUES + 1);
         if let Some(row) = exact {
             picks.push(self.pick(MatchClass::Exact, row));
         }
-        for row in by_original.best_first(range) {
+        for row in best.into_iter().filter(|&row| Some(row) != exact) {
             if picks.len() == MAX_VALUES {
                 break;
             }
-            if Some(row) != exact {
-                picks.push(self.pick(MatchClass::Prefix, row));
-            }
+            picks.push(self.pick(MatchClass::Prefix, row));
         }
         // Case-insensitive prefix: the folded order, leaving out what is already picked
-        // (fewer than MAX_VALUES rows, or this loop is not reached).
+        // (fewer than MAX_VALUES rows, or this is not reached), so MAX_VALUES rows suffice.
         if picks.len() < MAX_VALUES {
-            let range = self
-                .by_folded
-                .prefix_range(group.rows.clone(), &query.folded, |row| {
-                    self.folded(row as usize)
-                });
-            for row in self.by_folded.best_first(range) {
+            let folded = |row: u32| self.folded(row as usize);
+            let (best, _) =
+                self.best_with_prefix(&self.by_folded, group, &query.folded, folded, MAX_VALUES);
+            for row in best {
                 if picks.len() == MAX_VALUES {
                     break;
                 }
@@ -556,12 +586,59 @@ impl TableIndex {
     }
 
     /// Every group's rows sorted by `key`, each group at its own positions.
-    fn sorted_rows(&self, key: impl Fn(&TableIndex, u32) -> &str) -> SortedRows {
+    fn sorted_rows(&self, key: impl Fn(&TableIndex, u32) -> &str) -> Vec<u32> {
         let mut rows: Vec<u32> = (0..self.masks.len() as u32).collect();
         for group in &self.groups {
             rows[group.rows.clone()].sort_unstable_by(|&a, &b| key(self, a).cmp(key(self, b)));
         }
-        SortedRows::new(rows)
+        rows
+    }
+
+    /// The `count` best-ranked rows of `group` whose `key` starts with `prefix`, best first,
+    /// and the row whose key is `prefix` itself. `sorted` is the group's rows sorted by `key`.
+    ///
+    /// A short range is copied and the best selected from it. A long one is found faster by
+    /// walking the group in rank order and keeping rows with the prefix: about
+    /// `count * group / range` steps when the range's ranks are spread out. If its ranks
+    /// bunch at the bottom, the walk gives up after `WALK_PER_MATCH` steps per row of the
+    /// range and selects instead, so a query never costs more than a few passes over the
+    /// range.
+    fn best_with_prefix<'a>(
+        &'a self,
+        sorted: &[u32],
+        group: &Group,
+        prefix: &str,
+        key: impl Fn(u32) -> &'a str,
+        count: usize,
+    ) -> (Vec<u32>, Option<u32>) {
+        let Some(sorted) = sorted.get(group.rows.clone()) else {
+            return (Vec::new(), None);
+        };
+        let start = sorted.partition_point(|&row| key(row) < prefix);
+        let len = sorted[start..].partition_point(|&row| key(row).starts_with(prefix));
+        let range = &sorted[start..start + len];
+        // The smallest key with the prefix is the prefix itself, if any row has it.
+        let exact = range.first().filter(|&&row| key(row) == prefix).copied();
+        let walk = (len as u64).pow(2) >= (group.rows.len() as u64) * (count as u64);
+        if len > count && walk {
+            let mut best = Vec::with_capacity(count);
+            for row in group.rows.clone().take(len * WALK_PER_MATCH) {
+                let row = row as u32;
+                if key(row).starts_with(prefix) {
+                    best.push(row);
+                    if best.len() == count {
+                        return (best, exact);
+                    }
+                }
+            }
+        }
+        let mut best = range.to_vec();
+        if best.len() > count {
+            best.select_nth_unstable(count);
+            best.truncate(count);
+        }
+        best.sort_unstable();
+        (best, exact)
     }
 
     fn count_symbols(&self, group: usize) -> Box<SymbolCounts> {
@@ -608,134 +685,6 @@ fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
             bit
         })
     })
-}
-
-/// Row ids in some sorted order, with the smallest row id of every block of `BLOCK`
-/// positions in a segment tree: any range of positions can then be walked smallest row id
-/// (best rank) first, one step costing a few block scans and a tree walk, however long the
-/// range.
-#[derive(Default)]
-struct SortedRows {
-    rows: Vec<u32>,
-    /// The smallest row id in each block.
-    block_min: Vec<u32>,
-    /// Bottom-up segment tree over blocks: leaves at `tree[blocks..]`, each node the block
-    /// holding its subtree's smallest row id.
-    tree: Vec<u32>,
-}
-
-impl SortedRows {
-    fn new(rows: Vec<u32>) -> SortedRows {
-        let block_min: Vec<u32> = rows
-            .chunks(BLOCK)
-            .map(|block| block.iter().copied().min().unwrap_or(u32::MAX))
-            .collect();
-        let blocks = block_min.len();
-        let mut tree = vec![0u32; 2 * blocks];
-        for (block, slot) in (0u32..).zip(&mut tree[blocks..]) {
-            *slot = block;
-        }
-        for node in (1..blocks).rev() {
-            let (left, right) = (tree[2 * node], tree[2 * node + 1]);
-            tree[node] = if block_min[right as usize] < block_min[left as usize] {
-                right
-            } else {
-                left
-            };
-        }
-        SortedRows {
-            rows,
-            block_min,
-            tree,
-        }
-    }
-
-    /// The positions inside `within` whose keys start with `prefix` (the rows there are
-    /// sorted by `key`).
-    fn prefix_range<'k>(
-        &self,
-        within: Range<usize>,
-        prefix: &str,
-        key: impl Fn(u32) -> &'k str,
-    ) -> Range<usize> {
-        let Some(rows) = self.rows.get(within.clone()) else {
-            return 0..0;
-        };
-        let start = rows.partition_point(|&row| key(row) < prefix);
-        let len = rows[start..].partition_point(|&row| key(row).starts_with(prefix));
-        within.start + start..within.start + start + len
-    }
-
-    /// The smallest row id at positions `from..to`, and its position.
-    fn min_in(&self, from: usize, to: usize) -> Option<(u32, usize)> {
-        let scan = |range: Range<usize>| {
-            let rows = self.rows.get(range.clone())?;
-            // Two simple passes (both vectorise) beat one pass comparing pairs.
-            let &min = rows.iter().min()?;
-            let at = rows.iter().position(|&row| row == min)?;
-            Some((min, range.start + at))
-        };
-        if from >= to {
-            return None;
-        }
-        let (first_full, end_full) = (from.div_ceil(BLOCK), to / BLOCK);
-        if first_full >= end_full {
-            return scan(from..to);
-        }
-        let edges = [
-            scan(from..first_full * BLOCK),
-            scan(end_full * BLOCK..to),
-            self.min_block(first_full, end_full).and_then(|block| {
-                let block = block as usize;
-                scan(block * BLOCK..((block + 1) * BLOCK).min(self.rows.len()))
-            }),
-        ];
-        edges.into_iter().flatten().min()
-    }
-
-    /// The block among `from..to` holding the smallest row id.
-    fn min_block(&self, from: usize, to: usize) -> Option<u32> {
-        let blocks = self.block_min.len();
-        let better = |best: Option<u32>, candidate: u32| match best {
-            Some(best) if self.block_min[best as usize] <= self.block_min[candidate as usize] => {
-                Some(best)
-            }
-            _ => Some(candidate),
-        };
-        let (mut left, mut right) = (from + blocks, to + blocks);
-        let mut best = None;
-        while left < right {
-            if left & 1 == 1 {
-                best = better(best, self.tree[left]);
-                left += 1;
-            }
-            if right & 1 == 1 {
-                right -= 1;
-                best = better(best, self.tree[right]);
-            }
-            left /= 2;
-            right /= 2;
-        }
-        best
-    }
-
-    /// The rows at positions `range`, smallest row id first.
-    fn best_first(&self, range: Range<usize>) -> impl Iterator<Item = u32> + '_ {
-        // Each entry: a range's smallest row, its position, and the range.
-        let mut heap = BinaryHeap::new();
-        if let Some((row, at)) = self.min_in(range.start, range.end) {
-            heap.push(Reverse((row, at, range.start, range.end)));
-        }
-        std::iter::from_fn(move || {
-            let Reverse((row, at, from, to)) = heap.pop()?;
-            for (from, to) in [(from, at), (at + 1, to)] {
-                if let Some((row, at)) = self.min_in(from, to) {
-                    heap.push(Reverse((row, at, from, to)));
-                }
-            }
-            Some(row)
-        })
-    }
 }
 
 #[cfg(test)]
@@ -906,18 +855,19 @@ mod tests {
     }
 
     #[test]
-    fn sorted_rows_walk_any_range_best_first() {
-        let mut random = Random(3);
-        let mut rows: Vec<u32> = (0..1000).collect();
-        for at in (1..rows.len()).rev() {
-            rows.swap(at, random.below(at + 1));
-        }
-        let sorted = SortedRows::new(rows.clone());
-        for (from, to) in [(0, 1000), (5, 6), (31, 97), (64, 128), (900, 1000), (7, 7)] {
-            let mut expected = rows[from..to].to_vec();
-            expected.sort_unstable();
-            let walked: Vec<u32> = sorted.best_first(from..to).collect();
-            assert_eq!(walked, expected, "{from}..{to}");
+    fn long_prefix_ranges_at_the_worst_ranks_are_still_complete() {
+        // 1,000 rows with the prefix, all ranked below 8,000 others: the walk in rank order
+        // gives up and the range is selected from instead.
+        let mut rows: Vec<Row> = (0..8000).map(|i| (format!("a{i}"), 1.0, None)).collect();
+        rows.extend((0..1000).map(|i| (format!("z{i}"), 0.0, None)));
+        let index = build(&rows);
+        for query in ["z", "Z", "a", "z9"] {
+            let context = HashMap::new();
+            assert_eq!(
+                index.complete(query, &context),
+                expected(&rows, query, &context),
+                "{query}"
+            );
         }
     }
 
