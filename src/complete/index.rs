@@ -11,10 +11,11 @@
 //!
 //! A query takes exact and prefix matches from the sorted orders (binary search for the
 //! range, then its best ranks: selected from a short range, found by walking the group in
-//! rank order for a long one, so a million rows are never sorted), scans the group for word-prefix,
-//! substring and subsequence matches only when those give fewer than `MAX_VALUES`, and counts
-//! `total` (every class implies a subsequence match) from the character counts for one- and
-//! two-character queries, else in the same scan behind the mask prefilter.
+//! rank order for a long one, so a million rows are never sorted), scans the group for
+//! word-prefix, substring and subsequence matches only when those give fewer than
+//! `MAX_VALUES`, and counts `total` (every class implies a subsequence match) from the
+//! character counts for one- and two-character queries, else in the same scan behind the
+//! mask prefilter.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -161,7 +162,10 @@ impl IndexBuilder {
         let mut folded = String::with_capacity(text.len());
         let mut starts = Vec::with_capacity(order.len() + 1);
         let mut masks = Vec::with_capacity(order.len());
-        let mut originals = Originals::default();
+        let mut originals = Originals {
+            text: String::new(),
+            starts: Vec::with_capacity(order.len() + 1),
+        };
         let mut bounds = vec![0u32; group_count + 1];
         starts.push(0);
         originals.starts.push(0);
@@ -185,6 +189,9 @@ impl IndexBuilder {
         }
         drop(pending);
         drop(text);
+        // Growth by doubling may have left up to half of these unused.
+        folded.shrink_to_fit();
+        originals.text.shrink_to_fit();
 
         let mut index = TableIndex {
             folded,
@@ -223,7 +230,6 @@ impl IndexBuilder {
 
 /// Original spellings of the rows whose folded form differs; row `r` is
 /// `text[starts[r]..starts[r + 1]]`, empty when it is the same as the folded form.
-#[derive(Default)]
 struct Originals {
     text: String,
     starts: Vec<u32>,

@@ -138,7 +138,10 @@ fn each_class_ranks_in_its_place() {
     server.initialize(revision);
     let response = server.request(
         "completion/complete",
-        json!({"ref": {"type": "ref/prompt", "name": "pick"}, "argument": {"name": "word", "value": "rust"}}),
+        json!({
+            "ref": {"type": "ref/prompt", "name": "pick"},
+            "argument": {"name": "word", "value": "rust"}
+        }),
     );
     validate(revision, "JSONRPCMessage", &response);
     validate(revision, "CompleteResult", &response["result"]);
