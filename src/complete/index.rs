@@ -304,8 +304,7 @@ struct Query<'q> {
     folded: String,
     mask: u64,
     finder: memmem::Finder<'static>,
-    /// The folded query's bytes and then 0xFF, a byte no UTF-8 text holds; None when the
-    /// query is not ASCII.
+    /// The folded query's bytes when it is ASCII.
     ascii: Option<Vec<u8>>,
 }
 
@@ -316,24 +315,26 @@ impl Query<'_> {
             raw,
             mask: mask_of(&folded),
             finder: memmem::Finder::new(folded.as_bytes()).into_owned(),
-            ascii: folded
-                .is_ascii()
-                .then(|| folded.bytes().chain([0xFF]).collect()),
+            ascii: folded.is_ascii().then(|| folded.as_bytes().to_vec()),
             folded,
         }
     }
 
-    /// Whether the folded query is a subsequence of `folded`, the hot check of every scan:
-    /// for an ASCII query without a branch per byte (the end marker never matches).
+    /// Whether the folded query is a subsequence of `folded`, the hot check of every scan.
+    /// For an ASCII query, one search per query byte: a byte-at-a-time loop would wait on
+    /// the previous byte's comparison before it could load the next wanted byte.
     fn is_subsequence_of(&self, folded: &str) -> bool {
         let Some(wanted) = &self.ascii else {
             return is_subsequence(folded, &self.folded);
         };
-        let mut found = 0;
-        for &byte in folded.as_bytes() {
-            found += usize::from(wanted.get(found) == Some(&byte));
+        let mut rest = folded.as_bytes();
+        for byte in wanted {
+            match rest.iter().position(|b| b == byte) {
+                Some(at) => rest = &rest[at + 1..],
+                None => return false,
+            }
         }
-        found + 1 == wanted.len()
+        true
     }
 }
 
@@ -527,29 +528,27 @@ impl TableIndex {
             while shared.get(next_shared).is_some_and(|&s| (s as usize) < row) {
                 next_shared += 1;
             }
-            let counts = count && shared.get(next_shared) != Some(&(row as u32));
+            // Every class implies a subsequence match, and this check is the cheapest.
             let folded = self.folded(row);
-            if !collecting {
-                if counts && query.is_subsequence_of(folded) {
-                    matched += 1;
-                }
+            if !query.is_subsequence_of(folded) {
                 continue;
             }
-            if folded.starts_with(query.folded.as_str()) {
-                matched += u64::from(counts);
-            } else if query.finder.find(folded.as_bytes()).is_some() {
-                matched += u64::from(counts);
-                let row = row as u32;
-                if is_word_prefix(self.original(row), &query.folded) {
-                    word.push(self.pick(MatchClass::WordPrefix, row));
-                } else if substring.len() < need {
-                    substring.push(self.pick(MatchClass::Substring, row));
-                }
-            } else if query.is_subsequence_of(folded) {
-                matched += u64::from(counts);
+            if count && shared.get(next_shared) != Some(&(row as u32)) {
+                matched += 1;
+            }
+            // Prefix matches are picked from the sorted orders.
+            if !collecting || folded.starts_with(query.folded.as_str()) {
+                continue;
+            }
+            let row = row as u32;
+            if query.finder.find(folded.as_bytes()).is_none() {
                 if subsequence.len() < need {
-                    subsequence.push(self.pick(MatchClass::Subsequence, row as u32));
+                    subsequence.push(self.pick(MatchClass::Subsequence, row));
                 }
+            } else if is_word_prefix(self.original(row), &query.folded) {
+                word.push(self.pick(MatchClass::WordPrefix, row));
+            } else if substring.len() < need {
+                substring.push(self.pick(MatchClass::Substring, row));
             }
         }
         word.extend(substring);
