@@ -45,8 +45,8 @@ pub fn complete(
         CompletionRef::Prompt { name } => prompt_source(conn, name, &params.argument.name)?,
         CompletionRef::Resource { uri } => template_source(conn, uri, &params.argument.name)?,
     };
-    // A table named but not (or no longer) in the library is reported by `promptshelf
-    // check`; meanwhile the argument offers what it would without one.
+    // A table named but not (or no longer) in the library is a mistake in the library, not
+    // in the request: the argument offers what it would without one.
     if let Some(table) = &source.table
         && let Some(index) = indexes.get(conn, table)?
     {

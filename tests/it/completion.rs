@@ -106,7 +106,7 @@ fn error(response: &Value) -> (i64, String) {
 #[test]
 fn each_class_ranks_in_its_place() {
     let ctx = library();
-    // Listed worst first, so storage order cannot pass for ranking.
+    // Listed worst first, so the file's order cannot pass for ranking.
     import(
         &ctx,
         "words",
