@@ -86,6 +86,13 @@ pub struct ServeArgs {
     /// The `cacheScope` of cacheable results
     #[arg(long, value_enum, default_value_t = CacheScopeArg::Public)]
     pub cache_scope: CacheScopeArg,
+    /// Completion requests answered per second; more are refused with an error (0: no limit)
+    #[arg(long, default_value_t = 200, value_name = "PER_SECOND")]
+    pub completion_rate: u32,
+    /// Completion requests answered at once after a quiet spell, before the rate applies
+    #[arg(long, default_value_t = 400, value_name = "REQUESTS",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub completion_burst: u32,
 }
 
 #[derive(Debug, Args)]

@@ -4,10 +4,20 @@
 //! word inside the value (after `-`, `_`, `/`, `.`, space or a lower-to-upper case change);
 //! substring; in-order subsequence. Inside a class: higher weight, then shorter, then
 //! alphabetical. An empty query matches everything, best weight first.
+//!
+//! `rank` ranks a short list (an enum's values, the values a template variable takes in the
+//! stored URIs); completion tables go through `index`, which gives the same answers without
+//! looking at every value, and `cache` keeps one index per table for the serving process.
+
+mod cache;
+mod index;
+
+pub use cache::CompletionIndexes;
+pub use index::{IndexBuilder, TableIndex, TooLarge};
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// The most values one answer carries (the specification's cap).
 pub const MAX_VALUES: usize = 100;
@@ -23,35 +33,81 @@ pub enum MatchClass {
     Subsequence,
 }
 
-/// The class of `value` for `query` (`query_lower` is `query` lower-cased), or None.
-pub fn classify(value: &str, query: &str, query_lower: &str) -> Option<MatchClass> {
+/// `text` lower-cased one character at a time. Unlike `str::to_lowercase` this ignores the
+/// surrounding text (Greek final sigma), so the folded form of a prefix, suffix or substring
+/// of a value is a prefix, suffix or substring of the value's folded form: that is what lets
+/// the index compare byte ranges of one folded copy, and what makes every match class imply
+/// that the folded query is a subsequence of the folded value.
+pub fn fold(text: &str) -> String {
+    text.chars().flat_map(char::to_lowercase).collect()
+}
+
+/// Whether `fold(text)` starts with `folded`, without building `fold(text)`.
+pub fn folded_starts_with(text: &str, folded: &str) -> bool {
+    let mut wanted = folded.chars();
+    for c in text.chars().flat_map(char::to_lowercase) {
+        match wanted.next() {
+            None => return true,
+            Some(w) if w == c => {}
+            Some(_) => return false,
+        }
+    }
+    wanted.next().is_none()
+}
+
+/// Whether a word inside `value` (not its start) begins with `query_folded`.
+pub fn is_word_prefix(value: &str, query_folded: &str) -> bool {
+    word_starts(value).any(|at| folded_starts_with(&value[at..], query_folded))
+}
+
+/// Whether the characters of `needle` appear in `haystack` in order (both folded).
+pub fn is_subsequence(haystack: &str, needle: &str) -> bool {
+    if needle.is_ascii() {
+        // An ASCII byte is never part of a multi-byte character, so bytes suffice (and the
+        // index's scans run this for every candidate).
+        let needle = needle.as_bytes();
+        let mut found = 0;
+        for &byte in haystack.as_bytes() {
+            if needle.get(found) == Some(&byte) {
+                found += 1;
+            }
+        }
+        return found == needle.len();
+    }
+    let mut wanted = needle.chars().peekable();
+    for c in haystack.chars() {
+        if wanted.peek() == Some(&c) {
+            wanted.next();
+        }
+    }
+    wanted.peek().is_none()
+}
+
+/// The class of `value` for `query` (`query_folded` is `fold(query)`), or None.
+pub fn classify(value: &str, query: &str, query_folded: &str) -> Option<MatchClass> {
     if query.is_empty() || value == query {
         return Some(MatchClass::Exact);
     }
     if value.starts_with(query) {
         return Some(MatchClass::Prefix);
     }
-    let value_lower = value.to_lowercase();
-    if value_lower.starts_with(query_lower) {
+    let value_folded = fold(value);
+    if value_folded.starts_with(query_folded) {
         return Some(MatchClass::PrefixIgnoringCase);
     }
-    if word_starts(value).any(|at| value[at..].to_lowercase().starts_with(query_lower)) {
-        return Some(MatchClass::WordPrefix);
+    if value_folded.contains(query_folded) {
+        // A word start is inside the value, so a word prefix is also a substring.
+        return Some(if is_word_prefix(value, query_folded) {
+            MatchClass::WordPrefix
+        } else {
+            MatchClass::Substring
+        });
     }
-    if value_lower.contains(query_lower) {
-        return Some(MatchClass::Substring);
-    }
-    let mut wanted = query_lower.chars().peekable();
-    for c in value_lower.chars() {
-        if wanted.peek() == Some(&c) {
-            wanted.next();
-        }
-    }
-    wanted.peek().is_none().then_some(MatchClass::Subsequence)
+    is_subsequence(&value_folded, query_folded).then_some(MatchClass::Subsequence)
 }
 
 /// Byte offsets where a word inside `value` starts (not 0: that is a plain prefix).
-fn word_starts(value: &str) -> impl Iterator<Item = usize> + '_ {
+pub fn word_starts(value: &str) -> impl Iterator<Item = usize> + '_ {
     let mut previous: Option<char> = None;
     value.char_indices().filter_map(move |(at, c)| {
         let starts = match previous {
@@ -102,40 +158,33 @@ pub fn rank<'a>(
     candidates: impl IntoIterator<Item = (&'a str, f64)>,
     query: &str,
 ) -> (Vec<String>, u64) {
-    let query_lower = query.to_lowercase();
-    let mut seen: HashSet<&str> = HashSet::new();
-    let mut best: BinaryHeap<Ranked<'a>> = BinaryHeap::with_capacity(MAX_VALUES + 1);
-    let mut duplicates: Vec<Ranked<'a>> = Vec::new();
-    let mut total = 0u64;
+    let query_folded = fold(query);
+    // Merge repeats first, so a repeat's better weight counts even when its first listing
+    // would have been ranked out.
+    let mut weights: HashMap<&'a str, f64> = HashMap::new();
     for (value, weight) in candidates {
-        let Some(class) = classify(value, query, &query_lower) else {
+        weights
+            .entry(value)
+            .and_modify(|best| *best = best.max(weight))
+            .or_insert(weight);
+    }
+    let mut best: BinaryHeap<Ranked<'a>> = BinaryHeap::with_capacity(MAX_VALUES + 1);
+    let mut total = 0u64;
+    for (value, weight) in weights {
+        let Some(class) = classify(value, query, &query_folded) else {
             continue;
         };
-        let ranked = Ranked {
+        total += 1;
+        best.push(Ranked {
             class,
             weight,
             value,
-        };
-        if !seen.insert(value) {
-            duplicates.push(ranked);
-            continue;
-        }
-        total += 1;
-        best.push(ranked);
+        });
         if best.len() > MAX_VALUES {
             best.pop();
         }
     }
-    let mut values: Vec<Ranked<'a>> = best.into_vec();
-    // A repeated value (one per context) keeps its best weight.
-    for duplicate in duplicates {
-        if let Some(kept) = values.iter_mut().find(|kept| kept.value == duplicate.value)
-            && duplicate.weight > kept.weight
-        {
-            kept.weight = duplicate.weight;
-        }
-    }
-    values.sort();
+    let values = best.into_sorted_vec();
     (
         values.into_iter().map(|r| r.value.to_string()).collect(),
         total,
@@ -175,6 +224,28 @@ mod tests {
     fn ties_break_by_weight_then_length_then_name() {
         let (values, _) = rank([("pb", 0.0), ("pa", 0.0), ("pzz", 5.0), ("p", 0.0)], "");
         assert_eq!(values, ["pzz", "p", "pa", "pb"]);
+    }
+
+    #[test]
+    fn a_repeat_counts_once_at_its_best_weight() {
+        let mut candidates: Vec<(String, f64)> =
+            (0..150).map(|i| (format!("v{i:03}"), 10.0)).collect();
+        // Listed first with the lowest weight, then again with the highest.
+        candidates.insert(0, ("v999".to_string(), 0.0));
+        candidates.push(("v999".to_string(), 99.0));
+        let (values, total) = rank(candidates.iter().map(|(v, w)| (v.as_str(), *w)), "v");
+        assert_eq!(values[0], "v999");
+        assert_eq!(values.len(), MAX_VALUES);
+        assert_eq!(total, 151);
+    }
+
+    #[test]
+    fn folding_ignores_context() {
+        // `to_lowercase` would end the first word with a final sigma.
+        assert_eq!(fold("ΟΔΟΣ ΟΔΟΣ"), "οδοσ οδοσ");
+        assert!(folded_starts_with("ΟΔΟΣ", "οδο"));
+        assert!(!folded_starts_with("ΟΔ", "οδο"));
+        assert!(is_subsequence("οδοσ", "οσ") && !is_subsequence("οδοσ", "σο"));
     }
 
     #[test]

@@ -23,6 +23,10 @@ pub struct ServeConfig {
     pub request_state_ttl: Duration,
     /// How often the database is checked for other processes' commits.
     pub poll_interval: Duration,
+    /// `completion/complete` requests per second the process answers (0: no limit)...
+    pub completion_rate: u32,
+    /// ...and how many it answers at once after a quiet spell.
+    pub completion_burst: u32,
 }
 
 impl Default for ServeConfig {
@@ -35,6 +39,8 @@ impl Default for ServeConfig {
             cache_scope: CacheScope::Public,
             request_state_ttl: Duration::from_secs(600),
             poll_interval: Duration::from_millis(200),
+            completion_rate: 200,
+            completion_burst: 400,
         }
     }
 }

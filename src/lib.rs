@@ -11,7 +11,8 @@
 //! - `server`: the stdio loop: reader thread, dispatcher on tokio, coalescing writer.
 //! - `handlers`: one module per MCP method group, plain functions of (request, store).
 //! - `render`: prompt templates (minijinja) to messages with embeds and links.
-//! - `complete`: ranking of completion candidates.
+//! - `complete`: ranking of completion candidates, and the per-table in-memory indexes that
+//!   rank large completion tables.
 //! - `uri_template`: RFC 6570 expansion and matching.
 //! - `cli`, `cmd`, `config`, `logging`: the command line and what it runs on.
 

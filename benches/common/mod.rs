@@ -22,11 +22,18 @@ pub struct Program {
 }
 
 impl Program {
-    /// `promptshelf --db DB serve`.
+    /// `promptshelf --db DB serve --completion-rate 0`: the benches send completions far
+    /// faster than a person types, so the per-process rate limit is off.
     pub fn promptshelf(db: &Path) -> Program {
         Program {
             path: PathBuf::from(PROMPTSHELF),
-            args: vec!["--db".into(), db.display().to_string(), "serve".into()],
+            args: vec![
+                "--db".into(),
+                db.display().to_string(),
+                "serve".into(),
+                "--completion-rate".into(),
+                "0".into(),
+            ],
         }
     }
 }

@@ -29,6 +29,8 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
         },
         request_state_ttl: Duration::from_secs(args.request_state_ttl),
         poll_interval: Duration::from_millis(args.poll_ms),
+        completion_rate: args.completion_rate,
+        completion_burst: args.completion_burst,
     };
     let store = Store::open(db, Access::ReadOnly, crate::seed::load)?;
     tracing::info!("serving {}", db.display());

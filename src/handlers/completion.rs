@@ -1,19 +1,39 @@
 //! `completion/complete`: where suggestions come from (a completion table, an enum's values,
 //! or the stored URIs a template matches) and how `context.arguments` narrows them; the
-//! ranking itself is `complete`.
+//! ranking itself is `complete`, through the table's cached index for tables.
 
 use std::collections::HashMap;
 
 use rusqlite::Connection;
 
 use super::{Completion, Failure, some_of};
-use crate::complete::rank;
-use crate::model::CompletionValue;
+use crate::complete::{CompletionIndexes, rank};
 use crate::protocol::{CompleteParams, CompletionRef};
 use crate::store::read;
 use crate::uri_template::UriTemplate;
 
-pub fn complete(conn: &Connection, params: &CompleteParams) -> Result<Completion, Failure> {
+/// Where one argument's or variable's suggestions come from: its completion table if it
+/// names one that exists, else a list.
+struct Source {
+    table: Option<String>,
+    otherwise: List,
+}
+
+enum List {
+    /// An enum's values (or none).
+    Values(Vec<String>),
+    /// The values a template variable takes in the stored URIs; read only when needed.
+    Uris {
+        template: UriTemplate,
+        variable: String,
+    },
+}
+
+pub fn complete(
+    conn: &Connection,
+    indexes: &CompletionIndexes,
+    params: &CompleteParams,
+) -> Result<Completion, Failure> {
     let context = params
         .context
         .as_ref()
@@ -21,46 +41,35 @@ pub fn complete(conn: &Connection, params: &CompleteParams) -> Result<Completion
         .cloned()
         .unwrap_or_default();
     let query = params.argument.value.as_str();
-    let (values, total) = match &params.reference {
-        CompletionRef::Prompt { name } => {
-            let candidates = prompt_candidates(conn, name, &params.argument.name, &context)?;
-            rank(candidates.iter().map(|(v, w)| (v.as_str(), *w)), query)
-        }
-        CompletionRef::Resource { uri } => {
-            let candidates = template_candidates(conn, uri, &params.argument.name, &context)?;
-            rank(candidates.iter().map(|(v, w)| (v.as_str(), *w)), query)
-        }
+    let source = match &params.reference {
+        CompletionRef::Prompt { name } => prompt_source(conn, name, &params.argument.name)?,
+        CompletionRef::Resource { uri } => template_source(conn, uri, &params.argument.name)?,
     };
-    Ok(Completion {
+    // A table named but not (or no longer) in the library is a mistake in the library, not
+    // in the request: the argument offers what it would without one.
+    if let Some(table) = &source.table
+        && let Some(index) = indexes.get(conn, table)?
+    {
+        let (values, total) = index.complete(query, &context);
+        return Ok(completion(values, total));
+    }
+    let list = match source.otherwise {
+        List::Values(values) => values,
+        List::Uris { template, variable } => uri_values(conn, &template, &variable, &context)?,
+    };
+    let (values, total) = rank(list.iter().map(|v| (v.as_str(), 0.0)), query);
+    Ok(completion(values, total))
+}
+
+fn completion(values: Vec<String>, total: u64) -> Completion {
+    Completion {
         has_more: total > values.len() as u64,
         values,
         total,
-    })
+    }
 }
 
-/// Values of a table that apply in `context`: no context, or a context that matches.
-fn table_candidates(
-    conn: &Connection,
-    table: &str,
-    context: &HashMap<String, String>,
-) -> Result<Vec<(String, f64)>, Failure> {
-    let values: Vec<CompletionValue> = read::table_values(conn, table)?.unwrap_or_default();
-    Ok(values
-        .into_iter()
-        .filter(|value| match &value.context {
-            None => true,
-            Some((name, wanted)) => context.get(name) == Some(wanted),
-        })
-        .map(|value| (value.value, value.weight))
-        .collect())
-}
-
-fn prompt_candidates(
-    conn: &Connection,
-    prompt: &str,
-    argument: &str,
-    context: &HashMap<String, String>,
-) -> Result<Vec<(String, f64)>, Failure> {
+fn prompt_source(conn: &Connection, prompt: &str, argument: &str) -> Result<Source, Failure> {
     let Some(stored) = read::prompt(conn, prompt)? else {
         return Err(Failure::InvalidParams(format!(
             "unknown prompt '{prompt}'; known prompts: {}",
@@ -79,29 +88,31 @@ fn prompt_candidates(
             some_of(&names)
         )));
     };
-    if let Some(table) = &arg.completion {
-        return table_candidates(conn, table, context);
-    }
-    Ok(arg.values.iter().map(|v| (v.clone(), 0.0)).collect())
+    Ok(Source {
+        table: arg.completion.clone(),
+        otherwise: List::Values(arg.values.clone()),
+    })
 }
 
-fn template_candidates(
-    conn: &Connection,
-    uri: &str,
-    variable: &str,
-    context: &HashMap<String, String>,
-) -> Result<Vec<(String, f64)>, Failure> {
+fn template_source(conn: &Connection, uri: &str, variable: &str) -> Result<Source, Failure> {
     let templates = read::templates(conn)?;
-    // The reference names a template by its text, or by a URI it starts or matches.
+    // The reference names a template by its text, or by a URI (perhaps partly typed) that
+    // it matches or that starts with its literal prefix; the longest prefix is the most
+    // specific template.
     let found = templates
         .iter()
         .find(|t| t.template.uri_template == uri)
         .or_else(|| {
-            templates.iter().find(|t| {
-                UriTemplate::parse(&t.template.uri_template).is_ok_and(|parsed| {
-                    uri.starts_with(parsed.literal_prefix()) || parsed.matches(uri).is_some()
+            templates
+                .iter()
+                .filter_map(|t| {
+                    let parsed = UriTemplate::parse(&t.template.uri_template).ok()?;
+                    let prefix = parsed.literal_prefix();
+                    (uri.starts_with(prefix) || parsed.matches(uri).is_some())
+                        .then_some((prefix.len(), t))
                 })
-            })
+                .max_by_key(|(prefix, _)| *prefix)
+                .map(|(_, t)| t)
         });
     let Some(stored) = found else {
         let names: Vec<String> = templates
@@ -122,14 +133,29 @@ fn template_candidates(
             some_of(template.variables())
         )));
     }
-    if let Some((_, table)) = stored
+    let table = stored
         .template
         .completions
         .iter()
         .find(|(v, _)| v == variable)
-    {
-        return table_candidates(conn, table, context);
-    }
+        .map(|(_, table)| table.clone());
+    Ok(Source {
+        table,
+        otherwise: List::Uris {
+            template,
+            variable: variable.to_string(),
+        },
+    })
+}
+
+/// The values `variable` takes in the stored URIs that match `template` and agree with the
+/// other variables already chosen.
+fn uri_values(
+    conn: &Connection,
+    template: &UriTemplate,
+    variable: &str,
+    context: &HashMap<String, String>,
+) -> Result<Vec<String>, Failure> {
     let mut values = Vec::new();
     for stored_uri in read::resource_uris_with_prefix(conn, template.literal_prefix())? {
         let Some(matched) = template.matches(&stored_uri) else {
@@ -140,7 +166,7 @@ fn template_candidates(
             .iter()
             .all(|(name, value)| name == variable || matched.get(name).is_none_or(|v| v == value));
         if agrees && let Some(value) = matched.get(variable) {
-            values.push((value.clone(), 0.0));
+            values.push(value.clone());
         }
     }
     Ok(values)

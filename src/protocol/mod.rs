@@ -88,6 +88,9 @@ pub mod code {
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
     pub const MISSING_CAPABILITY: i64 = -32021;
     pub const UNSUPPORTED_VERSION: i64 = -32022;
+    /// Ours: too many requests of a kind (completion). MCP defines no such code and asks
+    /// for new ones outside the JSON-RPC reserved range (-32768..=-32000); 429 as in HTTP.
+    pub const RATE_LIMITED: i64 = -31429;
 }
 
 /// An error answer: code, one actionable sentence, optional data.
@@ -118,6 +121,20 @@ impl RpcError {
 
     pub fn internal(message: impl Into<String>) -> RpcError {
         RpcError::new(code::INTERNAL_ERROR, message)
+    }
+
+    /// A completion request over the per-process limit; `data.retryAfterMs` says when a
+    /// retry will be accepted.
+    pub fn rate_limited(per_second: u32, burst: u32, retry_after: std::time::Duration) -> RpcError {
+        let retry_ms = retry_after.as_millis().max(1);
+        RpcError::new(
+            code::RATE_LIMITED,
+            format!(
+                "too many completion requests: this server answers {per_second} per second \
+                 (bursts of {burst}); retry in {retry_ms} ms, or raise serve --completion-rate"
+            ),
+        )
+        .with_data(json!({ "retryAfterMs": retry_ms }))
     }
 
     pub fn unsupported_version(requested: &str) -> RpcError {

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde_json::{Value, json};
 
+use super::rate_limit::TokenBucket;
 use super::transport::Input;
 use super::watch::Changes;
 use super::{Shared, answer};
@@ -41,6 +42,9 @@ pub(super) struct Dispatcher {
     session: Arc<Mutex<Session>>,
     /// Where request tasks run.
     runtime: tokio::runtime::Handle,
+    /// The completion rate limit, checked before a task is spawned so a flood is refused at
+    /// once; None when there is none.
+    completions: Option<TokenBucket>,
 }
 
 fn send(shared: &Shared, bytes: Vec<u8>) {
@@ -101,10 +105,16 @@ impl Dispatcher {
         session: Arc<Mutex<Session>>,
         runtime: tokio::runtime::Handle,
     ) -> Dispatcher {
+        let completions = TokenBucket::new(
+            shared.config.completion_rate,
+            shared.config.completion_burst,
+            std::time::Instant::now(),
+        );
         Dispatcher {
             shared,
             session,
             runtime,
+            completions,
         }
     }
 
@@ -195,6 +205,14 @@ impl Dispatcher {
         }
         if self.subscription_request(&envelope, revision) {
             return;
+        }
+        if let (Method::Complete(_), Some(bucket)) = (&envelope.method, &mut self.completions)
+            && let Err(wait) = bucket.take(std::time::Instant::now())
+        {
+            let config = &self.shared.config;
+            let error =
+                RpcError::rate_limited(config.completion_rate, config.completion_burst, wait);
+            return self.reject(&envelope.id, error);
         }
         let cancelled = Arc::new(AtomicBool::new(false));
         let key = id_key(&envelope.id);

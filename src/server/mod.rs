@@ -11,6 +11,7 @@
 
 mod cache;
 mod dispatch;
+mod rate_limit;
 mod transport;
 mod watch;
 
@@ -20,6 +21,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use anyhow::{Context, Result};
 
+use crate::complete::CompletionIndexes;
 use crate::config::ServeConfig;
 use crate::handlers::{self, Failure};
 use crate::protocol::{self, Envelope, Method, Revision, RpcError, Shaper, code};
@@ -48,6 +50,8 @@ struct Shared {
     in_flight: InFlight,
     /// Pages and prompts kept until the library changes.
     cache: Cache,
+    /// Completion tables' indexes, built on first use (a cache of the store, by version).
+    indexes: CompletionIndexes,
 }
 
 /// Counts running request tasks, so the reader can wait for room and, at the end, for all.
@@ -109,6 +113,7 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         running: Mutex::new(HashMap::new()),
         in_flight: InFlight::default(),
         cache: Cache::default(),
+        indexes: CompletionIndexes::new(),
     });
     let session = Arc::new(Mutex::new(Session::default()));
     {
@@ -227,9 +232,10 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
             shaper.page_line(id, &page)
         }
         Method::ReadResource { uri } => shaper.read(id, &handlers::resources::read(&conn, uri)?),
-        Method::Complete(params) => {
-            shaper.completion(id, &handlers::completion::complete(&conn, params)?)
-        }
+        Method::Complete(params) => shaper.completion(
+            id,
+            &handlers::completion::complete(&conn, &shared.indexes, params)?,
+        ),
         Method::Subscribe { .. }
         | Method::Unsubscribe { .. }
         | Method::Listen(_)

@@ -378,6 +378,37 @@ fn item_states(conn: &Connection, sql: &str) -> Result<Vec<ItemState>> {
         .collect::<rusqlite::Result<_>>()?)
 }
 
+/// A completion table's id and version (bumped by every change to its values), or None when
+/// there is no such table. Cheap: what a server checks before trusting its in-memory index.
+pub fn table_version(conn: &Connection, name: &str) -> Result<Option<(i64, i64)>> {
+    Ok(conn
+        .prepare_cached("SELECT id, version FROM completion_tables WHERE name = ?1")?
+        .query_row([name], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?)
+}
+
+/// Calls `each` with every value of the table with this id: the value, its weight and its
+/// context (None when it has none), in storage order, without collecting them first.
+pub fn each_table_value(
+    conn: &Connection,
+    table_id: i64,
+    mut each: impl FnMut(&str, f64, Option<(&str, &str)>) -> Result<()>,
+) -> Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT value, weight, context_name, context_value FROM completion_values
+         WHERE table_id = ?1",
+    )?;
+    let mut rows = stmt.query([table_id])?;
+    while let Some(row) = rows.next()? {
+        let value = row.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+        let context_name = row.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?;
+        let context_value = row.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?;
+        let context = (!context_name.is_empty()).then_some((context_name, context_value));
+        each(value, row.get(1)?, context)?;
+    }
+    Ok(())
+}
+
 /// The database's secret for signing `requestState`.
 pub fn secret(conn: &Connection) -> Result<Vec<u8>> {
     Ok(

@@ -5,6 +5,7 @@
 mod common;
 
 mod cli;
+mod completion;
 mod import;
 mod interop;
 mod notifications;

@@ -1,0 +1,92 @@
+//! The serving process's completion indexes: one per completion table, built by the first
+//! completion that needs it (never at start-up, so a large library starts as fast as a small
+//! one) and rebuilt when the table's version in the database moves.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use rusqlite::Connection;
+
+use super::{IndexBuilder, TableIndex};
+use crate::store::{StoreError, read};
+
+/// Indexes by table name, each tagged with the table id and version it was built from. A
+/// changed table is noticed by one indexed `SELECT` per completion, not by watching.
+#[derive(Default)]
+pub struct CompletionIndexes {
+    tables: Mutex<HashMap<String, Arc<Slot>>>,
+}
+
+/// One table's index. Its own lock, so requests for a table being indexed wait for that one
+/// build instead of starting their own, while other tables stay available.
+type Slot = Mutex<Option<Built>>;
+
+struct Built {
+    id: i64,
+    version: i64,
+    index: Arc<TableIndex>,
+}
+
+impl CompletionIndexes {
+    pub fn new() -> CompletionIndexes {
+        CompletionIndexes::default()
+    }
+
+    /// The index of `table` as the database holds it now, or None when there is no such
+    /// table.
+    pub fn get(
+        &self,
+        conn: &Connection,
+        table: &str,
+    ) -> Result<Option<Arc<TableIndex>>, StoreError> {
+        let Some(current) = read::table_version(conn, table)? else {
+            // Removed: let its index go.
+            self.tables().remove(table);
+            return Ok(None);
+        };
+        let slot = Arc::clone(self.tables().entry(table.to_string()).or_default());
+        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(built) = &*slot
+            && (built.id, built.version) == current
+        {
+            return Ok(Some(Arc::clone(&built.index)));
+        }
+        let started = Instant::now();
+        // The version and the values in one read transaction: the index is exactly the
+        // version it is tagged with, even while a writer commits.
+        let tx = conn.unchecked_transaction()?;
+        let Some((id, version)) = read::table_version(&tx, table)? else {
+            *slot = None;
+            return Ok(None);
+        };
+        let mut builder = IndexBuilder::new();
+        read::each_table_value(&tx, id, |value, weight, context| {
+            builder
+                .push(value, weight, context)
+                .map_err(|err| StoreError::Invalid(format!("{table}: {err}")))
+        })?;
+        drop(tx);
+        let index = Arc::new(
+            builder
+                .finish()
+                .map_err(|err| StoreError::Invalid(format!("{table}: {err}")))?,
+        );
+        tracing::info!(
+            "indexed completion table {table} (version {version}): {} values, {:.1} MiB, {} ms",
+            index.rows(),
+            index.heap_bytes() as f64 / (1024.0 * 1024.0),
+            started.elapsed().as_millis()
+        );
+        *slot = Some(Built {
+            id,
+            version,
+            index: Arc::clone(&index),
+        });
+        Ok(Some(index))
+    }
+
+    fn tables(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Slot>>> {
+        self.tables.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}

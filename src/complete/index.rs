@@ -1,0 +1,885 @@
+//! An in-memory index over one completion table: the same answers as `rank` over the
+//! table's values, without looking at every value for the classes that matter most.
+//!
+//! Rows are laid out group by group (group 0 holds the values without a context, then one
+//! group per context `argument=value`), and inside a group best first by the within-class
+//! order (higher weight, shorter, alphabetical), so a row's id is its rank in its group.
+//! Per row: the folded value (see `fold`) in one byte arena, the original spelling in a
+//! second arena only when it differs, and a 64-bit mask of the characters it holds.
+//! Per group: the rows sorted by folded value (and by original value when some differ); and,
+//! for large groups, how many rows hold each character and each ordered pair of characters.
+//!
+//! A query takes exact and prefix matches from the sorted orders (binary search for the
+//! range, then its best ranks: selected from a short range, found by walking the group in
+//! rank order for a long one, so a million rows are never sorted), scans the group for
+//! word-prefix, substring and subsequence matches only when those give fewer than
+//! `MAX_VALUES`, and counts `total` (every class implies a subsequence match) from the
+//! character counts for one- and two-character queries, else in the same scan behind the
+//! mask prefilter.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use memchr::memmem;
+
+use super::{MAX_VALUES, MatchClass, fold, is_subsequence, is_word_prefix};
+
+/// Characters with a mask bit of their own (a-z, 0-9 and the word separators); every other
+/// character shares one of the remaining bits with others.
+const EXACT_SYMBOLS: usize = 41;
+const SHARED_SYMBOLS: u32 = 64 - EXACT_SYMBOLS as u32;
+
+/// Groups smaller than this are counted by scanning: a scan of a thousand rows costs a few
+/// microseconds, and the counts (7 KB) would outweigh small groups.
+const COUNTED_GROUP: usize = 1024;
+
+/// How many rows a walk in rank order may look at, per row with the prefix, before it gives
+/// way to selecting from the sorted range (see `best_with_prefix`).
+const WALK_PER_MATCH: usize = 8;
+
+/// The mask bit of a folded character, and whether the bit is the character's alone.
+fn symbol(c: char) -> (u32, bool) {
+    match c {
+        'a'..='z' => (c as u32 - 'a' as u32, true),
+        '0'..='9' => (26 + c as u32 - '0' as u32, true),
+        '-' => (36, true),
+        '_' => (37, true),
+        '.' => (38, true),
+        '/' => (39, true),
+        ' ' => (40, true),
+        _ => (EXACT_SYMBOLS as u32 + c as u32 % SHARED_SYMBOLS, false),
+    }
+}
+
+/// Every character of `folded` has its bit set: a value whose mask lacks one of the query's
+/// bits cannot match it.
+fn mask_of(folded: &str) -> u64 {
+    folded.chars().fold(0, |mask, c| mask | 1 << symbol(c).0)
+}
+
+/// A table or a value too large for the index's 32-bit positions.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "completion table is too large to index (over 4 GiB of values or 4 billion rows); split it"
+)]
+pub struct TooLarge;
+
+/// One row as it is read from the store; its value is `text[start..]` up to the next row's
+/// start (rows are pushed in order, so no end is kept: 16 bytes a row while building).
+struct Pending {
+    start: u32,
+    group: u32,
+    weight: f64,
+}
+
+/// Collects a table's rows (in any order) and builds its `TableIndex`.
+#[derive(Default)]
+pub struct IndexBuilder {
+    text: String,
+    rows: Vec<Pending>,
+    /// Context `(argument, value)` -> group; group 0 is "no context".
+    contexts: HashMap<(String, String), u32>,
+}
+
+impl IndexBuilder {
+    pub fn new() -> IndexBuilder {
+        IndexBuilder::default()
+    }
+
+    /// Adds one row; `context` None means the value is always offered.
+    pub fn push(
+        &mut self,
+        value: &str,
+        weight: f64,
+        context: Option<(&str, &str)>,
+    ) -> Result<(), TooLarge> {
+        let group = match context {
+            None => 0,
+            Some((name, wanted)) => {
+                let next = u32::try_from(self.contexts.len() + 1).map_err(|_| TooLarge)?;
+                *self
+                    .contexts
+                    .entry((name.to_string(), wanted.to_string()))
+                    .or_insert(next)
+            }
+        };
+        let start = u32::try_from(self.text.len()).map_err(|_| TooLarge)?;
+        self.text.push_str(value);
+        // Where this value ends (the next row's start) must fit too.
+        if u32::try_from(self.text.len()).is_err() {
+            return Err(TooLarge);
+        }
+        self.rows.push(Pending {
+            start,
+            group,
+            weight,
+        });
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<TableIndex, TooLarge> {
+        let IndexBuilder {
+            text,
+            rows: pending,
+            contexts,
+        } = self;
+        let count = u32::try_from(pending.len()).map_err(|_| TooLarge)?;
+        let value = |at: u32| {
+            let end = pending
+                .get(at as usize + 1)
+                .map_or(text.len(), |next| next.start as usize);
+            &text[pending[at as usize].start as usize..end]
+        };
+        // Best first inside a class: higher weight, then shorter, then alphabetical.
+        let better = |a: u32, b: u32| {
+            let (value_a, value_b) = (value(a), value(b));
+            pending[b as usize]
+                .weight
+                .total_cmp(&pending[a as usize].weight)
+                .then_with(|| value_a.len().cmp(&value_b.len()))
+                .then_with(|| value_a.cmp(value_b))
+        };
+        let mut order: Vec<u32> = (0..count).collect();
+        order.sort_unstable_by(|&a, &b| {
+            let group = |at: u32| pending[at as usize].group;
+            group(a).cmp(&group(b)).then_with(|| better(a, b))
+        });
+
+        let group_count = contexts.len() + 1;
+        // Across groups (when several are active) rows compare by their rank in the table.
+        let ranks = if group_count > 1 {
+            let mut by_rank: Vec<u32> = (0..count).collect();
+            by_rank.sort_unstable_by(|&a, &b| better(order[a as usize], order[b as usize]));
+            let mut ranks = vec![0u32; by_rank.len()];
+            for (rank, row) in (0u32..).zip(&by_rank) {
+                ranks[*row as usize] = rank;
+            }
+            ranks
+        } else {
+            Vec::new()
+        };
+
+        let mut folded = String::with_capacity(text.len());
+        let mut starts = Vec::with_capacity(order.len() + 1);
+        let mut masks = Vec::with_capacity(order.len());
+        let mut originals = Originals {
+            text: String::new(),
+            starts: Vec::with_capacity(order.len() + 1),
+        };
+        let mut bounds = vec![0u32; group_count + 1];
+        starts.push(0);
+        originals.starts.push(0);
+        for &at in &order {
+            let original = value(at);
+            let before = folded.len();
+            folded.extend(original.chars().flat_map(char::to_lowercase));
+            let this = &folded[before..];
+            masks.push(mask_of(this));
+            if this != original {
+                originals.text.push_str(original);
+            }
+            starts.push(u32::try_from(folded.len()).map_err(|_| TooLarge)?);
+            originals
+                .starts
+                .push(u32::try_from(originals.text.len()).map_err(|_| TooLarge)?);
+            bounds[pending[at as usize].group as usize + 1] += 1;
+        }
+        for group in 0..group_count {
+            bounds[group + 1] += bounds[group];
+        }
+        drop(pending);
+        drop(text);
+        // Growth by doubling may have left up to half of these unused.
+        folded.shrink_to_fit();
+        originals.text.shrink_to_fit();
+
+        let mut index = TableIndex {
+            folded,
+            starts,
+            originals: (!originals.text.is_empty()).then_some(originals),
+            masks,
+            ranks,
+            by_folded: Vec::new(),
+            by_original: None,
+            groups: Vec::with_capacity(group_count),
+            contexts: contexts
+                .into_iter()
+                .map(|(key, group)| (key, group as usize))
+                .collect(),
+            shared: Vec::new(),
+        };
+        for group in 0..group_count {
+            index.groups.push(Group {
+                rows: bounds[group] as usize..bounds[group + 1] as usize,
+                counts: None,
+            });
+        }
+        index.shared = index.shared_rows();
+        index.by_folded = index.sorted_rows(|index, row| index.folded(row as usize));
+        if index.originals.is_some() {
+            index.by_original = Some(index.sorted_rows(|index, row| index.original(row)));
+        }
+        for group in 0..group_count {
+            if index.groups[group].rows.len() >= COUNTED_GROUP {
+                index.groups[group].counts = Some(index.count_symbols(group));
+            }
+        }
+        Ok(index)
+    }
+}
+
+/// Original spellings of the rows whose folded form differs; row `r` is
+/// `text[starts[r]..starts[r + 1]]`, empty when it is the same as the folded form.
+struct Originals {
+    text: String,
+    starts: Vec<u32>,
+}
+
+/// The rows with one context (or none), `rows` in the table's row ids.
+struct Group {
+    rows: Range<usize>,
+    /// For large groups: how many of the rows (leaving out shared ones) match each one- and
+    /// two-character query made of characters with their own mask bit.
+    counts: Option<Box<SymbolCounts>>,
+}
+
+struct SymbolCounts {
+    /// Rows holding the character.
+    single: [u32; EXACT_SYMBOLS],
+    /// `pair[x * EXACT_SYMBOLS + y]`: rows holding `x` and, after it, `y`.
+    pair: Vec<u32>,
+}
+
+impl SymbolCounts {
+    /// The count for a one- or two-character query, if the counts can tell.
+    fn get(&self, query: &str) -> Option<u64> {
+        let mut chars = query.chars().map(symbol);
+        let first = match chars.next()? {
+            (bit, true) => bit as usize,
+            _ => return None,
+        };
+        match chars.next() {
+            None => Some(u64::from(self.single[first])),
+            Some((second, true)) if chars.next().is_none() => Some(u64::from(
+                self.pair[first * EXACT_SYMBOLS + second as usize],
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// The index of one table at one version. Built by `IndexBuilder`; queried by `complete`.
+pub struct TableIndex {
+    /// Folded values back to back: row `r` is `folded[starts[r]..starts[r + 1]]`.
+    folded: String,
+    starts: Vec<u32>,
+    originals: Option<Originals>,
+    masks: Vec<u64>,
+    /// Each row's rank in the whole table; empty when there is only one group.
+    ranks: Vec<u32>,
+    /// Each group's rows sorted by folded value, at the group's own positions (the same
+    /// positions as its row ids).
+    by_folded: Vec<u32>,
+    /// The same by original value; None when every original is its folded form (then
+    /// `by_folded` is that order too).
+    by_original: Option<Vec<u32>>,
+    groups: Vec<Group>,
+    contexts: HashMap<(String, String), usize>,
+    /// Rows whose value also appears in another group, ascending. They are counted apart,
+    /// so that a value offered twice is counted once.
+    shared: Vec<u32>,
+}
+
+/// A row picked for an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Pick {
+    class: MatchClass,
+    rank: u32,
+    row: u32,
+}
+
+/// A query, prepared once.
+struct Query<'q> {
+    raw: &'q str,
+    folded: String,
+    mask: u64,
+    finder: memmem::Finder<'static>,
+    /// The folded query's bytes when it is ASCII.
+    ascii: Option<Vec<u8>>,
+}
+
+impl Query<'_> {
+    fn new(raw: &str) -> Query<'_> {
+        let folded = fold(raw);
+        Query {
+            raw,
+            mask: mask_of(&folded),
+            finder: memmem::Finder::new(folded.as_bytes()).into_owned(),
+            ascii: folded.is_ascii().then(|| folded.as_bytes().to_vec()),
+            folded,
+        }
+    }
+
+    /// Whether the folded query is a subsequence of `folded`, the hot check of every scan.
+    /// For an ASCII query, one search per query byte: a byte-at-a-time loop would wait on
+    /// the previous byte's comparison before it could load the next wanted byte.
+    fn is_subsequence_of(&self, folded: &str) -> bool {
+        let Some(wanted) = &self.ascii else {
+            return is_subsequence(folded, &self.folded);
+        };
+        let mut rest = folded.as_bytes();
+        for byte in wanted {
+            match rest.iter().position(|b| b == byte) {
+                Some(at) => rest = &rest[at + 1..],
+                None => return false,
+            }
+        }
+        true
+    }
+}
+
+impl TableIndex {
+    /// How many rows the index holds (a value with several contexts counts each time).
+    pub fn rows(&self) -> usize {
+        self.masks.len()
+    }
+
+    /// The best `MAX_VALUES` values for `query` among those offered in `context` (values
+    /// without a context, and those whose context argument has the wanted value), and how
+    /// many distinct values match in all. The same answer as `rank` over those values.
+    pub fn complete(&self, query: &str, context: &HashMap<String, String>) -> (Vec<String>, u64) {
+        let mut active = vec![0];
+        for (name, value) in context {
+            if let Some(&group) = self.contexts.get(&(name.clone(), value.clone())) {
+                active.push(group);
+            }
+        }
+        active.sort_unstable();
+        active.dedup();
+        let query = Query::new(query);
+        let mut picks = Vec::new();
+        let mut total = 0;
+        for &group in &active {
+            let (top, unshared) = self.search(group, &query);
+            picks.extend(top);
+            total += unshared;
+        }
+        total += self.count_shared(&active, &query);
+        if active.len() > 1 {
+            // Each group's best are in `picks`; merged, a value offered by several groups
+            // stays once, at its best rank.
+            picks.sort_unstable();
+            let mut seen = HashSet::new();
+            picks.retain(|pick| seen.insert(self.original(pick.row)));
+        }
+        picks.truncate(MAX_VALUES);
+        let values = picks
+            .iter()
+            .map(|pick| self.original(pick.row).to_string())
+            .collect();
+        (values, total)
+    }
+
+    /// The index's heap memory in bytes (for the log line that reports a build).
+    pub fn heap_bytes(&self) -> usize {
+        let originals = self
+            .originals
+            .as_ref()
+            .map_or(0, |o| o.text.capacity() + 4 * o.starts.capacity());
+        let counts = self
+            .groups
+            .iter()
+            .filter_map(|group| group.counts.as_ref())
+            .map(|counts| std::mem::size_of_val(&counts.single) + 4 * counts.pair.capacity())
+            .sum::<usize>();
+        let contexts: usize = self
+            .contexts
+            .keys()
+            .map(|(n, v)| n.len() + v.len() + 64)
+            .sum();
+        self.folded.capacity()
+            + 4 * self.starts.capacity()
+            + originals
+            + 8 * self.masks.capacity()
+            + 4 * self.ranks.capacity()
+            + 4 * self.by_folded.capacity()
+            + self
+                .by_original
+                .as_ref()
+                .map_or(0, |rows| 4 * rows.capacity())
+            + std::mem::size_of::<Group>() * self.groups.capacity()
+            + counts
+            + contexts
+            + 4 * self.shared.capacity()
+    }
+
+    fn folded(&self, row: usize) -> &str {
+        &self.folded[self.starts[row] as usize..self.starts[row + 1] as usize]
+    }
+
+    fn original(&self, row: u32) -> &str {
+        let row = row as usize;
+        match &self.originals {
+            Some(originals) if originals.starts[row] != originals.starts[row + 1] => {
+                &originals.text[originals.starts[row] as usize..originals.starts[row + 1] as usize]
+            }
+            _ => self.folded(row),
+        }
+    }
+
+    fn rank(&self, row: u32) -> u32 {
+        self.ranks.get(row as usize).copied().unwrap_or(row)
+    }
+
+    fn pick(&self, class: MatchClass, row: u32) -> Pick {
+        Pick {
+            class,
+            rank: self.rank(row),
+            row,
+        }
+    }
+
+    fn group_shared(&self, group: &Group) -> &[u32] {
+        let from = self
+            .shared
+            .partition_point(|&row| (row as usize) < group.rows.start);
+        let to = self
+            .shared
+            .partition_point(|&row| (row as usize) < group.rows.end);
+        &self.shared[from..to]
+    }
+
+    /// One group's best picks (best first, at most `MAX_VALUES`) and how many of its rows
+    /// that are not shared with other groups match.
+    fn search(&self, group: usize, query: &Query) -> (Vec<Pick>, u64) {
+        let Some(group) = self.groups.get(group) else {
+            return (Vec::new(), 0);
+        };
+        let unshared = (group.rows.len() - self.group_shared(group).len()) as u64;
+        if query.raw.is_empty() {
+            let top = group
+                .rows
+                .clone()
+                .take(MAX_VALUES)
+                .map(|row| self.pick(MatchClass::Exact, row as u32))
+                .collect();
+            return (top, unshared);
+        }
+        let mut picks = Vec::new();
+        // Exact and case-sensitive prefix: the original order (one more, for the exact row).
+        let by_original = self.by_original.as_ref().unwrap_or(&self.by_folded);
+        let original = |row| self.original(row);
+        let (best, exact) =
+            self.best_with_prefix(by_original, group, query.raw, original, MAX_VALUES + 1);
+        if let Some(row) = exact {
+            picks.push(self.pick(MatchClass::Exact, row));
+        }
+        for row in best.into_iter().filter(|&row| Some(row) != exact) {
+            if picks.len() == MAX_VALUES {
+                break;
+            }
+            picks.push(self.pick(MatchClass::Prefix, row));
+        }
+        // Case-insensitive prefix: the folded order, leaving out what is already picked
+        // (fewer than MAX_VALUES rows, or this is not reached), so MAX_VALUES rows suffice.
+        if picks.len() < MAX_VALUES {
+            let folded = |row: u32| self.folded(row as usize);
+            let (best, _) =
+                self.best_with_prefix(&self.by_folded, group, &query.folded, folded, MAX_VALUES);
+            for row in best {
+                if picks.len() == MAX_VALUES {
+                    break;
+                }
+                if !self.original(row).starts_with(query.raw) {
+                    picks.push(self.pick(MatchClass::PrefixIgnoringCase, row));
+                }
+            }
+        }
+        let need = MAX_VALUES - picks.len();
+        let counted = group.counts.as_ref().and_then(|c| c.get(&query.folded));
+        if need == 0
+            && let Some(total) = counted
+        {
+            return (picks, total);
+        }
+        let (lower, scanned) = self.scan(group, query, need, counted.is_none());
+        picks.extend(lower);
+        (picks, counted.unwrap_or(scanned))
+    }
+
+    /// One pass over a group in rank order: the best `need` word-prefix, substring and
+    /// subsequence matches (prefix matches are picked from the sorted orders), and, if
+    /// `count`, how many unshared rows match at all.
+    fn scan(&self, group: &Group, query: &Query, need: usize, count: bool) -> (Vec<Pick>, u64) {
+        let shared = self.group_shared(group);
+        let mut next_shared = 0;
+        let mut word = Vec::new();
+        let mut substring = Vec::new();
+        let mut subsequence = Vec::new();
+        let mut matched = 0u64;
+        for row in group.rows.clone() {
+            let collecting = word.len() < need;
+            if !collecting && !count {
+                break;
+            }
+            if self.masks[row] & query.mask != query.mask {
+                continue;
+            }
+            while shared.get(next_shared).is_some_and(|&s| (s as usize) < row) {
+                next_shared += 1;
+            }
+            // Every class implies a subsequence match, and this check is the cheapest.
+            let folded = self.folded(row);
+            if !query.is_subsequence_of(folded) {
+                continue;
+            }
+            if count && shared.get(next_shared) != Some(&(row as u32)) {
+                matched += 1;
+            }
+            // Prefix matches are picked from the sorted orders.
+            if !collecting || folded.starts_with(query.folded.as_str()) {
+                continue;
+            }
+            let row = row as u32;
+            if query.finder.find(folded.as_bytes()).is_none() {
+                if subsequence.len() < need {
+                    subsequence.push(self.pick(MatchClass::Subsequence, row));
+                }
+            } else if is_word_prefix(self.original(row), &query.folded) {
+                word.push(self.pick(MatchClass::WordPrefix, row));
+            } else if substring.len() < need {
+                substring.push(self.pick(MatchClass::Substring, row));
+            }
+        }
+        word.extend(substring);
+        word.extend(subsequence);
+        word.truncate(need);
+        (word, matched)
+    }
+
+    /// How many distinct values among the active groups' shared rows match.
+    fn count_shared(&self, active: &[usize], query: &Query) -> u64 {
+        let mut seen = HashSet::new();
+        for group in active.iter().filter_map(|&group| self.groups.get(group)) {
+            for &row in self.group_shared(group) {
+                let matches = query.raw.is_empty()
+                    || (self.masks[row as usize] & query.mask == query.mask
+                        && query.is_subsequence_of(self.folded(row as usize)));
+                if matches {
+                    seen.insert(self.original(row));
+                }
+            }
+        }
+        seen.len() as u64
+    }
+
+    /// Rows whose original value is in more than one group.
+    fn shared_rows(&self) -> Vec<u32> {
+        if self.groups.len() < 2 {
+            return Vec::new();
+        }
+        let mut rows: Vec<u32> = (0..self.masks.len() as u32).collect();
+        rows.sort_unstable_by(|&a, &b| self.original(a).cmp(self.original(b)));
+        let mut shared = Vec::new();
+        for run in rows.chunk_by(|&a, &b| self.original(a) == self.original(b)) {
+            if run.len() > 1 {
+                shared.extend_from_slice(run);
+            }
+        }
+        shared.sort_unstable();
+        shared
+    }
+
+    /// Every group's rows sorted by `key`, each group at its own positions.
+    fn sorted_rows(&self, key: impl Fn(&TableIndex, u32) -> &str) -> Vec<u32> {
+        let mut rows: Vec<u32> = (0..self.masks.len() as u32).collect();
+        for group in &self.groups {
+            rows[group.rows.clone()].sort_unstable_by(|&a, &b| key(self, a).cmp(key(self, b)));
+        }
+        rows
+    }
+
+    /// The `count` best-ranked rows of `group` whose `key` starts with `prefix`, best first,
+    /// and the row whose key is `prefix` itself. `sorted` is the group's rows sorted by `key`.
+    ///
+    /// A short range is copied and the best selected from it. A long one is found faster by
+    /// walking the group in rank order and keeping rows with the prefix: about
+    /// `count * group / range` steps when the range's ranks are spread out. If its ranks
+    /// bunch at the bottom, the walk gives up after `WALK_PER_MATCH` steps per row of the
+    /// range and selects instead, so a query never costs more than a few passes over the
+    /// range.
+    fn best_with_prefix<'a>(
+        &'a self,
+        sorted: &[u32],
+        group: &Group,
+        prefix: &str,
+        key: impl Fn(u32) -> &'a str,
+        count: usize,
+    ) -> (Vec<u32>, Option<u32>) {
+        let Some(sorted) = sorted.get(group.rows.clone()) else {
+            return (Vec::new(), None);
+        };
+        let start = sorted.partition_point(|&row| key(row) < prefix);
+        let len = sorted[start..].partition_point(|&row| key(row).starts_with(prefix));
+        let range = &sorted[start..start + len];
+        // The smallest key with the prefix is the prefix itself, if any row has it.
+        let exact = range.first().filter(|&&row| key(row) == prefix).copied();
+        let walk = (len as u64).pow(2) >= (group.rows.len() as u64) * (count as u64);
+        if len > count && walk {
+            let mut best = Vec::with_capacity(count);
+            for row in group.rows.clone().take(len * WALK_PER_MATCH) {
+                let row = row as u32;
+                if key(row).starts_with(prefix) {
+                    best.push(row);
+                    if best.len() == count {
+                        return (best, exact);
+                    }
+                }
+            }
+        }
+        let mut best = range.to_vec();
+        if best.len() > count {
+            best.select_nth_unstable(count);
+            best.truncate(count);
+        }
+        best.sort_unstable();
+        (best, exact)
+    }
+
+    fn count_symbols(&self, group: usize) -> Box<SymbolCounts> {
+        let mut counts = Box::new(SymbolCounts {
+            single: [0; EXACT_SYMBOLS],
+            pair: vec![0; EXACT_SYMBOLS * EXACT_SYMBOLS],
+        });
+        let Some(group) = self.groups.get(group) else {
+            return counts;
+        };
+        let shared = self.group_shared(group);
+        // For each character, the characters found after its first occurrence.
+        let mut after = [0u64; EXACT_SYMBOLS];
+        for row in group.rows.clone() {
+            if shared.binary_search(&(row as u32)).is_ok() {
+                continue;
+            }
+            let mut later = 0u64;
+            let mut present = 0u64;
+            for c in self.folded(row).chars().rev() {
+                if let (bit, true) = symbol(c) {
+                    after[bit as usize] = later;
+                    present |= 1 << bit;
+                    later |= 1 << bit;
+                }
+            }
+            for first in bits(present) {
+                counts.single[first] += 1;
+                for second in bits(after[first]) {
+                    counts.pair[first * EXACT_SYMBOLS + second] += 1;
+                }
+            }
+        }
+        counts
+    }
+}
+
+/// The positions of the set bits of `mask`.
+fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let bit = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            bit
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::complete::rank;
+
+    /// A small deterministic generator (splitmix64), so failures reproduce.
+    struct Random(u64);
+
+    impl Random {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[self.below(items.len())]
+        }
+    }
+
+    /// Pieces values are made of: separators, case changes and non-ASCII folding included.
+    const PIECES: [&str; 16] = [
+        "ka", "Ru", "st", "py", "-", "_", ".", "/", " ", "Go", "é", "ÉT", "Σa", "x1", "9", "on",
+    ];
+
+    fn random_value(random: &mut Random) -> String {
+        (0..1 + random.below(5))
+            .map(|_| random.pick(&PIECES))
+            .collect()
+    }
+
+    type Row = (String, f64, Option<(String, String)>);
+
+    fn build(rows: &[Row]) -> TableIndex {
+        let mut builder = IndexBuilder::new();
+        for (value, weight, context) in rows {
+            let context = context.as_ref().map(|(n, v)| (n.as_str(), v.as_str()));
+            builder.push(value, *weight, context).expect("push");
+        }
+        builder.finish().expect("finish")
+    }
+
+    /// What `rank` answers over the rows offered in `context`.
+    fn expected(
+        rows: &[Row],
+        query: &str,
+        context: &HashMap<String, String>,
+    ) -> (Vec<String>, u64) {
+        let offered = rows.iter().filter(|(_, _, wanted)| match wanted {
+            None => true,
+            Some((name, value)) => context.get(name) == Some(value),
+        });
+        rank(offered.map(|(v, w, _)| (v.as_str(), *w)), query)
+    }
+
+    fn random_rows(random: &mut Random, count: usize, contexts: usize) -> Vec<Row> {
+        let mut rows: Vec<Row> = Vec::new();
+        let mut seen = HashSet::new();
+        while rows.len() < count {
+            let value = random_value(random);
+            let context = match random.below(contexts + 1) {
+                0 => None,
+                n => Some(("language".to_string(), format!("l{n}"))),
+            };
+            // The store holds a value once per context.
+            if seen.insert((value.clone(), context.clone())) {
+                let weight = random.below(4) as f64;
+                rows.push((value, weight, context));
+            }
+        }
+        rows
+    }
+
+    fn queries(random: &mut Random) -> Vec<String> {
+        let mut queries: Vec<String> = ["", "k", "ka", "K", "s", "st", "é", "É", "σ", "x19", "-"]
+            .iter()
+            .map(|q| q.to_string())
+            .collect();
+        for _ in 0..20 {
+            let value = random_value(random);
+            let chars: Vec<char> = value.chars().collect();
+            let from = random.below(chars.len());
+            let to = from + 1 + random.below(chars.len() - from);
+            queries.push(chars[from..to].iter().collect());
+        }
+        queries
+    }
+
+    #[test]
+    fn answers_like_rank_on_random_tables() {
+        let mut random = Random(7);
+        for (count, contexts) in [(40, 0), (300, 2), (2500, 0), (4000, 2)] {
+            let rows = random_rows(&mut random, count, contexts);
+            let index = build(&rows);
+            assert_eq!(index.rows(), count);
+            let mut situations = vec![HashMap::new()];
+            for n in 1..=contexts {
+                situations.push(HashMap::from([("language".to_string(), format!("l{n}"))]));
+            }
+            // Several context arguments at once, one unknown.
+            situations.push(HashMap::from([
+                ("language".to_string(), "l1".to_string()),
+                ("framework".to_string(), "l2".to_string()),
+            ]));
+            for query in queries(&mut random) {
+                for context in &situations {
+                    assert_eq!(
+                        index.complete(&query, context),
+                        expected(&rows, &query, context),
+                        "{count} rows, query {query:?}, context {context:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_value_in_several_active_groups_counts_once_at_its_best_weight() {
+        let row = |value: &str, weight: f64, context: Option<&str>| -> Row {
+            (
+                value.to_string(),
+                weight,
+                context.map(|c| ("language".to_string(), c.to_string())),
+            )
+        };
+        let mut rows = vec![
+            row("pytest", 1.0, None),
+            row("pytest", 9.0, Some("python")),
+            row("pyright", 5.0, Some("python")),
+        ];
+        rows.extend((0..200).map(|i| row(&format!("py{i:03}"), 3.0, None)));
+        let index = build(&rows);
+        let python = HashMap::from([("language".to_string(), "python".to_string())]);
+        let (values, total) = index.complete("py", &python);
+        assert_eq!(values[..2], ["pytest", "pyright"]);
+        assert_eq!(total, 202);
+        // Without the context, pytest has only its own weight and ranks after the rest.
+        let (values, total) = index.complete("py", &HashMap::new());
+        assert_eq!(values[0], "py000");
+        assert!(!values.contains(&"pytest".to_string()));
+        assert_eq!(total, 201);
+    }
+
+    #[test]
+    fn counts_answer_short_queries_on_large_groups() {
+        let mut random = Random(11);
+        let rows = random_rows(&mut random, 5000, 0);
+        let index = build(&rows);
+        let counts = index.groups[0].counts.as_ref().expect("a counted group");
+        for query in ["k", "ka", "aa", "9", "-x", "s ", "x1"] {
+            let scanned = rows
+                .iter()
+                .filter(|(v, _, _)| is_subsequence(&fold(v), query))
+                .count() as u64;
+            assert_eq!(counts.get(query), Some(scanned), "{query:?}");
+        }
+        // Characters without a bit of their own, and longer queries, are scanned.
+        assert_eq!(counts.get("é"), None);
+        assert_eq!(counts.get("kas"), None);
+    }
+
+    #[test]
+    fn long_prefix_ranges_at_the_worst_ranks_are_still_complete() {
+        // 1,000 rows with the prefix, all ranked below 8,000 others: the walk in rank order
+        // gives up and the range is selected from instead.
+        let mut rows: Vec<Row> = (0..8000).map(|i| (format!("a{i}"), 1.0, None)).collect();
+        rows.extend((0..1000).map(|i| (format!("z{i}"), 0.0, None)));
+        let index = build(&rows);
+        for query in ["z", "Z", "a", "z9"] {
+            let context = HashMap::new();
+            assert_eq!(
+                index.complete(query, &context),
+                expected(&rows, query, &context),
+                "{query}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_empty_table_answers_nothing() {
+        let index = build(&[]);
+        assert_eq!(index.complete("", &HashMap::new()), (Vec::new(), 0));
+        assert_eq!(index.complete("a", &HashMap::new()), (Vec::new(), 0));
+    }
+}

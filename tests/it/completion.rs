@@ -1,0 +1,551 @@
+//! `completion/complete` over the real server, on libraries built with the real CLI: the
+//! ranking classes and their ties, the 100-value cap with exact totals, context narrowing,
+//! template variables completed from stored URIs, unknown names, empty and changing tables,
+//! and the rate limit. Every message is validated against the official schema.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::common::{MODERN, Server, TestContext, validate};
+
+/// A prompt whose arguments complete from tables (`words`, `runners`: names the seed library
+/// does not use) and from an enum.
+const PROMPT: &str = "---
+name: pick
+description: Pick things.
+arguments:
+  - name: word
+    description: A word
+    completion: words
+  - name: framework
+    description: A test framework
+    completion: runners
+  - name: language
+    description: A language
+    type: enum
+    values: [rust, python, go]
+---
+Use {{ word }} with {{ framework }} in {{ language }}.
+";
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 temporary path")
+}
+
+/// A library with the `pick` prompt and nothing else of ours.
+fn library() -> TestContext {
+    let ctx = TestContext::new();
+    let file = ctx.write("pick.prompt.md", PROMPT);
+    ctx.ok(&["prompt", "add", path_str(&file)]);
+    ctx
+}
+
+/// `values import TABLE` of CSV rows (`value,weight,context`).
+fn import(ctx: &TestContext, table: &str, rows: &str) {
+    let file = ctx.write(
+        &format!("{table}.csv"),
+        format!("value,weight,context\n{rows}"),
+    );
+    ctx.ok(&["values", "import", table, path_str(&file)]);
+}
+
+fn pick(argument: &str) -> (Value, &str) {
+    (json!({"type": "ref/prompt", "name": "pick"}), argument)
+}
+
+/// A modern completion request; returns the response, validated.
+fn request(
+    server: &mut Server,
+    (reference, argument): (Value, &str),
+    value: &str,
+    context: Value,
+) -> Value {
+    let response = server.modern(
+        "completion/complete",
+        json!({
+            "ref": reference,
+            "argument": {"name": argument, "value": value},
+            "context": {"arguments": context}
+        }),
+    );
+    validate(MODERN, "JSONRPCMessage", &response);
+    response
+}
+
+/// The `completion` of a successful answer.
+fn complete(server: &mut Server, target: (Value, &str), value: &str, context: Value) -> Value {
+    let response = request(server, target, value, context);
+    let result = response
+        .get("result")
+        .unwrap_or_else(|| panic!("expected a result, got {response}"));
+    validate(MODERN, "CompleteResult", result);
+    result["completion"].clone()
+}
+
+fn values(completion: &Value) -> Vec<String> {
+    completion["values"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no values in {completion}"))
+        .iter()
+        .map(|v| v.as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The error of a failed answer: (code, message).
+fn error(response: &Value) -> (i64, String) {
+    let error = &response["error"];
+    (
+        error["code"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("expected an error, got {response}")),
+        error["message"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+#[test]
+fn each_class_ranks_in_its_place() {
+    let ctx = library();
+    // Listed worst first, so the file's order cannot pass for ranking.
+    import(
+        &ctx,
+        "words",
+        "ruby,,\nr-u-s-t,,\ntrusty,,\ngetRustVersion,,\nmy-rust,,\nRustic,,\nrustacean,,\nrust,,\n",
+    );
+    let mut server = ctx.server();
+    let completion = complete(&mut server, pick("word"), "rust", json!({}));
+    assert_eq!(
+        values(&completion),
+        [
+            "rust",           // exact
+            "rustacean",      // prefix
+            "Rustic",         // prefix, ignoring case
+            "my-rust",        // word prefix (after '-'), shorter first
+            "getRustVersion", // word prefix (case change)
+            "trusty",         // substring
+            "r-u-s-t",        // letters in order
+        ]
+    );
+    assert_eq!(completion["total"], 7);
+    assert_eq!(completion["hasMore"], false);
+
+    // Case decides between the two prefix classes.
+    let completion = complete(&mut server, pick("word"), "Rust", json!({}));
+    assert_eq!(values(&completion)[..3], ["Rustic", "rust", "rustacean"]);
+
+    // The same in a legacy session, validated against that revision.
+    let revision = "2025-06-18";
+    server.initialize(revision);
+    let response = server.request(
+        "completion/complete",
+        json!({
+            "ref": {"type": "ref/prompt", "name": "pick"},
+            "argument": {"name": "word", "value": "rust"}
+        }),
+    );
+    validate(revision, "JSONRPCMessage", &response);
+    validate(revision, "CompleteResult", &response["result"]);
+    assert_eq!(response["result"]["completion"]["values"][0], "rust");
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn ties_break_by_weight_then_length_then_name() {
+    let ctx = library();
+    import(
+        &ctx,
+        "words",
+        "b22,1,\nb21,1,\nba,1,\nb1,1,\nb333,9,\nzzz,50,\n",
+    );
+    let mut server = ctx.server();
+    let completion = complete(&mut server, pick("word"), "b", json!({}));
+    assert_eq!(values(&completion), ["b333", "b1", "ba", "b21", "b22"]);
+    // An empty value lists everything by weight.
+    let completion = complete(&mut server, pick("word"), "", json!({}));
+    assert_eq!(
+        values(&completion),
+        ["zzz", "b333", "b1", "ba", "b21", "b22"]
+    );
+    assert_eq!(completion["total"], 6);
+}
+
+#[test]
+fn at_most_100_values_and_an_exact_total() {
+    let ctx = library();
+    let rows: String = (0..250).map(|i| format!("item-{i:03},,\n")).collect();
+    import(&ctx, "words", &format!("{rows}other,,\n"));
+    let mut server = ctx.server();
+
+    let completion = complete(&mut server, pick("word"), "item", json!({}));
+    let expected: Vec<String> = (0..100).map(|i| format!("item-{i:03}")).collect();
+    assert_eq!(values(&completion), expected);
+    assert_eq!(completion["total"], 250);
+    assert_eq!(completion["hasMore"], true);
+
+    // Ten prefix matches first, then the subsequence matches (item-024, item-124, ...).
+    let completion = complete(&mut server, pick("word"), "item-24", json!({}));
+    let answered = values(&completion);
+    let prefixed: Vec<String> = (240..250).map(|i| format!("item-{i}")).collect();
+    assert_eq!(answered[..10], prefixed);
+    let matching = (0..250)
+        .filter(|i| is_subsequence(&format!("item-{i:03}"), "item-24"))
+        .count();
+    assert_eq!(completion["total"], matching);
+    assert_eq!(answered.len(), matching.min(100));
+
+    let completion = complete(&mut server, pick("word"), "othe", json!({}));
+    assert_eq!(
+        completion,
+        json!({"values": ["other"], "total": 1, "hasMore": false})
+    );
+
+    let completion = complete(&mut server, pick("word"), "", json!({}));
+    assert_eq!(completion["total"], 251);
+    assert_eq!(completion["hasMore"], true);
+
+    let completion = complete(&mut server, pick("word"), "zzz", json!({}));
+    assert_eq!(
+        completion,
+        json!({"values": [], "total": 0, "hasMore": false})
+    );
+}
+
+/// `text` lower-cased a character at a time, as the server folds case.
+fn fold(text: &str) -> String {
+    text.chars().flat_map(char::to_lowercase).collect()
+}
+
+fn is_subsequence(value: &str, query: &str) -> bool {
+    let mut wanted = query.chars().peekable();
+    for c in value.chars() {
+        if wanted.peek() == Some(&c) {
+            wanted.next();
+        }
+    }
+    wanted.peek().is_none()
+}
+
+#[test]
+fn totals_are_exact_on_a_large_table() {
+    let ctx = library();
+    // Pseudo-random words from syllables, with separators, capitals and a few accents.
+    const SYLLABLES: [&str; 12] = [
+        "ka", "Lo", "mi", "ne", "ru", "ta", "pé", "si", "-", "_", "x9", "qu",
+    ];
+    let mut state = 0x2545_f491_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut words = std::collections::BTreeSet::new();
+    while words.len() < 5000 {
+        let length = 1 + next() % 5;
+        let word: String = (0..length)
+            .map(|_| SYLLABLES[(next() % SYLLABLES.len() as u64) as usize])
+            .collect();
+        if !word.trim().is_empty() {
+            words.insert(word);
+        }
+    }
+    let file = ctx.write(
+        "words.txt",
+        words.iter().cloned().collect::<Vec<_>>().join("\n"),
+    );
+    ctx.ok(&["values", "import", "words", path_str(&file)]);
+    let mut server = ctx.server();
+    for query in [
+        "k", "ka", "L", "lo", "x9", "9k", "-", "é", "pé", "kaLo", "mine", "qx", "zz",
+    ] {
+        let completion = complete(&mut server, pick("word"), query, json!({}));
+        let folded = fold(query);
+        let expected = words
+            .iter()
+            .filter(|word| is_subsequence(&fold(word), &folded))
+            .count();
+        assert_eq!(completion["total"], expected, "query {query:?}");
+        let answered = values(&completion);
+        assert_eq!(answered.len(), expected.min(100), "query {query:?}");
+        assert_eq!(completion["hasMore"], expected > 100, "query {query:?}");
+        assert!(
+            answered
+                .iter()
+                .all(|value| is_subsequence(&fold(value), &folded)),
+            "query {query:?}: {answered:?}"
+        );
+        // With this many prefix matches, only prefix matches are offered.
+        let prefixed = words
+            .iter()
+            .filter(|word| fold(word).starts_with(&folded))
+            .count();
+        if prefixed >= 100 {
+            assert!(
+                answered
+                    .iter()
+                    .all(|value| fold(value).starts_with(&folded)),
+                "query {query:?}: {answered:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn context_narrows_the_values_offered() {
+    let ctx = library();
+    import(
+        &ctx,
+        "runners",
+        "pytest,,language=python\n\
+         unittest,,language=python\n\
+         cargo-test,,language=rust\n\
+         criterion,5,language=rust\n\
+         nextest,2,language=rust\n\
+         nextest,,\n\
+         custom,,\n",
+    );
+    let mut server = ctx.server();
+    let offered = |server: &mut Server, context: Value| {
+        let completion = complete(server, pick("framework"), "", context);
+        (values(&completion), completion["total"].clone())
+    };
+    assert_eq!(
+        offered(&mut server, json!({"language": "rust"})),
+        (
+            vec![
+                "criterion".into(),
+                "nextest".into(),
+                "custom".into(),
+                "cargo-test".into()
+            ],
+            json!(4)
+        )
+    );
+    assert_eq!(
+        offered(&mut server, json!({"language": "python"})),
+        (
+            vec![
+                "custom".into(),
+                "pytest".into(),
+                "nextest".into(),
+                "unittest".into()
+            ],
+            json!(4)
+        )
+    );
+    // Without a context (or with one nothing is tied to) only the free values.
+    assert_eq!(
+        offered(&mut server, json!({})),
+        (vec!["custom".into(), "nextest".into()], json!(2))
+    );
+    assert_eq!(
+        offered(&mut server, json!({"language": "cobol", "word": "x"})),
+        (vec!["custom".into(), "nextest".into()], json!(2))
+    );
+    // An enum's values complete without a table.
+    let completion = complete(&mut server, pick("language"), "py", json!({}));
+    assert_eq!(values(&completion), ["python"]);
+    assert_eq!(completion["total"], 1);
+}
+
+#[test]
+fn template_variables_complete_from_stored_uris() {
+    let ctx = library();
+    let file = ctx.write("page.md", "# A page\n\nText.\n");
+    for uri in [
+        "docs://api/intro",
+        "docs://api/auth",
+        "docs://ui/buttons",
+        "docs://ui/forms",
+        "notes://api/elsewhere",
+    ] {
+        ctx.ok(&["resource", "add", path_str(&file), "--uri", uri]);
+    }
+    ctx.ok(&[
+        "template",
+        "add",
+        "docs://{component}/{page}",
+        "--name",
+        "docs",
+    ]);
+    import(&ctx, "members", "ada,,\nalan,3,\ngrace,,\n");
+    ctx.ok(&[
+        "template",
+        "add",
+        "team://{member}/notes",
+        "--name",
+        "team",
+        "--complete",
+        "member=members",
+    ]);
+    let mut server = ctx.server();
+    let docs = |variable| {
+        (
+            json!({"type": "ref/resource", "uri": "docs://{component}/{page}"}),
+            variable,
+        )
+    };
+
+    let completion = complete(&mut server, docs("component"), "", json!({}));
+    assert_eq!(values(&completion), ["ui", "api"]);
+    assert_eq!(completion["total"], 2);
+    // Another variable already chosen narrows to the URIs that agree with it.
+    let completion = complete(&mut server, docs("page"), "", json!({"component": "api"}));
+    assert_eq!(values(&completion), ["auth", "intro"]);
+    let completion = complete(&mut server, docs("page"), "o", json!({}));
+    assert_eq!(values(&completion), ["forms", "intro", "buttons"]);
+
+    // The reference may be a URI being typed rather than the template's text.
+    let partial = (
+        json!({"type": "ref/resource", "uri": "docs://ui/f"}),
+        "page",
+    );
+    let completion = complete(&mut server, partial, "f", json!({}));
+    assert_eq!(values(&completion), ["forms"]);
+
+    // A variable with a table completes from the table.
+    let team = (
+        json!({"type": "ref/resource", "uri": "team://{member}/notes"}),
+        "member",
+    );
+    let completion = complete(&mut server, team, "a", json!({}));
+    assert_eq!(values(&completion), ["alan", "ada", "grace"]);
+}
+
+#[test]
+fn unknown_prompts_arguments_and_templates_are_invalid_params() {
+    let ctx = library();
+    ctx.ok(&[
+        "template",
+        "add",
+        "docs://{component}/{page}",
+        "--name",
+        "docs",
+    ]);
+    let mut server = ctx.server();
+    let cases = [
+        (
+            json!({"type": "ref/prompt", "name": "nope"}),
+            "word",
+            "unknown prompt 'nope'",
+        ),
+        (
+            json!({"type": "ref/prompt", "name": "pick"}),
+            "colour",
+            "no argument 'colour'",
+        ),
+        (
+            json!({"type": "ref/resource", "uri": "nope://{x}"}),
+            "x",
+            "no resource template",
+        ),
+        (
+            json!({"type": "ref/resource", "uri": "docs://{component}/{page}"}),
+            "section",
+            "no variable 'section'",
+        ),
+    ];
+    for (reference, argument, says) in cases {
+        let response = request(&mut server, (reference, argument), "", json!({}));
+        let (code, message) = error(&response);
+        assert_eq!(code, -32602, "{response}");
+        assert!(message.contains(says), "{message}");
+    }
+    // Still serving.
+    let completion = complete(&mut server, pick("language"), "", json!({}));
+    assert_eq!(completion["total"], 3);
+}
+
+#[test]
+fn an_empty_table_gives_an_empty_list() {
+    let ctx = library();
+    ctx.ok(&["values", "add", "words", "gone"]);
+    ctx.ok(&["values", "rm", "words", "gone"]);
+    let mut server = ctx.server();
+    for value in ["", "g"] {
+        let completion = complete(&mut server, pick("word"), value, json!({}));
+        assert_eq!(
+            completion,
+            json!({"values": [], "total": 0, "hasMore": false})
+        );
+    }
+}
+
+#[test]
+fn a_table_changed_while_serving_is_seen_by_the_next_completion() {
+    let ctx = library();
+    import(&ctx, "words", "alpha,,\nalpine,,\n");
+    let mut server = ctx.server();
+    let completion = complete(&mut server, pick("word"), "al", json!({}));
+    assert_eq!(values(&completion), ["alpha", "alpine"]);
+
+    // Another process writes while the server runs.
+    ctx.ok(&["values", "add", "words", "altitude", "--weight", "9"]);
+    let completion = complete(&mut server, pick("word"), "al", json!({}));
+    assert_eq!(values(&completion), ["altitude", "alpha", "alpine"]);
+
+    ctx.ok(&["values", "rm", "words", "alpha"]);
+    let completion = complete(&mut server, pick("word"), "al", json!({}));
+    assert_eq!(values(&completion), ["altitude", "alpine"]);
+
+    // Removed, then made again under the same name: a new table, not the old index.
+    ctx.ok(&["values", "rm", "words"]);
+    let completion = complete(&mut server, pick("word"), "al", json!({}));
+    assert_eq!(completion["total"], 0);
+    ctx.ok(&["values", "add", "words", "almond"]);
+    let completion = complete(&mut server, pick("word"), "al", json!({}));
+    assert_eq!(values(&completion), ["almond"]);
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn over_the_rate_limit_completion_is_refused_and_serving_goes_on() {
+    let ctx = library();
+    let mut server = Server::start(
+        &ctx.db,
+        &["--completion-rate", "1", "--completion-burst", "2"],
+    );
+    let body = json!({
+        "ref": {"type": "ref/prompt", "name": "pick"},
+        "argument": {"name": "language", "value": ""}
+    });
+    // Sent at once, so no token comes back in between.
+    let ids: Vec<Value> = (100..105).map(|id| json!(id)).collect();
+    for id in &ids {
+        server.send(&json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "completion/complete",
+            "params": crate::common::modern_params(body.clone(), json!({}))
+        }));
+    }
+    let responses: Vec<Value> = ids.iter().map(|id| server.response_to(id)).collect();
+    for response in &responses {
+        validate(MODERN, "JSONRPCMessage", response);
+    }
+    assert!(
+        responses[..2].iter().all(|r| r.get("result").is_some()),
+        "{responses:?}"
+    );
+    for response in &responses[2..] {
+        let (code, message) = error(response);
+        assert_eq!(code, -31429, "{response}");
+        assert!(
+            message.contains("too many completion requests"),
+            "{message}"
+        );
+        assert!(
+            response["error"]["data"]["retryAfterMs"]
+                .as_u64()
+                .is_some_and(|ms| ms > 0)
+        );
+    }
+    // Other methods are not limited.
+    let response = server.modern("prompts/list", json!({}));
+    validate(MODERN, "ListPromptsResult", &response["result"]);
+    // A token comes back within a second.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let completion = complete(&mut server, pick("language"), "r", json!({}));
+    assert_eq!(values(&completion), ["rust"]);
+    assert_eq!(server.close(), Some(0));
+}
