@@ -79,7 +79,18 @@ impl Store {
         fill: impl FnOnce(&Transaction) -> Result<()>,
     ) -> Result<Store> {
         check_folder(path)?;
-        {
+        // A server opening a current database checks its version without ever holding a
+        // writable connection (closing one may checkpoint the WAL into the file).
+        let current = access == Access::ReadOnly && path.exists() && {
+            let conn = Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(|err| StoreError::Open(format!("cannot open {}: {err}", path.display())))?;
+            configure(&conn).map_err(|err| not_a_database(path, err))?;
+            schema::is_current(&conn, path)?
+        };
+        if !current {
             let mut conn = Connection::open_with_flags(
                 path,
                 OpenFlags::SQLITE_OPEN_READ_WRITE

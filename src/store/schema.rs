@@ -63,6 +63,14 @@ pub(super) fn prepare(
     Ok(())
 }
 
+/// Whether the database at `conn` has this version's schema (false: it needs creating or
+/// migrating); a newer or foreign one is refused.
+pub(super) fn is_current(conn: &Connection, path: &Path) -> Result<bool> {
+    let version = user_version(conn).map_err(|err| not_a_database(path, err))?;
+    check_not_newer(path, version)?;
+    Ok(version == SCHEMA_VERSION)
+}
+
 fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.query_row("PRAGMA user_version", [], |row| row.get(0))
 }
