@@ -771,3 +771,27 @@ fn a_slow_request_does_not_hold_up_a_fast_one_and_cancelled_ones_stay_silent() {
         "nothing may be sent for a cancelled request"
     );
 }
+
+#[test]
+fn serving_never_writes_the_database() {
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    let before = std::fs::read(&ctx.db).expect("read the database");
+    let mut server = ctx.server();
+    server.initialize("2025-06-18");
+    for method in ["prompts/list", "resources/list", "resources/templates/list"] {
+        assert!(server.request(method, json!({})).get("result").is_some());
+        assert!(server.modern(method, json!({})).get("result").is_some());
+    }
+    let got = server.modern(
+        "prompts/get",
+        json!({"name": "summarize", "arguments": {"text": "x"}}),
+    );
+    assert!(got.get("result").is_some(), "{got}");
+    assert_eq!(server.close(), Some(0));
+    let after = std::fs::read(&ctx.db).expect("read the database");
+    assert!(
+        before == after,
+        "the database file changed while it was only served"
+    );
+}
