@@ -92,7 +92,13 @@ impl InFlight {
 
 /// Serves MCP on stdin/stdout until stdin closes.
 pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
-    let secret = store::read::secret(&*store.conn()?)?;
+    let (secret, start) = {
+        let conn = store.conn()?;
+        (
+            store::read::secret(&conn)?,
+            store::read::change_position(&conn)?,
+        )
+    };
     // Only the blocking pool is used: a current-thread runtime starts no async workers.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .max_blocking_threads(MAX_TASK_THREADS)
@@ -120,7 +126,7 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         let path = shared.store.path().to_path_buf();
         let shared = Arc::clone(&shared);
         let session = Arc::clone(&session);
-        watch::spawn(&path, poll_interval, move |changes| {
+        watch::spawn(&path, poll_interval, start, move |changes| {
             dispatch::notify(&shared, &session, changes)
         })
         .context("cannot watch the database for changes")?;
@@ -134,7 +140,8 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
     dispatcher.finish();
     let _ = shared.output.send(transport::END.to_vec());
     let _ = writer.join();
-    drop(runtime);
+    // Every task has finished; idle pool threads need not be waited for.
+    runtime.shutdown_background();
     Ok(())
 }
 

@@ -44,56 +44,67 @@ impl Changes {
     }
 }
 
-/// Starts the watching thread; it hands every batch of changes to `on_changes`, and lives as
-/// long as the process.
+/// Starts the watching thread, which reports changes logged after `after` (the change-log
+/// position when serving began) to `on_changes`, for as long as the process lives. Its
+/// connection is opened on the thread, off the path to the first answer.
 pub fn spawn(
     path: &Path,
     interval: Duration,
+    after: i64,
     on_changes: impl Fn(&Changes) + Send + 'static,
 ) -> anyhow::Result<()> {
+    let path = path.to_path_buf();
+    std::thread::Builder::new()
+        .name("watch".into())
+        .spawn(move || {
+            let conn = match open(&path) {
+                Ok(conn) => conn,
+                Err(err) => {
+                    tracing::error!("cannot watch {} for changes: {err}", path.display());
+                    return;
+                }
+            };
+            let mut last_seq = after;
+            // Changes committed before this first look are caught by the change log below.
+            let mut last_version = None;
+            loop {
+                let version = match data_version(&conn) {
+                    Ok(version) => version,
+                    Err(err) => {
+                        tracing::warn!("watching the database: {err}");
+                        std::thread::sleep(interval);
+                        continue;
+                    }
+                };
+                if last_version != Some(version) {
+                    last_version = Some(version);
+                    match changes_since(&conn, last_seq) {
+                        Ok(rows) => {
+                            if let Some(last) = rows.last() {
+                                last_seq = last.seq;
+                                let changes = Changes::from_rows(&rows);
+                                tracing::debug!(rows = rows.len(), ?changes, "library changed");
+                                if !changes.is_empty() {
+                                    on_changes(&changes);
+                                }
+                            }
+                        }
+                        Err(err) => tracing::warn!("reading the change log: {err}"),
+                    }
+                }
+                std::thread::sleep(interval);
+            }
+        })?;
+    Ok(())
+}
+
+fn open(path: &Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     conn.busy_timeout(Duration::from_secs(10))?;
-    let mut last_seq: i64 =
-        conn.query_row("SELECT coalesce(max(seq), 0) FROM change_log", [], |row| {
-            row.get(0)
-        })?;
-    let mut last_version = data_version(&conn)?;
-    std::thread::Builder::new()
-        .name("watch".into())
-        .spawn(move || {
-            loop {
-                std::thread::sleep(interval);
-                let version = match data_version(&conn) {
-                    Ok(version) => version,
-                    Err(err) => {
-                        tracing::warn!("watching the database: {err}");
-                        continue;
-                    }
-                };
-                if version == last_version {
-                    continue;
-                }
-                last_version = version;
-                let rows = match changes_since(&conn, last_seq) {
-                    Ok(rows) => rows,
-                    Err(err) => {
-                        tracing::warn!("reading the change log: {err}");
-                        continue;
-                    }
-                };
-                let Some(last) = rows.last() else { continue };
-                last_seq = last.seq;
-                let changes = Changes::from_rows(&rows);
-                tracing::debug!(rows = rows.len(), ?changes, "library changed");
-                if !changes.is_empty() {
-                    on_changes(&changes);
-                }
-            }
-        })?;
-    Ok(())
+    Ok(conn)
 }
 
 fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
