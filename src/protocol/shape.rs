@@ -102,6 +102,13 @@ pub struct ShapedPage {
     last_modified: i64,
 }
 
+impl ShapedPage {
+    /// How much memory keeping it costs, roughly.
+    pub fn size(&self) -> usize {
+        self.json.len()
+    }
+}
+
 fn response_line(id: &Value, result: &Map<String, Value>) -> Vec<u8> {
     line(&Response {
         jsonrpc: "2.0",
@@ -236,13 +243,18 @@ impl Shaper<'_> {
         if let Some(cursor) = &page.next_cursor {
             result.insert("nextCursor".into(), json!(cursor));
         }
+        self.cacheable(result, page.last_modified)
+    }
+
+    /// A cacheable result made whole but for `ttlMs`, serialized for `page_line`.
+    fn cacheable(&self, result: Map<String, Value>, last_modified: i64) -> ShapedPage {
         let mut result = self.complete(result, None);
         if self.revision.is_modern() {
             result.insert("cacheScope".into(), json!(self.cache_scope()));
         }
         ShapedPage {
             json: serde_json::to_vec(&result).unwrap_or_else(|_| b"{}".to_vec()),
-            last_modified: page.last_modified,
+            last_modified,
         }
     }
 
@@ -393,10 +405,11 @@ impl Shaper<'_> {
         Value::Object(map)
     }
 
-    pub fn read(&self, id: &Value, read: &ReadResult) -> Vec<u8> {
+    /// A `resources/read` result, shaped once to be served until the resource changes.
+    pub fn read_page(&self, read: &ReadResult) -> ShapedPage {
         let mut result = Map::new();
         result.insert("contents".into(), json!([self.contents(read)]));
-        self.success(id, result, Some(Hints::Since(read.resource.last_modified)))
+        self.cacheable(result, read.resource.last_modified)
     }
 
     pub fn prompt_outcome(&self, id: &Value, outcome: &PromptOutcome) -> Vec<u8> {

@@ -1,5 +1,5 @@
-//! What the server keeps between requests until the library changes: shaped list pages and
-//! parsed prompts. Hosts list and fill prompts often and the library changes rarely, and
+//! What the server keeps between requests until the library changes: shaped list pages,
+//! shaped reads of small resources, and parsed prompts. Hosts list and fill prompts often and the library changes rarely, and
 //! reading and shaping costs far more than checking whether anything changed: one look at
 //! the change log's last row.
 
@@ -27,6 +27,10 @@ const MAX_PAGES: usize = 1024;
 
 /// Prompts kept at most (a prompt is small; this bounds a library of many thousands).
 const MAX_PROMPTS: usize = 4096;
+/// Reads are kept only for resources this small, and only this many bytes of them in all,
+/// so a large library cannot grow the server's memory.
+const MAX_KEPT_READ: usize = 64 * 1024;
+const MAX_KEPT_READS_BYTES: usize = 4 * 1024 * 1024;
 
 type Key = (ListKind, Revision, Option<String>);
 
@@ -38,6 +42,9 @@ pub(super) struct Cache {
     pages: Tagged<Key, ShapedPage>,
     /// By name; None (not stored) is not kept, so a new prompt is found at once.
     prompts: Tagged<String, StoredPrompt>,
+    /// `resources/read` results by revision and URI, with their total size.
+    reads: Tagged<(Revision, String), ShapedPage>,
+    read_bytes: Mutex<usize>,
 }
 
 fn lock<K, V>(entries: &Tagged<K, V>) -> std::sync::MutexGuard<'_, HashMap<K, (i64, Arc<V>)>> {
@@ -70,6 +77,41 @@ impl Cache {
             pages.clear();
         }
         pages.insert(key, (position, Arc::clone(&page)));
+        Ok(page)
+    }
+
+    /// The shaped `resources/read` result for `uri` as of now, from `shape` unless kept.
+    /// Failures (no such resource) are not kept.
+    pub(super) fn read(
+        &self,
+        conn: &Connection,
+        revision: Revision,
+        uri: &str,
+        shape: impl FnOnce() -> Result<ShapedPage, Failure>,
+    ) -> Result<Arc<ShapedPage>, Failure> {
+        let position = read::change_position(conn)?;
+        let key = (revision, uri.to_string());
+        if let Some((at, page)) = lock(&self.reads).get(&key)
+            && *at == position
+        {
+            return Ok(Arc::clone(page));
+        }
+        let page = Arc::new(shape()?);
+        if page.size() <= MAX_KEPT_READ {
+            let mut reads = lock(&self.reads);
+            let mut bytes = self
+                .read_bytes
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if *bytes + page.size() > MAX_KEPT_READS_BYTES {
+                reads.clear();
+                *bytes = 0;
+            }
+            *bytes += page.size();
+            if let Some((_, old)) = reads.insert(key, (position, Arc::clone(&page))) {
+                *bytes = bytes.saturating_sub(old.size());
+            }
+        }
         Ok(page)
     }
 

@@ -238,7 +238,12 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
             )?;
             shaper.page_line(id, &page)
         }
-        Method::ReadResource { uri } => shaper.read(id, &handlers::resources::read(&conn, uri)?),
+        Method::ReadResource { uri } => {
+            let page = shared.cache.read(&conn, shaper.revision, uri, || {
+                Ok(shaper.read_page(&handlers::resources::read(&conn, uri)?))
+            })?;
+            shaper.page_line(id, &page)
+        }
         Method::Complete(params) => shaper.completion(
             id,
             &handlers::completion::complete(&conn, &shared.indexes, params)?,

@@ -795,3 +795,56 @@ fn serving_never_writes_the_database() {
         "the database file changed while it was only served"
     );
 }
+
+#[test]
+fn a_running_server_answers_from_the_library_as_it_is_now() {
+    let ctx = TestContext::new();
+    let prompt = ctx.write("greet.prompt.md", "Hello.\n");
+    let doc = ctx.write("doc.md", "first version\n");
+    ctx.ok(&["prompt", "add", &prompt.display().to_string()]);
+    ctx.ok(&[
+        "resource",
+        "add",
+        &doc.display().to_string(),
+        "--uri",
+        "shelf://t/doc.md",
+    ]);
+    let mut server = ctx.server();
+    let count = |server: &mut Server| {
+        let list = server.modern("prompts/list", json!({}));
+        result(&list)["prompts"].as_array().map(Vec::len)
+    };
+    let text = |server: &mut Server| {
+        let read = server.modern("resources/read", json!({"uri": "shelf://t/doc.md"}));
+        result(&read)["contents"][0]["text"]
+            .as_str()
+            .map(String::from)
+    };
+    let greeting = |server: &mut Server| {
+        let got = server.modern("prompts/get", json!({"name": "greet"}));
+        result(&got)["messages"][0]["content"]["text"]
+            .as_str()
+            .map(String::from)
+    };
+    // Asked twice, so the second answer may come from what the server keeps.
+    for _ in 0..2 {
+        assert_eq!(count(&mut server), Some(9));
+        assert_eq!(text(&mut server).as_deref(), Some("first version\n"));
+        assert_eq!(greeting(&mut server).as_deref(), Some("Hello."));
+    }
+    std::fs::write(&prompt, "Goodbye.\n").expect("edit the prompt");
+    std::fs::write(&doc, "second version\n").expect("edit the document");
+    let other = ctx.write("other.prompt.md", "Another.\n");
+    ctx.ok(&["prompt", "add", &prompt.display().to_string()]);
+    ctx.ok(&["prompt", "add", &other.display().to_string()]);
+    ctx.ok(&[
+        "resource",
+        "add",
+        &doc.display().to_string(),
+        "--uri",
+        "shelf://t/doc.md",
+    ]);
+    assert_eq!(count(&mut server), Some(10));
+    assert_eq!(text(&mut server).as_deref(), Some("second version\n"));
+    assert_eq!(greeting(&mut server).as_deref(), Some("Goodbye."));
+}
