@@ -80,6 +80,31 @@ impl Cache {
         Ok(page)
     }
 
+    /// The kept answer to a list or read request, if there is one as of `position` (the
+    /// change log's position now): what the dispatcher sends without starting a task.
+    pub(super) fn kept(
+        &self,
+        position: i64,
+        revision: Revision,
+        method: &crate::protocol::Method,
+    ) -> Option<Arc<ShapedPage>> {
+        use crate::protocol::Method;
+        let (kind, cursor) = match method {
+            Method::ListPrompts { cursor } => (ListKind::Prompts, cursor),
+            Method::ListResources { cursor } => (ListKind::Resources, cursor),
+            Method::ListTemplates { cursor } => (ListKind::Templates, cursor),
+            Method::ReadResource { uri } => {
+                let reads = lock(&self.reads);
+                let (at, page) = reads.get(&(revision, uri.clone()))?;
+                return (*at == position).then(|| Arc::clone(page));
+            }
+            _ => return None,
+        };
+        let pages = lock(&self.pages);
+        let (at, page) = pages.get(&(kind, revision, cursor.clone()))?;
+        (*at == position).then(|| Arc::clone(page))
+    }
+
     /// The shaped `resources/read` result for `uri` as of now, from `shape` unless kept.
     /// Failures (no such resource) are not kept.
     pub(super) fn read(
