@@ -24,7 +24,7 @@ use anyhow::{Context, Result};
 use crate::complete::CompletionIndexes;
 use crate::config::ServeConfig;
 use crate::handlers::{self, Failure};
-use crate::protocol::{self, Envelope, Method, Revision, RpcError, Shaper, code};
+use crate::protocol::{self, Envelope, Method, Revision, RpcError, ShapedPage, Shaper, code};
 use crate::store::{self, Store};
 use cache::{Cache, ListKind};
 use dispatch::{Dispatcher, Session};
@@ -170,26 +170,24 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
     let conn = shared.store.conn().map_err(Failure::from)?;
     let config = &shared.config;
     let id = &envelope.id;
+    // A page of a list: kept until the library changes, shaped by `shape` otherwise.
+    let list = |kind: ListKind,
+                cursor: &Option<String>,
+                shape: &dyn Fn(Option<&str>) -> Result<ShapedPage, Failure>|
+     -> Result<Vec<u8>, Failure> {
+        let cursor = cursor.as_deref();
+        let page = shared
+            .cache
+            .page(&conn, kind, shaper.revision, cursor, || shape(cursor))?;
+        Ok(shaper.page_line(id, &page))
+    };
     Ok(match &envelope.method {
         Method::Discover => shaper.discover(id, &handlers::discover::discover(&conn)?),
         Method::Initialize { .. } => shaper.initialize(id, &handlers::discover::discover(&conn)?),
         Method::Ping => shaper.empty(id),
-        Method::ListPrompts { cursor } => {
-            let page = shared.cache.page(
-                &conn,
-                ListKind::Prompts,
-                shaper.revision,
-                cursor.as_deref(),
-                || {
-                    Ok(shaper.prompts_page(&handlers::prompts::list(
-                        &conn,
-                        config,
-                        cursor.as_deref(),
-                    )?))
-                },
-            )?;
-            shaper.page_line(id, &page)
-        }
+        Method::ListPrompts { cursor } => list(ListKind::Prompts, cursor, &|cursor| {
+            Ok(shaper.prompts_page(&handlers::prompts::list(&conn, config, cursor)?))
+        })?,
         Method::GetPrompt(params) => {
             let caller = handlers::prompts::Caller {
                 can_elicit: envelope.era.can_elicit_forms(),
@@ -206,38 +204,12 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
             )?;
             shaper.prompt_outcome(id, &outcome)
         }
-        Method::ListResources { cursor } => {
-            let page = shared.cache.page(
-                &conn,
-                ListKind::Resources,
-                shaper.revision,
-                cursor.as_deref(),
-                || {
-                    Ok(shaper.resources_page(&handlers::resources::list(
-                        &conn,
-                        config,
-                        cursor.as_deref(),
-                    )?))
-                },
-            )?;
-            shaper.page_line(id, &page)
-        }
-        Method::ListTemplates { cursor } => {
-            let page = shared.cache.page(
-                &conn,
-                ListKind::Templates,
-                shaper.revision,
-                cursor.as_deref(),
-                || {
-                    Ok(shaper.templates_page(&handlers::templates::list(
-                        &conn,
-                        config,
-                        cursor.as_deref(),
-                    )?))
-                },
-            )?;
-            shaper.page_line(id, &page)
-        }
+        Method::ListResources { cursor } => list(ListKind::Resources, cursor, &|cursor| {
+            Ok(shaper.resources_page(&handlers::resources::list(&conn, config, cursor)?))
+        })?,
+        Method::ListTemplates { cursor } => list(ListKind::Templates, cursor, &|cursor| {
+            Ok(shaper.templates_page(&handlers::templates::list(&conn, config, cursor)?))
+        })?,
         Method::ReadResource { uri } => {
             let page = shared.cache.read(&conn, shaper.revision, uri, || {
                 Ok(shaper.read_page(&handlers::resources::read(&conn, uri)?))

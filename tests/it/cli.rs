@@ -5,7 +5,7 @@ use std::path::Path;
 use rusqlite::Connection;
 use serde_json::Value;
 
-use crate::common::{BIN, TestContext, describe};
+use crate::common::{BIN, TestContext, describe, snapshot};
 
 const PNG: &[u8] = include_bytes!("../../seed/images/layers.png");
 
@@ -37,37 +37,6 @@ fn count(ctx: &TestContext, sql: &str) -> i64 {
     open(ctx)
         .query_row(sql, [], |row| row.get(0))
         .unwrap_or_else(|err| panic!("{sql}: {err}"))
-}
-
-/// Every row of every table plus the schema version: equal snapshots mean nothing changed.
-fn snapshot(db: &Path) -> Vec<String> {
-    let conn = Connection::open(db).expect("open the test database");
-    let mut lines = vec![format!(
-        "user_version {}",
-        conn.query_row("PRAGMA user_version", [], |row| row.get::<_, i64>(0))
-            .expect("user_version")
-    )];
-    let tables: Vec<String> = conn
-        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
-        .expect("list tables")
-        .query_map([], |row| row.get(0))
-        .expect("list tables")
-        .collect::<Result<_, _>>()
-        .expect("table names");
-    for table in tables {
-        let mut stmt = conn
-            .prepare(&format!("SELECT * FROM \"{table}\""))
-            .expect("select");
-        let columns = stmt.column_count();
-        let mut rows = stmt.query([]).expect("query");
-        while let Some(row) = rows.next().expect("row") {
-            let cells: Vec<String> = (0..columns)
-                .map(|at| format!("{:?}", row.get_ref(at).expect("cell")))
-                .collect();
-            lines.push(format!("{table}: {}", cells.join(" | ")));
-        }
-    }
-    lines
 }
 
 /// Runs a command that must fail: one line on stderr, naming the problem, and the database

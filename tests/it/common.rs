@@ -348,3 +348,34 @@ pub fn validate(revision: &str, definition: &str, instance: &Value) {
 pub fn spec_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec")
 }
+
+/// Every row of every table plus the schema version: equal snapshots mean nothing changed.
+pub fn snapshot(db: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(db).expect("open the test database");
+    let mut lines = vec![format!(
+        "user_version {}",
+        conn.query_row("PRAGMA user_version", [], |row| row.get::<_, i64>(0))
+            .expect("user_version")
+    )];
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+        .expect("list tables")
+        .query_map([], |row| row.get(0))
+        .expect("list tables")
+        .collect::<Result<_, _>>()
+        .expect("table names");
+    for table in tables {
+        let mut stmt = conn
+            .prepare(&format!("SELECT * FROM \"{table}\""))
+            .expect("select");
+        let columns = stmt.column_count();
+        let mut rows = stmt.query([]).expect("query");
+        while let Some(row) = rows.next().expect("row") {
+            let cells: Vec<String> = (0..columns)
+                .map(|at| format!("{:?}", row.get_ref(at).expect("cell")))
+                .collect();
+            lines.push(format!("{table}: {}", cells.join(" | ")));
+        }
+    }
+    lines
+}

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use rusqlite::Connection;
 use serde_json::{Value, json};
 
-use crate::common::{BIN, TestContext, describe};
+use crate::common::{BIN, TestContext, describe, snapshot};
 
 const PNG: &[u8] = include_bytes!("../../seed/images/layers.png");
 
@@ -159,33 +159,6 @@ fn text(ctx: &TestContext, sql: &str) -> Option<String> {
     open(ctx)
         .query_row(sql, [], |row| row.get(0))
         .unwrap_or_else(|err| panic!("{sql}: {err}"))
-}
-
-/// Every row of every table: equal dumps mean nothing changed.
-fn dump(db: &Path) -> Vec<String> {
-    let conn = Connection::open(db).expect("open the test database");
-    let tables: Vec<String> = conn
-        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
-        .expect("list tables")
-        .query_map([], |row| row.get(0))
-        .expect("list tables")
-        .collect::<Result<_, _>>()
-        .expect("table names");
-    let mut lines = Vec::new();
-    for table in tables {
-        let mut stmt = conn
-            .prepare(&format!("SELECT * FROM \"{table}\""))
-            .expect("select");
-        let columns = stmt.column_count();
-        let mut rows = stmt.query([]).expect("query");
-        while let Some(row) = rows.next().expect("row") {
-            let cells: Vec<String> = (0..columns)
-                .map(|at| format!("{:?}", row.get_ref(at).expect("cell")))
-                .collect();
-            lines.push(format!("{table}: {}", cells.join(" | ")));
-        }
-    }
-    lines
 }
 
 fn set_mtime(path: &Path, seconds: u64) {
@@ -583,7 +556,7 @@ fn reimporting_an_unchanged_folder_writes_nothing() {
     let ctx = TestContext::new();
     let notes = write_notes(&ctx);
     import(&ctx, &notes, &[]);
-    let before = dump(&ctx.db);
+    let before = snapshot(&ctx.db);
     let changes_before = changes(&ctx);
     // data_version moves when another connection commits; this one watches.
     let watcher = open(&ctx);
@@ -603,7 +576,7 @@ fn reimporting_an_unchanged_folder_writes_nothing() {
         "the database was written"
     );
     assert_eq!(changes(&ctx), changes_before);
-    assert_eq!(dump(&ctx.db), before);
+    assert_eq!(snapshot(&ctx.db), before);
 }
 
 #[test]
@@ -749,7 +722,7 @@ fn dry_run_prints_the_plan_and_changes_nothing() {
     ctx.write("d/edit.md", "# Edited\n");
     ctx.write("d/new.prompt.md", "New\n");
     std::fs::remove_file(ctx.path("d/gone.md")).expect("remove");
-    let before = dump(&ctx.db);
+    let before = snapshot(&ctx.db);
     let stdout = import(&ctx, &ctx.path("d"), &["--dry-run", "--prune"]);
     assert_eq!(
         stdout,
@@ -758,7 +731,7 @@ fn dry_run_prints_the_plan_and_changes_nothing() {
          remove resource shelf://d/gone.md\n\
          dry run of collection d (nothing written): added 1, updated 1, unchanged 1, removed 1, failed 0\n"
     );
-    assert_eq!(dump(&ctx.db), before);
+    assert_eq!(snapshot(&ctx.db), before);
 }
 
 #[test]
@@ -772,7 +745,7 @@ fn broken_front_matter_names_the_file_and_line_and_imports_nothing() {
     );
     ctx.write("b/typo.prompt.md", "---\ndescriptoin: typo\n---\nBody\n");
     ctx.ok(&["stats"]);
-    let before = dump(&ctx.db);
+    let before = snapshot(&ctx.db);
     let (stdout, stderr) = import_fails(&ctx, &ctx.path("b"), &[]);
     let bad = ctx.path("b/bad.prompt.md");
     assert!(
@@ -789,7 +762,7 @@ fn broken_front_matter_names_the_file_and_line_and_imports_nothing() {
         summary(&stdout),
         "collection b: added 0, updated 0, unchanged 0, removed 0, failed 2"
     );
-    assert_eq!(dump(&ctx.db), before);
+    assert_eq!(snapshot(&ctx.db), before);
 
     // --keep-going imports the rest and still fails.
     let (stdout, stderr) = import_fails(&ctx, &ctx.path("b"), &["--keep-going"]);
@@ -817,7 +790,7 @@ fn a_killed_import_leaves_the_previous_state() {
     }
     ctx.write("small/a.md", "# A\n");
     import(&ctx, &ctx.path("small"), &[]);
-    let before = dump(&ctx.db);
+    let before = snapshot(&ctx.db);
     let wal = PathBuf::from(format!("{}-wal", ctx.db.display()));
     let mut child = ctx
         .command(&["import", ctx.path("big").to_str().expect("UTF-8")])
@@ -843,7 +816,7 @@ fn a_killed_import_leaves_the_previous_state() {
     }
     child.wait().expect("reap");
     assert_eq!(
-        dump(&ctx.db),
+        snapshot(&ctx.db),
         before,
         "a killed import changed the database"
     );
@@ -894,7 +867,7 @@ fn import_export_import_is_a_fixed_point() {
     );
     assert!(out.join("_values/levels.csv").is_file());
     let logged = changes(&ctx);
-    let before = dump(&ctx.db);
+    let before = snapshot(&ctx.db);
 
     // Importing the export changes nothing, pruning included.
     let stdout = import(&ctx, &out, &["--collection", "notes", "--prune"]);
@@ -903,7 +876,7 @@ fn import_export_import_is_a_fixed_point() {
         "collection notes: added 0, updated 0, unchanged 12, removed 0, failed 0"
     );
     assert_eq!(changes(&ctx), logged);
-    assert_eq!(dump(&ctx.db), before);
+    assert_eq!(snapshot(&ctx.db), before);
 
     // Exporting again writes nothing new.
     let stdout = ctx.ok(&["export", out_str, "--collection", "notes"]);
