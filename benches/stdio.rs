@@ -21,14 +21,12 @@
 
 mod common;
 
-use std::io::{BufRead, Write};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use common::{Errors, Peer, Program, check_answer, closed_loop, micros, percentile};
+use common::{IN_FLIGHT, Peer, Program, closed_loop, micros, percentile};
 
 /// How much of each measurement to do.
 struct Sizes {
@@ -55,13 +53,10 @@ const QUICK: Sizes = Sizes {
     spawns: 5,
 };
 
-/// Requests kept in flight by the pipelined measurement.
-const IN_FLIGHT: u64 = 64;
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|arg| arg == "--echo") {
-        echo();
+        common::echo();
         return;
     }
     let mut sizes = &FULL;
@@ -263,8 +258,14 @@ fn measure(program: &Program, workload: &Workload, sizes: &Sizes, pinning: &Pinn
         pin_self(&pin.allowed);
     }
 
-    let (per_second, rss_kib) = pipelined(program, &workload.bodies, sizes, &what);
-    let start = cold_start(program, &workload.bodies[0], sizes.spawns, &what);
+    let (per_second, rss_kib) = common::pipelined(
+        program,
+        &workload.bodies,
+        sizes.pipelined_requests,
+        sizes.pipelined_time,
+        &what,
+    );
+    let start = common::cold_start(program, &workload.bodies[0], sizes.spawns, &what);
     Figures {
         p50: percentile(&times, 0.50),
         p99: percentile(&times, 0.99),
@@ -272,79 +273,6 @@ fn measure(program: &Program, workload: &Workload, sizes: &Sizes, pinning: &Pinn
         start,
         rss_kib,
     }
-}
-
-/// Pipelined throughput: this thread writes, keeping `IN_FLIGHT` requests outstanding; a
-/// reader thread checks answers and hands back one credit per answer. Stops sending after
-/// `pipelined_requests` or `pipelined_time`, whichever comes first. Returns requests per
-/// second and the peer's peak RSS (KiB), read before its stdin is closed.
-fn pipelined(program: &Program, bodies: &[String], sizes: &Sizes, what: &str) -> (f64, u64) {
-    let limit = sizes.pipelined_requests;
-    let mut peer = Peer::spawn(program, None);
-    let stdout = peer.stdout.take().expect("stdout of a new peer");
-    let (credits, answered) = mpsc::channel::<()>();
-    let reader = std::thread::spawn(move || {
-        let mut stdout = stdout;
-        let mut seen = vec![false; limit as usize];
-        let mut errors = Errors::default();
-        let mut line = String::new();
-        loop {
-            line.clear();
-            match stdout.read_line(&mut line) {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(err) => panic!("read a pipelined answer: {err}"),
-            }
-            match check_answer(&line) {
-                Ok(id) if id < limit && !std::mem::replace(&mut seen[id as usize], true) => {}
-                Ok(id) => errors.record(format!("unexpected or repeated id {id}")),
-                Err(message) => errors.record(message),
-            }
-            // The writer may be gone already; keep reading to EOF so the peer can exit.
-            let _ = credits.send(());
-        }
-        errors
-    });
-
-    let stdin = peer.stdin.as_mut().expect("stdin of a new peer");
-    let start = Instant::now();
-    let mut sent = send_batch(stdin, bodies, 0, IN_FLIGHT.min(limit));
-    let mut outstanding = sent;
-    while outstanding > 0 {
-        if answered.recv().is_err() {
-            panic!("{what}: the peer stopped answering with {outstanding} requests outstanding");
-        }
-        let mut returned = 1;
-        while answered.try_recv().is_ok() {
-            returned += 1;
-        }
-        outstanding -= returned;
-        if start.elapsed() < sizes.pipelined_time {
-            let more = send_batch(stdin, bodies, sent, returned.min(limit - sent));
-            sent += more;
-            outstanding += more;
-        }
-    }
-    let elapsed = start.elapsed();
-    let rss_kib = common::peak_rss_kib(peer.pid());
-    peer.finish();
-    let errors = reader.join().expect("the pipelined reader thread panicked");
-    errors.ensure_none(&format!("pipelined, {what}"));
-    (sent as f64 / elapsed.as_secs_f64(), rss_kib)
-}
-
-/// Writes `count` requests with ids from `first`, cycling through `bodies`, and flushes.
-/// Returns `count`.
-fn send_batch(stdin: &mut impl Write, bodies: &[String], first: u64, count: u64) -> u64 {
-    if count == 0 {
-        return 0;
-    }
-    for id in first..first + count {
-        let body = &bodies[id as usize % bodies.len()];
-        common::write_request(stdin, id, body).expect("write a pipelined request");
-    }
-    stdin.flush().expect("flush pipelined requests");
-    count
 }
 
 /// The CPUs this process may run on, as taskset lists them (e.g. "0-1"), or None when
@@ -381,74 +309,4 @@ pub fn pin_self(cpus: &str) {
         status.success(),
         "taskset could not pin the bench to CPUs {cpus}"
     );
-}
-
-/// Cold start: spawn the peer, send one request, time until its answer; the median over
-/// `spawns` fresh processes.
-fn cold_start(program: &Program, body: &str, spawns: usize, what: &str) -> Duration {
-    let mut errors = Errors::default();
-    let mut times: Vec<Duration> = (0..spawns)
-        .map(|_| {
-            let start = Instant::now();
-            let mut peer = Peer::spawn(program, None);
-            let outcome = peer.call(1, body);
-            let elapsed = start.elapsed();
-            if let Err(message) = outcome {
-                errors.record(message);
-            }
-            peer.finish();
-            elapsed
-        })
-        .collect();
-    errors.ensure_none(&format!("cold start, {what}"));
-    times.sort_unstable();
-    percentile(&times, 0.5)
-}
-
-/// The echo peer: one answer per request line, a fixed result (about 2 KB for
-/// `resources/read`), flushed when no more input is buffered; exits at EOF.
-fn echo() {
-    let small: Value = json!({"resultType": "complete", "echo": true});
-    let text: String = "All work and no play makes Jack a dull boy. "
-        .repeat(46)
-        .chars()
-        .take(2_000)
-        .collect();
-    let large: Value = json!({
-        "resultType": "complete",
-        "contents": [{"uri": "shelf://library/guides/testing.md", "mimeType": "text/markdown", "text": text}],
-    });
-    let small = serde_json::to_string(&small).expect("serialize the small result");
-    let large = serde_json::to_string(&large).expect("serialize the large result");
-    // Our own buffer (StdinLock does not say what it holds), so we know when it is empty.
-    let mut input = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin().lock());
-    let mut output = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
-    let mut line = String::new();
-    loop {
-        line.clear();
-        match input.read_line(&mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(err) => panic!("echo: read stdin: {err}"),
-        }
-        let request: Value = match serde_json::from_str(&line) {
-            Ok(request) => request,
-            Err(err) => panic!("echo: a request is not JSON ({err}): {line}"),
-        };
-        let id = serde_json::to_string(&request["id"]).expect("serialize an id");
-        let result = if request["method"] == "resources/read" {
-            &large
-        } else {
-            &small
-        };
-        writeln!(
-            output,
-            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}"
-        )
-        .expect("echo: write stdout");
-        if input.buffer().is_empty() {
-            output.flush().expect("echo: flush stdout");
-        }
-    }
-    output.flush().expect("echo: flush stdout");
 }

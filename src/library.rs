@@ -622,6 +622,21 @@ pub fn split_roles(body: &str) -> Vec<MessageTemplate> {
     messages
 }
 
+/// A description taken from a paragraph is for lists a host shows: a long paragraph (a
+/// whole document with no blank line, say) is cut at a word, with an ellipsis.
+fn summary(paragraph: &str) -> String {
+    const LONGEST: usize = 300;
+    if paragraph.chars().count() <= LONGEST {
+        return paragraph.to_string();
+    }
+    let cut: String = paragraph.chars().take(LONGEST).collect();
+    let at_word = cut
+        .rfind(char::is_whitespace)
+        .filter(|&at| at > LONGEST / 2)
+        .unwrap_or(cut.len());
+    format!("{}…", cut[..at_word].trim_end())
+}
+
 /// The body's first heading and first paragraph, as plain text.
 pub(crate) fn heading_and_paragraph(body: &str) -> (Option<String>, Option<String>) {
     let mut heading: Option<String> = None;
@@ -651,7 +666,7 @@ pub(crate) fn heading_and_paragraph(body: &str) -> (Option<String>, Option<Strin
             Event::End(TagEnd::Paragraph) => {
                 let text = current.take().unwrap_or_default();
                 if paragraph.is_none() && !text.trim().is_empty() {
-                    paragraph = Some(text.trim().to_string());
+                    paragraph = Some(summary(text.trim()));
                 }
             }
             _ => {}
@@ -862,6 +877,15 @@ mod tests {
         assert_eq!(line, 4);
         let (front, _, _) = split_front_matter("text\n---\nname: x\n---\n");
         assert_eq!(front, None);
+    }
+
+    #[test]
+    fn a_long_first_paragraph_becomes_a_short_description() {
+        let body = format!("# Title\n\n{}\n", "word ".repeat(500));
+        let (_, description) = heading_and_paragraph(&body);
+        let description = description.unwrap_or_default();
+        assert!(description.chars().count() <= 301, "{}", description.len());
+        assert!(description.ends_with("word…"), "{description}");
     }
 
     #[test]

@@ -1,10 +1,13 @@
 //! What both stdio benches share: starting a process that speaks newline-delimited JSON-RPC
 //! on stdin/stdout (optionally pinned to one CPU with `taskset`), building modern MCP
 //! requests, timing one request at a time, checking every answer, and summarising times.
+// Each bench is its own crate and uses only part of this module.
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
@@ -13,6 +16,9 @@ use serde_json::{Value, json};
 
 /// The server under test, built by cargo for this bench.
 pub const PROMPTSHELF: &str = env!("CARGO_BIN_EXE_promptshelf");
+
+/// Requests kept in flight by the pipelined measurement.
+pub const IN_FLIGHT: u64 = 64;
 
 /// A program to run: the path and its arguments.
 #[derive(Debug, Clone)]
@@ -300,4 +306,152 @@ pub fn machine_line() -> String {
         cpu_count(),
         jiff::Zoned::now().strftime("%Y-%m-%d %H:%M %Z")
     )
+}
+
+/// The echo peer: one answer per request line, a fixed result (about 2 KB for
+/// `resources/read`), flushed when no more input is buffered; exits at EOF.
+pub fn echo() {
+    let small: Value = json!({"resultType": "complete", "echo": true});
+    let text: String = "All work and no play makes Jack a dull boy. "
+        .repeat(46)
+        .chars()
+        .take(2_000)
+        .collect();
+    let large: Value = json!({
+        "resultType": "complete",
+        "contents": [{"uri": "shelf://library/guides/testing.md", "mimeType": "text/markdown", "text": text}],
+    });
+    let small = serde_json::to_string(&small).expect("serialize the small result");
+    let large = serde_json::to_string(&large).expect("serialize the large result");
+    // Our own buffer (StdinLock does not say what it holds), so we know when it is empty.
+    let mut input = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin().lock());
+    let mut output = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match input.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(err) => panic!("echo: read stdin: {err}"),
+        }
+        let request: Value = match serde_json::from_str(&line) {
+            Ok(request) => request,
+            Err(err) => panic!("echo: a request is not JSON ({err}): {line}"),
+        };
+        let id = serde_json::to_string(&request["id"]).expect("serialize an id");
+        let result = if request["method"] == "resources/read" {
+            &large
+        } else {
+            &small
+        };
+        writeln!(
+            output,
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}"
+        )
+        .expect("echo: write stdout");
+        if input.buffer().is_empty() {
+            output.flush().expect("echo: flush stdout");
+        }
+    }
+    output.flush().expect("echo: flush stdout");
+}
+
+/// Pipelined throughput: this thread writes, keeping `IN_FLIGHT` requests outstanding; a
+/// reader thread checks answers and hands back one credit per answer. Stops sending after
+/// `pipelined_requests` or `pipelined_time`, whichever comes first. Returns requests per
+/// second and the peer's peak RSS (KiB), read before its stdin is closed.
+pub fn pipelined(
+    program: &Program,
+    bodies: &[String],
+    limit: u64,
+    time: Duration,
+    what: &str,
+) -> (f64, u64) {
+    let mut peer = Peer::spawn(program, None);
+    let stdout = peer.stdout.take().expect("stdout of a new peer");
+    let (credits, answered) = mpsc::channel::<()>();
+    let reader = std::thread::spawn(move || {
+        let mut stdout = stdout;
+        let mut seen = vec![false; limit as usize];
+        let mut errors = Errors::default();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match stdout.read_line(&mut line) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(err) => panic!("read a pipelined answer: {err}"),
+            }
+            match check_answer(&line) {
+                Ok(id) if id < limit && !std::mem::replace(&mut seen[id as usize], true) => {}
+                Ok(id) => errors.record(format!("unexpected or repeated id {id}")),
+                Err(message) => errors.record(message),
+            }
+            // The writer may be gone already; keep reading to EOF so the peer can exit.
+            let _ = credits.send(());
+        }
+        errors
+    });
+
+    let stdin = peer.stdin.as_mut().expect("stdin of a new peer");
+    let start = Instant::now();
+    let mut sent = send_batch(stdin, bodies, 0, IN_FLIGHT.min(limit));
+    let mut outstanding = sent;
+    while outstanding > 0 {
+        if answered.recv().is_err() {
+            panic!("{what}: the peer stopped answering with {outstanding} requests outstanding");
+        }
+        let mut returned = 1;
+        while answered.try_recv().is_ok() {
+            returned += 1;
+        }
+        outstanding -= returned;
+        if start.elapsed() < time {
+            let more = send_batch(stdin, bodies, sent, returned.min(limit - sent));
+            sent += more;
+            outstanding += more;
+        }
+    }
+    let elapsed = start.elapsed();
+    let rss_kib = peak_rss_kib(peer.pid());
+    peer.finish();
+    let errors = reader.join().expect("the pipelined reader thread panicked");
+    errors.ensure_none(&format!("pipelined, {what}"));
+    (sent as f64 / elapsed.as_secs_f64(), rss_kib)
+}
+
+/// Writes `count` requests with ids from `first`, cycling through `bodies`, and flushes.
+/// Returns `count`.
+fn send_batch(stdin: &mut impl Write, bodies: &[String], first: u64, count: u64) -> u64 {
+    if count == 0 {
+        return 0;
+    }
+    for id in first..first + count {
+        let body = &bodies[id as usize % bodies.len()];
+        write_request(stdin, id, body).expect("write a pipelined request");
+    }
+    stdin.flush().expect("flush pipelined requests");
+    count
+}
+
+/// Cold start: spawn the peer, send one request, time until its answer; the median over
+/// `spawns` fresh processes.
+pub fn cold_start(program: &Program, body: &str, spawns: usize, what: &str) -> Duration {
+    let mut errors = Errors::default();
+    let mut times: Vec<Duration> = (0..spawns)
+        .map(|_| {
+            let start = Instant::now();
+            let mut peer = Peer::spawn(program, None);
+            let outcome = peer.call(1, body);
+            let elapsed = start.elapsed();
+            if let Err(message) = outcome {
+                errors.record(message);
+            }
+            peer.finish();
+            elapsed
+        })
+        .collect();
+    errors.ensure_none(&format!("cold start, {what}"));
+    times.sort_unstable();
+    percentile(&times, 0.5)
 }

@@ -92,6 +92,28 @@ struct Response<'a> {
     result: &'a Map<String, Value>,
 }
 
+/// Resource contents, borrowed from the stored content.
+#[derive(serde::Serialize)]
+struct Contents<'a> {
+    uri: &'a str,
+    #[serde(rename = "mimeType")]
+    mime_type: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blob: Option<String>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<Value>,
+}
+
+/// A `resources/read` result: its contents, then the fields every result carries.
+#[derive(serde::Serialize)]
+struct ReadBody<'a> {
+    contents: [Contents<'a>; 1],
+    #[serde(flatten)]
+    rest: &'a Map<String, Value>,
+}
+
 /// A list page shaped for one revision, kept and served many times (the server caches it
 /// until the library changes): the whole result, serialized, but `ttlMs`, which depends on
 /// the moment and is spliced in per response.
@@ -248,14 +270,21 @@ impl Shaper<'_> {
 
     /// A cacheable result made whole but for `ttlMs`, serialized for `page_line`.
     fn cacheable(&self, result: Map<String, Value>, last_modified: i64) -> ShapedPage {
-        let mut result = self.complete(result, None);
-        if self.revision.is_modern() {
-            result.insert("cacheScope".into(), json!(self.cache_scope()));
-        }
+        let result = self.cacheable_fields(result);
         ShapedPage {
             json: serde_json::to_vec(&result).unwrap_or_else(|_| b"{}".to_vec()),
             last_modified,
         }
+    }
+
+    /// `result` with what every complete cacheable result of this revision carries but
+    /// `ttlMs` (which depends on the moment of the answer).
+    fn cacheable_fields(&self, result: Map<String, Value>) -> Map<String, Value> {
+        let mut result = self.complete(result, None);
+        if self.revision.is_modern() {
+            result.insert("cacheScope".into(), json!(self.cache_scope()));
+        }
+        result
     }
 
     /// The response line for a shaped page, with the `ttlMs` of this moment spliced in.
@@ -380,36 +409,42 @@ impl Shaper<'_> {
         Value::Object(map)
     }
 
-    /// `{uri, mimeType, text | blob}` as in `resources/read` and embedded resources.
-    fn contents(&self, read: &ReadResult) -> Value {
-        let mut map = Map::new();
-        map.insert("uri".into(), json!(read.resource.info.uri));
-        map.insert("mimeType".into(), json!(read.resource.info.mime_type));
-        match &read.content {
-            crate::model::Content::Text(text) => map.insert("text".into(), json!(text)),
-            crate::model::Content::Binary(bytes) => map.insert(
-                "blob".into(),
-                json!(base64::engine::general_purpose::STANDARD.encode(bytes)),
+    /// `{uri, mimeType, text | blob}` as in `resources/read` and embedded resources,
+    /// borrowing the content so that it is written out once rather than copied first.
+    fn contents<'a>(&self, read: &'a ReadResult) -> Contents<'a> {
+        let (text, blob) = match &read.content {
+            crate::model::Content::Text(text) => (Some(text.as_str()), None),
+            crate::model::Content::Binary(bytes) => (
+                None,
+                Some(base64::engine::general_purpose::STANDARD.encode(bytes)),
             ),
         };
         // Contents have no annotations, so the freshness a cache needs goes in `_meta`.
-        if self.revision >= Revision::V2025_06_18 {
-            map.insert(
-                "_meta".into(),
-                json!({
-                    META_HASH: hex(&read.resource.content_hash),
-                    META_LAST_MODIFIED: iso(read.resource.last_modified),
-                }),
-            );
+        let meta = (self.revision >= Revision::V2025_06_18).then(|| {
+            json!({
+                META_HASH: hex(&read.resource.content_hash),
+                META_LAST_MODIFIED: iso(read.resource.last_modified),
+            })
+        });
+        Contents {
+            uri: &read.resource.info.uri,
+            mime_type: &read.resource.info.mime_type,
+            text,
+            blob,
+            meta,
         }
-        Value::Object(map)
     }
 
     /// A `resources/read` result, shaped once to be served until the resource changes.
     pub fn read_page(&self, read: &ReadResult) -> ShapedPage {
-        let mut result = Map::new();
-        result.insert("contents".into(), json!([self.contents(read)]));
-        self.cacheable(result, read.resource.last_modified)
+        let body = ReadBody {
+            contents: [self.contents(read)],
+            rest: &self.cacheable_fields(Map::new()),
+        };
+        ShapedPage {
+            json: serde_json::to_vec(&body).unwrap_or_else(|_| b"{}".to_vec()),
+            last_modified: read.resource.last_modified,
+        }
     }
 
     pub fn prompt_outcome(&self, id: &Value, outcome: &PromptOutcome) -> Vec<u8> {
@@ -448,7 +483,7 @@ impl Shaper<'_> {
             Block::Embedded(read) => {
                 let mut map = Map::new();
                 map.insert("type".into(), json!("resource"));
-                map.insert("resource".into(), self.contents(read));
+                map.insert("resource".into(), json!(self.contents(read)));
                 let annotations =
                     self.annotations(&read.resource.info.annotations, read.resource.last_modified);
                 if annotations.as_object().is_some_and(|a| !a.is_empty()) {

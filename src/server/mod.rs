@@ -35,7 +35,7 @@ const MAX_IN_FLIGHT: usize = 256;
 /// Answers waiting for the writer; a client that stops reading stdout stops us too.
 const MAX_QUEUED_ANSWERS: usize = 4096;
 /// Threads tokio may start for request tasks.
-const MAX_TASK_THREADS: usize = 16;
+const MAX_TASK_THREADS: usize = 4;
 
 /// Everything a request task needs, shared by all of them.
 struct Shared {
