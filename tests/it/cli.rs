@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::common::{BIN, TestContext, describe, snapshot};
@@ -28,16 +27,6 @@ Review this {{ language }} code:
 <!-- assistant -->
 Here is my review.
 ";
-
-fn open(ctx: &TestContext) -> Connection {
-    Connection::open(&ctx.db).expect("open the test database")
-}
-
-fn count(ctx: &TestContext, sql: &str) -> i64 {
-    open(ctx)
-        .query_row(sql, [], |row| row.get(0))
-        .unwrap_or_else(|err| panic!("{sql}: {err}"))
-}
 
 /// Runs a command that must fail: one line on stderr, naming the problem, and the database
 /// exactly as it was. Returns that line.
@@ -70,7 +59,7 @@ fn path_str(path: &Path) -> &str {
 }
 
 fn changes_after(ctx: &TestContext, seq: i64) -> Vec<(String, String, String)> {
-    let conn = open(ctx);
+    let conn = ctx.open_db();
     let mut stmt = conn
         .prepare("SELECT kind, op, key FROM change_log WHERE seq > ?1 ORDER BY seq")
         .expect("prepare");
@@ -81,7 +70,7 @@ fn changes_after(ctx: &TestContext, seq: i64) -> Vec<(String, String, String)> {
 }
 
 fn last_change(ctx: &TestContext) -> i64 {
-    count(ctx, "SELECT coalesce(max(seq), 0) FROM change_log")
+    ctx.query::<i64>("SELECT coalesce(max(seq), 0) FROM change_log")
 }
 
 fn change(kind: &str, op: &str, key: &str) -> (String, String, String) {
@@ -105,7 +94,7 @@ fn a_new_database_is_created_and_seeded() {
     }
     assert_eq!(stats["schemaVersion"], 1);
     assert_eq!(
-        count(&ctx, "PRAGMA user_version"),
+        ctx.query::<i64>("PRAGMA user_version"),
         1,
         "schema.sql's version is recorded"
     );
@@ -255,12 +244,11 @@ fn prompt_rm_removes_its_arguments_and_messages() {
     let ctx = TestContext::new();
     let file = ctx.write("tiny.prompt.md", REVIEW_PROMPT);
     ctx.ok(&["prompt", "add", path_str(&file)]);
-    let id = count(&ctx, "SELECT id FROM prompts WHERE name = 'tiny-review'");
+    let id = ctx.query::<i64>("SELECT id FROM prompts WHERE name = 'tiny-review'");
     let rows = |table: &str| {
-        count(
-            &ctx,
-            &format!("SELECT count(*) FROM {table} WHERE prompt_id = {id}"),
-        )
+        ctx.query::<i64>(&format!(
+            "SELECT count(*) FROM {table} WHERE prompt_id = {id}"
+        ))
     };
     assert_eq!(rows("prompt_arguments"), 2);
     assert_eq!(rows("prompt_messages"), 2);
@@ -382,8 +370,7 @@ fn the_same_content_under_two_uris_is_stored_once() {
     ctx.ok(&["resource", "add", file, "--uri", "shelf://b/shared.txt"]);
     assert_eq!(blobs(), before + 1);
     assert_eq!(
-        count(
-            &ctx,
+        ctx.query::<i64>(
             "SELECT count(DISTINCT blob_hash) FROM resources WHERE uri LIKE 'shelf://_/shared.txt'"
         ),
         1
@@ -405,10 +392,7 @@ fn a_png_is_stored_as_binary_and_read_back_byte_for_byte() {
     assert_eq!(shown["text"], false);
     assert_eq!(shown["size"], PNG.len());
     assert_eq!(
-        count(
-            &ctx,
-            "SELECT is_text FROM resources WHERE uri = 'shelf://local/diagram.png'"
-        ),
+        ctx.query::<i64>("SELECT is_text FROM resources WHERE uri = 'shelf://local/diagram.png'"),
         0
     );
     let output = ctx.run(&["resource", "cat", uri]);
@@ -617,10 +601,10 @@ fn values_import_is_one_change_however_many_values() {
     let file = ctx.write("many.txt", many);
     ctx.ok(&["stats"]);
     let seq = last_change(&ctx);
-    let before = count(&ctx, "SELECT count(*) FROM completion_values");
+    let before = ctx.query::<i64>("SELECT count(*) FROM completion_values");
     ctx.ok(&["values", "import", "many", path_str(&file)]);
     assert_eq!(
-        count(&ctx, "SELECT count(*) FROM completion_values"),
+        ctx.query::<i64>("SELECT count(*) FROM completion_values"),
         before + 5000
     );
     assert_eq!(
@@ -641,11 +625,11 @@ fn stats_counts_and_names_the_database() {
     assert_eq!(database.file_name(), ctx.db.file_name());
     assert_eq!(
         stats["prompts"].as_i64(),
-        Some(count(&ctx, "SELECT count(*) FROM prompts"))
+        Some(ctx.query::<i64>("SELECT count(*) FROM prompts"))
     );
     assert_eq!(
         stats["values"].as_i64(),
-        Some(count(&ctx, "SELECT count(*) FROM completion_values"))
+        Some(ctx.query::<i64>("SELECT count(*) FROM completion_values"))
     );
     assert!(stats["fileBytes"].as_u64().unwrap_or(0) > 0);
     let human = ctx.ok(&["stats"]);
@@ -793,7 +777,7 @@ fn a_db_that_is_not_sqlite_is_refused_and_left_alone() {
 fn a_db_with_a_newer_schema_is_refused_and_left_alone() {
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);
-    open(&ctx)
+    ctx.open_db()
         .pragma_update(None, "user_version", 99)
         .expect("set user_version");
     let error = fails_cleanly(&ctx, &["prompt", "list"]);

@@ -88,6 +88,18 @@ impl TestContext {
         String::from_utf8_lossy(&output.stderr).into_owned()
     }
 
+    /// The test database, opened directly (to look at rows the CLI wrote).
+    pub fn open_db(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(&self.db).expect("open the test database")
+    }
+
+    /// The one value `sql` selects from the test database.
+    pub fn query<T: rusqlite::types::FromSql>(&self, sql: &str) -> T {
+        self.open_db()
+            .query_row(sql, [], |row| row.get(0))
+            .unwrap_or_else(|err| panic!("{sql}: {err}"))
+    }
+
     pub fn server(&self) -> Server {
         Server::start(&self.db, &[])
     }

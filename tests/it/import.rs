@@ -145,22 +145,6 @@ fn summary(stdout: &str) -> &str {
         .unwrap_or_else(|| panic!("no summary line in:\n{stdout}"))
 }
 
-fn open(ctx: &TestContext) -> Connection {
-    Connection::open(&ctx.db).expect("open the test database")
-}
-
-fn count(ctx: &TestContext, sql: &str) -> i64 {
-    open(ctx)
-        .query_row(sql, [], |row| row.get(0))
-        .unwrap_or_else(|err| panic!("{sql}: {err}"))
-}
-
-fn text(ctx: &TestContext, sql: &str) -> Option<String> {
-    open(ctx)
-        .query_row(sql, [], |row| row.get(0))
-        .unwrap_or_else(|err| panic!("{sql}: {err}"))
-}
-
 fn set_mtime(path: &Path, seconds: u64) {
     let file = std::fs::File::options()
         .write(true)
@@ -183,7 +167,7 @@ fn set_all_mtimes(dir: &Path, seconds: u64) {
 }
 
 fn changes(ctx: &TestContext) -> i64 {
-    count(ctx, "SELECT count(*) FROM change_log")
+    ctx.query::<i64>("SELECT count(*) FROM change_log")
 }
 
 fn prompt_json(ctx: &TestContext, name: &str) -> Value {
@@ -234,7 +218,9 @@ fn a_folder_with_every_front_matter_field_imports() {
         .filter_map(|m| m["role"].as_str())
         .collect();
     assert_eq!(roles, ["user", "assistant", "user"]);
-    let icons = text(&ctx, "SELECT icons FROM prompts WHERE name = 'review'").expect("icons");
+    let icons = ctx
+        .query::<Option<String>>("SELECT icons FROM prompts WHERE name = 'review'")
+        .expect("icons");
     let icons: Value = serde_json::from_str(&icons).expect("icons are JSON");
     assert_eq!(icons[0]["mimeType"], "image/svg+xml");
     assert_eq!(icons[0]["sizes"], json!(["48x48"]));
@@ -252,11 +238,11 @@ fn a_folder_with_every_front_matter_field_imports() {
     assert_eq!(style["audience"], json!(["assistant"]));
     assert_eq!(style["priority"], 0.8);
     assert_eq!(style["text"], true);
-    let icons = text(
-        &ctx,
-        "SELECT icons FROM resources WHERE uri = 'shelf://notes/guides/style.md'",
-    )
-    .expect("icons");
+    let icons = ctx
+        .query::<Option<String>>(
+            "SELECT icons FROM resources WHERE uri = 'shelf://notes/guides/style.md'",
+        )
+        .expect("icons");
     assert!(icons.contains("https://example.com/style.png"), "{icons}");
     // Front matter is metadata, not content.
     let content = ctx.ok(&["resource", "cat", "shelf://notes/guides/style.md"]);
@@ -325,9 +311,7 @@ fn a_folder_with_every_front_matter_field_imports() {
     // No absolute path of the folder leaks into a URI or an origin.
     let root = ctx.dir.path().to_str().expect("UTF-8");
     assert_eq!(
-        count(
-            &ctx,
-            &format!(
+        ctx.query::<i64>(&format!(
                 "SELECT count(*) FROM resources WHERE instr(uri, '{root}') > 0 OR instr(origin, '{root}') > 0"
             )
         ),
@@ -470,10 +454,7 @@ fn claude_code_commands_become_prompts_with_arguments() {
     assert_eq!(component["arguments"][0]["name"], "arguments");
     // `.claude/settings.json` is not read: only the commands folder is.
     assert_eq!(
-        count(
-            &ctx,
-            "SELECT count(*) FROM resources WHERE collection = 'project'"
-        ),
+        ctx.query::<i64>("SELECT count(*) FROM resources WHERE collection = 'project'"),
         1
     );
 
@@ -559,7 +540,7 @@ fn reimporting_an_unchanged_folder_writes_nothing() {
     let before = snapshot(&ctx.db);
     let changes_before = changes(&ctx);
     // data_version moves when another connection commits; this one watches.
-    let watcher = open(&ctx);
+    let watcher = ctx.open_db();
     let version = |conn: &Connection| -> i64 {
         conn.query_row("PRAGMA data_version", [], |row| row.get(0))
             .expect("data_version")
@@ -587,9 +568,7 @@ fn an_edited_file_updates_only_its_item_and_its_last_modified() {
     import(&ctx, &notes, &[]);
     let january_ms = (JANUARY * 1000) as i64;
     assert_eq!(
-        count(
-            &ctx,
-            &format!(
+        ctx.query::<i64>(&format!(
                 "SELECT count(*) FROM resources WHERE collection = 'notes' AND last_modified != {january_ms}"
             )
         ),
@@ -597,13 +576,10 @@ fn an_edited_file_updates_only_its_item_and_its_last_modified() {
         "the first lastModified is the file's mtime"
     );
     assert_eq!(
-        count(
-            &ctx,
-            "SELECT last_modified FROM prompts WHERE name = 'review'"
-        ),
+        ctx.query::<i64>("SELECT last_modified FROM prompts WHERE name = 'review'"),
         january_ms
     );
-    let seq = count(&ctx, "SELECT max(seq) FROM change_log");
+    let seq = ctx.query::<i64>("SELECT max(seq) FROM change_log");
 
     let plain = ctx.write(
         "notes/guides/plain.md",
@@ -617,7 +593,8 @@ fn an_edited_file_updates_only_its_item_and_its_last_modified() {
         summary(&stdout),
         "collection notes: added 0, updated 1, unchanged 9, removed 0, failed 0"
     );
-    let logged: Vec<(String, String, String)> = open(&ctx)
+    let logged: Vec<(String, String, String)> = ctx
+        .open_db()
         .prepare("SELECT kind, op, key FROM change_log WHERE seq > ?1 ORDER BY seq")
         .expect("prepare")
         .query_map([seq], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
@@ -633,15 +610,13 @@ fn an_edited_file_updates_only_its_item_and_its_last_modified() {
         )]
     );
     assert_eq!(
-        count(
-            &ctx,
+        ctx.query::<i64>(
             "SELECT last_modified FROM resources WHERE uri = 'shelf://notes/guides/plain.md'"
         ),
         (JUNE * 1000) as i64
     );
     assert_eq!(
-        count(
-            &ctx,
+        ctx.query::<i64>(
             "SELECT last_modified FROM resources WHERE uri = 'shelf://notes/guides/style.md'"
         ),
         january_ms
@@ -661,10 +636,8 @@ fn prune_removes_only_the_vanished_files_of_that_collection() {
     ctx.write("b/gone.md", "# B\n");
     import(&ctx, &ctx.path("a"), &[]);
     import(&ctx, &ctx.path("b"), &[]);
-    let seed_prompts = count(
-        &ctx,
-        "SELECT count(*) FROM prompts WHERE collection = 'library'",
-    );
+    let seed_prompts =
+        ctx.query::<i64>("SELECT count(*) FROM prompts WHERE collection = 'library'");
     std::fs::remove_file(ctx.path("a/gone.md")).expect("remove");
     std::fs::remove_file(ctx.path("a/gone.prompt.md")).expect("remove");
     // Without --prune nothing is removed.
@@ -674,10 +647,7 @@ fn prune_removes_only_the_vanished_files_of_that_collection() {
         "collection a: added 0, updated 0, unchanged 1, removed 0, failed 0"
     );
     assert_eq!(
-        count(
-            &ctx,
-            "SELECT count(*) FROM resources WHERE uri = 'shelf://a/gone.md'"
-        ),
+        ctx.query::<i64>("SELECT count(*) FROM resources WHERE uri = 'shelf://a/gone.md'"),
         1
     );
     let stdout = import(&ctx, &ctx.path("a"), &["--prune"]);
@@ -686,28 +656,19 @@ fn prune_removes_only_the_vanished_files_of_that_collection() {
         "collection a: added 0, updated 0, unchanged 1, removed 2, failed 0"
     );
     assert_eq!(
-        count(
-            &ctx,
-            "SELECT count(*) FROM resources WHERE uri = 'shelf://a/gone.md'"
-        ),
+        ctx.query::<i64>("SELECT count(*) FROM resources WHERE uri = 'shelf://a/gone.md'"),
         0
     );
     assert_eq!(
-        count(&ctx, "SELECT count(*) FROM prompts WHERE name = 'gone'"),
+        ctx.query::<i64>("SELECT count(*) FROM prompts WHERE name = 'gone'"),
         0
     );
     assert_eq!(
-        count(
-            &ctx,
-            "SELECT count(*) FROM resources WHERE uri = 'shelf://b/gone.md'"
-        ),
+        ctx.query::<i64>("SELECT count(*) FROM resources WHERE uri = 'shelf://b/gone.md'"),
         1
     );
     assert_eq!(
-        count(
-            &ctx,
-            "SELECT count(*) FROM prompts WHERE collection = 'library'"
-        ),
+        ctx.query::<i64>("SELECT count(*) FROM prompts WHERE collection = 'library'"),
         seed_prompts
     );
 }
@@ -772,7 +733,7 @@ fn broken_front_matter_names_the_file_and_line_and_imports_nothing() {
     );
     assert!(stderr.contains("the rest was imported"), "{stderr}");
     assert_eq!(
-        count(&ctx, "SELECT count(*) FROM prompts WHERE name = 'good'"),
+        ctx.query::<i64>("SELECT count(*) FROM prompts WHERE name = 'good'"),
         1
     );
 }
@@ -929,8 +890,7 @@ fn a_symlink_leading_outside_the_folder_is_refused() {
         "collection s: added 2, updated 0, unchanged 0, removed 0, failed 0, skipped 2"
     );
     assert_eq!(
-        count(
-            &ctx,
+        ctx.query::<i64>(
             "SELECT count(*) FROM resources WHERE collection = 's' AND title LIKE '%ecret%'"
         ),
         0
@@ -959,7 +919,8 @@ fn gitignored_hidden_and_database_files_are_not_read() {
         summary(&stdout),
         "collection root: added 2, updated 0, unchanged 0, removed 0, failed 0"
     );
-    let uris: Vec<String> = open(&ctx)
+    let uris: Vec<String> = ctx
+        .open_db()
         .prepare("SELECT uri FROM resources WHERE collection = 'root' ORDER BY uri")
         .expect("prepare")
         .query_map([], |row| row.get(0))
@@ -983,10 +944,7 @@ fn files_over_the_size_limit_are_refused() {
     );
     assert!(summary(&stdout).ends_with("failed 1"), "{stdout}");
     assert_eq!(
-        count(
-            &ctx,
-            "SELECT count(*) FROM resources WHERE collection = 'z'"
-        ),
+        ctx.query::<i64>("SELECT count(*) FROM resources WHERE collection = 'z'"),
         0
     );
     let (stdout, _) = import_fails(
