@@ -47,29 +47,13 @@ pub fn render(
     prompt: &Prompt,
     values: &HashMap<String, String>,
 ) -> Result<Vec<RenderedTemplate>, RenderError> {
+    let compiled = compiled(prompt)?;
     // Markers carry a random nonce so that no argument value can forge an embed.
-    let nonce = nonce();
-    let directives: Arc<Mutex<Vec<Piece>>> = Arc::default();
-    let mut env = Environment::new();
-    env.set_undefined_behavior(UndefinedBehavior::Lenient);
-    env.set_fuel(Some(FUEL));
-    env.set_recursion_limit(64);
-    for (name, make) in [
-        ("embed", Piece::Embed as fn(String) -> Piece),
-        ("link", Piece::Link as fn(String) -> Piece),
-    ] {
-        let directives = Arc::clone(&directives);
-        let nonce = nonce.clone();
-        env.add_function(
-            name,
-            move |uri: String| -> Result<String, minijinja::Error> {
-                let mut list = directives.lock().unwrap_or_else(PoisonError::into_inner);
-                list.push(make(uri));
-                Ok(format!("\u{1e}{nonce}:{}\u{1e}", list.len() - 1))
-            },
-        );
-    }
-    let context: HashMap<&str, Value> = prompt
+    let directives = Arc::new(Directives {
+        nonce: nonce(),
+        pieces: Mutex::new(Vec::new()),
+    });
+    let mut context: HashMap<&str, Value> = prompt
         .arguments
         .iter()
         .filter_map(|arg| {
@@ -78,22 +62,112 @@ pub fn render(
                 .map(|value| (arg.name.as_str(), typed_value(&arg.kind, value)))
         })
         .collect();
+    context.insert(DIRECTIVES, Value::from_dyn_object(Arc::clone(&directives)));
     let mut rendered = Vec::with_capacity(prompt.messages.len());
     for (index, message) in prompt.messages.iter().enumerate() {
-        let text = env
-            .render_str(&message.body, &context)
+        let failed = |err: minijinja::Error| RenderError {
+            prompt: prompt.name.clone(),
+            message: index + 1,
+            reason: describe(&err),
+        };
+        let text = compiled
+            .get_template(&index.to_string())
+            .and_then(|template| template.render(&context))
+            .map_err(failed)?;
+        let list = directives
+            .pieces
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        rendered.push(RenderedTemplate {
+            role: message.role,
+            pieces: split(&text, &directives.nonce, &list),
+        });
+    }
+    Ok(rendered)
+}
+
+/// Where a render's embeds and links collect; reached by the `embed` and `link` functions
+/// through the render context, under a name no template or argument can spell.
+const DIRECTIVES: &str = "promptshelf:directives";
+
+#[derive(Debug)]
+struct Directives {
+    nonce: String,
+    pieces: Mutex<Vec<Piece>>,
+}
+
+impl minijinja::value::Object for Directives {}
+
+/// Compiled templates, kept by the hash of the bodies: compiling costs more than rendering,
+/// and a prompt's bodies change rarely.
+static COMPILED: std::sync::LazyLock<Mutex<HashMap<[u8; 32], Arc<Environment<'static>>>>> =
+    std::sync::LazyLock::new(Mutex::default);
+/// Distinct prompt bodies kept compiled at most.
+const MAX_COMPILED: usize = 512;
+
+/// An environment holding `prompt`'s message templates as "0", "1", ...
+fn compiled(prompt: &Prompt) -> Result<Arc<Environment<'static>>, RenderError> {
+    let mut hasher = blake3::Hasher::new();
+    for message in &prompt.messages {
+        hasher.update(&(message.body.len() as u64).to_le_bytes());
+        hasher.update(message.body.as_bytes());
+    }
+    let key = *hasher.finalize().as_bytes();
+    if let Some(env) = COMPILED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+    {
+        return Ok(Arc::clone(env));
+    }
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Lenient);
+    env.set_fuel(Some(FUEL));
+    env.set_recursion_limit(64);
+    for (name, make) in [
+        ("embed", Piece::Embed as fn(String) -> Piece),
+        ("link", Piece::Link as fn(String) -> Piece),
+    ] {
+        env.add_function(
+            name,
+            move |state: &minijinja::State, uri: String| -> Result<String, minijinja::Error> {
+                let directives = state
+                    .lookup(DIRECTIVES)
+                    .and_then(|value| value.downcast_object::<Directives>())
+                    .ok_or_else(|| {
+                        minijinja::Error::new(
+                            minijinja::ErrorKind::InvalidOperation,
+                            "embed and link work only while a prompt renders",
+                        )
+                    })?;
+                let mut list = directives
+                    .pieces
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                list.push(make(uri));
+                Ok(format!(
+                    "\u{1e}{}:{}\u{1e}",
+                    directives.nonce,
+                    list.len() - 1
+                ))
+            },
+        );
+    }
+    for (index, message) in prompt.messages.iter().enumerate() {
+        env.add_template_owned(index.to_string(), message.body.clone())
             .map_err(|err| RenderError {
                 prompt: prompt.name.clone(),
                 message: index + 1,
                 reason: describe(&err),
             })?;
-        let list = directives.lock().unwrap_or_else(PoisonError::into_inner);
-        rendered.push(RenderedTemplate {
-            role: message.role,
-            pieces: split(&text, &nonce, &list),
-        });
     }
-    Ok(rendered)
+    let env = Arc::new(env);
+    let mut cache = COMPILED.lock().unwrap_or_else(PoisonError::into_inner);
+    if cache.len() >= MAX_COMPILED {
+        cache.clear();
+    }
+    cache.insert(key, Arc::clone(&env));
+    Ok(env)
 }
 
 /// Booleans and numbers become real ones, so `{% if strict %}` is false for "false".
