@@ -8,6 +8,7 @@ use rusqlite::Connection;
 
 use super::{Completion, Failure, some_of};
 use crate::complete::{CompletionIndexes, rank};
+use crate::model::StoredPrompt;
 use crate::protocol::{CompleteParams, CompletionRef};
 use crate::store::read;
 use crate::uri_template::UriTemplate;
@@ -29,10 +30,13 @@ enum List {
     },
 }
 
+/// Completes `params`; for a `ref/prompt`, `prompt` is the prompt it names as the caller
+/// found it (None: there is none).
 pub fn complete(
     conn: &Connection,
     indexes: &CompletionIndexes,
     params: &CompleteParams,
+    prompt: Option<&StoredPrompt>,
 ) -> Result<Completion, Failure> {
     let context = params
         .context
@@ -42,7 +46,7 @@ pub fn complete(
         .unwrap_or_default();
     let query = params.argument.value.as_str();
     let source = match &params.reference {
-        CompletionRef::Prompt { name } => prompt_source(conn, name, &params.argument.name)?,
+        CompletionRef::Prompt { name } => prompt_source(conn, name, prompt, &params.argument.name)?,
         CompletionRef::Resource { uri } => template_source(conn, uri, &params.argument.name)?,
     };
     // A table named but not (or no longer) in the library is a mistake in the library, not
@@ -69,8 +73,13 @@ fn completion(values: Vec<String>, total: u64) -> Completion {
     }
 }
 
-fn prompt_source(conn: &Connection, prompt: &str, argument: &str) -> Result<Source, Failure> {
-    let Some(stored) = read::prompt(conn, prompt)? else {
+fn prompt_source(
+    conn: &Connection,
+    prompt: &str,
+    stored: Option<&StoredPrompt>,
+    argument: &str,
+) -> Result<Source, Failure> {
+    let Some(stored) = stored else {
         return Err(Failure::InvalidParams(format!(
             "unknown prompt '{prompt}'; known prompts: {}",
             some_of(&read::prompt_names(conn)?)

@@ -216,10 +216,15 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
             })?;
             shaper.page_line(id, &page)
         }
-        Method::Complete(params) => shaper.completion(
-            id,
-            &handlers::completion::complete(&conn, &shared.indexes, params)?,
-        ),
+        Method::Complete(params) => {
+            let prompt = match &params.reference {
+                protocol::CompletionRef::Prompt { name } => shared.cache.prompt(&conn, name)?,
+                protocol::CompletionRef::Resource { .. } => None,
+            };
+            let completion =
+                handlers::completion::complete(&conn, &shared.indexes, params, prompt.as_deref())?;
+            shaper.completion(id, &completion)
+        }
         Method::Subscribe { .. }
         | Method::Unsubscribe { .. }
         | Method::Listen(_)
