@@ -68,13 +68,24 @@ pub struct Caller {
     pub now: i64,
 }
 
-/// Fills `stored`, the prompt `params` names as the caller found it (None: there is none).
+/// How a prompt finds the resources it embeds or links (the server keeps small ones).
+pub type Resolve<'a> = &'a dyn Fn(&str) -> Result<Option<ReadResult>, Failure>;
+
+/// Reads a resource straight from the database, for callers that keep nothing.
+pub fn resolve_from(conn: &Connection, uri: &str) -> Result<Option<ReadResult>, Failure> {
+    Ok(read::resource_content(conn, uri)?
+        .map(|(resource, content)| ReadResult { resource, content }))
+}
+
+/// Fills `stored`, the prompt `params` names as the caller found it (None: there is none);
+/// `resolve` finds the resources its messages embed or link.
 pub fn get(
     conn: &Connection,
     config: &ServeConfig,
     secret: &[u8],
     params: &GetPromptParams,
     stored: Option<&StoredPrompt>,
+    resolve: Resolve,
     caller: Caller,
 ) -> Result<PromptOutcome, Failure> {
     let Some(stored) = stored else {
@@ -138,10 +149,13 @@ pub fn get(
         for piece in template.pieces {
             let block = match piece {
                 Piece::Text(text) => Block::Text(text),
-                Piece::Embed(uri) => embed(conn, &prompt.name, &uri)?,
+                Piece::Embed(uri) => {
+                    embed(resolve(&uri)?.ok_or_else(|| missing_resource(&prompt.name, &uri))?)
+                }
                 Piece::Link(uri) => Block::Link(
-                    read::resource(conn, &uri)?
-                        .ok_or_else(|| missing_resource(&prompt.name, &uri))?,
+                    resolve(&uri)?
+                        .ok_or_else(|| missing_resource(&prompt.name, &uri))?
+                        .resource,
                 ),
             };
             messages.push(RenderedMessage {
@@ -165,19 +179,17 @@ fn missing_resource(prompt: &str, uri: &str) -> Failure {
     ))
 }
 
-fn embed(conn: &Connection, prompt: &str, uri: &str) -> Result<Block, Failure> {
-    let (resource, content) =
-        read::resource_content(conn, uri)?.ok_or_else(|| missing_resource(prompt, uri))?;
+fn embed(read: ReadResult) -> Block {
+    let resource = &read.resource;
     let media = match resource.info.mime_type.split('/').next() {
         Some("image") if !resource.is_text => Some(MediaKind::Image),
         Some("audio") if !resource.is_text => Some(MediaKind::Audio),
         _ => None,
     };
-    let read = ReadResult { resource, content };
-    Ok(match media {
+    match media {
         Some(kind) => Block::Media { kind, read },
         None => Block::Embedded(read),
-    })
+    }
 }
 
 /// The signed part of a `requestState`.

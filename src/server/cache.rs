@@ -1,5 +1,5 @@
 //! What the server keeps between requests until the library changes: shaped list pages,
-//! shaped reads of small resources, and parsed prompts. Hosts list and fill prompts often and the library changes rarely, and
+//! shaped reads of small resources, parsed prompts, and the small resources prompts embed. Hosts list and fill prompts often and the library changes rarely, and
 //! reading and shaping costs far more than checking whether anything changed: one look at
 //! the change log's last row.
 
@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::Connection;
 
-use crate::handlers::Failure;
+use crate::handlers::{Failure, ReadResult};
 use crate::model::StoredPrompt;
 use crate::protocol::{Revision, ShapedPage};
 use crate::store::read;
@@ -45,6 +45,9 @@ pub(super) struct Cache {
     /// `resources/read` results by revision and URI, with their total size.
     reads: Tagged<(Revision, String), ShapedPage>,
     read_bytes: Mutex<usize>,
+    /// Small resources as prompts embed and link them, by URI, with their total size.
+    resources: Tagged<String, ReadResult>,
+    resource_bytes: Mutex<usize>,
 }
 
 fn lock<K, V>(entries: &Tagged<K, V>) -> std::sync::MutexGuard<'_, HashMap<K, (i64, Arc<V>)>> {
@@ -138,6 +141,41 @@ impl Cache {
             }
         }
         Ok(page)
+    }
+
+    /// The resource `uri` with its content as of now, or None when there is none.
+    pub(super) fn resource(
+        &self,
+        conn: &Connection,
+        uri: &str,
+    ) -> Result<Option<ReadResult>, Failure> {
+        let position = read::change_position(conn)?;
+        if let Some((at, kept)) = lock(&self.resources).get(uri)
+            && *at == position
+        {
+            return Ok(Some(ReadResult::clone(kept)));
+        }
+        let Some(found) = crate::handlers::prompts::resolve_from(conn, uri)? else {
+            return Ok(None);
+        };
+        let size = found.content.as_bytes().len();
+        if size <= MAX_KEPT_READ {
+            let mut resources = lock(&self.resources);
+            let mut bytes = self
+                .resource_bytes
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if *bytes + size > MAX_KEPT_READS_BYTES {
+                resources.clear();
+                *bytes = 0;
+            }
+            *bytes += size;
+            let kept = Arc::new(found.clone());
+            if let Some((_, old)) = resources.insert(uri.to_string(), (position, kept)) {
+                *bytes = bytes.saturating_sub(old.content.as_bytes().len());
+            }
+        }
+        Ok(Some(found))
     }
 
     /// The stored prompt `name` as of now, or None when there is none.

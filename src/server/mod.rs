@@ -200,6 +200,7 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
                 &shared.secret,
                 params,
                 stored.as_deref(),
+                &|uri| shared.cache.resource(&conn, uri),
                 caller,
             )?;
             shaper.prompt_outcome(id, &outcome)

@@ -800,6 +800,8 @@ fn serving_never_writes_the_database() {
 fn a_running_server_answers_from_the_library_as_it_is_now() {
     let ctx = TestContext::new();
     let prompt = ctx.write("greet.prompt.md", "Hello.\n");
+    let quote = ctx.write("quote.prompt.md", "{{ embed('shelf://t/doc.md') }}\n");
+    ctx.ok(&["prompt", "add", &quote.display().to_string()]);
     let doc = ctx.write("doc.md", "first version\n");
     ctx.ok(&["prompt", "add", &prompt.display().to_string()]);
     ctx.ok(&[
@@ -820,6 +822,12 @@ fn a_running_server_answers_from_the_library_as_it_is_now() {
             .as_str()
             .map(String::from)
     };
+    let quoted = |server: &mut Server| {
+        let got = server.modern("prompts/get", json!({"name": "quote"}));
+        result(&got)["messages"][0]["content"]["resource"]["text"]
+            .as_str()
+            .map(String::from)
+    };
     let greeting = |server: &mut Server| {
         let got = server.modern("prompts/get", json!({"name": "greet"}));
         result(&got)["messages"][0]["content"]["text"]
@@ -828,8 +836,9 @@ fn a_running_server_answers_from_the_library_as_it_is_now() {
     };
     // Asked twice, so the second answer may come from what the server keeps.
     for _ in 0..2 {
-        assert_eq!(count(&mut server), Some(9));
+        assert_eq!(count(&mut server), Some(10));
         assert_eq!(text(&mut server).as_deref(), Some("first version\n"));
+        assert_eq!(quoted(&mut server).as_deref(), Some("first version\n"));
         assert_eq!(greeting(&mut server).as_deref(), Some("Hello."));
     }
     std::fs::write(&prompt, "Goodbye.\n").expect("edit the prompt");
@@ -844,7 +853,8 @@ fn a_running_server_answers_from_the_library_as_it_is_now() {
         "--uri",
         "shelf://t/doc.md",
     ]);
-    assert_eq!(count(&mut server), Some(10));
+    assert_eq!(count(&mut server), Some(11));
     assert_eq!(text(&mut server).as_deref(), Some("second version\n"));
+    assert_eq!(quoted(&mut server).as_deref(), Some("second version\n"));
     assert_eq!(greeting(&mut server).as_deref(), Some("Goodbye."));
 }
