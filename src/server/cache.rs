@@ -83,14 +83,14 @@ impl Cache {
         Ok(page)
     }
 
-    /// The kept answer to a list or read request, if there is one as of `position` (the
-    /// change log's position now): what the dispatcher sends without starting a task.
+    /// The kept answer to a list or read request with the change-log position it was shaped
+    /// at, if there is one: the dispatcher sends it without starting a task when the
+    /// position is still the current one. Any other method has none.
     pub(super) fn kept(
         &self,
-        position: i64,
         revision: Revision,
         method: &crate::protocol::Method,
-    ) -> Option<Arc<ShapedPage>> {
+    ) -> Option<(i64, Arc<ShapedPage>)> {
         use crate::protocol::Method;
         let (kind, cursor) = match method {
             Method::ListPrompts { cursor } => (ListKind::Prompts, cursor),
@@ -99,13 +99,13 @@ impl Cache {
             Method::ReadResource { uri } => {
                 let reads = lock(&self.reads);
                 let (at, page) = reads.get(&(revision, uri.clone()))?;
-                return (*at == position).then(|| Arc::clone(page));
+                return Some((*at, Arc::clone(page)));
             }
             _ => return None,
         };
         let pages = lock(&self.pages);
         let (at, page) = pages.get(&(kind, revision, cursor.clone()))?;
-        (*at == position).then(|| Arc::clone(page))
+        Some((*at, Arc::clone(page)))
     }
 
     /// The shaped `resources/read` result for `uri` as of now, from `shape` unless kept.

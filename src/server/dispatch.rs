@@ -250,24 +250,14 @@ impl Dispatcher {
     /// costs one indexed query and a copy, less than handing it to a task and back.
     /// Anything that needs work (or any doubt) goes to a task.
     fn kept_answer(&mut self, envelope: &Envelope, revision: Revision) -> Option<Vec<u8>> {
-        if !matches!(
-            envelope.method,
-            Method::ListPrompts { .. }
-                | Method::ListResources { .. }
-                | Method::ListTemplates { .. }
-                | Method::ReadResource { .. }
-        ) {
-            return None;
-        }
+        // Nothing kept (every first request): no query either, so a fresh server does not
+        // open a connection here ahead of the task that needs one.
+        let (at, page) = self.shared.cache.kept(revision, &envelope.method)?;
         if self.conn.is_none() {
             self.conn = self.shared.store.conn().ok();
         }
         let position = store::read::change_position(self.conn.as_ref()?).ok()?;
-        let page = self
-            .shared
-            .cache
-            .kept(position, revision, &envelope.method)?;
-        Some(shaper(&self.shared, revision).page_line(&envelope.id, &page))
+        (at == position).then(|| shaper(&self.shared, revision).page_line(&envelope.id, &page))
     }
 
     /// Requests that change this process's subscriptions are answered here, in order, so an
