@@ -708,15 +708,20 @@ mod tests {
             .join("")
     }
 
+    /// Every argument's value is its name in angle brackets, to spot it in the output.
+    fn marked_values(prompt: &Prompt) -> HashMap<String, String> {
+        prompt
+            .arguments
+            .iter()
+            .map(|arg| (arg.name.clone(), format!("<{}>", arg.name)))
+            .collect()
+    }
+
     #[test]
     fn placeholders_in_any_body_render_their_values_and_nothing_else_changes() {
         for body in tricky_bodies() {
             if let Ok(prompt) = claude_command(None, &body, source()) {
-                let values: HashMap<String, String> = prompt
-                    .arguments
-                    .iter()
-                    .map(|arg| (arg.name.clone(), format!("<{}>", arg.name)))
-                    .collect();
+                let values = marked_values(&prompt);
                 let expected = substituted(&body, |rest| {
                     if rest.starts_with("$ARGUMENTS") {
                         return Some(("<arguments>".into(), "$ARGUMENTS".len()));
@@ -726,11 +731,7 @@ mod tests {
                 assert_eq!(rendered_text(&prompt, &values, &body), expected, "{body:?}");
             }
             if let Ok(prompt) = vscode_prompt(None, &body, source()) {
-                let values: HashMap<String, String> = prompt
-                    .arguments
-                    .iter()
-                    .map(|arg| (arg.name.clone(), format!("<{}>", arg.name)))
-                    .collect();
+                let values = marked_values(&prompt);
                 let expected = substituted(&body, |rest| {
                     vscode_placeholder(rest)
                         .map(|found| (format!("<{}>", found.argument), found.length))

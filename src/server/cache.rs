@@ -143,13 +143,14 @@ impl Cache {
         Ok(page)
     }
 
-    /// The resource `uri` with its content as of now, or None when there is none.
+    /// The resource `uri` with its content as of `position` (the change log's position,
+    /// read by the caller before anything else of the request), or None when there is none.
     pub(super) fn resource(
         &self,
         conn: &Connection,
+        position: i64,
         uri: &str,
     ) -> Result<Option<ReadResult>, Failure> {
-        let position = read::change_position(conn)?;
         if let Some((at, kept)) = lock(&self.resources).get(uri)
             && *at == position
         {
@@ -178,13 +179,13 @@ impl Cache {
         Ok(Some(found))
     }
 
-    /// The stored prompt `name` as of now, or None when there is none.
+    /// The stored prompt `name` as of `position`, or None when there is none.
     pub(super) fn prompt(
         &self,
         conn: &Connection,
+        position: i64,
         name: &str,
     ) -> Result<Option<Arc<StoredPrompt>>, Failure> {
-        let position = read::change_position(conn)?;
         if let Some((at, prompt)) = lock(&self.prompts).get(name)
             && *at == position
         {

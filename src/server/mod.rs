@@ -193,14 +193,16 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
                 can_elicit: envelope.era.can_elicit_forms(),
                 now: shaper.now,
             };
-            let stored = shared.cache.prompt(&conn, &params.name)?;
+            // One look at the change log serves the prompt and everything it embeds.
+            let position = store::read::change_position(&conn)?;
+            let stored = shared.cache.prompt(&conn, position, &params.name)?;
             let outcome = handlers::prompts::get(
                 &conn,
                 config,
                 &shared.secret,
                 params,
                 stored.as_deref(),
-                &|uri| shared.cache.resource(&conn, uri),
+                &|uri| shared.cache.resource(&conn, position, uri),
                 caller,
             )?;
             shaper.prompt_outcome(id, &outcome)
@@ -219,7 +221,10 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
         }
         Method::Complete(params) => {
             let prompt = match &params.reference {
-                protocol::CompletionRef::Prompt { name } => shared.cache.prompt(&conn, name)?,
+                protocol::CompletionRef::Prompt { name } => {
+                    let position = store::read::change_position(&conn)?;
+                    shared.cache.prompt(&conn, position, name)?
+                }
                 protocol::CompletionRef::Resource { .. } => None,
             };
             let completion =

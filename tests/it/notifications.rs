@@ -327,31 +327,25 @@ fn last_modified_and_ttl_follow_the_content_hash() {
     // The same content written later changes nothing; new content moves lastModified (and
     // the list's TTL, which follows its newest item).
     let same = ctx.write("testing.md", "same");
-    run_at(
-        T0 + 50_000,
-        &[
-            "resource",
-            "add",
-            &same.display().to_string(),
-            "--uri",
-            TESTING,
-        ],
-    );
+    let add_same_at = |ms: i64| {
+        run_at(
+            ms,
+            &[
+                "resource",
+                "add",
+                &same.display().to_string(),
+                "--uri",
+                TESTING,
+            ],
+        )
+    };
+    add_same_at(T0 + 50_000);
     let (ttl, modified, _) = read_at(T0 + 100_000);
     assert_eq!(
         (ttl, modified.as_deref()),
         (Some(5_000), Some("2025-06-15T15:07:30Z"))
     );
-    run_at(
-        T0 + 90_000,
-        &[
-            "resource",
-            "add",
-            &same.display().to_string(),
-            "--uri",
-            TESTING,
-        ],
-    );
+    add_same_at(T0 + 90_000);
     let (ttl, modified, list_ttl) = read_at(T0 + 100_000);
     assert_eq!(
         (ttl, modified.as_deref()),
