@@ -12,7 +12,8 @@ use super::{IndexBuilder, TableIndex};
 use crate::store::{StoreError, read};
 
 /// Indexes by table name, each tagged with the table id and version it was built from. A
-/// changed table is noticed by one indexed `SELECT` per completion, not by watching.
+/// changed table is noticed by one indexed `SELECT`, made only when the library's change-log
+/// position has moved since the index was last found current.
 #[derive(Default)]
 pub struct CompletionIndexes {
     tables: Mutex<HashMap<String, Arc<Slot>>>,
@@ -25,6 +26,8 @@ type Slot = Mutex<Option<Built>>;
 struct Built {
     id: i64,
     version: i64,
+    /// The change-log position at which the table was last seen at this version.
+    checked_at: i64,
     index: Arc<TableIndex>,
 }
 
@@ -33,23 +36,33 @@ impl CompletionIndexes {
         CompletionIndexes::default()
     }
 
-    /// The index of `table` as the database holds it now, or None when there is no such
-    /// table.
+    /// The index of `table` as the database holds it at change-log position `position`
+    /// (taken by the caller before it read anything), or None when there is no such table.
     pub fn get(
         &self,
         conn: &Connection,
         table: &str,
+        position: i64,
     ) -> Result<Option<Arc<TableIndex>>, StoreError> {
+        let slot = self.tables().get(table).map(Arc::clone);
+        if let Some(slot) = &slot
+            && let Some(built) = &*slot.lock().unwrap_or_else(PoisonError::into_inner)
+            && built.checked_at == position
+        {
+            return Ok(Some(Arc::clone(&built.index)));
+        }
         let Some(current) = read::table_version(conn, table)? else {
             // Removed: let its index go.
             self.tables().remove(table);
             return Ok(None);
         };
-        let slot = Arc::clone(self.tables().entry(table.to_string()).or_default());
+        let slot =
+            slot.unwrap_or_else(|| Arc::clone(self.tables().entry(table.to_string()).or_default()));
         let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(built) = &*slot
+        if let Some(built) = &mut *slot
             && (built.id, built.version) == current
         {
+            built.checked_at = position;
             return Ok(Some(Arc::clone(&built.index)));
         }
         let started = Instant::now();
@@ -81,6 +94,7 @@ impl CompletionIndexes {
         *slot = Some(Built {
             id,
             version,
+            checked_at: position,
             index: Arc::clone(&index),
         });
         Ok(Some(index))

@@ -15,14 +15,14 @@ use crate::uri_template::UriTemplate;
 
 /// Where one argument's or variable's suggestions come from: its completion table if it
 /// names one that exists, else a list.
-struct Source {
+struct Source<'a> {
     table: Option<String>,
-    otherwise: List,
+    otherwise: List<'a>,
 }
 
-enum List {
-    /// An enum's values (or none).
-    Values(Vec<String>),
+enum List<'a> {
+    /// An enum's values (or none), borrowed from the prompt.
+    Values(&'a [String]),
     /// The values a template variable takes in the stored URIs; read only when needed.
     Uris {
         template: UriTemplate,
@@ -31,10 +31,12 @@ enum List {
 }
 
 /// Completes `params`; for a `ref/prompt`, `prompt` is the prompt it names as the caller
-/// found it (None: there is none).
+/// found it (None: there is none); `position` is the change-log position the caller read
+/// before anything else, which the table indexes are checked against.
 pub fn complete(
     conn: &Connection,
     indexes: &CompletionIndexes,
+    position: i64,
     params: &CompleteParams,
     prompt: Option<&StoredPrompt>,
 ) -> Result<Completion, Failure> {
@@ -52,14 +54,18 @@ pub fn complete(
     // A table named but not (or no longer) in the library is a mistake in the library, not
     // in the request: the argument offers what it would without one.
     if let Some(table) = &source.table
-        && let Some(index) = indexes.get(conn, table)?
+        && let Some(index) = indexes.get(conn, table, position)?
     {
         let (values, total) = index.complete(query, &context);
         return Ok(completion(values, total));
     }
+    let uris;
     let list = match source.otherwise {
         List::Values(values) => values,
-        List::Uris { template, variable } => uri_values(conn, &template, &variable, &context)?,
+        List::Uris { template, variable } => {
+            uris = uri_values(conn, &template, &variable, &context)?;
+            &uris[..]
+        }
     };
     let (values, total) = rank(list.iter().map(|v| (v.as_str(), 0.0)), query);
     Ok(completion(values, total))
@@ -73,12 +79,12 @@ fn completion(values: Vec<String>, total: u64) -> Completion {
     }
 }
 
-fn prompt_source(
+fn prompt_source<'a>(
     conn: &Connection,
     prompt: &str,
-    stored: Option<&StoredPrompt>,
+    stored: Option<&'a StoredPrompt>,
     argument: &str,
-) -> Result<Source, Failure> {
+) -> Result<Source<'a>, Failure> {
     let Some(stored) = stored else {
         return Err(Failure::InvalidParams(format!(
             "unknown prompt '{prompt}'; known prompts: {}",
@@ -99,11 +105,15 @@ fn prompt_source(
     };
     Ok(Source {
         table: arg.completion.clone(),
-        otherwise: List::Values(arg.values.clone()),
+        otherwise: List::Values(&arg.values),
     })
 }
 
-fn template_source(conn: &Connection, uri: &str, variable: &str) -> Result<Source, Failure> {
+fn template_source(
+    conn: &Connection,
+    uri: &str,
+    variable: &str,
+) -> Result<Source<'static>, Failure> {
     let templates = read::templates(conn)?;
     // The reference names a template by its text, or by a URI (perhaps partly typed) that
     // it matches or that starts with its literal prefix; the longest prefix is the most

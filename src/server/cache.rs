@@ -1,7 +1,9 @@
 //! What the server keeps between requests until the library changes: shaped list pages,
-//! shaped reads of small resources, parsed prompts, and the small resources prompts embed. Hosts list and fill prompts often and the library changes rarely, and
-//! reading and shaping costs far more than checking whether anything changed: one look at
-//! the change log's last row.
+//! shaped reads of small resources, parsed prompts, and the small resources prompts embed.
+//! Hosts list and fill prompts often and the library changes rarely, and reading and
+//! shaping costs far more than checking whether anything changed: every entry is tagged
+//! with the change-log position it was read at, and is current while that is still the
+//! position the watcher last saw.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -59,15 +61,12 @@ impl Cache {
     /// else a fresh one from `shape`. Failures (a stale cursor, say) are not kept.
     pub(super) fn page(
         &self,
-        conn: &Connection,
+        position: i64,
         kind: ListKind,
         revision: Revision,
         cursor: Option<&str>,
         shape: impl FnOnce() -> Result<ShapedPage, Failure>,
     ) -> Result<Arc<ShapedPage>, Failure> {
-        // Read before the data: a commit in between leaves the page newer than its key, and
-        // the next request, seeing a later position, shapes it again.
-        let position = read::change_position(conn)?;
         let key = (kind, revision, cursor.map(str::to_string));
         if let Some((at, page)) = lock(&self.pages).get(&key)
             && *at == position
@@ -112,12 +111,11 @@ impl Cache {
     /// Failures (no such resource) are not kept.
     pub(super) fn read(
         &self,
-        conn: &Connection,
+        position: i64,
         revision: Revision,
         uri: &str,
         shape: impl FnOnce() -> Result<ShapedPage, Failure>,
     ) -> Result<Arc<ShapedPage>, Failure> {
-        let position = read::change_position(conn)?;
         let key = (revision, uri.to_string());
         if let Some((at, page)) = lock(&self.reads).get(&key)
             && *at == position

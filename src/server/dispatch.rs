@@ -18,8 +18,6 @@ use crate::protocol::{
 };
 use crate::store;
 
-type PooledConnection = r2d2::PooledConnection<r2d2_sqlite::SqliteConnectionManager>;
-
 /// What this process remembers between requests: only what the protocol makes per-process.
 #[derive(Default)]
 pub(super) struct Session {
@@ -41,9 +39,6 @@ struct Listener {
 
 pub(super) struct Dispatcher {
     shared: Arc<Shared>,
-    /// A connection of the dispatcher's own, to ask whether a kept answer is still current
-    /// (one indexed query); taken from the pool on first use.
-    conn: Option<PooledConnection>,
     session: Arc<Mutex<Session>>,
     /// Where request tasks run.
     runtime: tokio::runtime::Handle,
@@ -117,7 +112,6 @@ impl Dispatcher {
         );
         Dispatcher {
             shared,
-            conn: None,
             session,
             runtime,
             completions,
@@ -247,17 +241,12 @@ impl Dispatcher {
     }
 
     /// A list page or small read already shaped and still current is sent from here: it
-    /// costs one indexed query and a copy, less than handing it to a task and back.
-    /// Anything that needs work (or any doubt) goes to a task.
+    /// costs a lookup and a copy, less than handing it to a task and back. Anything that
+    /// needs work goes to a task.
     fn kept_answer(&mut self, envelope: &Envelope, revision: Revision) -> Option<Vec<u8>> {
-        // Nothing kept (every first request): no query either, so a fresh server does not
-        // open a connection here ahead of the task that needs one.
         let (at, page) = self.shared.cache.kept(revision, &envelope.method)?;
-        if self.conn.is_none() {
-            self.conn = self.shared.store.conn().ok();
-        }
-        let position = store::read::change_position(self.conn.as_ref()?).ok()?;
-        (at == position).then(|| shaper(&self.shared, revision).page_line(&envelope.id, &page))
+        (at == self.shared.position())
+            .then(|| shaper(&self.shared, revision).page_line(&envelope.id, &page))
     }
 
     /// Requests that change this process's subscriptions are answered here, in order, so an

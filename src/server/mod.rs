@@ -16,7 +16,7 @@ mod transport;
 mod watch;
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use anyhow::{Context, Result};
@@ -48,10 +48,21 @@ struct Shared {
     /// Requests still running, by id: set to true when the client cancels one.
     running: Mutex<HashMap<String, Arc<AtomicBool>>>,
     in_flight: InFlight,
+    /// The change log's last position as the watcher last saw it. Kept answers and indexes
+    /// are checked against it rather than against the database: an atomic load instead of
+    /// a query per request, at the price of serving what was kept for up to one poll
+    /// interval after another process commits (the moment the host is told, too).
+    position: AtomicI64,
     /// Pages and prompts kept until the library changes.
     cache: Cache,
     /// Completion tables' indexes, built on first use (a cache of the store, by version).
     indexes: CompletionIndexes,
+}
+
+impl Shared {
+    fn position(&self) -> i64 {
+        self.position.load(Ordering::Acquire)
+    }
 }
 
 /// Counts running request tasks, so the reader can wait for room and, at the end, for all.
@@ -118,6 +129,7 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         output,
         running: Mutex::new(HashMap::new()),
         in_flight: InFlight::default(),
+        position: AtomicI64::new(start),
         cache: Cache::default(),
         indexes: CompletionIndexes::new(),
     });
@@ -126,8 +138,13 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         let path = shared.store.path().to_path_buf();
         let shared = Arc::clone(&shared);
         let session = Arc::clone(&session);
-        watch::spawn(&path, poll_interval, start, move |changes| {
-            dispatch::notify(&shared, &session, changes)
+        watch::spawn(&path, poll_interval, start, move |position, changes| {
+            // Moved before anyone is told, so a host re-listing on a notification is never
+            // answered from what was kept.
+            shared.position.store(position, Ordering::Release);
+            if !changes.is_empty() {
+                dispatch::notify(&shared, &session, changes);
+            }
         })
         .context("cannot watch the database for changes")?;
     }
@@ -167,6 +184,9 @@ fn answer(shared: &Shared, envelope: &Envelope, revision: Revision) -> Vec<u8> {
 }
 
 fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>, Failure> {
+    // Taken before anything is read: what is read is then at least as new as the position
+    // it is kept under.
+    let position = shared.position();
     let conn = shared.store.conn().map_err(Failure::from)?;
     let config = &shared.config;
     let id = &envelope.id;
@@ -178,7 +198,7 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
         let cursor = cursor.as_deref();
         let page = shared
             .cache
-            .page(&conn, kind, shaper.revision, cursor, || shape(cursor))?;
+            .page(position, kind, shaper.revision, cursor, || shape(cursor))?;
         Ok(shaper.page_line(id, &page))
     };
     Ok(match &envelope.method {
@@ -193,8 +213,6 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
                 can_elicit: envelope.era.can_elicit_forms(),
                 now: shaper.now,
             };
-            // One look at the change log serves the prompt and everything it embeds.
-            let position = store::read::change_position(&conn)?;
             let stored = shared.cache.prompt(&conn, position, &params.name)?;
             let outcome = handlers::prompts::get(
                 &conn,
@@ -214,7 +232,7 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
             Ok(shaper.templates_page(&handlers::templates::list(&conn, config, cursor)?))
         })?,
         Method::ReadResource { uri } => {
-            let page = shared.cache.read(&conn, shaper.revision, uri, || {
+            let page = shared.cache.read(position, shaper.revision, uri, || {
                 Ok(shaper.read_page(&handlers::resources::read(&conn, uri)?))
             })?;
             shaper.page_line(id, &page)
@@ -222,13 +240,17 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
         Method::Complete(params) => {
             let prompt = match &params.reference {
                 protocol::CompletionRef::Prompt { name } => {
-                    let position = store::read::change_position(&conn)?;
                     shared.cache.prompt(&conn, position, name)?
                 }
                 protocol::CompletionRef::Resource { .. } => None,
             };
-            let completion =
-                handlers::completion::complete(&conn, &shared.indexes, params, prompt.as_deref())?;
+            let completion = handlers::completion::complete(
+                &conn,
+                &shared.indexes,
+                position,
+                params,
+                prompt.as_deref(),
+            )?;
             shaper.completion(id, &completion)
         }
         Method::Subscribe { .. }

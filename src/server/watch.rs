@@ -39,19 +39,20 @@ impl Changes {
         changes
     }
 
-    fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         !self.prompts && !self.resources
     }
 }
 
-/// Starts the watching thread, which reports changes logged after `after` (the change-log
-/// position when serving began) to `on_changes`, for as long as the process lives. Its
-/// connection is opened on the thread, off the path to the first answer.
+/// Starts the watching thread, which reports every move of the change log after `after`
+/// (the position when serving began) to `on_moved`, with the new last position and what
+/// the rows changed, for as long as the process lives. Its connection is opened on the
+/// thread, off the path to the first answer.
 pub fn spawn(
     path: &Path,
     interval: Duration,
     after: i64,
-    on_changes: impl Fn(&Changes) + Send + 'static,
+    on_moved: impl Fn(i64, &Changes) + Send + 'static,
 ) -> anyhow::Result<()> {
     let path = path.to_path_buf();
     std::thread::Builder::new()
@@ -84,9 +85,7 @@ pub fn spawn(
                                 last_seq = last.seq;
                                 let changes = Changes::from_rows(&rows);
                                 tracing::debug!(rows = rows.len(), ?changes, "library changed");
-                                if !changes.is_empty() {
-                                    on_changes(&changes);
-                                }
+                                on_moved(last_seq, &changes);
                             }
                         }
                         Err(err) => tracing::warn!("reading the change log: {err}"),

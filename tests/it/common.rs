@@ -229,6 +229,27 @@ impl Server {
         }
     }
 
+    /// Asks `ask` again, every 20 ms, until it answers `expected`, for up to `WAIT`: the
+    /// server sees another process's commit at its next poll of the database, not at once.
+    pub fn eventually<T: PartialEq + std::fmt::Debug>(
+        &mut self,
+        expected: T,
+        mut ask: impl FnMut(&mut Server) -> T,
+    ) {
+        let deadline = std::time::Instant::now() + WAIT;
+        loop {
+            let answer = ask(self);
+            if answer == expected {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "still {answer:?} after {WAIT:?}, expected {expected:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Sends a request with a fresh numeric id and returns the whole response.
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         let id = json!(self.next_id);

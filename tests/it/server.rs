@@ -797,7 +797,7 @@ fn serving_never_writes_the_database() {
 }
 
 #[test]
-fn a_running_server_answers_from_the_library_as_it_is_now() {
+fn a_running_server_sees_what_another_process_commits() {
     let ctx = TestContext::new();
     let prompt = ctx.write("greet.prompt.md", "Hello.\n");
     let quote = ctx.write("quote.prompt.md", "{{ embed('shelf://t/doc.md') }}\n");
@@ -853,8 +853,9 @@ fn a_running_server_answers_from_the_library_as_it_is_now() {
         "--uri",
         "shelf://t/doc.md",
     ]);
-    assert_eq!(count(&mut server), Some(11));
-    assert_eq!(text(&mut server).as_deref(), Some("second version\n"));
-    assert_eq!(quoted(&mut server).as_deref(), Some("second version\n"));
-    assert_eq!(greeting(&mut server).as_deref(), Some("Goodbye."));
+    // Seen at the server's next poll of the database.
+    server.eventually(Some(11), count);
+    server.eventually(Some("second version\n".to_string()), text);
+    server.eventually(Some("second version\n".to_string()), quoted);
+    server.eventually(Some("Goodbye.".to_string()), greeting);
 }
