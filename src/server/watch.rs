@@ -69,11 +69,13 @@ pub fn spawn(
             // Changes committed before this first look are caught by the change log below.
             let mut last_version = None;
             loop {
+                // Sleeping first keeps the first look (which makes SQLite parse the schema)
+                // off the start of serving.
+                std::thread::sleep(interval);
                 let version = match data_version(&conn) {
                     Ok(version) => version,
                     Err(err) => {
                         tracing::warn!("watching the database: {err}");
-                        std::thread::sleep(interval);
                         continue;
                     }
                 };
@@ -91,7 +93,6 @@ pub fn spawn(
                         Err(err) => tracing::warn!("reading the change log: {err}"),
                     }
                 }
-                std::thread::sleep(interval);
             }
         })?;
     Ok(())

@@ -87,7 +87,10 @@ impl Store {
                 OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
             )
             .map_err(|err| StoreError::Open(format!("cannot open {}: {err}", path.display())))?;
-            configure(&conn).map_err(|err| not_a_database(path, err))?;
+            // Only the header is read here: `configure` would make SQLite parse the whole
+            // schema, which the pool's connection is about to do anyway.
+            conn.busy_timeout(BUSY_TIMEOUT)
+                .map_err(|err| not_a_database(path, err))?;
             schema::is_current(&conn, path)?
         };
         if !current {
@@ -110,9 +113,13 @@ impl Store {
         let manager = SqliteConnectionManager::file(path)
             .with_flags(flags)
             .with_init(|conn| configure(conn));
+        // Connections are opened when first needed and then kept: each one parses the whole
+        // schema on its first statement, so none is opened ahead (cold start is a budget)
+        // and none is closed for being idle.
         let pool = r2d2::Pool::builder()
             .max_size(8)
-            .min_idle(Some(1))
+            .min_idle(Some(0))
+            .idle_timeout(None)
             .build(manager)?;
         Ok(Store {
             pool,
