@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{Revision, RpcError, code};
@@ -171,55 +172,141 @@ struct InitializeParams {
     protocol_version: String,
 }
 
+/// The members of a JSON-RPC message, each still the JSON text it was sent as: the line is
+/// scanned once and only what a request needs is parsed further (building a whole
+/// `Value` tree first would allocate for every key and string).
+#[derive(Deserialize)]
+struct Frame<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    /// `null` is kept as a member (an invalid id), not taken for a missing one.
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<IgnoredAny>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<IgnoredAny>,
+}
+
+/// A member that is there, whatever its value (`Option`'s own rule reads `null` as absent).
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
+
+/// The modern `_meta` members of a request's params, if it has any.
+#[derive(Deserialize)]
+struct MetaOnly<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct ModernMeta<'a> {
+    #[serde(
+        rename = "io.modelcontextprotocol/protocolVersion",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
+    version: Option<&'a RawValue>,
+    #[serde(
+        rename = "io.modelcontextprotocol/clientCapabilities",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
+    capabilities: Option<&'a RawValue>,
+}
+
+fn parse_error(err: impl std::fmt::Display) -> Incoming {
+    Incoming::Invalid {
+        id: Value::Null,
+        error: RpcError::new(
+            code::PARSE_ERROR,
+            format!("the line is not valid JSON ({err}); send one JSON-RPC message per line"),
+        ),
+    }
+}
+
+/// Whether raw JSON text is an object (it has been parsed, so its first byte says).
+fn is_object(raw: &RawValue) -> bool {
+    raw.get().starts_with('{')
+}
+
 /// Reads one line (without its newline) as a JSON-RPC message.
 pub fn parse_line(line: &[u8]) -> Incoming {
-    let value: Value = match serde_json::from_slice(line) {
-        Ok(value) => value,
-        Err(err) => {
-            return Incoming::Invalid {
-                id: Value::Null,
-                error: RpcError::new(
-                    code::PARSE_ERROR,
-                    format!(
-                        "the line is not valid JSON ({err}); send one JSON-RPC message per line"
-                    ),
-                ),
-            };
+    let starts_as_object = line
+        .iter()
+        .find(|byte| !byte.is_ascii_whitespace())
+        .is_some_and(|byte| *byte == b'{');
+    if !starts_as_object {
+        return match serde_json::from_slice::<IgnoredAny>(line) {
+            Ok(_) => invalid_request(Value::Null, "a JSON-RPC message must be a JSON object"),
+            Err(err) => parse_error(err),
+        };
+    }
+    let frame: Frame = match serde_json::from_slice(line) {
+        Ok(frame) => frame,
+        Err(err) if err.classify() == serde_json::error::Category::Data => {
+            return invalid_request(Value::Null, &err.to_string());
         }
+        Err(err) => return parse_error(err),
     };
-    let Value::Object(mut object) = value else {
-        return invalid_request(Value::Null, "a JSON-RPC message must be a JSON object");
+    let id = match frame.id.map(|raw| serde_json::from_str::<Value>(raw.get())) {
+        None => None,
+        Some(Ok(id)) => Some(id),
+        Some(Err(err)) => return parse_error(err),
     };
-    let id = object.remove("id");
     let id_for_errors = match &id {
         Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
         _ => Value::Null,
     };
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    let is_version_2 = frame.jsonrpc.is_some_and(|raw| {
+        raw.get() == "\"2.0\""
+            || serde_json::from_str::<std::borrow::Cow<str>>(raw.get()).is_ok_and(|v| v == "2.0")
+    });
+    if !is_version_2 {
         return invalid_request(id_for_errors, "\"jsonrpc\" must be \"2.0\"");
     }
-    let method = match object.remove("method") {
-        Some(Value::String(method)) => method,
-        Some(_) => return invalid_request(id_for_errors, "\"method\" must be a string"),
-        None if id.is_some() && (object.contains_key("result") || object.contains_key("error")) => {
+    let method = match frame.method {
+        Some(raw) => match serde_json::from_str::<std::borrow::Cow<str>>(raw.get()) {
+            Ok(method) => method,
+            Err(_) => return invalid_request(id_for_errors, "\"method\" must be a string"),
+        },
+        None if id.is_some() && (frame.result.is_some() || frame.error.is_some()) => {
             return Incoming::Response;
         }
         None => return invalid_request(id_for_errors, "the message has no \"method\""),
     };
-    let params = object.remove("params").unwrap_or(Value::Null);
+    // Absent and `null` params are alike: no params.
+    let params = frame.params.filter(|raw| raw.get() != "null");
     let Some(id) = id else {
-        return Incoming::Notification { method, params };
+        let params = params
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+            .unwrap_or(Value::Null);
+        return Incoming::Notification {
+            method: method.into_owned(),
+            params,
+        };
     };
     if !matches!(id, Value::String(_) | Value::Number(_)) {
         return invalid_request(Value::Null, "\"id\" must be a string or a number");
     }
-    if !matches!(params, Value::Object(_) | Value::Null) {
+    if params.is_some_and(|raw| !is_object(raw)) {
         return Incoming::Invalid {
             id,
             error: RpcError::invalid_params("\"params\" must be an object"),
         };
     }
-    let era = match era_of(&params) {
+    let era = match era_of(params) {
         Ok(era) => era,
         Err(error) => return Incoming::Invalid { id, error },
     };
@@ -236,18 +323,26 @@ fn invalid_request(id: Value, message: &str) -> Incoming {
     }
 }
 
-fn era_of(params: &Value) -> Result<Era, RpcError> {
-    let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
+fn era_of(params: Option<&RawValue>) -> Result<Era, RpcError> {
+    let meta = params
+        .and_then(|raw| serde_json::from_str::<MetaOnly>(raw.get()).ok())
+        .and_then(|only| only.meta)
+        .filter(|meta| is_object(meta))
+        .and_then(|meta| serde_json::from_str::<ModernMeta>(meta.get()).ok());
+    let Some(ModernMeta {
+        version,
+        capabilities,
+    }) = meta
+    else {
         return Ok(Era::Legacy);
     };
-    let version = meta.get(META_VERSION);
-    let capabilities = meta.get(META_CAPABILITIES);
     if version.is_none() && capabilities.is_none() {
         return Ok(Era::Legacy);
     }
-    let version = match version {
-        Some(Value::String(version)) => version,
-        Some(_) => {
+    let version = match version.map(|raw| serde_json::from_str::<std::borrow::Cow<str>>(raw.get()))
+    {
+        Some(Ok(version)) => version,
+        Some(Err(_)) => {
             return Err(RpcError::invalid_params(format!(
                 "_meta[\"{META_VERSION}\"] must be a string such as \"{}\"",
                 Revision::MODERN.as_str()
@@ -260,12 +355,14 @@ fn era_of(params: &Value) -> Result<Era, RpcError> {
             )));
         }
     };
-    if Revision::parse(version) != Some(Revision::MODERN) {
-        return Err(RpcError::unsupported_version(version));
+    if Revision::parse(&version) != Some(Revision::MODERN) {
+        return Err(RpcError::unsupported_version(&version));
     }
     match capabilities {
-        Some(capabilities @ Value::Object(_)) => Ok(Era::Modern {
-            capabilities: capabilities.clone(),
+        Some(raw) if is_object(raw) => Ok(Era::Modern {
+            capabilities: serde_json::from_str(raw.get()).map_err(|err| {
+                RpcError::invalid_params(format!("_meta[\"{META_CAPABILITIES}\"]: {err}"))
+            })?,
         }),
         Some(_) => Err(RpcError::invalid_params(format!(
             "_meta[\"{META_CAPABILITIES}\"] must be an object ({{}} when the client has none)"
@@ -276,16 +373,16 @@ fn era_of(params: &Value) -> Result<Era, RpcError> {
     }
 }
 
-fn typed<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, RpcError> {
-    let params = match params {
-        Value::Null => Value::Object(Map::new()),
-        params => params,
-    };
-    serde_json::from_value(params)
+fn typed<'a, T: Deserialize<'a>>(
+    method: &str,
+    params: Option<&'a RawValue>,
+) -> Result<T, RpcError> {
+    let text = params.map_or("{}", RawValue::get);
+    serde_json::from_str(text)
         .map_err(|err| RpcError::invalid_params(format!("invalid params for {method}: {err}")))
 }
 
-fn typed_method(method: &str, params: Value) -> Result<Method, RpcError> {
+fn typed_method(method: &str, params: Option<&RawValue>) -> Result<Method, RpcError> {
     Ok(match method {
         "server/discover" => Method::Discover,
         "initialize" => Method::Initialize {
@@ -346,6 +443,56 @@ mod tests {
             ),
             code::UNSUPPORTED_VERSION
         );
+    }
+
+    #[test]
+    fn members_are_read_as_json_rpc_means_them() {
+        // A null id is an id that is wrong, not a notification: it is answered.
+        assert_eq!(
+            error_code(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
+            code::INVALID_REQUEST
+        );
+        assert_eq!(
+            error_code(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#),
+            code::INVALID_REQUEST
+        );
+        assert_eq!(
+            error_code(r#"  [{"jsonrpc":"2.0"}]"#),
+            code::INVALID_REQUEST
+        );
+        assert_eq!(error_code(r#"{"jsonrpc":"2.0","id":1,"#), code::PARSE_ERROR);
+        assert_eq!(
+            error_code(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}"#),
+            code::INVALID_PARAMS
+        );
+        assert_eq!(
+            error_code(r#"{"jsonrpc":"2.0","id":1,"method":7}"#),
+            code::INVALID_REQUEST
+        );
+        // Escapes spell the same strings.
+        let Incoming::Request(envelope) = parse_line(
+            br#"{"jsonrpc":"2\u002e0","id":"a","method":"resources\/read","params":{"uri":"x:\/y"}}"#,
+        ) else {
+            panic!("an escaped request was not read");
+        };
+        assert_eq!(envelope.id, serde_json::json!("a"));
+        assert_eq!(envelope.era, Era::Legacy);
+        assert!(matches!(envelope.method, Method::ReadResource { uri } if uri == "x:/y"));
+        // `null` params are no params.
+        assert!(matches!(
+            parse_line(br#"{"jsonrpc":"2.0","id":1,"method":"prompts/list","params":null}"#),
+            Incoming::Request(Envelope {
+                method: Method::ListPrompts { cursor: None },
+                ..
+            })
+        ));
+        let Incoming::Notification { method, params } = parse_line(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#,
+        ) else {
+            panic!("a notification was not read");
+        };
+        assert_eq!(method, "notifications/cancelled");
+        assert_eq!(params["requestId"], 4);
     }
 
     #[test]
