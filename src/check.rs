@@ -109,8 +109,8 @@ fn check_prompt(
     let first = samples(prompt, 0);
     let second = samples(prompt, 1);
     let (first, second) = match (
-        render::render(prompt, &first),
-        render::render(prompt, &second),
+        render::render(stored, &first),
+        render::render(stored, &second),
     ) {
         (Ok(first), Ok(second)) => (uris(&first), uris(&second)),
         (Err(err), _) | (_, Err(err)) => {

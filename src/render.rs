@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use minijinja::{Environment, UndefinedBehavior, Value};
 
-use crate::model::{ArgumentType, Prompt, Role};
+use crate::model::{ArgumentType, ContentHash, Prompt, Role, StoredPrompt};
 
 /// How much work one render may do; far more than any real prompt needs, little enough
 /// that a runaway loop ends quickly with an error.
@@ -41,13 +41,14 @@ pub struct RenderError {
     pub reason: String,
 }
 
-/// Renders every message template of `prompt` with `values` (already checked and with
-/// defaults filled in).
+/// Renders every message template of the stored prompt with `values` (already checked and
+/// with defaults filled in).
 pub fn render(
-    prompt: &Prompt,
+    stored: &StoredPrompt,
     values: &HashMap<String, String>,
 ) -> Result<Vec<RenderedTemplate>, RenderError> {
-    let compiled = compiled(prompt)?;
+    let prompt = &stored.prompt;
+    let compiled = compiled(prompt, stored.content_hash)?;
     // Markers carry a random nonce so that no argument value can forge an embed.
     let directives = Arc::new(Directives {
         nonce: nonce(),
@@ -98,21 +99,16 @@ struct Directives {
 
 impl minijinja::value::Object for Directives {}
 
-/// Compiled templates, kept by the hash of the bodies: compiling costs more than rendering,
-/// and a prompt's bodies change rarely.
+/// Compiled templates, kept by the prompt's content hash (which covers its bodies):
+/// compiling costs more than rendering, and a prompt's bodies change rarely.
 static COMPILED: std::sync::LazyLock<Mutex<HashMap<[u8; 32], Arc<Environment<'static>>>>> =
     std::sync::LazyLock::new(Mutex::default);
 /// Distinct prompt bodies kept compiled at most.
 const MAX_COMPILED: usize = 512;
 
-/// An environment holding `prompt`'s message templates as "0", "1", ...
-fn compiled(prompt: &Prompt) -> Result<Arc<Environment<'static>>, RenderError> {
-    let mut hasher = blake3::Hasher::new();
-    for message in &prompt.messages {
-        hasher.update(&(message.body.len() as u64).to_le_bytes());
-        hasher.update(message.body.as_bytes());
-    }
-    let key = *hasher.finalize().as_bytes();
+/// An environment holding `prompt`'s message templates as "0", "1", ...; `key` is its
+/// content hash.
+fn compiled(prompt: &Prompt, key: ContentHash) -> Result<Arc<Environment<'static>>, RenderError> {
     if let Some(env) = COMPILED
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -254,8 +250,8 @@ mod tests {
     use crate::library::split_roles;
     use crate::model::{Origin, PromptArgument};
 
-    fn prompt(body: &str) -> Prompt {
-        Prompt {
+    fn prompt(body: &str) -> StoredPrompt {
+        let prompt = Prompt {
             name: "p".into(),
             title: None,
             description: None,
@@ -266,6 +262,11 @@ mod tests {
             }],
             messages: split_roles(body),
             origin: Origin::default(),
+        };
+        StoredPrompt {
+            content_hash: crate::store::hash_prompt(&prompt),
+            prompt,
+            last_modified: 0,
         }
     }
 

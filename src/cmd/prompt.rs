@@ -323,12 +323,12 @@ fn render(store: &Store, name: &str, args: &[String], json: bool) -> Result<()> 
                 read.resource.info.uri,
                 common::human_size(read.resource.size)
             )?,
-            crate::handlers::Block::Link(resource) => writeln!(
+            crate::handlers::Block::Link(read) => writeln!(
                 out,
                 "[link {} ({}){}]",
-                resource.info.uri,
-                resource.info.mime_type,
-                resource
+                read.resource.info.uri,
+                read.resource.info.mime_type,
+                read.resource
                     .info
                     .title
                     .as_deref()

@@ -15,7 +15,10 @@ pub use discover::Discovery;
 pub use paging::Page;
 pub use prompts::{InputRequest, PromptOutcome};
 
+use std::sync::Arc;
+
 use crate::model::{Content, Role, StoredResource};
+use crate::protocol::BlockMemo;
 use crate::store::StoreError;
 
 /// Why a request could not be served, in terms a person can act on. `protocol` picks the
@@ -46,10 +49,22 @@ pub fn describe_failure(failure: &Failure) -> &str {
 }
 
 /// A resource and its content, as `resources/read` and embeds serve it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct ReadResult {
     pub resource: StoredResource,
     pub content: Content,
+    /// The content blocks shaped from it, kept with it for as long as it is kept.
+    pub blocks: BlockMemo,
+}
+
+impl ReadResult {
+    pub fn new(resource: StoredResource, content: Content) -> ReadResult {
+        ReadResult {
+            resource,
+            content,
+            blocks: BlockMemo::default(),
+        }
+    }
 }
 
 /// A prompt filled with its arguments.
@@ -70,14 +85,14 @@ pub struct RenderedMessage {
 pub enum Block {
     Text(String),
     /// A resource's contents inside the message.
-    Embedded(ReadResult),
+    Embedded(Arc<ReadResult>),
     /// An image or audio resource, as its own block type.
     Media {
         kind: MediaKind,
-        read: ReadResult,
+        read: Arc<ReadResult>,
     },
-    /// A pointer the client may read later.
-    Link(StoredResource),
+    /// A pointer the client may read later (its content is not sent).
+    Link(Arc<ReadResult>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

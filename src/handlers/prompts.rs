@@ -2,6 +2,7 @@
 //! links, and asking a capable client for missing arguments instead of failing.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -69,12 +70,12 @@ pub struct Caller {
 }
 
 /// How a prompt finds the resources it embeds or links (the server keeps small ones).
-pub type Resolve<'a> = &'a dyn Fn(&str) -> Result<Option<ReadResult>, Failure>;
+pub type Resolve<'a> = &'a dyn Fn(&str) -> Result<Option<Arc<ReadResult>>, Failure>;
 
 /// Reads a resource straight from the database, for callers that keep nothing.
-pub fn resolve_from(conn: &Connection, uri: &str) -> Result<Option<ReadResult>, Failure> {
+pub fn resolve_from(conn: &Connection, uri: &str) -> Result<Option<Arc<ReadResult>>, Failure> {
     Ok(read::resource_content(conn, uri)?
-        .map(|(resource, content)| ReadResult { resource, content }))
+        .map(|(resource, content)| Arc::new(ReadResult::new(resource, content))))
 }
 
 /// Fills `stored`, the prompt `params` names as the caller found it (None: there is none);
@@ -142,7 +143,7 @@ pub fn get(
             )));
         }
     };
-    let rendered = render::render(prompt, &values)
+    let rendered = render::render(stored, &values)
         .map_err(|err| Failure::Internal(format!("the prompt could not be rendered: {err}")))?;
     let mut messages = Vec::new();
     for template in rendered {
@@ -152,11 +153,9 @@ pub fn get(
                 Piece::Embed(uri) => {
                     embed(resolve(&uri)?.ok_or_else(|| missing_resource(&prompt.name, &uri))?)
                 }
-                Piece::Link(uri) => Block::Link(
-                    resolve(&uri)?
-                        .ok_or_else(|| missing_resource(&prompt.name, &uri))?
-                        .resource,
-                ),
+                Piece::Link(uri) => {
+                    Block::Link(resolve(&uri)?.ok_or_else(|| missing_resource(&prompt.name, &uri))?)
+                }
             };
             messages.push(RenderedMessage {
                 role: template.role,
@@ -179,7 +178,7 @@ fn missing_resource(prompt: &str, uri: &str) -> Failure {
     ))
 }
 
-fn embed(read: ReadResult) -> Block {
+fn embed(read: Arc<ReadResult>) -> Block {
     let resource = &read.resource;
     let media = match resource.info.mime_type.split('/').next() {
         Some("image") if !resource.is_text => Some(MediaKind::Image),

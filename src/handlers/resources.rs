@@ -26,7 +26,7 @@ pub fn list(
 
 pub fn read(conn: &Connection, uri: &str) -> Result<ReadResult, Failure> {
     if let Some((resource, content)) = read::resource_content(conn, uri)? {
-        return Ok(ReadResult { resource, content });
+        return Ok(ReadResult::new(resource, content));
     }
     // A URI that matches a template resolves to the stored resource the template maps its
     // variables to (e.g. a percent-encoded spelling of a stored URI).
@@ -43,7 +43,7 @@ pub fn read(conn: &Connection, uri: &str) -> Result<ReadResult, Failure> {
         if canonical != uri
             && let Some((resource, content)) = read::resource_content(conn, &canonical)?
         {
-            return Ok(ReadResult { resource, content });
+            return Ok(ReadResult::new(resource, content));
         }
     }
     Err(Failure::ResourceNotFound {

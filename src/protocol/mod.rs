@@ -12,7 +12,8 @@ pub use request::{
     parse_line,
 };
 pub use shape::{
-    Hints, ShapedPage, Shaper, acknowledged, error_line, notification, stream_notification,
+    BlockMemo, Hints, ShapedPage, Shaper, acknowledged, error_line, notification,
+    stream_notification,
 };
 
 use serde_json::{Value, json};
@@ -37,6 +38,14 @@ impl Revision {
         Revision::V2025_03_26,
         Revision::V2024_11_05,
     ];
+
+    /// How many revisions there are: `index` is below it.
+    pub const COUNT: usize = 5;
+
+    /// A dense number for each revision, oldest 0, for tables kept per revision.
+    pub fn index(self) -> usize {
+        self as usize
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {

@@ -2,7 +2,10 @@
 //! `resultType`, `serverInfo` and caching hints; older revisions lose what they lack
 //! (`title`, `icons`, `resource_link`, `audio`) or get a faithful stand-in.
 
+use std::sync::OnceLock;
+
 use base64::Engine;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::{Revision, RpcError};
@@ -86,10 +89,10 @@ fn line(message: &impl serde::Serialize) -> Vec<u8> {
 /// A success response, serialized from borrowed parts (building it as one `Value` would
 /// copy the whole result).
 #[derive(serde::Serialize)]
-struct Response<'a> {
+struct Response<'a, R> {
     jsonrpc: &'static str,
     id: &'a Value,
-    result: &'a Map<String, Value>,
+    result: &'a R,
 }
 
 /// Resource contents, borrowed from the stored content.
@@ -124,6 +127,105 @@ pub struct ShapedPage {
     last_modified: i64,
 }
 
+/// A resource's content blocks as each revision writes them, made on first use and kept
+/// with the resource: the server keeps the small resources prompts embed, so a document is
+/// escaped into JSON once rather than in every answer that embeds it. A block depends only
+/// on the resource and the revision.
+#[derive(Debug, Default)]
+pub struct BlockMemo {
+    embedded: [OnceLock<Box<RawValue>>; Revision::COUNT],
+    linked: [OnceLock<Box<RawValue>>; Revision::COUNT],
+}
+
+/// A memo is not part of the data: two results are alike whatever either has shaped yet.
+impl PartialEq for BlockMemo {
+    fn eq(&self, _: &BlockMemo) -> bool {
+        true
+    }
+}
+
+/// What every complete result of a revision carries besides its own members: modern ones
+/// `resultType`, `serverInfo` and, when cacheable, the caching hints; older ones nothing.
+#[derive(serde::Serialize)]
+struct Tail {
+    #[serde(rename = "resultType", skip_serializing_if = "Option::is_none")]
+    result_type: Option<&'static str>,
+    #[serde(rename = "ttlMs", skip_serializing_if = "Option::is_none")]
+    ttl_ms: Option<u64>,
+    #[serde(rename = "cacheScope", skip_serializing_if = "Option::is_none")]
+    cache_scope: Option<&'static str>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<ServerMeta>,
+}
+
+#[derive(serde::Serialize)]
+struct ServerMeta {
+    #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+    server_info: ServerInfo,
+}
+
+#[derive(serde::Serialize)]
+struct ServerInfo {
+    name: &'static str,
+    version: &'static str,
+}
+
+const SERVER_INFO: ServerInfo = ServerInfo {
+    name: "promptshelf",
+    version: env!("CARGO_PKG_VERSION"),
+};
+
+/// A `prompts/get` result that rendered.
+#[derive(serde::Serialize)]
+struct PromptBody<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    messages: Vec<MessageOut<'a>>,
+    #[serde(flatten)]
+    tail: Tail,
+}
+
+#[derive(serde::Serialize)]
+struct MessageOut<'a> {
+    role: &'static str,
+    content: ContentOut<'a>,
+}
+
+/// A message's content block: text written afresh, anything else as the resource's memo
+/// holds it.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum ContentOut<'a> {
+    Text {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        text: &'a str,
+    },
+    Shaped(&'a RawValue),
+}
+
+/// A `completion/complete` result.
+#[derive(serde::Serialize)]
+struct CompletionBody<'a> {
+    completion: CompletionValues<'a>,
+    #[serde(flatten)]
+    tail: Tail,
+}
+
+#[derive(serde::Serialize)]
+struct CompletionValues<'a> {
+    values: &'a [String],
+    total: u64,
+    #[serde(rename = "hasMore")]
+    has_more: bool,
+}
+
+/// `value` as raw JSON text, to be written into answers as it is.
+fn raw(value: &impl serde::Serialize) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value)
+        .unwrap_or_else(|_| RawValue::from_string("{}".into()).unwrap_or_default())
+}
+
 impl ShapedPage {
     /// How much memory keeping it costs, roughly.
     pub fn size(&self) -> usize {
@@ -131,7 +233,7 @@ impl ShapedPage {
     }
 }
 
-fn response_line(id: &Value, result: &Map<String, Value>) -> Vec<u8> {
+fn response_line(id: &Value, result: &impl serde::Serialize) -> Vec<u8> {
     line(&Response {
         jsonrpc: "2.0",
         id,
@@ -448,76 +550,119 @@ impl Shaper<'_> {
     }
 
     pub fn prompt_outcome(&self, id: &Value, outcome: &PromptOutcome) -> Vec<u8> {
-        response_line(id, &self.prompt_result(outcome))
-    }
-
-    /// The `result` of a `prompts/get`, as `promptshelf prompt render --json` prints it too.
-    pub fn prompt_result(&self, outcome: &PromptOutcome) -> Map<String, Value> {
         match outcome {
-            PromptOutcome::Rendered { prompt, retried } => self.rendered(prompt, *retried),
+            PromptOutcome::Rendered { prompt, retried } => {
+                response_line(id, &self.rendered(prompt, *retried))
+            }
             PromptOutcome::InputRequired { requests, state } => {
-                self.input_required(requests, state)
+                response_line(id, &self.input_required(requests, state))
             }
         }
     }
 
-    fn rendered(&self, prompt: &RenderedPrompt, retried: bool) -> Map<String, Value> {
-        let messages: Vec<Value> = prompt
-            .messages
-            .iter()
-            .map(|message| {
-                json!({"role": message.role.as_str(), "content": self.block(&message.block)})
-            })
-            .collect();
-        let mut result = Map::new();
-        put(&mut result, "description", prompt.description.as_deref());
-        result.insert("messages".into(), Value::Array(messages));
-        // A result produced by answering input must not be cached.
-        let hints = retried.then_some(Hints::NotCacheable);
-        self.complete(result, hints)
+    /// The `result` of a `prompts/get`, as `promptshelf prompt render --json` prints it.
+    pub fn prompt_result(&self, outcome: &PromptOutcome) -> Value {
+        match outcome {
+            PromptOutcome::Rendered { prompt, retried } => {
+                serde_json::to_value(self.rendered(prompt, *retried)).unwrap_or(Value::Null)
+            }
+            PromptOutcome::InputRequired { requests, state } => {
+                Value::Object(self.input_required(requests, state))
+            }
+        }
     }
 
-    fn block(&self, block: &Block) -> Value {
+    /// The members every complete result of this revision carries; `hints` as `complete`.
+    fn tail(&self, hints: Option<Hints>) -> Tail {
+        if !self.revision.is_modern() {
+            return Tail {
+                result_type: None,
+                ttl_ms: None,
+                cache_scope: None,
+                meta: None,
+            };
+        }
+        Tail {
+            result_type: Some("complete"),
+            ttl_ms: hints.map(|hints| self.ttl_ms(hints)),
+            cache_scope: hints.map(|_| self.cache_scope()),
+            meta: Some(ServerMeta {
+                server_info: SERVER_INFO,
+            }),
+        }
+    }
+
+    fn rendered<'a>(&self, prompt: &'a RenderedPrompt, retried: bool) -> PromptBody<'a> {
+        let messages = prompt
+            .messages
+            .iter()
+            .map(|message| MessageOut {
+                role: message.role.as_str(),
+                content: self.block(&message.block),
+            })
+            .collect();
+        // A result produced by answering input must not be cached.
+        let hints = retried.then_some(Hints::NotCacheable);
+        PromptBody {
+            description: prompt.description.as_deref(),
+            messages,
+            tail: self.tail(hints),
+        }
+    }
+
+    fn block<'a>(&self, block: &'a Block) -> ContentOut<'a> {
+        let at = self.revision.index();
         match block {
-            Block::Text(text) => json!({"type": "text", "text": text}),
-            Block::Embedded(read) => {
-                let mut map = Map::new();
-                map.insert("type".into(), json!("resource"));
-                map.insert("resource".into(), json!(self.contents(read)));
-                let annotations =
-                    self.annotations(&read.resource.info.annotations, read.resource.last_modified);
-                if annotations.as_object().is_some_and(|a| !a.is_empty()) {
-                    map.insert("annotations".into(), annotations);
-                }
-                Value::Object(map)
+            Block::Text(text) => ContentOut::Text { kind: "text", text },
+            Block::Embedded(read) => ContentOut::Shaped(
+                read.blocks.embedded[at].get_or_init(|| raw(&self.embedded(read))),
+            ),
+            Block::Media { kind, read } => ContentOut::Shaped(
+                read.blocks.embedded[at].get_or_init(|| raw(&self.media(*kind, read))),
+            ),
+            Block::Link(read) => ContentOut::Shaped(
+                read.blocks.linked[at].get_or_init(|| raw(&self.link(&read.resource))),
+            ),
+        }
+    }
+
+    fn embedded(&self, read: &ReadResult) -> Value {
+        let mut map = Map::new();
+        map.insert("type".into(), json!("resource"));
+        map.insert("resource".into(), json!(self.contents(read)));
+        let annotations =
+            self.annotations(&read.resource.info.annotations, read.resource.last_modified);
+        if annotations.as_object().is_some_and(|a| !a.is_empty()) {
+            map.insert("annotations".into(), annotations);
+        }
+        Value::Object(map)
+    }
+
+    fn media(&self, kind: crate::handlers::MediaKind, read: &ReadResult) -> Value {
+        let data = base64::engine::general_purpose::STANDARD.encode(read.content.as_bytes());
+        let mime = &read.resource.info.mime_type;
+        match kind {
+            crate::handlers::MediaKind::Audio if !self.revision.has_audio() => json!({
+                "type": "text",
+                "text": format!("[audio {} ({mime}) is not shown: this protocol revision has no audio content]", read.resource.info.uri)
+            }),
+            crate::handlers::MediaKind::Audio => {
+                json!({"type": "audio", "data": data, "mimeType": mime})
             }
-            Block::Media { kind, read } => {
-                let data =
-                    base64::engine::general_purpose::STANDARD.encode(read.content.as_bytes());
-                let mime = &read.resource.info.mime_type;
-                match kind {
-                    crate::handlers::MediaKind::Audio if !self.revision.has_audio() => json!({
-                        "type": "text",
-                        "text": format!("[audio {} ({mime}) is not shown: this protocol revision has no audio content]", read.resource.info.uri)
-                    }),
-                    crate::handlers::MediaKind::Audio => {
-                        json!({"type": "audio", "data": data, "mimeType": mime})
-                    }
-                    crate::handlers::MediaKind::Image => {
-                        json!({"type": "image", "data": data, "mimeType": mime})
-                    }
-                }
+            crate::handlers::MediaKind::Image => {
+                json!({"type": "image", "data": data, "mimeType": mime})
             }
-            Block::Link(stored) => {
-                if self.revision.has_titles_and_links() {
-                    let mut map = self.resource_fields(stored);
-                    map.insert("type".into(), json!("resource_link"));
-                    Value::Object(map)
-                } else {
-                    let label = stored.info.title.as_deref().unwrap_or(&stored.info.name);
-                    json!({"type": "text", "text": format!("Resource: {label} <{}> ({})", stored.info.uri, stored.info.mime_type)})
-                }
-            }
+        }
+    }
+
+    fn link(&self, stored: &StoredResource) -> Value {
+        if self.revision.has_titles_and_links() {
+            let mut map = self.resource_fields(stored);
+            map.insert("type".into(), json!("resource_link"));
+            Value::Object(map)
+        } else {
+            let label = stored.info.title.as_deref().unwrap_or(&stored.info.name);
+            json!({"type": "text", "text": format!("Resource: {label} <{}> ({})", stored.info.uri, stored.info.mime_type)})
         }
     }
 
@@ -545,16 +690,17 @@ impl Shaper<'_> {
     }
 
     pub fn completion(&self, id: &Value, completion: &Completion) -> Vec<u8> {
-        let mut result = Map::new();
-        result.insert(
-            "completion".into(),
-            json!({
-                "values": completion.values,
-                "total": completion.total,
-                "hasMore": completion.has_more,
-            }),
-        );
-        self.success(id, result, None)
+        response_line(
+            id,
+            &CompletionBody {
+                completion: CompletionValues {
+                    values: &completion.values,
+                    total: completion.total,
+                    has_more: completion.has_more,
+                },
+                tail: self.tail(None),
+            },
+        )
     }
 }
 
@@ -567,7 +713,7 @@ pub enum Hints {
 }
 
 fn server_info() -> Value {
-    json!({"name": "promptshelf", "version": env!("CARGO_PKG_VERSION")})
+    json!({"name": SERVER_INFO.name, "version": SERVER_INFO.version})
 }
 
 fn capabilities() -> Value {

@@ -148,11 +148,11 @@ impl Cache {
         conn: &Connection,
         position: i64,
         uri: &str,
-    ) -> Result<Option<ReadResult>, Failure> {
+    ) -> Result<Option<Arc<ReadResult>>, Failure> {
         if let Some((at, kept)) = lock(&self.resources).get(uri)
             && *at == position
         {
-            return Ok(Some(ReadResult::clone(kept)));
+            return Ok(Some(Arc::clone(kept)));
         }
         let Some(found) = crate::handlers::prompts::resolve_from(conn, uri)? else {
             return Ok(None);
@@ -169,8 +169,9 @@ impl Cache {
                 *bytes = 0;
             }
             *bytes += size;
-            let kept = Arc::new(found.clone());
-            if let Some((_, old)) = resources.insert(uri.to_string(), (position, kept)) {
+            if let Some((_, old)) =
+                resources.insert(uri.to_string(), (position, Arc::clone(&found)))
+            {
                 *bytes = bytes.saturating_sub(old.content.as_bytes().len());
             }
         }
