@@ -244,6 +244,16 @@ fn split(text: &str, nonce: &str, directives: &[Piece]) -> Vec<Piece> {
     pieces
 }
 
+/// A prompt as the store would hand it over, for tests that render prompts never stored.
+#[cfg(test)]
+pub(crate) fn as_stored(prompt: Prompt) -> StoredPrompt {
+    StoredPrompt {
+        content_hash: crate::store::hash_prompt(&prompt),
+        prompt,
+        last_modified: 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,7 +261,7 @@ mod tests {
     use crate::model::{Origin, PromptArgument};
 
     fn prompt(body: &str) -> StoredPrompt {
-        let prompt = Prompt {
+        as_stored(Prompt {
             name: "p".into(),
             title: None,
             description: None,
@@ -262,12 +272,7 @@ mod tests {
             }],
             messages: split_roles(body),
             origin: Origin::default(),
-        };
-        StoredPrompt {
-            content_hash: crate::store::hash_prompt(&prompt),
-            prompt,
-            last_modified: 0,
-        }
+        })
     }
 
     fn values(x: &str) -> HashMap<String, String> {

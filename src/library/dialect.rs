@@ -589,7 +589,7 @@ mod tests {
         )
         .unwrap();
         let values = HashMap::from([("arg1".to_string(), "{{ bug }}".to_string())]);
-        let rendered = crate::render::render(&prompt, &values).unwrap();
+        let rendered = crate::render::render(&crate::render::as_stored(prompt), &values).unwrap();
         assert_eq!(
             rendered[0].pieces,
             [crate::render::Piece::Text(
@@ -659,8 +659,11 @@ mod tests {
                     continue;
                 };
                 assert_eq!(prompt.messages.len(), 1, "{body:?}");
-                let rendered = crate::render::render(&prompt, &HashMap::new())
-                    .unwrap_or_else(|err| panic!("{body:?}: {err}"));
+                let rendered = crate::render::render(
+                    &crate::render::as_stored(prompt.clone()),
+                    &HashMap::new(),
+                )
+                .unwrap_or_else(|err| panic!("{body:?}: {err}"));
                 let text: String = rendered[0]
                     .pieces
                     .iter()
@@ -695,8 +698,8 @@ mod tests {
     }
 
     fn rendered_text(prompt: &Prompt, values: &HashMap<String, String>, body: &str) -> String {
-        let rendered =
-            crate::render::render(prompt, values).unwrap_or_else(|err| panic!("{body:?}: {err}"));
+        let rendered = crate::render::render(&crate::render::as_stored(prompt.clone()), values)
+            .unwrap_or_else(|err| panic!("{body:?}: {err}"));
         rendered
             .iter()
             .flat_map(|message| &message.pieces)
