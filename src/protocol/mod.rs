@@ -4,6 +4,7 @@
 //! This is the only module that knows JSON-RPC: the server moves bytes and the handlers
 //! work on plain Rust values.
 
+mod escape;
 mod request;
 mod shape;
 

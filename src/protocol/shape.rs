@@ -8,6 +8,7 @@ use base64::Engine;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use super::escape::write_json_string;
 use super::{Revision, RpcError};
 use crate::config::{CacheScope, ServeConfig};
 use crate::handlers::arguments;
@@ -175,32 +176,9 @@ const SERVER_INFO: ServerInfo = ServerInfo {
     version: env!("CARGO_PKG_VERSION"),
 };
 
-/// A `prompts/get` result that rendered.
-#[derive(serde::Serialize)]
-struct PromptBody<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<&'a str>,
-    messages: Vec<MessageOut<'a>>,
-    #[serde(flatten)]
-    tail: Tail,
-}
-
-#[derive(serde::Serialize)]
-struct MessageOut<'a> {
-    role: &'static str,
-    content: ContentOut<'a>,
-}
-
-/// A message's content block: text written afresh, anything else as the resource's memo
-/// holds it.
-#[derive(serde::Serialize)]
-#[serde(untagged)]
-enum ContentOut<'a> {
-    Text {
-        #[serde(rename = "type")]
-        kind: &'static str,
-        text: &'a str,
-    },
+/// A prompt message's content block, ready to be written.
+enum MessageBlock<'a> {
+    Text(&'a str),
     Shaped(&'a RawValue),
 }
 
@@ -551,27 +529,21 @@ impl Shaper<'_> {
 
     pub fn prompt_outcome(&self, id: &Value, outcome: &PromptOutcome) -> Vec<u8> {
         match outcome {
-            PromptOutcome::Rendered { prompt, retried } => {
-                response_line(id, &self.rendered(prompt, *retried))
-            }
+            PromptOutcome::Rendered { prompt, retried } => self.rendered_line(id, prompt, *retried),
             PromptOutcome::InputRequired { requests, state } => {
                 response_line(id, &self.input_required(requests, state))
             }
         }
     }
 
-    /// The `result` of a `prompts/get`, as `promptshelf prompt render --json` prints it.
+    /// The `result` of a `prompts/get`, as `promptshelf prompt render --json` prints it:
+    /// read back from the answer line, so that there is one way of writing it.
     pub fn prompt_result(&self, outcome: &PromptOutcome) -> Value {
-        match outcome {
-            PromptOutcome::Rendered { prompt, retried } => {
-                serde_json::to_value(self.rendered(prompt, *retried)).unwrap_or(Value::Null)
-            }
-            PromptOutcome::InputRequired { requests, state } => {
-                Value::Object(self.input_required(requests, state))
-            }
-        }
+        let line = self.prompt_outcome(&Value::Null, outcome);
+        serde_json::from_slice::<Value>(&line)
+            .map(|mut response| response["result"].take())
+            .unwrap_or(Value::Null)
     }
-
     /// The members every complete result of this revision carries; `hints` as `complete`.
     fn tail(&self, hints: Option<Hints>) -> Tail {
         if !self.revision.is_modern() {
@@ -592,38 +564,80 @@ impl Shaper<'_> {
         }
     }
 
-    fn rendered<'a>(&self, prompt: &'a RenderedPrompt, retried: bool) -> PromptBody<'a> {
-        let messages = prompt
+    /// The answer line of a rendered prompt, written out by hand: its text blocks are the
+    /// one part that is new in every answer (escaped eight bytes at a time), and everything
+    /// taken from a resource comes from the resource's memo as it is.
+    fn rendered_line(&self, id: &Value, prompt: &RenderedPrompt, retried: bool) -> Vec<u8> {
+        let blocks: Vec<MessageBlock> = prompt
             .messages
             .iter()
-            .map(|message| MessageOut {
-                role: message.role.as_str(),
-                content: self.block(&message.block),
-            })
+            .map(|message| self.message_block(&message.block))
             .collect();
-        // A result produced by answering input must not be cached.
-        let hints = retried.then_some(Hints::NotCacheable);
-        PromptBody {
-            description: prompt.description.as_deref(),
-            messages,
-            tail: self.tail(hints),
+        let size: usize = blocks
+            .iter()
+            .map(|block| match block {
+                MessageBlock::Text(text) => text.len() + text.len() / 8 + 80,
+                MessageBlock::Shaped(shaped) => shaped.get().len() + 48,
+            })
+            .sum();
+        let mut line = Vec::with_capacity(size + 256);
+        line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        // Writing a Value into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut line, id);
+        line.extend_from_slice(b",\"result\":{");
+        if let Some(description) = &prompt.description {
+            line.extend_from_slice(b"\"description\":");
+            write_json_string(&mut line, description);
+            line.push(b',');
         }
+        line.extend_from_slice(b"\"messages\":[");
+        for (index, (message, shaped)) in prompt.messages.iter().zip(&blocks).enumerate() {
+            if index > 0 {
+                line.push(b',');
+            }
+            line.extend_from_slice(b"{\"role\":\"");
+            line.extend_from_slice(message.role.as_str().as_bytes());
+            line.extend_from_slice(b"\",\"content\":");
+            match shaped {
+                MessageBlock::Shaped(shaped) => line.extend_from_slice(shaped.get().as_bytes()),
+                MessageBlock::Text(text) => {
+                    line.extend_from_slice(b"{\"type\":\"text\",\"text\":");
+                    write_json_string(&mut line, text);
+                    line.push(b'}');
+                }
+            }
+            line.push(b'}');
+        }
+        line.push(b']');
+        // A result produced by answering input must not be cached.
+        let tail = serde_json::to_vec(&self.tail(retried.then_some(Hints::NotCacheable)))
+            .unwrap_or_default();
+        if let Some(members) = tail.strip_prefix(b"{").and_then(|t| t.strip_suffix(b"}"))
+            && !members.is_empty()
+        {
+            line.push(b',');
+            line.extend_from_slice(members);
+        }
+        line.extend_from_slice(b"}}\n");
+        line
     }
 
-    fn block<'a>(&self, block: &'a Block) -> ContentOut<'a> {
+    /// A message's block: text as it is (new in every answer), a resource's as its memo
+    /// keeps it for this revision.
+    fn message_block<'a>(&self, block: &'a Block) -> MessageBlock<'a> {
         let at = self.revision.index();
-        match block {
-            Block::Text(text) => ContentOut::Text { kind: "text", text },
-            Block::Embedded(read) => ContentOut::Shaped(
-                read.blocks.embedded[at].get_or_init(|| raw(&self.embedded(read))),
-            ),
-            Block::Media { kind, read } => ContentOut::Shaped(
-                read.blocks.embedded[at].get_or_init(|| raw(&self.media(*kind, read))),
-            ),
-            Block::Link(read) => ContentOut::Shaped(
-                read.blocks.linked[at].get_or_init(|| raw(&self.link(&read.resource))),
-            ),
-        }
+        MessageBlock::Shaped(match block {
+            Block::Text(text) => return MessageBlock::Text(text),
+            Block::Embedded(read) => {
+                read.blocks.embedded[at].get_or_init(|| raw(&self.embedded(read)))
+            }
+            Block::Media { kind, read } => {
+                read.blocks.embedded[at].get_or_init(|| raw(&self.media(*kind, read)))
+            }
+            Block::Link(read) => {
+                read.blocks.linked[at].get_or_init(|| raw(&self.link(&read.resource)))
+            }
+        })
     }
 
     fn embedded(&self, read: &ReadResult) -> Value {
