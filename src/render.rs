@@ -64,6 +64,8 @@ pub fn render(
         })
         .collect();
     context.insert(DIRECTIVES, Value::from_dyn_object(Arc::clone(&directives)));
+    // Made a template value once for all the messages.
+    let context = Value::from(context);
     let mut rendered = Vec::with_capacity(prompt.messages.len());
     for (index, message) in prompt.messages.iter().enumerate() {
         let failed = |err: minijinja::Error| RenderError {
@@ -199,7 +201,7 @@ fn nonce() -> String {
     if getrandom::fill(&mut bytes).is_err() {
         bytes = crate::store::now_ms().to_le_bytes();
     }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    format!("{:016x}", u64::from_le_bytes(bytes))
 }
 
 /// Splits rendered text at the markers; text between them is trimmed of blank lines and

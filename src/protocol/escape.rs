@@ -11,19 +11,25 @@ pub fn write_json_string(out: &mut Vec<u8>, text: &str) {
     let mut copied = 0;
     let mut at = 0;
     while at < bytes.len() {
-        if let Some(word) = bytes[at..].first_chunk::<8>()
-            && !any_needs_escape(u64::from_le_bytes(*word))
-        {
-            at += 8;
-            continue;
-        }
-        let byte = bytes[at];
-        if needs_escape(byte) {
-            out.extend_from_slice(&bytes[copied..at]);
-            push_escape(out, byte);
-            copied = at + 1;
-        }
-        at += 1;
+        let flagged = match bytes[at..].first_chunk::<8>() {
+            Some(word) => match escape_mask(u64::from_le_bytes(*word)) {
+                0 => {
+                    at += 8;
+                    continue;
+                }
+                // The lowest flagged byte is always a real one.
+                mask => at + (mask.trailing_zeros() / 8) as usize,
+            },
+            None if needs_escape(bytes[at]) => at,
+            None => {
+                at += 1;
+                continue;
+            }
+        };
+        out.extend_from_slice(&bytes[copied..flagged]);
+        push_escape(out, bytes[flagged]);
+        copied = flagged + 1;
+        at = flagged + 1;
     }
     out.extend_from_slice(&bytes[copied..]);
     out.push(b'"');
@@ -33,17 +39,17 @@ fn needs_escape(byte: u8) -> bool {
     byte < 0x20 || byte == b'"' || byte == b'\\'
 }
 
-/// Whether any of the eight bytes of `word` is a control byte, a quote or a backslash.
-/// (The classic "has a byte less than n" and "has a zero byte" tests: no false negatives,
-/// and a false positive only costs a look at each byte.)
-fn any_needs_escape(word: u64) -> bool {
+/// The high bit of each of the eight bytes of `word` (read little-endian) that is a control
+/// byte, a quote or a backslash: the classic "has a byte less than n" and "has a zero byte"
+/// tests, which never miss one and may flag bytes above a flagged one, never below.
+fn escape_mask(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
     let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
     let quote = has_zero(word ^ (ONES * u64::from(b'"')));
     let backslash = has_zero(word ^ (ONES * u64::from(b'\\')));
-    control | quote | backslash != 0
+    control | quote | backslash
 }
 
 fn push_escape(out: &mut Vec<u8>, byte: u8) {
