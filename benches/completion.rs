@@ -10,49 +10,19 @@
 //! server's peak resident memory (VmHWM).
 //!
 //! The table and the prompt are written with `promptshelf values import` and
-//! `promptshelf prompt add`; while those commands are not available, the same files go in
-//! through the library's own file reader and store writers, as `import` does.
+//! `promptshelf prompt add`, as a person would.
 //!
 //! Nothing here asserts on time: it only prints figures. A wrong answer aborts the bench.
 
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use common::{Peer, Program, closed_loop, micros, percentile};
 
-const TABLE: &str = "services";
 const VALUES: usize = 1_000_000;
-
-const PROMPT: &str = "\
----
-name: deploy-service
-title: Deploy a service
-description: Plan the deployment of one service of the fleet.
-arguments:
-  - name: service
-    description: The service to deploy.
-    required: true
-    completion: services
----
-Plan the deployment of {{ service }}: order of steps, checks after each, and how to roll back.
-";
-
-/// Words the generated identifiers are made of: 64 of them, so two words and a number give
-/// over a million distinct values.
-const WORDS: [&str; 64] = [
-    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
-    "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango",
-    "uniform", "victor", "whiskey", "xray", "yankee", "zulu", "amber", "basalt", "cedar", "dune",
-    "ember", "fjord", "granite", "harbor", "iris", "jade", "kestrel", "lumen", "maple", "nova",
-    "onyx", "pine", "quartz", "raven", "slate", "tundra", "umber", "vale", "willow", "xenon",
-    "yarrow", "zephyr", "atlas", "birch", "comet", "drift", "falcon", "glacier", "heron", "ivory",
-    "meadow", "orbit", "prism", "summit",
-];
 
 /// The query kinds, each with a few queries cycled through.
 const QUERIES: [(&str, &[&str]); 4] = [
@@ -102,15 +72,11 @@ fn main() {
 
     println!("promptshelf completion bench: {}", common::machine_line());
     let started = Instant::now();
-    let values_file = folder.path().join(format!("{TABLE}.csv"));
-    std::fs::write(&values_file, generate_values()).expect("write the values file");
-    add_with_cli(&db, &["values", "import", TABLE], &values_file);
-    let prompt_file = folder.path().join("deploy-service.prompt.md");
-    std::fs::write(&prompt_file, PROMPT).expect("write the prompt file");
-    add_with_cli(&db, &["prompt", "add"], &prompt_file);
+    common::add_services(&db, folder.path(), VALUES);
     let size = std::fs::metadata(&db).expect("stat the database").len();
     println!(
-        "table '{TABLE}': {VALUES} values, database {:.0} MiB, built in {:.1} s",
+        "table '{}': {VALUES} values, database {:.0} MiB, built in {:.1} s",
+        common::SERVICES,
         size as f64 / (1024.0 * 1024.0),
         started.elapsed().as_secs_f64()
     );
@@ -145,49 +111,6 @@ fn main() {
         common::peak_rss_kib(peer.pid()) as f64 / 1024.0
     );
     peer.finish();
-}
-
-/// `count` distinct identifiers like `alpha-bravo-1234`, with weights, as CSV.
-fn generate_values() -> String {
-    let mut random = 0x5eed_u64;
-    let mut next = move || {
-        // splitmix64
-        random = random.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = random;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    let mut csv = String::with_capacity(VALUES * 24);
-    csv.push_str("value,weight,context\n");
-    for i in 0..VALUES {
-        let first = WORDS[i % 64];
-        let second = WORDS[(i / 64) % 64];
-        // Block i / 4096 owns the numbers [1000 + 36 * block, 1000 + 36 * block + 36), so
-        // every (first, second, number) is distinct.
-        let number = 1000 + 36 * (i / 4096) as u64 + next() % 36;
-        let weight = (next() % 1000) as f64 / 10.0;
-        csv.push_str(&format!("{first}-{second}-{number},{weight}\n"));
-    }
-    csv
-}
-
-/// Runs `promptshelf --db DB <command...> FILE`, the way a person builds a library.
-fn add_with_cli(db: &Path, command: &[&str], file: &Path) {
-    let output = Command::new(common::PROMPTSHELF)
-        .arg("--db")
-        .arg(db)
-        .args(command)
-        .arg(file)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the promptshelf CLI");
-    assert!(
-        output.status.success(),
-        "`promptshelf {}` failed: {}",
-        command.join(" "),
-        String::from_utf8_lossy(&output.stderr).trim()
-    );
 }
 
 /// The body of a completion request for `query`.

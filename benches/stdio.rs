@@ -3,8 +3,9 @@
 //!
 //! Run with `cargo bench --bench stdio` (add `-- --quick` for a short smoke run). For each
 //! workload (`prompts/list`, `prompts/get` of code-review and of api-design-review,
-//! `resources/read` of testing.md, `completion/complete` of code-review's `language`) it
-//! measures, for promptshelf and for the echo:
+//! `resources/read` of testing.md and of a 2,000-byte document, `completion/complete` of
+//! code-review's `language` and over a 10,000-value table) it measures, for promptshelf and
+//! for the echo:
 //! - closed-loop latency: one request at a time, p50 and p99 after a warm-up; the peer and
 //!   the bench are pinned together to one CPU with `taskset` when it is available (so a
 //!   round trip is two context switches on one core, as the budgets' echo figures assume);
@@ -16,8 +17,13 @@
 //! serde_json, answers the same id with a small fixed result (about 2 KB for
 //! `resources/read`), and flushes when no more input is buffered.
 //!
-//! Every answer is checked (valid JSON-RPC, the right id, a result, no error); a single
-//! wrong answer aborts the bench. Nothing here asserts on time: it only prints figures.
+//! The library is the seed, plus what DESIGN.md's budgets name and the seed lacks, added
+//! with the CLI: a 2,000-byte markdown document and a table of 10,000 values with a prompt
+//! completing from it.
+//!
+//! Every answer is checked (the right id and a result, and one in `PARSE_EVERY` parsed
+//! whole as JSON-RPC); a single wrong answer aborts the bench. Nothing here asserts on
+//! time: it only prints figures.
 
 mod common;
 
@@ -71,6 +77,35 @@ fn main() {
     run(sizes);
 }
 
+/// The 2,000-byte document the bench adds to the seed library.
+const TWO_KB_URI: &str = "shelf://bench/two-kb.md";
+
+/// Adds what the budgets name and the seed lacks: a 2,000-byte document and a table of
+/// 10,000 values with a prompt completing from it.
+fn add_budget_items(db: &std::path::Path, folder: &std::path::Path) {
+    let text: String = "Reference text for the bench, one line of it after another.\n"
+        .repeat(40)
+        .chars()
+        .take(2_000)
+        .collect();
+    let document = folder.join("two-kb.md");
+    std::fs::write(&document, text).expect("write the 2 KB document");
+    let output = Command::new(common::PROMPTSHELF)
+        .arg("--db")
+        .arg(db)
+        .args(["resource", "add"])
+        .arg(&document)
+        .args(["--uri", TWO_KB_URI])
+        .output()
+        .expect("run promptshelf resource add");
+    assert!(
+        output.status.success(),
+        "promptshelf resource add failed: {}",
+        String::from_utf8_lossy(&output.stderr).trim()
+    );
+    common::add_services(db, folder, 10_000);
+}
+
 /// One kind of request, with a few variants cycled through so the server cannot answer the
 /// same bytes every time.
 struct Workload {
@@ -99,6 +134,18 @@ fn workloads() -> Vec<Workload> {
             common::request_body(
                 "prompts/get",
                 json!({"name": "api-design-review", "arguments": {"spec": spec}}),
+            )
+        })
+        .collect();
+    let services = ["a", "al", "de", "ro", "ta", "k", "ch", "sie", "gl", "m"]
+        .iter()
+        .map(|prefix| {
+            common::request_body(
+                "completion/complete",
+                json!({
+                    "ref": {"type": "ref/prompt", "name": "deploy-service"},
+                    "argument": {"name": "service", "value": prefix},
+                }),
             )
         })
         .collect();
@@ -135,8 +182,19 @@ fn workloads() -> Vec<Workload> {
             )],
         },
         Workload {
+            name: "resources/read 2 KB",
+            bodies: vec![common::request_body(
+                "resources/read",
+                json!({"uri": TWO_KB_URI}),
+            )],
+        },
+        Workload {
             name: "completion/complete language",
             bodies: completion,
+        },
+        Workload {
+            name: "completion 10,000 values",
+            bodies: services,
         },
     ]
 }
@@ -170,6 +228,7 @@ fn run(sizes: &Sizes) {
     let folder = tempfile::tempdir().expect("create a temporary folder");
     let db = folder.path().join("bench.db");
     common::create_seed_db(&db);
+    add_budget_items(&db, folder.path());
     let server = Program::promptshelf(&db);
     let echo = Program {
         path: std::env::current_exe().expect("locate the bench executable"),
@@ -192,7 +251,8 @@ fn run(sizes: &Sizes) {
         sizes.spawns
     );
     println!(
-        "ratio = promptshelf / echo on the same requests (echo answers ~2 KB to resources/read)"
+        "ratio = promptshelf / echo on the same requests (echo answers ~2 KB to resources/read); answers: every id and result checked, one in {} parsed whole",
+        common::PARSE_EVERY
     );
     println!();
     println!(

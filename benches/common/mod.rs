@@ -99,6 +99,90 @@ pub fn request_body(method: &str, params: Value) -> String {
     format!("{}\n", &text[1..])
 }
 
+/// The generated completion table of `add_services`.
+pub const SERVICES: &str = "services";
+
+/// A prompt whose `service` argument completes from the table `services`.
+const SERVICES_PROMPT: &str = "\
+---
+name: deploy-service
+title: Deploy a service
+description: Plan the deployment of one service of the fleet.
+arguments:
+  - name: service
+    description: The service to deploy.
+    required: true
+    completion: services
+---
+Plan the deployment of {{ service }}: order of steps, checks after each, and how to roll back.
+";
+
+/// Adds a table `services` of `count` generated identifiers and the prompt
+/// `deploy-service` completing from it, with the CLI, through files in `folder`.
+pub fn add_services(db: &Path, folder: &Path, count: usize) {
+    let values = folder.join(format!("{SERVICES}.csv"));
+    std::fs::write(&values, generated_values(count)).expect("write the values file");
+    cli(db, &["values", "import", SERVICES], &values);
+    let prompt = folder.join("deploy-service.prompt.md");
+    std::fs::write(&prompt, SERVICES_PROMPT).expect("write the prompt file");
+    cli(db, &["prompt", "add"], &prompt);
+}
+
+/// Words the generated identifiers are made of: 64 of them, so two words and a number give
+/// over a million distinct values.
+const WORDS: [&str; 64] = [
+    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
+    "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango",
+    "uniform", "victor", "whiskey", "xray", "yankee", "zulu", "amber", "basalt", "cedar", "dune",
+    "ember", "fjord", "granite", "harbor", "iris", "jade", "kestrel", "lumen", "maple", "nova",
+    "onyx", "pine", "quartz", "raven", "slate", "tundra", "umber", "vale", "willow", "xenon",
+    "yarrow", "zephyr", "atlas", "birch", "comet", "drift", "falcon", "glacier", "heron", "ivory",
+    "meadow", "orbit", "prism", "summit",
+];
+
+/// `count` distinct identifiers like `alpha-bravo-1234`, with weights, as CSV.
+pub fn generated_values(count: usize) -> String {
+    let mut random = 0x5eed_u64;
+    let mut next = move || {
+        // splitmix64
+        random = random.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = random;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let mut csv = String::with_capacity(count * 24);
+    csv.push_str("value,weight,context\n");
+    for i in 0..count {
+        let first = WORDS[i % 64];
+        let second = WORDS[(i / 64) % 64];
+        // Block i / 4096 owns the numbers [1000 + 36 * block, 1000 + 36 * block + 36), so
+        // every (first, second, number) is distinct.
+        let number = 1000 + 36 * (i / 4096) as u64 + next() % 36;
+        let weight = (next() % 1000) as f64 / 10.0;
+        csv.push_str(&format!("{first}-{second}-{number},{weight}\n"));
+    }
+    csv
+}
+
+/// Runs `promptshelf --db DB <command...> FILE`, the way a person builds a library.
+pub fn cli(db: &Path, command: &[&str], file: &Path) {
+    let output = Command::new(PROMPTSHELF)
+        .arg("--db")
+        .arg(db)
+        .args(command)
+        .arg(file)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the promptshelf CLI");
+    assert!(
+        output.status.success(),
+        "`promptshelf {}` failed: {}",
+        command.join(" "),
+        String::from_utf8_lossy(&output.stderr).trim()
+    );
+}
+
 /// Writes the request line with `id` and `body` (from `request_body`).
 pub fn write_request(out: &mut impl Write, id: u64, body: &str) -> std::io::Result<()> {
     write!(out, "{{\"jsonrpc\":\"2.0\",\"id\":{id},")?;
@@ -113,9 +197,34 @@ struct Answer {
     result: Option<IgnoredAny>,
 }
 
-/// Checks one answer line: valid JSON-RPC with a numeric id and a `result`, no `error`.
-/// Returns the id.
-pub fn check_answer(line: &str) -> Result<u64, String> {
+/// One answer in this many is parsed whole; every other one has its envelope checked. A
+/// whole parse of a 6 KB answer costs the bench about as much as the server spends making
+/// it, on the same two cores, and the echo's answers are small: parsing every answer
+/// measured the bench's reader as much as the peer.
+pub const PARSE_EVERY: u64 = 16;
+
+/// Checks one answer line and returns its id. Every line must start
+/// `{"jsonrpc":"2.0","id":<number>,"result":` (as both peers write their answers) and end
+/// with `}`; with `whole`, it must also parse as JSON-RPC with a `result` and no `error`.
+pub fn check_answer(line: &str, whole: bool) -> Result<u64, String> {
+    if whole {
+        return parse_answer(line);
+    }
+    let envelope = line
+        .strip_prefix(r#"{"jsonrpc":"2.0","id":"#)
+        .and_then(|rest| {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            let id = rest[..digits].parse::<u64>().ok()?;
+            let closed = line.trim_end().ends_with('}');
+            (rest[digits..].starts_with(r#","result":"#) && closed).then_some(id)
+        });
+    // Anything else gets the whole parse, for its error message.
+    envelope.map_or_else(|| parse_answer(line), Ok)
+}
+
+/// Checks one answer line whole: valid JSON-RPC with a numeric id and a `result`, no
+/// `error`. Returns the id.
+fn parse_answer(line: &str) -> Result<u64, String> {
     let answer: Answer = serde_json::from_str(line)
         .map_err(|err| format!("answer is not valid JSON-RPC ({err}): {}", clip(line)))?;
     if let Some(error) = answer.error {
@@ -204,8 +313,8 @@ impl Peer {
         self.child.id()
     }
 
-    /// Sends one request and waits for its answer; checks the answer (`check_answer`) and
-    /// that it carries `id`. Returns the answer line.
+    /// Sends one request and waits for its answer; checks the answer (`check_answer`, whole
+    /// for one id in `PARSE_EVERY`) and that it carries `id`. Returns the answer line.
     pub fn call(&mut self, id: u64, body: &str) -> Result<&str, String> {
         let stdin = self.stdin.as_mut().expect("stdin still open");
         write_request(stdin, id, body).expect("write a request to the peer");
@@ -220,7 +329,7 @@ impl Peer {
         if read == 0 {
             panic!("the peer closed stdout instead of answering request {id}");
         }
-        match check_answer(&self.line)? {
+        match check_answer(&self.line, id.is_multiple_of(PARSE_EVERY))? {
             got if got == id => Ok(&self.line),
             got => Err(format!("answer for id {got} while waiting for {id}")),
         }
@@ -375,6 +484,7 @@ pub fn pipelined(
         let mut seen = vec![false; limit as usize];
         let mut errors = Errors::default();
         let mut line = String::new();
+        let mut answers: u64 = 0;
         loop {
             line.clear();
             match stdout.read_line(&mut line) {
@@ -382,7 +492,8 @@ pub fn pipelined(
                 Ok(_) => {}
                 Err(err) => panic!("read a pipelined answer: {err}"),
             }
-            match check_answer(&line) {
+            answers += 1;
+            match check_answer(&line, answers % PARSE_EVERY == 1) {
                 Ok(id) if id < limit && !std::mem::replace(&mut seen[id as usize], true) => {}
                 Ok(id) => errors.record(format!("unexpected or repeated id {id}")),
                 Err(message) => errors.record(message),
