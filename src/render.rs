@@ -195,13 +195,24 @@ fn describe(err: &minijinja::Error) -> String {
     reason
 }
 
+/// A fresh marker nonce: a keyed hash of a counter, under a key drawn once per process.
+/// Unpredictable as a random number per render, without a system call per render.
 fn nonce() -> String {
-    let mut bytes = [0u8; 8];
-    // A clock-derived nonce still defeats values written before the render started.
-    if getrandom::fill(&mut bytes).is_err() {
-        bytes = crate::store::now_ms().to_le_bytes();
-    }
-    format!("{:016x}", u64::from_le_bytes(bytes))
+    static KEY: std::sync::LazyLock<[u8; 32]> = std::sync::LazyLock::new(|| {
+        let mut key = [0u8; 32];
+        // A clock-derived key still defeats values written before the process started.
+        if getrandom::fill(&mut key).is_err() {
+            key[..16]
+                .copy_from_slice(&u128::from(crate::store::now_ms().unsigned_abs()).to_le_bytes());
+        }
+        key
+    });
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let count = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let hash = blake3::keyed_hash(&KEY, &count.to_le_bytes());
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&hash.as_bytes()[..8]);
+    format!("{:016x}", u64::from_le_bytes(first))
 }
 
 /// Splits rendered text at the markers; text between them is trimmed of blank lines and

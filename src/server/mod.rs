@@ -86,8 +86,13 @@ impl InFlight {
 
     fn end(&self) {
         let mut count = self.count.lock().unwrap_or_else(PoisonError::into_inner);
+        let was = *count;
         *count = count.saturating_sub(1);
-        self.changed.notify_all();
+        // Only two moments can have a waiter: the reader waiting for room, and the end of
+        // input waiting for none. Waking on every end would be a system call per request.
+        if was == MAX_IN_FLIGHT || *count == 0 {
+            self.changed.notify_all();
+        }
     }
 
     fn wait_idle(&self) {
