@@ -47,7 +47,7 @@ impl Changes {
 /// Starts the watching thread, which reports every move of the change log after `after`
 /// (the position when serving began) to `on_moved`, with the new last position and what
 /// the rows changed, for as long as the process lives. Its connection is opened on the
-/// thread, off the path to the first answer.
+/// thread after one interval, off the path to the first answer.
 pub fn spawn(
     path: &Path,
     interval: Duration,
@@ -58,6 +58,9 @@ pub fn spawn(
     std::thread::Builder::new()
         .name("watch".into())
         .spawn(move || {
+            // Nothing to look at before one interval has passed; opening later keeps the
+            // connection off the start of serving too.
+            std::thread::sleep(interval);
             let conn = match open(&path) {
                 Ok(conn) => conn,
                 Err(err) => {
@@ -69,13 +72,11 @@ pub fn spawn(
             // Changes committed before this first look are caught by the change log below.
             let mut last_version = None;
             loop {
-                // Sleeping first keeps the first look (which makes SQLite parse the schema)
-                // off the start of serving.
-                std::thread::sleep(interval);
                 let version = match data_version(&conn) {
                     Ok(version) => version,
                     Err(err) => {
                         tracing::warn!("watching the database: {err}");
+                        std::thread::sleep(interval);
                         continue;
                     }
                 };
@@ -93,6 +94,7 @@ pub fn spawn(
                         Err(err) => tracing::warn!("reading the change log: {err}"),
                     }
                 }
+                std::thread::sleep(interval);
             }
         })?;
     Ok(())

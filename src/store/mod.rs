@@ -11,6 +11,7 @@ mod schema;
 pub mod write;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use r2d2_sqlite::SqliteConnectionManager;
@@ -120,6 +121,16 @@ impl Store {
             .max_size(8)
             .min_idle(Some(0))
             .idle_timeout(None)
+            // A local file's connection does not go stale: no check on every checkout.
+            .test_on_check_out(false)
+            // Connections are opened one at a time anyway; r2d2's default of three threads
+            // for that costs a cold start more than the one it opens.
+            .thread_pool(Arc::new(
+                scheduled_thread_pool::ScheduledThreadPool::builder()
+                    .num_threads(1)
+                    .thread_name_pattern("sqlite-open")
+                    .build(),
+            ))
             .build(manager)?;
         Ok(Store {
             pool,
