@@ -2,7 +2,7 @@
 //! `resultType`, `serverInfo` and caching hints; older revisions lose what they lack
 //! (`title`, `icons`, `resource_link`, `audio`) or get a faithful stand-in.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use base64::Engine;
 use serde_json::value::RawValue;
@@ -367,20 +367,39 @@ impl Shaper<'_> {
         result
     }
 
-    /// The response line for a shaped page, with the `ttlMs` of this moment spliced in.
-    pub fn page_line(&self, id: &Value, page: &ShapedPage) -> Vec<u8> {
-        let id = serde_json::to_string(id).unwrap_or_else(|_| "null".into());
-        let mut line = Vec::with_capacity(page.json.len() + id.len() + 64);
-        line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        line.extend_from_slice(id.as_bytes());
-        line.extend_from_slice(b",\"result\":");
-        match page.json.strip_suffix(b"}") {
-            Some(open) if self.revision.is_modern() => {
-                line.extend_from_slice(open);
-                let ttl = self.ttl_ms(Hints::Since(page.last_modified));
-                line.extend_from_slice(format!(",\"ttlMs\":{ttl}}}").as_bytes());
+    /// The response line for a shaped page, with the `ttlMs` of this moment spliced in. A
+    /// page nobody else holds (a large read, never kept) becomes the line in place rather
+    /// than being copied: a second copy of a large document is what a server's memory peak
+    /// is made of.
+    pub fn page_line(&self, id: &Value, page: Arc<ShapedPage>) -> Vec<u8> {
+        let mut prefix = b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec();
+        // Writing a Value into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut prefix, id);
+        prefix.extend_from_slice(b",\"result\":");
+        let ttl = self.revision.is_modern().then(|| {
+            format!(
+                ",\"ttlMs\":{}}}",
+                self.ttl_ms(Hints::Since(page.last_modified))
+            )
+        });
+        let (mut line, body) = match Arc::try_unwrap(page) {
+            Ok(owned) => {
+                let mut json = owned.json;
+                json.splice(0..0, prefix);
+                (json, None)
             }
-            _ => line.extend_from_slice(&page.json),
+            Err(shared) => (prefix, Some(shared)),
+        };
+        if let Some(shared) = &body {
+            line.reserve(shared.json.len() + 32);
+            line.extend_from_slice(&shared.json);
+        }
+        // The page ends with its closing brace; ttlMs goes in before it.
+        if let Some(ttl) = ttl
+            && line.last() == Some(&b'}')
+        {
+            line.pop();
+            line.extend_from_slice(ttl.as_bytes());
         }
         line.extend_from_slice(b"}\n");
         line

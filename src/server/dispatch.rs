@@ -48,8 +48,7 @@ pub(super) struct Dispatcher {
 }
 
 fn send(shared: &Shared, bytes: Vec<u8>) {
-    // Only fails once the writer has stopped, when there is nobody left to tell.
-    let _ = shared.output.send(bytes);
+    shared.output.send(bytes);
 }
 
 fn shaper(shared: &Shared, revision: Revision) -> Shaper<'_> {
@@ -246,7 +245,7 @@ impl Dispatcher {
     fn kept_answer(&mut self, envelope: &Envelope, revision: Revision) -> Option<Vec<u8>> {
         let (at, page) = self.shared.cache.kept(revision, &envelope.method)?;
         (at == self.shared.position())
-            .then(|| shaper(&self.shared, revision).page_line(&envelope.id, &page))
+            .then(|| shaper(&self.shared, revision).page_line(&envelope.id, page))
     }
 
     /// Requests that change this process's subscriptions are answered here, in order, so an

@@ -32,8 +32,11 @@ use dispatch::{Dispatcher, Session};
 /// Requests running at once; the reader waits (and so the client's writes do) beyond it,
 /// which bounds memory whatever the client sends.
 const MAX_IN_FLIGHT: usize = 256;
-/// Answers waiting for the writer; a client that stops reading stdout stops us too.
+/// Answers waiting for the writer, in number and in bytes; a client that stops reading
+/// stdout stops us too, with this much memory held at most (the bytes bound matters for
+/// large resources: 64 answers of 100 KiB would be 6 MiB).
 const MAX_QUEUED_ANSWERS: usize = 4096;
+const MAX_QUEUED_BYTES: usize = 1024 * 1024;
 /// Threads tokio may start for request tasks.
 const MAX_TASK_THREADS: usize = 4;
 
@@ -44,7 +47,7 @@ struct Shared {
     /// The database's secret, for signing `requestState`.
     secret: Vec<u8>,
     /// Where answers go: the writer thread.
-    output: std::sync::mpsc::SyncSender<Vec<u8>>,
+    output: Arc<transport::Output>,
     /// Requests still running, by id: set to true when the client cancels one.
     running: Mutex<HashMap<String, Arc<AtomicBool>>>,
     in_flight: InFlight,
@@ -121,11 +124,15 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         .thread_name("request")
         .build()
         .context("cannot start the async runtime")?;
-    let (output, queue) = std::sync::mpsc::sync_channel::<Vec<u8>>(MAX_QUEUED_ANSWERS);
-    let writer = std::thread::Builder::new()
-        .name("stdout".into())
-        .spawn(move || transport::write_lines(queue, std::io::stdout().lock()))
-        .context("cannot start the writer thread")?;
+    let (output, queue) = transport::output(MAX_QUEUED_ANSWERS, MAX_QUEUED_BYTES);
+    let output = Arc::new(output);
+    let writer = {
+        let output = Arc::clone(&output);
+        std::thread::Builder::new()
+            .name("stdout".into())
+            .spawn(move || transport::write_lines(queue, &output, std::io::stdout().lock()))
+            .context("cannot start the writer thread")?
+    };
     let poll_interval = config.poll_interval;
     let shared = Arc::new(Shared {
         store,
@@ -160,7 +167,7 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
     });
     // stdin closed: finish what was asked, close the streams, then stop.
     dispatcher.finish();
-    let _ = shared.output.send(transport::END.to_vec());
+    shared.output.send(transport::END.to_vec());
     let _ = writer.join();
     // Every task has finished; idle pool threads need not be waited for.
     runtime.shutdown_background();
@@ -204,7 +211,7 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
         let page = shared
             .cache
             .page(position, kind, shaper.revision, cursor, || shape(cursor))?;
-        Ok(shaper.page_line(id, &page))
+        Ok(shaper.page_line(id, page))
     };
     Ok(match &envelope.method {
         Method::Discover => shaper.discover(id, &handlers::discover::discover(&conn)?),
@@ -240,7 +247,7 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
             let page = shared.cache.read(position, shaper.revision, uri, || {
                 Ok(shaper.read_page(&handlers::resources::read(&conn, uri)?))
             })?;
-            shaper.page_line(id, &page)
+            shaper.page_line(id, page)
         }
         Method::Complete(params) => {
             let prompt = match &params.reference {

@@ -3,7 +3,8 @@
 //! is queued, flush once the queue is empty).
 
 use std::io::{BufRead, Write};
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::{Condvar, Mutex, PoisonError};
 
 /// Sent to the writer to make it flush and stop (a real message is never empty: every line
 /// ends with a newline).
@@ -72,9 +73,88 @@ pub fn read_lines(input: impl BufRead, limit: usize, mut on_input: impl FnMut(In
     }
 }
 
+/// Where answers wait for the writer: at most `max_messages` of them and, unless a single
+/// one is larger, `max_bytes` in all. A sender waits for room, so a client that stops
+/// reading stops the server, which then holds a bounded amount of memory.
+pub struct Output {
+    queue: SyncSender<Vec<u8>>,
+    bytes: Mutex<QueuedBytes>,
+    room: Condvar,
+    max_bytes: usize,
+}
+
+#[derive(Default)]
+struct QueuedBytes {
+    queued: usize,
+    /// Senders waiting for room: the writer wakes them only when there are some (a wake is
+    /// a system call).
+    waiting: usize,
+    /// The writer has stopped (stdout closed): nobody waits for room any more.
+    closed: bool,
+}
+
+/// Makes the queue and the receiving end the writer takes.
+pub fn output(max_messages: usize, max_bytes: usize) -> (Output, Receiver<Vec<u8>>) {
+    let (queue, receiver) = std::sync::mpsc::sync_channel(max_messages);
+    let output = Output {
+        queue,
+        bytes: Mutex::default(),
+        room: Condvar::new(),
+        max_bytes,
+    };
+    (output, receiver)
+}
+
+impl Output {
+    /// Queues `message`, waiting for room; does nothing once the writer has stopped.
+    pub fn send(&self, message: Vec<u8>) {
+        let size = message.len();
+        {
+            let mut bytes = self.lock();
+            while !bytes.closed && bytes.queued > 0 && bytes.queued + size > self.max_bytes {
+                bytes.waiting += 1;
+                bytes = self
+                    .room
+                    .wait(bytes)
+                    .unwrap_or_else(PoisonError::into_inner);
+                bytes.waiting -= 1;
+            }
+            bytes.queued += size;
+        }
+        // Only fails once the writer has stopped, when there is nobody left to tell.
+        let _ = self.queue.send(message);
+    }
+
+    /// The writer took `size` bytes off the queue.
+    fn taken(&self, size: usize) {
+        let mut bytes = self.lock();
+        bytes.queued = bytes.queued.saturating_sub(size);
+        if bytes.waiting > 0 {
+            self.room.notify_all();
+        }
+    }
+
+    fn close(&self) {
+        self.lock().closed = true;
+        self.room.notify_all();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, QueuedBytes> {
+        self.bytes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
 /// Writes every queued message; flushes when nothing more is waiting. Ends at `END`, when
 /// every sender is gone, or when the output is closed.
-pub fn write_lines(queue: Receiver<Vec<u8>>, output: impl Write) {
+pub fn write_lines(queue: Receiver<Vec<u8>>, accounts: &Output, output: impl Write) {
+    /// Closes the accounts however the writer stops, so no sender waits for it forever.
+    struct Closing<'a>(&'a Output);
+    impl Drop for Closing<'_> {
+        fn drop(&mut self) {
+            self.0.close();
+        }
+    }
+    let _closing = Closing(accounts);
     let mut output = std::io::BufWriter::with_capacity(64 * 1024, output);
     while let Ok(first) = queue.recv() {
         let mut message = first;
@@ -83,7 +163,10 @@ pub fn write_lines(queue: Receiver<Vec<u8>>, output: impl Write) {
                 let _ = output.flush();
                 return;
             }
-            if let Err(err) = output.write_all(&message) {
+            let written = output.write_all(&message);
+            accounts.taken(message.len());
+            drop(message);
+            if let Err(err) = written {
                 report_write_error(&err);
                 return;
             }
@@ -119,6 +202,58 @@ mod tests {
             })
         });
         out
+    }
+
+    /// An output that refuses every write, as a closed stdout does.
+    struct Closed;
+    impl Write for Closed {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        }
+    }
+
+    #[test]
+    fn senders_wait_for_room_in_bytes_and_never_for_a_stopped_writer() {
+        use std::sync::Arc;
+        use std::time::Duration;
+
+        let (output, queue) = output(16, 10);
+        let output = Arc::new(output);
+        output.send(b"123456\n".to_vec());
+        let second = {
+            let output = Arc::clone(&output);
+            std::thread::spawn(move || output.send(b"abcdef\n".to_vec()))
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(
+            !second.is_finished(),
+            "14 bytes were queued past a 10-byte budget"
+        );
+        let writer = {
+            let output = Arc::clone(&output);
+            std::thread::spawn(move || {
+                let mut written = Vec::new();
+                write_lines(queue, &output, &mut written);
+                written
+            })
+        };
+        second.join().unwrap();
+        output.send(END.to_vec());
+        assert_eq!(writer.join().unwrap(), b"123456\nabcdef\n");
+
+        // A writer that cannot write stops, and whoever waits for room is let go.
+        let (closed, queue) = super::output(16, 10);
+        let closed = Arc::new(closed);
+        closed.send(b"123456\n".to_vec());
+        let blocked = {
+            let closed = Arc::clone(&closed);
+            std::thread::spawn(move || closed.send(b"abcdef\n".to_vec()))
+        };
+        write_lines(queue, &closed, Closed);
+        blocked.join().unwrap();
     }
 
     #[test]
