@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use serde::Deserialize;
-use serde::de::IgnoredAny;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -42,7 +42,8 @@ pub struct Envelope {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Era {
     /// Carried `io.modelcontextprotocol/protocolVersion`: served statelessly.
-    Modern { capabilities: Value },
+    /// `elicits_forms`: the client declared form elicitation in its capabilities.
+    Modern { elicits_forms: bool },
     /// No modern `_meta`: served under the revision `initialize` negotiated.
     Legacy,
 }
@@ -50,16 +51,12 @@ pub enum Era {
 impl Era {
     /// Whether the client declared form elicitation in this request's capabilities.
     pub fn can_elicit_forms(&self) -> bool {
-        match self {
-            Era::Modern { capabilities } => match capabilities.get("elicitation") {
-                Some(Value::Object(elicitation)) => {
-                    // An empty object means form mode, for compatibility with older clients.
-                    elicitation.is_empty() || elicitation.contains_key("form")
-                }
-                _ => false,
-            },
-            Era::Legacy => false,
-        }
+        matches!(
+            self,
+            Era::Modern {
+                elicits_forms: true
+            }
+        )
     }
 }
 
@@ -184,8 +181,8 @@ struct Frame<'a> {
     id: Option<&'a RawValue>,
     #[serde(borrow, default, deserialize_with = "present")]
     method: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    params: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    params: Params<'a>,
     #[serde(default, deserialize_with = "present")]
     result: Option<IgnoredAny>,
     #[serde(default, deserialize_with = "present")]
@@ -201,11 +198,119 @@ where
     T::deserialize(deserializer).map(Some)
 }
 
-/// The modern `_meta` members of a request's params, if it has any.
-#[derive(Deserialize)]
-struct MetaOnly<'a> {
-    #[serde(rename = "_meta", borrow, default)]
-    meta: Option<&'a RawValue>,
+/// A request's params, read member by member in the same scan as the rest of the line:
+/// each value stays JSON text, parsed once more by the method's own params type (and
+/// `_meta` by the era), so the params are never scanned a third time.
+#[derive(Default)]
+enum Params<'a> {
+    Object(Vec<(Key<'a>, &'a RawValue)>),
+    /// Absent or `null`: no params.
+    #[default]
+    None,
+    /// Anything but an object or `null`.
+    NotAnObject,
+}
+
+/// A member name, borrowed from the line unless it had escapes.
+struct Key<'a>(std::borrow::Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for KeyVisitor<'a> {
+            type Value = Key<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Key<'a>, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(text)))
+            }
+            fn visit_str<E>(self, text: &str) -> Result<Key<'a>, E> {
+                Ok(Key(std::borrow::Cow::Owned(text.to_string())))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ParamsVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for ParamsVisitor<'a> {
+            type Value = Params<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("params")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Params<'a>, A::Error> {
+                let mut members = Vec::new();
+                while let Some(key) = map.next_key::<Key<'a>>()? {
+                    members.push((key, map.next_value::<&'a RawValue>()?));
+                }
+                Ok(Params::Object(members))
+            }
+            fn visit_unit<E>(self) -> Result<Params<'a>, E> {
+                Ok(Params::None)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Params<'a>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Params::NotAnObject)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Params<'a>, E> {
+                Ok(Params::NotAnObject)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Params<'a>, E> {
+                Ok(Params::NotAnObject)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Params<'a>, E> {
+                Ok(Params::NotAnObject)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Params<'a>, E> {
+                Ok(Params::NotAnObject)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Params<'a>, E> {
+                Ok(Params::NotAnObject)
+            }
+        }
+        deserializer.deserialize_any(ParamsVisitor(std::marker::PhantomData))
+    }
+}
+
+impl<'a> Params<'a> {
+    fn members(&self) -> &[(Key<'a>, &'a RawValue)] {
+        match self {
+            Params::Object(members) => members,
+            Params::None | Params::NotAnObject => &[],
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&'a RawValue> {
+        self.members()
+            .iter()
+            .find(|(key, _)| key.0 == name)
+            .map(|(_, value)| *value)
+    }
+
+    /// The params as a JSON value (for notifications, which are rare).
+    fn to_value(&self) -> Value {
+        match self {
+            Params::Object(members) => Value::Object(
+                members
+                    .iter()
+                    .map(|(key, value)| {
+                        let value = serde_json::from_str(value.get()).unwrap_or(Value::Null);
+                        (key.0.to_string(), value)
+                    })
+                    .collect(),
+            ),
+            Params::None | Params::NotAnObject => Value::Null,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -253,7 +358,13 @@ pub fn parse_line(line: &[u8]) -> Incoming {
             Err(err) => parse_error(err),
         };
     }
-    let frame: Frame = match serde_json::from_slice(line) {
+    // Checked as UTF-8 once, in one fast pass: every member captured below then needs no
+    // check of its own.
+    let line = match std::str::from_utf8(line) {
+        Ok(line) => line,
+        Err(err) => return parse_error(format!("it is not UTF-8: {err}")),
+    };
+    let frame: Frame = match serde_json::from_str(line) {
         Ok(frame) => frame,
         Err(err) if err.classify() == serde_json::error::Category::Data => {
             return invalid_request(Value::Null, &err.to_string());
@@ -286,31 +397,27 @@ pub fn parse_line(line: &[u8]) -> Incoming {
         }
         None => return invalid_request(id_for_errors, "the message has no \"method\""),
     };
-    // Absent and `null` params are alike: no params.
-    let params = frame.params.filter(|raw| raw.get() != "null");
+    let params = frame.params;
     let Some(id) = id else {
-        let params = params
-            .and_then(|raw| serde_json::from_str(raw.get()).ok())
-            .unwrap_or(Value::Null);
         return Incoming::Notification {
             method: method.into_owned(),
-            params,
+            params: params.to_value(),
         };
     };
     if !matches!(id, Value::String(_) | Value::Number(_)) {
         return invalid_request(Value::Null, "\"id\" must be a string or a number");
     }
-    if params.is_some_and(|raw| !is_object(raw)) {
+    if let Params::NotAnObject = params {
         return Incoming::Invalid {
             id,
             error: RpcError::invalid_params("\"params\" must be an object"),
         };
     }
-    let era = match era_of(params) {
+    let era = match era_of(&params) {
         Ok(era) => era,
         Err(error) => return Incoming::Invalid { id, error },
     };
-    match typed_method(&method, params) {
+    match typed_method(&method, &params) {
         Ok(method) => Incoming::Request(Envelope { id, era, method }),
         Err(error) => Incoming::Invalid { id, error },
     }
@@ -323,10 +430,9 @@ fn invalid_request(id: Value, message: &str) -> Incoming {
     }
 }
 
-fn era_of(params: Option<&RawValue>) -> Result<Era, RpcError> {
+fn era_of(params: &Params) -> Result<Era, RpcError> {
     let meta = params
-        .and_then(|raw| serde_json::from_str::<MetaOnly>(raw.get()).ok())
-        .and_then(|only| only.meta)
+        .get("_meta")
         .filter(|meta| is_object(meta))
         .and_then(|meta| serde_json::from_str::<ModernMeta>(meta.get()).ok());
     let Some(ModernMeta {
@@ -360,9 +466,7 @@ fn era_of(params: Option<&RawValue>) -> Result<Era, RpcError> {
     }
     match capabilities {
         Some(raw) if is_object(raw) => Ok(Era::Modern {
-            capabilities: serde_json::from_str(raw.get()).map_err(|err| {
-                RpcError::invalid_params(format!("_meta[\"{META_CAPABILITIES}\"]: {err}"))
-            })?,
+            elicits_forms: elicits_forms(raw),
         }),
         Some(_) => Err(RpcError::invalid_params(format!(
             "_meta[\"{META_CAPABILITIES}\"] must be an object ({{}} when the client has none)"
@@ -373,16 +477,34 @@ fn era_of(params: Option<&RawValue>) -> Result<Era, RpcError> {
     }
 }
 
-fn typed<'a, T: Deserialize<'a>>(
-    method: &str,
-    params: Option<&'a RawValue>,
-) -> Result<T, RpcError> {
-    let text = params.map_or("{}", RawValue::get);
-    serde_json::from_str(text)
-        .map_err(|err| RpcError::invalid_params(format!("invalid params for {method}: {err}")))
+/// Whether client capabilities declare form elicitation: an `elicitation` object that is
+/// empty (form mode, for compatibility with older clients) or has `form`.
+fn elicits_forms(capabilities: &RawValue) -> bool {
+    #[derive(Deserialize)]
+    struct Capabilities {
+        #[serde(default)]
+        elicitation: Option<Map<String, Value>>,
+    }
+    serde_json::from_str::<Capabilities>(capabilities.get())
+        .ok()
+        .and_then(|capabilities| capabilities.elicitation)
+        .is_some_and(|elicitation| elicitation.is_empty() || elicitation.contains_key("form"))
 }
 
-fn typed_method(method: &str, params: Option<&RawValue>) -> Result<Method, RpcError> {
+/// The method's params type, from the members read with the line.
+fn typed<T: DeserializeOwned>(method: &str, params: &Params) -> Result<T, RpcError> {
+    let members = params
+        .members()
+        .iter()
+        .map(|(key, value)| (key.0.as_ref(), *value));
+    T::deserialize(serde::de::value::MapDeserializer::new(members)).map_err(
+        |err: serde_json::Error| {
+            RpcError::invalid_params(format!("invalid params for {method}: {err}"))
+        },
+    )
+}
+
+fn typed_method(method: &str, params: &Params) -> Result<Method, RpcError> {
     Ok(match method {
         "server/discover" => Method::Discover,
         "initialize" => Method::Initialize {
