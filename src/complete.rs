@@ -152,12 +152,53 @@ impl PartialEq for Ranked<'_> {
 
 impl Eq for Ranked<'_> {}
 
+/// Completion values back to back in one buffer: the hundred short strings of an answer
+/// are two allocations rather than a hundred.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Values {
+    text: String,
+    /// Where each value ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl Values {
+    pub fn push(&mut self, value: &str) {
+        self.text.push_str(value);
+        self.ends.push(self.text.len());
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| &self.text[start..end])
+    }
+}
+
+impl<'a> FromIterator<&'a str> for Values {
+    fn from_iter<I: IntoIterator<Item = &'a str>>(values: I) -> Values {
+        let mut list = Values::default();
+        for value in values {
+            list.push(value);
+        }
+        list
+    }
+}
+
 /// The best `MAX_VALUES` matches of `query` among `candidates` (value, weight), and how many
 /// distinct values matched in all. A value listed twice counts once, at its best weight.
 pub fn rank<'a>(
     candidates: impl IntoIterator<Item = (&'a str, f64)>,
     query: &str,
-) -> (Vec<String>, u64) {
+) -> (Values, u64) {
     let query_folded = fold(query);
     // Merge repeats first, so a repeat's better weight counts even when its first listing
     // would have been ranked out.
@@ -185,10 +226,7 @@ pub fn rank<'a>(
         }
     }
     let values = best.into_sorted_vec();
-    (
-        values.into_iter().map(|r| r.value.to_string()).collect(),
-        total,
-    )
+    (values.into_iter().map(|r| r.value).collect(), total)
 }
 
 #[cfg(test)]
@@ -207,7 +245,7 @@ mod tests {
         ];
         let (values, total) = rank(candidates, "rust");
         assert_eq!(
-            values,
+            values.iter().collect::<Vec<_>>(),
             [
                 "rust",
                 "rustacean",
@@ -221,9 +259,17 @@ mod tests {
     }
 
     #[test]
+    fn values_come_back_as_they_went_in() {
+        let values: Values = ["", "a", "", "bc"].into_iter().collect();
+        assert_eq!(values.len(), 4);
+        assert_eq!(values.iter().collect::<Vec<_>>(), ["", "a", "", "bc"]);
+        assert!(Values::default().is_empty());
+    }
+
+    #[test]
     fn ties_break_by_weight_then_length_then_name() {
         let (values, _) = rank([("pb", 0.0), ("pa", 0.0), ("pzz", 5.0), ("p", 0.0)], "");
-        assert_eq!(values, ["pzz", "p", "pa", "pb"]);
+        assert_eq!(values.iter().collect::<Vec<_>>(), ["pzz", "p", "pa", "pb"]);
     }
 
     #[test]
@@ -234,6 +280,7 @@ mod tests {
         candidates.insert(0, ("v999".to_string(), 0.0));
         candidates.push(("v999".to_string(), 99.0));
         let (values, total) = rank(candidates.iter().map(|(v, w)| (v.as_str(), *w)), "v");
+        let values: Vec<&str> = values.iter().collect();
         assert_eq!(values[0], "v999");
         assert_eq!(values.len(), MAX_VALUES);
         assert_eq!(total, 151);

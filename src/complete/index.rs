@@ -22,7 +22,7 @@ use std::ops::Range;
 
 use memchr::memmem;
 
-use super::{MAX_VALUES, MatchClass, fold, is_subsequence, is_word_prefix};
+use super::{MAX_VALUES, MatchClass, Values, fold, is_subsequence, is_word_prefix};
 
 /// Characters with a mask bit of their own (a-z, 0-9 and the word separators); every other
 /// character shares one of the remaining bits with others.
@@ -347,7 +347,7 @@ impl TableIndex {
     /// The best `MAX_VALUES` values for `query` among those offered in `context` (values
     /// without a context, and those whose context argument has the wanted value), and how
     /// many distinct values match in all. The same answer as `rank` over those values.
-    pub fn complete(&self, query: &str, context: &HashMap<String, String>) -> (Vec<String>, u64) {
+    pub fn complete(&self, query: &str, context: &HashMap<String, String>) -> (Values, u64) {
         let mut active = vec![0];
         for (name, value) in context {
             if let Some(&group) = self.contexts.get(&(name.clone(), value.clone())) {
@@ -373,10 +373,7 @@ impl TableIndex {
             picks.retain(|pick| seen.insert(self.original(pick.row)));
         }
         picks.truncate(MAX_VALUES);
-        let values = picks
-            .iter()
-            .map(|pick| self.original(pick.row).to_string())
-            .collect();
+        let values = picks.iter().map(|pick| self.original(pick.row)).collect();
         (values, total)
     }
 
@@ -741,11 +738,7 @@ mod tests {
     }
 
     /// What `rank` answers over the rows offered in `context`.
-    fn expected(
-        rows: &[Row],
-        query: &str,
-        context: &HashMap<String, String>,
-    ) -> (Vec<String>, u64) {
+    fn expected(rows: &[Row], query: &str, context: &HashMap<String, String>) -> (Values, u64) {
         let offered = rows.iter().filter(|(_, _, wanted)| match wanted {
             None => true,
             Some((name, value)) => context.get(name) == Some(value),
@@ -832,12 +825,14 @@ mod tests {
         let index = build(&rows);
         let python = HashMap::from([("language".to_string(), "python".to_string())]);
         let (values, total) = index.complete("py", &python);
+        let values: Vec<&str> = values.iter().collect();
         assert_eq!(values[..2], ["pytest", "pyright"]);
         assert_eq!(total, 202);
         // Without the context, pytest has only its own weight and ranks after the rest.
         let (values, total) = index.complete("py", &HashMap::new());
+        let values: Vec<&str> = values.iter().collect();
         assert_eq!(values[0], "py000");
-        assert!(!values.contains(&"pytest".to_string()));
+        assert!(!values.contains(&"pytest"));
         assert_eq!(total, 201);
     }
 
@@ -879,7 +874,7 @@ mod tests {
     #[test]
     fn an_empty_table_answers_nothing() {
         let index = build(&[]);
-        assert_eq!(index.complete("", &HashMap::new()), (Vec::new(), 0));
-        assert_eq!(index.complete("a", &HashMap::new()), (Vec::new(), 0));
+        assert_eq!(index.complete("", &HashMap::new()), (Values::default(), 0));
+        assert_eq!(index.complete("a", &HashMap::new()), (Values::default(), 0));
     }
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use rusqlite::Connection;
 
 use super::{Completion, Failure, some_of};
-use crate::complete::{CompletionIndexes, rank};
+use crate::complete::{CompletionIndexes, Values, rank};
 use crate::model::StoredPrompt;
 use crate::protocol::{CompleteParams, CompletionRef};
 use crate::store::read;
@@ -71,7 +71,7 @@ pub fn complete(
     Ok(completion(values, total))
 }
 
-fn completion(values: Vec<String>, total: u64) -> Completion {
+fn completion(values: Values, total: u64) -> Completion {
     Completion {
         has_more: total > values.len() as u64,
         values,

@@ -104,7 +104,7 @@ pub enum MediaKind {
 /// A `completion/complete` answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Completion {
-    pub values: Vec<String>,
+    pub values: crate::complete::Values,
     pub total: u64,
     pub has_more: bool,
 }

@@ -182,22 +182,6 @@ enum MessageBlock<'a> {
     Shaped(&'a RawValue),
 }
 
-/// A `completion/complete` result.
-#[derive(serde::Serialize)]
-struct CompletionBody<'a> {
-    completion: CompletionValues<'a>,
-    #[serde(flatten)]
-    tail: Tail,
-}
-
-#[derive(serde::Serialize)]
-struct CompletionValues<'a> {
-    values: &'a [String],
-    total: u64,
-    #[serde(rename = "hasMore")]
-    has_more: bool,
-}
-
 /// `value` as raw JSON text, to be written into answers as it is.
 fn raw(value: &impl serde::Serialize) -> Box<RawValue> {
     serde_json::value::to_raw_value(value)
@@ -629,8 +613,14 @@ impl Shaper<'_> {
         }
         line.push(b']');
         // A result produced by answering input must not be cached.
-        let tail = serde_json::to_vec(&self.tail(retried.then_some(Hints::NotCacheable)))
-            .unwrap_or_default();
+        self.close_result(&mut line, retried.then_some(Hints::NotCacheable));
+        line
+    }
+
+    /// Ends an answer line written by hand: the members every result of this revision
+    /// carries (`hints` as `complete`), then the result's and the response's braces.
+    fn close_result(&self, line: &mut Vec<u8>, hints: Option<Hints>) {
+        let tail = serde_json::to_vec(&self.tail(hints)).unwrap_or_default();
         if let Some(members) = tail.strip_prefix(b"{").and_then(|t| t.strip_suffix(b"}"))
             && !members.is_empty()
         {
@@ -638,7 +628,6 @@ impl Shaper<'_> {
             line.extend_from_slice(members);
         }
         line.extend_from_slice(b"}}\n");
-        line
     }
 
     /// A message's block: text as it is (new in every answer), a resource's as its memo
@@ -722,18 +711,30 @@ impl Shaper<'_> {
         result
     }
 
+    /// A `completion/complete` answer line, written out by hand like a rendered prompt's:
+    /// a hundred values escaped eight bytes at a time.
     pub fn completion(&self, id: &Value, completion: &Completion) -> Vec<u8> {
-        response_line(
-            id,
-            &CompletionBody {
-                completion: CompletionValues {
-                    values: &completion.values,
-                    total: completion.total,
-                    has_more: completion.has_more,
-                },
-                tail: self.tail(None),
-            },
-        )
+        let values = &completion.values;
+        let mut line = Vec::with_capacity(values.iter().map(|v| v.len() + 3).sum::<usize>() + 256);
+        line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        // Writing a Value into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut line, id);
+        line.extend_from_slice(b",\"result\":{\"completion\":{\"values\":[");
+        for (index, value) in values.iter().enumerate() {
+            if index > 0 {
+                line.push(b',');
+            }
+            write_json_string(&mut line, value);
+        }
+        line.extend_from_slice(
+            format!(
+                "],\"total\":{},\"hasMore\":{}}}",
+                completion.total, completion.has_more
+            )
+            .as_bytes(),
+        );
+        self.close_result(&mut line, None);
+        line
     }
 }
 
