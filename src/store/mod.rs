@@ -11,7 +11,7 @@ mod schema;
 pub mod write;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use r2d2_sqlite::SqliteConnectionManager;
@@ -60,7 +60,7 @@ pub enum Access {
 
 #[derive(Clone)]
 pub struct Store {
-    pool: r2d2::Pool<SqliteConnectionManager>,
+    pool: r2d2::Pool<Manager>,
     path: PathBuf,
 }
 
@@ -81,19 +81,21 @@ impl Store {
     ) -> Result<Store> {
         check_folder(path)?;
         // A server opening a current database checks its version without ever holding a
-        // writable connection (closing one may checkpoint the WAL into the file).
-        let current = access == Access::ReadOnly && path.exists() && {
+        // writable connection (closing one may checkpoint the WAL into the file), and keeps
+        // the connection that checked as the pool's first.
+        let mut checked = None;
+        if access == Access::ReadOnly && path.exists() {
             let conn = Connection::open_with_flags(
                 path,
                 OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
             )
             .map_err(|err| StoreError::Open(format!("cannot open {}: {err}", path.display())))?;
-            // Only the header is read here: `configure` would make SQLite parse the whole
-            // schema, which the pool's connection is about to do anyway.
-            conn.busy_timeout(BUSY_TIMEOUT)
-                .map_err(|err| not_a_database(path, err))?;
-            schema::is_current(&conn, path)?
-        };
+            configure(&conn).map_err(|err| not_a_database(path, err))?;
+            if schema::is_current(&conn, path)? {
+                checked = Some(conn);
+            }
+        }
+        let current = checked.is_some();
         if !current {
             let mut conn = Connection::open_with_flags(
                 path,
@@ -111,9 +113,12 @@ impl Store {
             }
             Access::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         };
-        let manager = SqliteConnectionManager::file(path)
-            .with_flags(flags)
-            .with_init(|conn| configure(conn));
+        let manager = Manager {
+            files: SqliteConnectionManager::file(path)
+                .with_flags(flags)
+                .with_init(|conn| configure(conn)),
+            first: Mutex::new(checked),
+        };
         // Connections are opened when first needed and then kept: each one parses the whole
         // schema on its first statement, so none is opened ahead (cold start is a budget)
         // and none is closed for being idle.
@@ -143,7 +148,7 @@ impl Store {
     }
 
     /// A pooled connection, for reads.
-    pub fn conn(&self) -> Result<r2d2::PooledConnection<SqliteConnectionManager>> {
+    pub fn conn(&self) -> Result<r2d2::PooledConnection<Manager>> {
         Ok(self.pool.get()?)
     }
 
@@ -155,6 +160,39 @@ impl Store {
         let value = change(&tx)?;
         tx.commit()?;
         Ok(value)
+    }
+}
+
+/// Opens the pool's connections. The first it hands out may be the connection that checked
+/// the database's version, already configured and with the schema parsed, so that a
+/// server's first request does not wait for a second connection to parse it again.
+pub struct Manager {
+    files: SqliteConnectionManager,
+    first: Mutex<Option<Connection>>,
+}
+
+impl r2d2::ManageConnection for Manager {
+    type Connection = Connection;
+    type Error = rusqlite::Error;
+
+    fn connect(&self) -> rusqlite::Result<Connection> {
+        let first = self
+            .first
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        match first {
+            Some(conn) => Ok(conn),
+            None => self.files.connect(),
+        }
+    }
+
+    fn is_valid(&self, conn: &mut Connection) -> rusqlite::Result<()> {
+        self.files.is_valid(conn)
+    }
+
+    fn has_broken(&self, conn: &mut Connection) -> bool {
+        self.files.has_broken(conn)
     }
 }
 
