@@ -141,7 +141,7 @@ impl Dispatcher {
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        match parse_line(&line) {
+        match parse_line(line) {
             Incoming::Invalid { id, error } => self.reject(&id, error),
             Incoming::Response => {}
             Incoming::Notification { method, params } => self.notification(&method, &params),

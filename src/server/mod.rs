@@ -130,7 +130,7 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         let output = Arc::clone(&output);
         std::thread::Builder::new()
             .name("stdout".into())
-            .spawn(move || transport::write_lines(queue, &output, std::io::stdout().lock()))
+            .spawn(move || transport::write_lines(queue, &output, transport::stdout()))
             .context("cannot start the writer thread")?
     };
     let poll_interval = config.poll_interval;

@@ -12,17 +12,19 @@ pub const END: &[u8] = b"";
 
 /// What the reader hands the dispatcher.
 #[derive(Debug)]
-pub enum Input {
+pub enum Input<'a> {
     /// One line, without its newline.
-    Line(Vec<u8>),
+    Line(&'a [u8]),
     /// A line longer than the limit; it was skipped up to its newline.
     TooLong { limit: usize },
 }
 
-/// Reads `input` until EOF, handing `on_input` one `Input` per line.
+/// Reads `input` until EOF, handing `on_input` one `Input` per line. A line that lies whole
+/// in the read buffer is handed over where it lies; only one that spans reads is copied.
 pub fn read_lines(input: impl BufRead, limit: usize, mut on_input: impl FnMut(Input)) {
     let mut input = input;
-    let mut line: Vec<u8> = Vec::new();
+    // The start of a line that spans reads.
+    let mut partial: Vec<u8> = Vec::new();
     let mut skipping = false;
     loop {
         let buffer = match input.fill_buf() {
@@ -36,41 +38,57 @@ pub fn read_lines(input: impl BufRead, limit: usize, mut on_input: impl FnMut(In
         if buffer.is_empty() {
             break;
         }
-        let (chunk, newline) = match buffer.iter().position(|&b| b == b'\n') {
-            Some(at) => (&buffer[..at], true),
-            None => (buffer, false),
-        };
-        if !skipping {
-            if line.len() + chunk.len() > limit {
-                skipping = true;
-                line = Vec::new();
+        let mut used = 0;
+        while let Some(at) = memchr::memchr(b'\n', &buffer[used..]) {
+            let chunk = &buffer[used..used + at];
+            used += at + 1;
+            if skipping || partial.len() + chunk.len() > limit {
+                partial.clear();
+                skipping = false;
+                on_input(Input::TooLong { limit });
+            } else if partial.is_empty() {
+                on_input(Input::Line(chunk));
             } else {
-                line.extend_from_slice(chunk);
+                partial.extend_from_slice(chunk);
+                on_input(Input::Line(&partial));
+                partial.clear();
             }
         }
-        let used = chunk.len() + usize::from(newline);
-        input.consume(used);
-        if newline {
-            let message = if skipping {
-                Input::TooLong { limit }
+        let rest = &buffer[used..];
+        if !skipping {
+            if partial.len() + rest.len() > limit {
+                skipping = true;
+                partial = Vec::new();
             } else {
-                Input::Line(std::mem::take(&mut line))
-            };
-            skipping = false;
-            on_input(message);
+                partial.extend_from_slice(rest);
+            }
         }
+        let consumed = buffer.len();
+        input.consume(consumed);
     }
     // A last line without its newline is still a message.
-    let last = if skipping {
-        Some(Input::TooLong { limit })
-    } else if line.iter().any(|b| !b.is_ascii_whitespace()) {
-        Some(Input::Line(line))
-    } else {
-        None
-    };
-    if let Some(last) = last {
-        on_input(last);
+    if skipping {
+        on_input(Input::TooLong { limit });
+    } else if partial.iter().any(|b| !b.is_ascii_whitespace()) {
+        on_input(Input::Line(&partial));
     }
+}
+
+/// Standard output for the writer, which buffers and flushes by itself: on Unix a handle of
+/// its own, so the standard library's line buffering does not scan every write for
+/// newlines again.
+#[cfg(unix)]
+pub fn stdout() -> Box<dyn Write + Send> {
+    use std::os::fd::AsFd;
+    match std::io::stdout().as_fd().try_clone_to_owned() {
+        Ok(fd) => Box::new(std::fs::File::from(fd)),
+        Err(_) => Box::new(std::io::stdout()),
+    }
+}
+
+#[cfg(not(unix))]
+pub fn stdout() -> Box<dyn Write + Send> {
+    Box::new(std::io::stdout())
 }
 
 /// Where answers wait for the writer: at most `max_messages` of them and, unless a single
@@ -197,7 +215,7 @@ mod tests {
         let mut out = Vec::new();
         read_lines(input, limit, |message| {
             out.push(match message {
-                Input::Line(line) => String::from_utf8_lossy(&line).into_owned(),
+                Input::Line(line) => String::from_utf8_lossy(line).into_owned(),
                 Input::TooLong { .. } => "<too long>".to_string(),
             })
         });
@@ -262,5 +280,25 @@ mod tests {
             lines(b"ab\n0123456789\ncd\nlast", 5),
             ["ab", "<too long>", "cd", "last"]
         );
+    }
+
+    #[test]
+    fn lines_that_span_reads_come_out_whole() {
+        let input: &[u8] = b"abcdefgh\nij\n\n0123456789ABC\nxyz";
+        for capacity in 1..=16 {
+            let mut out = Vec::new();
+            let reader = std::io::BufReader::with_capacity(capacity, input);
+            read_lines(reader, 12, |message| {
+                out.push(match message {
+                    Input::Line(line) => String::from_utf8_lossy(line).into_owned(),
+                    Input::TooLong { .. } => "<too long>".to_string(),
+                })
+            });
+            assert_eq!(
+                out,
+                ["abcdefgh", "ij", "", "<too long>", "xyz"],
+                "read {capacity} bytes at a time"
+            );
+        }
     }
 }
