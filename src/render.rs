@@ -74,7 +74,7 @@ pub fn render(
             reason: describe(&err),
         };
         let text = compiled
-            .get_template(&index.to_string())
+            .get_template(&template_name(index))
             .and_then(|template| template.render(&context))
             .map_err(failed)?;
         let list = directives
@@ -103,8 +103,8 @@ impl minijinja::value::Object for Directives {}
 
 /// Compiled templates, kept by the prompt's content hash (which covers its bodies):
 /// compiling costs more than rendering, and a prompt's bodies change rarely.
-static COMPILED: std::sync::LazyLock<Mutex<HashMap<[u8; 32], Arc<Environment<'static>>>>> =
-    std::sync::LazyLock::new(Mutex::default);
+type Compiled = HashMap<ContentHash, Arc<Environment<'static>>, foldhash::fast::RandomState>;
+static COMPILED: std::sync::LazyLock<Mutex<Compiled>> = std::sync::LazyLock::new(Mutex::default);
 /// Distinct prompt bodies kept compiled at most.
 const MAX_COMPILED: usize = 512;
 
@@ -152,7 +152,7 @@ fn compiled(prompt: &Prompt, key: ContentHash) -> Result<Arc<Environment<'static
         );
     }
     for (index, message) in prompt.messages.iter().enumerate() {
-        env.add_template_owned(index.to_string(), message.body.clone())
+        env.add_template_owned(template_name(index), message.body.clone())
             .map_err(|err| RenderError {
                 prompt: prompt.name.clone(),
                 message: index + 1,
@@ -166,6 +166,15 @@ fn compiled(prompt: &Prompt, key: ContentHash) -> Result<Arc<Environment<'static
     }
     cache.insert(key, Arc::clone(&env));
     Ok(env)
+}
+
+/// The name a message's template has in its environment: its index.
+fn template_name(index: usize) -> std::borrow::Cow<'static, str> {
+    const SMALL: [&str; 8] = ["0", "1", "2", "3", "4", "5", "6", "7"];
+    match SMALL.get(index) {
+        Some(name) => std::borrow::Cow::Borrowed(name),
+        None => std::borrow::Cow::Owned(index.to_string()),
+    }
 }
 
 /// Booleans and numbers become real ones, so `{% if strict %}` is false for "false".

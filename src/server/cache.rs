@@ -36,23 +36,27 @@ const MAX_KEPT_READS_BYTES: usize = 4 * 1024 * 1024;
 
 type Key = (ListKind, Revision, Option<String>);
 
-/// Entries each tagged with the change-log position they were read at.
-type Tagged<K, V> = Mutex<HashMap<K, (i64, Arc<V>)>>;
+/// Entries each tagged with the change-log position they were read at. (Keys are names and
+/// URIs of the library, looked up on every request: a fast hash, seeded per process.)
+type Tagged<K, V> = Mutex<HashMap<K, (i64, Arc<V>), foldhash::fast::RandomState>>;
 
 #[derive(Default)]
 pub(super) struct Cache {
     pages: Tagged<Key, ShapedPage>,
     /// By name; None (not stored) is not kept, so a new prompt is found at once.
     prompts: Tagged<String, StoredPrompt>,
-    /// `resources/read` results by revision and URI, with their total size.
-    reads: Tagged<(Revision, String), ShapedPage>,
+    /// `resources/read` results by URI, one map per revision (so a lookup borrows the
+    /// request's URI), with their total size.
+    reads: [Tagged<String, ShapedPage>; Revision::COUNT],
     read_bytes: Mutex<usize>,
     /// Small resources as prompts embed and link them, by URI, with their total size.
     resources: Tagged<String, ReadResult>,
     resource_bytes: Mutex<usize>,
 }
 
-fn lock<K, V>(entries: &Tagged<K, V>) -> std::sync::MutexGuard<'_, HashMap<K, (i64, Arc<V>)>> {
+fn lock<K, V>(
+    entries: &Tagged<K, V>,
+) -> std::sync::MutexGuard<'_, HashMap<K, (i64, Arc<V>), foldhash::fast::RandomState>> {
     entries.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -96,8 +100,8 @@ impl Cache {
             Method::ListResources { cursor } => (ListKind::Resources, cursor),
             Method::ListTemplates { cursor } => (ListKind::Templates, cursor),
             Method::ReadResource { uri } => {
-                let reads = lock(&self.reads);
-                let (at, page) = reads.get(&(revision, uri.clone()))?;
+                let reads = lock(&self.reads[revision.index()]);
+                let (at, page) = reads.get(uri.as_str())?;
                 return Some((*at, Arc::clone(page)));
             }
             _ => return None,
@@ -116,25 +120,26 @@ impl Cache {
         uri: &str,
         shape: impl FnOnce() -> Result<ShapedPage, Failure>,
     ) -> Result<Arc<ShapedPage>, Failure> {
-        let key = (revision, uri.to_string());
-        if let Some((at, page)) = lock(&self.reads).get(&key)
+        let reads = &self.reads[revision.index()];
+        if let Some((at, page)) = lock(reads).get(uri)
             && *at == position
         {
             return Ok(Arc::clone(page));
         }
         let page = Arc::new(shape()?);
         if page.size() <= MAX_KEPT_READ {
-            let mut reads = lock(&self.reads);
+            let mut reads = lock(reads);
             let mut bytes = self
                 .read_bytes
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
             if *bytes + page.size() > MAX_KEPT_READS_BYTES {
+                let dropped: usize = reads.values().map(|(_, page)| page.size()).sum();
                 reads.clear();
-                *bytes = 0;
+                *bytes = bytes.saturating_sub(dropped);
             }
             *bytes += page.size();
-            if let Some((_, old)) = reads.insert(key, (position, Arc::clone(&page))) {
+            if let Some((_, old)) = reads.insert(uri.to_string(), (position, Arc::clone(&page))) {
                 *bytes = bytes.saturating_sub(old.size());
             }
         }

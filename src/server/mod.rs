@@ -49,7 +49,7 @@ struct Shared {
     /// Where answers go: the writer thread.
     output: Arc<transport::Output>,
     /// Requests still running, by id: set to true when the client cancels one.
-    running: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    running: Mutex<HashMap<String, Arc<AtomicBool>, foldhash::fast::RandomState>>,
     in_flight: InFlight,
     /// The change log's last position as the watcher last saw it. Kept answers and indexes
     /// are checked against it rather than against the database: an atomic load instead of
@@ -139,7 +139,7 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         config,
         secret,
         output,
-        running: Mutex::new(HashMap::new()),
+        running: Mutex::default(),
         in_flight: InFlight::default(),
         position: AtomicI64::new(start),
         cache: Cache::default(),
