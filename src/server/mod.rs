@@ -124,13 +124,12 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         .thread_name("request")
         .build()
         .context("cannot start the async runtime")?;
-    let (output, queue) = transport::output(MAX_QUEUED_ANSWERS, MAX_QUEUED_BYTES);
-    let output = Arc::new(output);
+    let output = Arc::new(transport::Output::new(MAX_QUEUED_ANSWERS, MAX_QUEUED_BYTES));
     let writer = {
         let output = Arc::clone(&output);
         std::thread::Builder::new()
             .name("stdout".into())
-            .spawn(move || transport::write_lines(queue, &output, transport::stdout()))
+            .spawn(move || transport::write_lines(&output, transport::stdout()))
             .context("cannot start the writer thread")?
     };
     let poll_interval = config.poll_interval;

@@ -2,8 +2,8 @@
 //! than the configured limit, and a writer thread that coalesces responses (write all that
 //! is queued, flush once the queue is empty).
 
+use std::collections::VecDeque;
 use std::io::{BufRead, Write};
-use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Condvar, Mutex, PoisonError};
 
 /// Sent to the writer to make it flush and stop (a real message is never empty: every line
@@ -93,104 +93,121 @@ pub fn stdout() -> Box<dyn Write + Send> {
 
 /// Where answers wait for the writer: at most `max_messages` of them and, unless a single
 /// one is larger, `max_bytes` in all. A sender waits for room, so a client that stops
-/// reading stops the server, which then holds a bounded amount of memory.
+/// reading stops the server, which then holds a bounded amount of memory (the queue, and
+/// the batch the writer is writing: at most twice the bound).
+///
+/// One lock guards the queue and its accounts, and the writer takes everything queued in
+/// one go; each side wakes the other only when it is waiting (a wake is a system call).
 pub struct Output {
-    queue: SyncSender<Vec<u8>>,
-    bytes: Mutex<QueuedBytes>,
+    queue: Mutex<Queue>,
+    /// The writer waits here for answers.
+    ready: Condvar,
+    /// Senders wait here for room.
     room: Condvar,
+    max_messages: usize,
     max_bytes: usize,
 }
 
 #[derive(Default)]
-struct QueuedBytes {
-    queued: usize,
-    /// Senders waiting for room: the writer wakes them only when there are some (a wake is
-    /// a system call).
-    waiting: usize,
-    /// The writer has stopped (stdout closed): nobody waits for room any more.
+struct Queue {
+    messages: VecDeque<Vec<u8>>,
+    bytes: usize,
+    writer_waiting: bool,
+    senders_waiting: usize,
+    /// The writer has stopped (stdout closed, or `END`): what is sent now is dropped.
     closed: bool,
 }
 
-/// Makes the queue and the receiving end the writer takes.
-pub fn output(max_messages: usize, max_bytes: usize) -> (Output, Receiver<Vec<u8>>) {
-    let (queue, receiver) = std::sync::mpsc::sync_channel(max_messages);
-    let output = Output {
-        queue,
-        bytes: Mutex::default(),
-        room: Condvar::new(),
-        max_bytes,
-    };
-    (output, receiver)
-}
-
 impl Output {
+    pub fn new(max_messages: usize, max_bytes: usize) -> Output {
+        Output {
+            queue: Mutex::default(),
+            ready: Condvar::new(),
+            room: Condvar::new(),
+            max_messages,
+            max_bytes,
+        }
+    }
+
     /// Queues `message`, waiting for room; does nothing once the writer has stopped.
     pub fn send(&self, message: Vec<u8>) {
         let size = message.len();
+        let mut queue = self.lock();
+        while !queue.closed
+            && !queue.messages.is_empty()
+            && (queue.messages.len() >= self.max_messages || queue.bytes + size > self.max_bytes)
         {
-            let mut bytes = self.lock();
-            while !bytes.closed && bytes.queued > 0 && bytes.queued + size > self.max_bytes {
-                bytes.waiting += 1;
-                bytes = self
-                    .room
-                    .wait(bytes)
-                    .unwrap_or_else(PoisonError::into_inner);
-                bytes.waiting -= 1;
-            }
-            bytes.queued += size;
+            queue.senders_waiting += 1;
+            queue = self
+                .room
+                .wait(queue)
+                .unwrap_or_else(PoisonError::into_inner);
+            queue.senders_waiting -= 1;
         }
-        // Only fails once the writer has stopped, when there is nobody left to tell.
-        let _ = self.queue.send(message);
+        if queue.closed {
+            return;
+        }
+        queue.bytes += size;
+        queue.messages.push_back(message);
+        if queue.writer_waiting {
+            self.ready.notify_one();
+        }
     }
 
-    /// The writer took `size` bytes off the queue.
-    fn taken(&self, size: usize) {
-        let mut bytes = self.lock();
-        bytes.queued = bytes.queued.saturating_sub(size);
-        if bytes.waiting > 0 {
+    /// Everything queued, waiting for some first; None once closed and empty.
+    fn take_all(&self) -> Option<VecDeque<Vec<u8>>> {
+        let mut queue = self.lock();
+        while queue.messages.is_empty() {
+            if queue.closed {
+                return None;
+            }
+            queue.writer_waiting = true;
+            queue = self
+                .ready
+                .wait(queue)
+                .unwrap_or_else(PoisonError::into_inner);
+            queue.writer_waiting = false;
+        }
+        queue.bytes = 0;
+        if queue.senders_waiting > 0 {
             self.room.notify_all();
         }
+        Some(std::mem::take(&mut queue.messages))
     }
 
     fn close(&self) {
-        self.lock().closed = true;
+        let mut queue = self.lock();
+        queue.closed = true;
+        queue.messages.clear();
         self.room.notify_all();
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, QueuedBytes> {
-        self.bytes.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
-/// Writes every queued message; flushes when nothing more is waiting. Ends at `END`, when
-/// every sender is gone, or when the output is closed.
-pub fn write_lines(queue: Receiver<Vec<u8>>, accounts: &Output, output: impl Write) {
-    /// Closes the accounts however the writer stops, so no sender waits for it forever.
+/// Writes every queued message; flushes when nothing more is waiting. Ends at `END` or
+/// when the output is closed.
+pub fn write_lines(queue: &Output, output: impl Write) {
+    /// Closes the queue however the writer stops, so no sender waits for it forever.
     struct Closing<'a>(&'a Output);
     impl Drop for Closing<'_> {
         fn drop(&mut self) {
             self.0.close();
         }
     }
-    let _closing = Closing(accounts);
+    let _closing = Closing(queue);
     let mut output = std::io::BufWriter::with_capacity(64 * 1024, output);
-    while let Ok(first) = queue.recv() {
-        let mut message = first;
-        loop {
+    while let Some(batch) = queue.take_all() {
+        for message in batch {
             if message.is_empty() {
                 let _ = output.flush();
                 return;
             }
-            let written = output.write_all(&message);
-            accounts.taken(message.len());
-            drop(message);
-            if let Err(err) = written {
+            if let Err(err) = output.write_all(&message) {
                 report_write_error(&err);
                 return;
-            }
-            match queue.try_recv() {
-                Ok(next) => message = next,
-                Err(_) => break,
             }
         }
         if let Err(err) = output.flush() {
@@ -238,8 +255,7 @@ mod tests {
         use std::sync::Arc;
         use std::time::Duration;
 
-        let (output, queue) = output(16, 10);
-        let output = Arc::new(output);
+        let output = Arc::new(Output::new(16, 10));
         output.send(b"123456\n".to_vec());
         let second = {
             let output = Arc::clone(&output);
@@ -254,7 +270,7 @@ mod tests {
             let output = Arc::clone(&output);
             std::thread::spawn(move || {
                 let mut written = Vec::new();
-                write_lines(queue, &output, &mut written);
+                write_lines(&output, &mut written);
                 written
             })
         };
@@ -263,14 +279,13 @@ mod tests {
         assert_eq!(writer.join().unwrap(), b"123456\nabcdef\n");
 
         // A writer that cannot write stops, and whoever waits for room is let go.
-        let (closed, queue) = super::output(16, 10);
-        let closed = Arc::new(closed);
+        let closed = Arc::new(Output::new(16, 10));
         closed.send(b"123456\n".to_vec());
         let blocked = {
             let closed = Arc::clone(&closed);
             std::thread::spawn(move || closed.send(b"abcdef\n".to_vec()))
         };
-        write_lines(queue, &closed, Closed);
+        write_lines(&closed, Closed);
         blocked.join().unwrap();
     }
 
