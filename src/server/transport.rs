@@ -92,9 +92,9 @@ pub fn stdout() -> Box<dyn Write + Send> {
 }
 
 /// Where answers wait for the writer: at most `max_messages` of them and, unless a single
-/// one is larger, `max_bytes` in all. A sender waits for room, so a client that stops
-/// reading stops the server, which then holds a bounded amount of memory (the queue, and
-/// the batch the writer is writing: at most twice the bound).
+/// one is larger, `max_bytes` in all, counting those being written. A sender waits for
+/// room, so a client that stops reading stops the server, which then holds a bounded amount
+/// of memory.
 ///
 /// One lock guards the queue and its accounts, and the writer takes everything queued in
 /// one go; each side wakes the other only when it is waiting (a wake is a system call).
@@ -111,6 +111,7 @@ pub struct Output {
 #[derive(Default)]
 struct Queue {
     messages: VecDeque<Vec<u8>>,
+    /// The bytes of the queued messages and of the batch being written.
     bytes: usize,
     writer_waiting: bool,
     senders_waiting: usize,
@@ -134,7 +135,7 @@ impl Output {
         let size = message.len();
         let mut queue = self.lock();
         while !queue.closed
-            && !queue.messages.is_empty()
+            && queue.bytes > 0
             && (queue.messages.len() >= self.max_messages || queue.bytes + size > self.max_bytes)
         {
             queue.senders_waiting += 1;
@@ -154,7 +155,8 @@ impl Output {
         }
     }
 
-    /// Everything queued, waiting for some first; None once closed and empty.
+    /// Everything queued, waiting for some first; None once closed and empty. Its bytes
+    /// stay counted until `written`.
     fn take_all(&self) -> Option<VecDeque<Vec<u8>>> {
         let mut queue = self.lock();
         while queue.messages.is_empty() {
@@ -168,11 +170,16 @@ impl Output {
                 .unwrap_or_else(PoisonError::into_inner);
             queue.writer_waiting = false;
         }
-        queue.bytes = 0;
+        Some(std::mem::take(&mut queue.messages))
+    }
+
+    /// The writer has written `bytes` of what it took.
+    fn written(&self, bytes: usize) {
+        let mut queue = self.lock();
+        queue.bytes = queue.bytes.saturating_sub(bytes);
         if queue.senders_waiting > 0 {
             self.room.notify_all();
         }
-        Some(std::mem::take(&mut queue.messages))
     }
 
     fn close(&self) {
@@ -205,7 +212,11 @@ pub fn write_lines(queue: &Output, output: impl Write) {
                 let _ = output.flush();
                 return;
             }
-            if let Err(err) = output.write_all(&message) {
+            let written = output.write_all(&message);
+            // Room as soon as each is written: a batch of large answers frees its memory
+            // one answer at a time.
+            queue.written(message.len());
+            if let Err(err) = written {
                 report_write_error(&err);
                 return;
             }
