@@ -253,7 +253,7 @@ fn remove(store: &Store, name: &str) -> Result<()> {
 
 /// Renders through the same handler `prompts/get` uses, so the preview is what a host gets.
 fn render(store: &Store, name: &str, args: &[String], json: bool) -> Result<()> {
-    let mut arguments = std::collections::HashMap::new();
+    let mut arguments = std::collections::BTreeMap::new();
     for arg in args {
         let Some((key, value)) = arg.split_once('=') else {
             return Err(anyhow!(

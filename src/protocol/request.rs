@@ -1,7 +1,7 @@
 //! From one line of input to a typed request: JSON-RPC validity, the era of the request
 //! (modern `_meta` or legacy), and the method's parameters.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
 use serde::de::{DeserializeOwned, IgnoredAny};
@@ -96,8 +96,9 @@ pub enum Method {
 #[serde(rename_all = "camelCase")]
 pub struct GetPromptParams {
     pub name: String,
+    /// A handful of names: a sorted map costs less than hashing them.
     #[serde(default)]
-    pub arguments: HashMap<String, String>,
+    pub arguments: BTreeMap<String, String>,
     /// Answers to an earlier `input_required` result, keyed as we asked.
     #[serde(default)]
     pub input_responses: Option<Map<String, Value>>,
@@ -413,7 +414,7 @@ pub fn parse_line(line: &[u8]) -> Incoming {
             error: RpcError::invalid_params("\"params\" must be an object"),
         };
     }
-    let era = match era_of(&params) {
+    let era = match era_of(&params, method == "prompts/get") {
         Ok(era) => era,
         Err(error) => return Incoming::Invalid { id, error },
     };
@@ -430,7 +431,9 @@ fn invalid_request(id: Value, message: &str) -> Incoming {
     }
 }
 
-fn era_of(params: &Params) -> Result<Era, RpcError> {
+/// The era of a request with these params. Only `prompts/get` can ask the client for input,
+/// so only for it (`may_elicit`) are the client's capabilities read.
+fn era_of(params: &Params, may_elicit: bool) -> Result<Era, RpcError> {
     let meta = params
         .get("_meta")
         .filter(|meta| is_object(meta))
@@ -466,7 +469,7 @@ fn era_of(params: &Params) -> Result<Era, RpcError> {
     }
     match capabilities {
         Some(raw) if is_object(raw) => Ok(Era::Modern {
-            elicits_forms: elicits_forms(raw),
+            elicits_forms: may_elicit && elicits_forms(raw),
         }),
         Some(_) => Err(RpcError::invalid_params(format!(
             "_meta[\"{META_CAPABILITIES}\"] must be an object ({{}} when the client has none)"

@@ -145,36 +145,12 @@ impl PartialEq for BlockMemo {
     }
 }
 
-/// What every complete result of a revision carries besides its own members: modern ones
-/// `resultType`, `serverInfo` and, when cacheable, the caching hints; older ones nothing.
-#[derive(serde::Serialize)]
-struct Tail {
-    #[serde(rename = "resultType", skip_serializing_if = "Option::is_none")]
-    result_type: Option<&'static str>,
-    #[serde(rename = "ttlMs", skip_serializing_if = "Option::is_none")]
-    ttl_ms: Option<u64>,
-    #[serde(rename = "cacheScope", skip_serializing_if = "Option::is_none")]
-    cache_scope: Option<&'static str>,
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    meta: Option<ServerMeta>,
-}
-
-#[derive(serde::Serialize)]
-struct ServerMeta {
-    #[serde(rename = "io.modelcontextprotocol/serverInfo")]
-    server_info: ServerInfo,
-}
-
-#[derive(serde::Serialize)]
-struct ServerInfo {
-    name: &'static str,
-    version: &'static str,
-}
-
-const SERVER_INFO: ServerInfo = ServerInfo {
-    name: "promptshelf",
-    version: env!("CARGO_PKG_VERSION"),
-};
+/// The `_meta` member of every modern result, as JSON (the version is plain semver).
+const SERVER_META: &str = concat!(
+    r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"promptshelf","version":""#,
+    env!("CARGO_PKG_VERSION"),
+    r#""}}"#
+);
 
 /// A prompt message's content block, ready to be written.
 enum MessageBlock<'a> {
@@ -547,26 +523,6 @@ impl Shaper<'_> {
             .map(|mut response| response["result"].take())
             .unwrap_or(Value::Null)
     }
-    /// The members every complete result of this revision carries; `hints` as `complete`.
-    fn tail(&self, hints: Option<Hints>) -> Tail {
-        if !self.revision.is_modern() {
-            return Tail {
-                result_type: None,
-                ttl_ms: None,
-                cache_scope: None,
-                meta: None,
-            };
-        }
-        Tail {
-            result_type: Some("complete"),
-            ttl_ms: hints.map(|hints| self.ttl_ms(hints)),
-            cache_scope: hints.map(|_| self.cache_scope()),
-            meta: Some(ServerMeta {
-                server_info: SERVER_INFO,
-            }),
-        }
-    }
-
     /// The answer line of a rendered prompt, written out by hand: its text blocks are the
     /// one part that is new in every answer (escaped eight bytes at a time), and everything
     /// taken from a resource comes from the resource's memo as it is.
@@ -620,12 +576,18 @@ impl Shaper<'_> {
     /// Ends an answer line written by hand: the members every result of this revision
     /// carries (`hints` as `complete`), then the result's and the response's braces.
     fn close_result(&self, line: &mut Vec<u8>, hints: Option<Hints>) {
-        let tail = serde_json::to_vec(&self.tail(hints)).unwrap_or_default();
-        if let Some(members) = tail.strip_prefix(b"{").and_then(|t| t.strip_suffix(b"}"))
-            && !members.is_empty()
-        {
+        if self.revision.is_modern() {
+            line.extend_from_slice(b",\"resultType\":\"complete\"");
+            if let Some(hints) = hints {
+                let hints = format!(
+                    ",\"ttlMs\":{},\"cacheScope\":\"{}\"",
+                    self.ttl_ms(hints),
+                    self.cache_scope()
+                );
+                line.extend_from_slice(hints.as_bytes());
+            }
             line.push(b',');
-            line.extend_from_slice(members);
+            line.extend_from_slice(SERVER_META.as_bytes());
         }
         line.extend_from_slice(b"}}\n");
     }
@@ -747,7 +709,7 @@ pub enum Hints {
 }
 
 fn server_info() -> Value {
-    json!({"name": SERVER_INFO.name, "version": SERVER_INFO.version})
+    json!({"name": "promptshelf", "version": env!("CARGO_PKG_VERSION")})
 }
 
 fn capabilities() -> Value {
