@@ -2,6 +2,7 @@
 //! `resultType`, `serverInfo` and caching hints; older revisions lose what they lack
 //! (`title`, `icons`, `resource_link`, `audio`) or get a faithful stand-in.
 
+use std::io::Write;
 use std::sync::{Arc, OnceLock};
 
 use base64::Engine;
@@ -332,34 +333,28 @@ impl Shaper<'_> {
     /// than being copied: a second copy of a large document is what a server's memory peak
     /// is made of.
     pub fn page_line(&self, id: &Value, page: Arc<ShapedPage>) -> Vec<u8> {
-        let mut prefix = b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec();
-        // Writing a Value into a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut prefix, id);
-        prefix.extend_from_slice(b",\"result\":");
-        let ttl = self.revision.is_modern().then(|| {
-            format!(
-                ",\"ttlMs\":{}}}",
-                self.ttl_ms(Hints::Since(page.last_modified))
-            )
-        });
-        let (mut line, body) = match Arc::try_unwrap(page) {
-            Ok(owned) => {
-                let mut json = owned.json;
-                json.splice(0..0, prefix);
-                (json, None)
-            }
-            Err(shared) => (prefix, Some(shared)),
+        let last_modified = page.last_modified;
+        let (mut line, shared) = match Arc::try_unwrap(page) {
+            Ok(owned) => (owned.json, None),
+            Err(shared) => (Vec::with_capacity(shared.json.len() + 96), Some(shared)),
         };
-        if let Some(shared) = &body {
-            line.reserve(shared.json.len() + 32);
-            line.extend_from_slice(&shared.json);
+        // The envelope goes in front: after what is there for an owned page, into the
+        // empty line otherwise.
+        let body_start = line.len();
+        line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        // Writing a Value into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut line, id);
+        line.extend_from_slice(b",\"result\":");
+        let envelope = line.len() - body_start;
+        match &shared {
+            Some(shared) => line.extend_from_slice(&shared.json),
+            None => line.rotate_right(envelope),
         }
         // The page ends with its closing brace; ttlMs goes in before it.
-        if let Some(ttl) = ttl
-            && line.last() == Some(&b'}')
-        {
+        if self.revision.is_modern() && line.last() == Some(&b'}') {
             line.pop();
-            line.extend_from_slice(ttl.as_bytes());
+            let ttl = self.ttl_ms(Hints::Since(last_modified));
+            let _ = write!(line, ",\"ttlMs\":{ttl}}}");
         }
         line.extend_from_slice(b"}\n");
         line
