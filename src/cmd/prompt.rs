@@ -276,16 +276,19 @@ fn render(store: &Store, name: &str, args: &[String], json: bool) -> Result<()> 
         now: store::now_ms(),
     };
     let stored = store::read::prompt(&conn, name)?;
-    let outcome = crate::handlers::prompts::get(
-        &conn,
-        &config,
-        &secret,
-        &params,
-        stored.as_ref(),
-        &|uri| crate::handlers::prompts::resolve_from(&conn, uri),
-        caller,
-    )
-    .map_err(|failure| anyhow!("{}", crate::handlers::describe_failure(&failure)))?;
+    let outcome = stored
+        .ok_or_else(|| crate::handlers::prompts::unknown(&conn, name))
+        .and_then(|stored| {
+            crate::handlers::prompts::get(
+                &config,
+                &secret,
+                &params,
+                &stored,
+                &|uri| crate::handlers::prompts::resolve_from(&conn, uri),
+                caller,
+            )
+        })
+        .map_err(|failure| anyhow!("{}", crate::handlers::describe_failure(&failure)))?;
     if json {
         let shaper = crate::protocol::Shaper {
             revision: crate::protocol::Revision::MODERN,

@@ -72,31 +72,34 @@ pub struct Caller {
 /// How a prompt finds the resources it embeds or links (the server keeps small ones).
 pub type Resolve<'a> = &'a dyn Fn(&str) -> Result<Option<Arc<ReadResult>>, Failure>;
 
+/// The failure for a prompt name the library does not hold, listing those it does.
+pub fn unknown(conn: &Connection, name: &str) -> Failure {
+    match read::prompt_names(conn) {
+        Ok(names) => Failure::InvalidParams(format!(
+            "unknown prompt '{name}'; known prompts: {}",
+            some_of(&names)
+        )),
+        Err(err) => Failure::from(err),
+    }
+}
+
 /// Reads a resource straight from the database, for callers that keep nothing.
 pub fn resolve_from(conn: &Connection, uri: &str) -> Result<Option<Arc<ReadResult>>, Failure> {
     Ok(read::resource_content(conn, uri)?
         .map(|(resource, content)| Arc::new(ReadResult::new(resource, content))))
 }
 
-/// Fills `stored`, the prompt `params` names as the caller found it (None: there is none);
-/// `resolve` finds the resources its messages embed or link.
+/// Fills `stored`, the prompt `params` names as the caller found it; `resolve` finds the
+/// resources its messages embed or link. Needs no connection: what it reads comes through
+/// `stored` and `resolve`.
 pub fn get(
-    conn: &Connection,
     config: &ServeConfig,
     secret: &[u8],
     params: &GetPromptParams,
-    stored: Option<&StoredPrompt>,
+    stored: &StoredPrompt,
     resolve: Resolve,
     caller: Caller,
 ) -> Result<PromptOutcome, Failure> {
-    let Some(stored) = stored else {
-        let names = read::prompt_names(conn)?;
-        return Err(Failure::InvalidParams(format!(
-            "unknown prompt '{}'; known prompts: {}",
-            params.name,
-            some_of(&names)
-        )));
-    };
     let prompt = &stored.prompt;
     let retried = params.request_state.is_some() || params.input_responses.is_some();
     let mut given = match &params.request_state {

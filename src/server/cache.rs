@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use rusqlite::Connection;
 
@@ -52,6 +53,9 @@ pub(super) struct Cache {
     /// Small resources as prompts embed and link them, by URI, with their total size.
     resources: Tagged<String, ReadResult>,
     resource_bytes: Mutex<usize>,
+    /// How long each prompt's last `prompts/get` took to fill, by name, with the position
+    /// it was filled at: what decides whether the next one may run on the reader thread.
+    fill_times: Mutex<HashMap<String, (i64, Duration), foldhash::fast::RandomState>>,
 }
 
 fn lock<K, V>(
@@ -181,6 +185,52 @@ impl Cache {
             }
         }
         Ok(Some(found))
+    }
+
+    /// The resource `uri` if it is kept as of `position`; never reads the database.
+    pub(super) fn kept_resource(&self, position: i64, uri: &str) -> Option<Arc<ReadResult>> {
+        let resources = lock(&self.resources);
+        let (at, kept) = resources.get(uri)?;
+        (*at == position).then(|| Arc::clone(kept))
+    }
+
+    /// The prompt `name` if it is kept as of `position` and its last fill there took at
+    /// most `quick`; never reads the database.
+    pub(super) fn quick_prompt(
+        &self,
+        position: i64,
+        name: &str,
+        quick: Duration,
+    ) -> Option<Arc<StoredPrompt>> {
+        let timed = self
+            .fill_times
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(name)
+            .is_some_and(|(at, took)| *at == position && *took <= quick);
+        if !timed {
+            return None;
+        }
+        let prompts = lock(&self.prompts);
+        let (at, prompt) = prompts.get(name)?;
+        (*at == position).then(|| Arc::clone(prompt))
+    }
+
+    /// Notes how long filling the prompt `name` took at `position`.
+    pub(super) fn filled(&self, position: i64, name: &str, took: Duration) {
+        let mut times = self
+            .fill_times
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if times.len() >= MAX_PROMPTS && !times.contains_key(name) {
+            times.clear();
+        }
+        match times.get_mut(name) {
+            Some(entry) => *entry = (position, took),
+            None => {
+                times.insert(name.to_string(), (position, took));
+            }
+        }
     }
 
     /// The stored prompt `name` as of `position`, or None when there is none.

@@ -12,11 +12,10 @@ use serde_json::{Value, json};
 use super::rate_limit::TokenBucket;
 use super::transport::Input;
 use super::watch::Changes;
-use super::{Shared, answer};
+use super::{Shared, answer, answer_from_memory, shaper};
 use crate::protocol::{
-    self, Envelope, Era, Incoming, Method, Revision, RpcError, Shaper, code, parse_line,
+    self, Envelope, Era, Incoming, Method, Revision, RpcError, code, parse_line,
 };
-use crate::store;
 
 /// What this process remembers between requests: only what the protocol makes per-process.
 #[derive(Default)]
@@ -49,14 +48,6 @@ pub(super) struct Dispatcher {
 
 fn send(shared: &Shared, bytes: Vec<u8>) {
     shared.output.send(bytes);
-}
-
-fn shaper(shared: &Shared, revision: Revision) -> Shaper<'_> {
-    Shaper {
-        revision,
-        config: &shared.config,
-        now: store::now_ms(),
-    }
 }
 
 /// Tells every subscriber what a batch of commits changed, each only what it asked for.
@@ -145,7 +136,7 @@ impl Dispatcher {
             Incoming::Invalid { id, error } => self.reject(&id, error),
             Incoming::Response => {}
             Incoming::Notification { method, params } => self.notification(&method, &params),
-            Incoming::Request(envelope) => self.request(envelope),
+            Incoming::Request(envelope) => self.request(envelope, line.len()),
         }
     }
 
@@ -182,7 +173,7 @@ impl Dispatcher {
         // Every other notification (initialized, progress, ...) needs nothing from us.
     }
 
-    fn request(&mut self, envelope: Envelope) {
+    fn request(&mut self, envelope: Envelope, line_len: usize) {
         let revision = match (&envelope.era, &envelope.method) {
             (_, Method::Initialize { version }) => {
                 let revision = Revision::parse(version)
@@ -214,6 +205,9 @@ impl Dispatcher {
             return self.reject(&envelope.id, error);
         }
         if let Some(line) = self.kept_answer(&envelope, revision) {
+            return send(&self.shared, line);
+        }
+        if let Some(line) = answer_from_memory(&self.shared, &envelope, revision, line_len) {
             return send(&self.shared, line);
         }
         let cancelled = Arc::new(AtomicBool::new(false));

@@ -38,6 +38,12 @@ const MAX_IN_FLIGHT: usize = 256;
 /// `cargo bench --bench large`: 1 MiB keeps a 1 GB library under 25 MB).
 const MAX_QUEUED_ANSWERS: usize = 4096;
 const MAX_QUEUED_BYTES: usize = 1024 * 1024;
+/// The longest request line a `prompts/get` may have to be answered on the reader thread,
+/// and the longest its prompt's last fill may have taken (see `answer_from_memory`): far
+/// more than a real prompt with real arguments needs, and a bound on how long any one of
+/// them can hold up the next line.
+const MAX_INLINE_LINE: usize = 16 * 1024;
+const MAX_INLINE_FILL: std::time::Duration = std::time::Duration::from_micros(200);
 /// Threads tokio may start for request tasks.
 const MAX_TASK_THREADS: usize = 4;
 
@@ -174,18 +180,67 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
     Ok(())
 }
 
-/// Runs one request to its answer line; never panics the process (a panic in a handler
-/// becomes -32603).
+/// Runs one request to its answer line (on the pool).
 fn answer(shared: &Shared, envelope: &Envelope, revision: Revision) -> Vec<u8> {
-    let shaper = Shaper {
+    let shaper = shaper(shared, revision);
+    guarded(envelope, revision, || run(shared, envelope, &shaper))
+}
+
+/// A `prompts/get` answered on the calling thread, the reader's, when that is certain to be
+/// quick: its line is at most `MAX_INLINE_LINE`, its prompt and every resource it embeds
+/// are kept, and its last fill at this position took at most `MAX_INLINE_FILL`. Such a
+/// request costs less than handing it to the pool and back. None: the pool answers it (and
+/// a slow fill there keeps the prompt off this path until it is fast again).
+fn answer_from_memory(
+    shared: &Shared,
+    envelope: &Envelope,
+    revision: Revision,
+    line_len: usize,
+) -> Option<Vec<u8>> {
+    let Method::GetPrompt(params) = &envelope.method else {
+        return None;
+    };
+    if line_len > MAX_INLINE_LINE {
+        return None;
+    }
+    let position = shared.position();
+    let stored = shared
+        .cache
+        .quick_prompt(position, &params.name, MAX_INLINE_FILL)?;
+    // Set when an embed is not kept: the answer is then left to the pool, which reads it.
+    let not_kept = std::cell::Cell::new(false);
+    let resolve = |uri: &str| match shared.cache.kept_resource(position, uri) {
+        Some(kept) => Ok(Some(kept)),
+        None => {
+            not_kept.set(true);
+            Err(Failure::Internal("not kept".into()))
+        }
+    };
+    let shaper = shaper(shared, revision);
+    let line = guarded(envelope, revision, || {
+        fill(
+            shared, envelope, &shaper, params, &stored, &resolve, position,
+        )
+    });
+    (!not_kept.get()).then_some(line)
+}
+
+fn shaper(shared: &Shared, revision: Revision) -> Shaper<'_> {
+    Shaper {
         revision,
         config: &shared.config,
         now: store::now_ms(),
-    };
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run(shared, envelope, &shaper)
-    }));
-    match outcome {
+    }
+}
+
+/// Runs `work` to an answer line; never panics the process (a panic in a handler becomes
+/// -32603).
+fn guarded(
+    envelope: &Envelope,
+    revision: Revision,
+    work: impl FnOnce() -> Result<Vec<u8>, Failure>,
+) -> Vec<u8> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
         Ok(Ok(line)) => line,
         Ok(Err(failure)) => protocol::error_line(&envelope.id, &to_rpc(failure, revision)),
         Err(_) => protocol::error_line(
@@ -193,6 +248,35 @@ fn answer(shared: &Shared, envelope: &Envelope, revision: Revision) -> Vec<u8> {
             &RpcError::internal("internal error while answering this request; it has been logged"),
         ),
     }
+}
+
+/// Fills a stored prompt and shapes the answer, noting how long the fill took.
+fn fill(
+    shared: &Shared,
+    envelope: &Envelope,
+    shaper: &Shaper,
+    params: &protocol::GetPromptParams,
+    stored: &crate::model::StoredPrompt,
+    resolve: handlers::prompts::Resolve,
+    position: i64,
+) -> Result<Vec<u8>, Failure> {
+    let caller = handlers::prompts::Caller {
+        can_elicit: envelope.era.can_elicit_forms(),
+        now: shaper.now,
+    };
+    let started = std::time::Instant::now();
+    let outcome = handlers::prompts::get(
+        &shared.config,
+        &shared.secret,
+        params,
+        stored,
+        resolve,
+        caller,
+    );
+    shared
+        .cache
+        .filled(position, &params.name, started.elapsed());
+    Ok(shaper.prompt_outcome(&envelope.id, &outcome?))
 }
 
 fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>, Failure> {
@@ -221,21 +305,13 @@ fn run(shared: &Shared, envelope: &Envelope, shaper: &Shaper) -> Result<Vec<u8>,
             Ok(shaper.prompts_page(&handlers::prompts::list(&conn, config, cursor)?))
         })?,
         Method::GetPrompt(params) => {
-            let caller = handlers::prompts::Caller {
-                can_elicit: envelope.era.can_elicit_forms(),
-                now: shaper.now,
+            let Some(stored) = shared.cache.prompt(&conn, position, &params.name)? else {
+                return Err(handlers::prompts::unknown(&conn, &params.name));
             };
-            let stored = shared.cache.prompt(&conn, position, &params.name)?;
-            let outcome = handlers::prompts::get(
-                &conn,
-                config,
-                &shared.secret,
-                params,
-                stored.as_deref(),
-                &|uri| shared.cache.resource(&conn, position, uri),
-                caller,
-            )?;
-            shaper.prompt_outcome(id, &outcome)
+            let resolve = |uri: &str| shared.cache.resource(&conn, position, uri);
+            fill(
+                shared, envelope, shaper, params, &stored, &resolve, position,
+            )?
         }
         Method::ListResources { cursor } => list(ListKind::Resources, cursor, &|cursor| {
             Ok(shaper.resources_page(&handlers::resources::list(&conn, config, cursor)?))

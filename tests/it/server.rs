@@ -773,6 +773,81 @@ fn a_slow_request_does_not_hold_up_a_fast_one_and_cancelled_ones_stay_silent() {
 }
 
 #[test]
+fn repeated_gets_answer_alike_and_a_slow_prompt_never_holds_up_a_quick_one() {
+    let ctx = TestContext::new();
+    let doc = ctx.write("doc.md", "the embedded document\n");
+    ctx.ok(&[
+        "resource",
+        "add",
+        &doc.display().to_string(),
+        "--uri",
+        "shelf://t/doc.md",
+    ]);
+    let quick = ctx.write(
+        "quick.prompt.md",
+        "---\nname: quick\narguments:\n  - name: word\n    required: true\n---\nSay {{ word }}.\n{{ embed('shelf://t/doc.md') }}\n",
+    );
+    // About ten milliseconds of template work: far longer than a quick prompt's answer.
+    let slow = ctx.write(
+        "slow.prompt.md",
+        "---\nname: slow\n---\n{% for i in range(600) %}{% for j in range(200) %}{% endfor %}{% endfor %}done\n",
+    );
+    for prompt in [&quick, &slow] {
+        ctx.ok(&["prompt", "add", &prompt.display().to_string()]);
+    }
+    // A pinned clock: answers to the same request are then the same bytes.
+    let mut server =
+        Server::start_with_env(&ctx.db, &[], &[("PROMPTSHELF_NOW_MS", "1800000000000")]);
+    let get = |server: &mut Server, name: &str, word: Option<&str>| {
+        let arguments = word.map_or(json!({}), |word| json!({"word": word}));
+        let response = server.modern("prompts/get", json!({"name": name, "arguments": arguments}));
+        check(MODERN, &response, "GetPromptResult");
+        result(&response).clone()
+    };
+    // The first answer is filled on the pool; the next ones may come from memory on the
+    // reader thread. Either way they are the same, and follow the arguments.
+    let first = get(&mut server, "quick", Some("hello"));
+    assert_eq!(first["messages"][0]["content"]["text"], "Say hello.");
+    assert_eq!(
+        first["messages"][1]["content"]["resource"]["text"],
+        "the embedded document\n"
+    );
+    for _ in 0..3 {
+        assert_eq!(get(&mut server, "quick", Some("hello")), first);
+    }
+    let other = get(&mut server, "quick", Some("there"));
+    assert_eq!(other["messages"][0]["content"]["text"], "Say there.");
+
+    // Once seen to be slow, a prompt stays on the pool: a quick get sent after it is
+    // answered first.
+    assert_eq!(
+        get(&mut server, "slow", None)["messages"][0]["content"]["text"],
+        "done"
+    );
+    let request = |id: &str, name: &str, arguments: Value| json!({"jsonrpc": "2.0", "id": id, "method": "prompts/get", "params": modern_params(json!({"name": name, "arguments": arguments}), json!({}))});
+    server.send(&request("slow", "slow", json!({})));
+    server.send(&request("quick", "quick", json!({"word": "hello"})));
+    let answered_first = server.next_message();
+    assert_eq!(answered_first["id"], "quick", "{answered_first}");
+    assert_eq!(answered_first["result"], first);
+    assert_eq!(server.next_message()["id"], "slow");
+
+    // A change to the embedded document is served once the server has seen it.
+    std::fs::write(&doc, "a new version\n").expect("edit the document");
+    ctx.ok(&[
+        "resource",
+        "add",
+        &doc.display().to_string(),
+        "--uri",
+        "shelf://t/doc.md",
+    ]);
+    server.eventually(json!("a new version\n"), |server| {
+        get(server, "quick", Some("hello"))["messages"][1]["content"]["resource"]["text"].clone()
+    });
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
 fn serving_never_writes_the_database() {
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);
