@@ -1,7 +1,8 @@
-//! The stdio MCP server. The calling thread reads stdin and dispatches each line; every
-//! request runs as its own task on tokio's blocking pool (SQLite work never sits on an async
-//! worker, and a slow request never holds up a fast one); one writer thread puts answers on
-//! stdout, coalescing writes; a watcher thread notices other processes' commits.
+//! The stdio MCP server. The calling thread reads stdin and dispatches each line; a request
+//! runs as its own task on tokio's blocking pool (SQLite work never sits on an async worker,
+//! and a slow request never holds up a fast one), unless it can be answered from memory in
+//! bounded time, which the reader does itself; one writer thread puts answers on stdout,
+//! coalescing writes; a watcher thread notices other processes' commits.
 //!
 //! Dispatching on the reader thread, rather than handing each line to an async task first,
 //! saves a thread hop per request (measured: see docs/benchmarks.md).
