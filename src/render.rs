@@ -54,18 +54,21 @@ pub fn render(
         nonce: nonce(),
         pieces: Mutex::new(Vec::new()),
     });
-    let mut context: HashMap<&str, Value> = prompt
+    let mut entries: Vec<(String, Value)> = prompt
         .arguments
         .iter()
         .filter_map(|arg| {
             values
                 .get(&arg.name)
-                .map(|value| (arg.name.as_str(), typed_value(&arg.kind, value)))
+                .map(|value| (arg.name.clone(), typed_value(&arg.kind, value)))
         })
         .collect();
-    context.insert(DIRECTIVES, Value::from_dyn_object(Arc::clone(&directives)));
+    entries.push((
+        DIRECTIVES.to_string(),
+        Value::from_dyn_object(Arc::clone(&directives)),
+    ));
     // Made a template value once for all the messages.
-    let context = Value::from(context);
+    let context = Value::from_object(Variables { entries });
     let mut rendered = Vec::with_capacity(prompt.messages.len());
     for (index, message) in prompt.messages.iter().enumerate() {
         let failed = |err: minijinja::Error| RenderError {
@@ -92,6 +95,24 @@ pub fn render(
 /// Where a render's embeds and links collect; reached by the `embed` and `link` functions
 /// through the render context, under a name no template or argument can spell.
 const DIRECTIVES: &str = "promptshelf:directives";
+
+/// The variables of one render: the arguments given, by name, and the directives. Found by
+/// a short linear search (a prompt has a handful of arguments), which costs less than
+/// building and hashing a map for every render.
+#[derive(Debug)]
+struct Variables {
+    entries: Vec<(String, Value)>,
+}
+
+impl minijinja::value::Object for Variables {
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        let key = key.as_str()?;
+        self.entries
+            .iter()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value.clone())
+    }
+}
 
 #[derive(Debug)]
 struct Directives {
