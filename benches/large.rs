@@ -13,7 +13,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -43,19 +42,7 @@ fn main() {
     generate(&docs, documents);
     let generated = started.elapsed();
     let started = Instant::now();
-    let output = Command::new(common::PROMPTSHELF)
-        .arg("--db")
-        .arg(&db)
-        .arg("import")
-        .arg(&docs)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run promptshelf import");
-    assert!(
-        output.status.success(),
-        "import failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::cli(&db, &["import"], &docs);
     std::fs::remove_dir_all(&docs).expect("remove the generated documents");
     let size = std::fs::metadata(&db).expect("stat the database").len();
     println!(

@@ -90,20 +90,24 @@ fn add_budget_items(db: &std::path::Path, folder: &std::path::Path) {
         .collect();
     let document = folder.join("two-kb.md");
     std::fs::write(&document, text).expect("write the 2 KB document");
-    let output = Command::new(common::PROMPTSHELF)
-        .arg("--db")
-        .arg(db)
-        .args(["resource", "add"])
-        .arg(&document)
-        .args(["--uri", TWO_KB_URI])
-        .output()
-        .expect("run promptshelf resource add");
-    assert!(
-        output.status.success(),
-        "promptshelf resource add failed: {}",
-        String::from_utf8_lossy(&output.stderr).trim()
-    );
+    common::cli(db, &["resource", "add", "--uri", TWO_KB_URI], &document);
     common::add_services(db, folder, 10_000);
+}
+
+/// `completion/complete` request bodies for one prompt argument, one per prefix.
+fn completions(prompt: &str, argument: &str, prefixes: &[&str]) -> Vec<String> {
+    prefixes
+        .iter()
+        .map(|prefix| {
+            common::request_body(
+                "completion/complete",
+                json!({
+                    "ref": {"type": "ref/prompt", "name": prompt},
+                    "argument": {"name": argument, "value": prefix},
+                }),
+            )
+        })
+        .collect()
 }
 
 /// One kind of request, with a few variants cycled through so the server cannot answer the
@@ -137,30 +141,16 @@ fn workloads() -> Vec<Workload> {
             )
         })
         .collect();
-    let services = ["a", "al", "de", "ro", "ta", "k", "ch", "sie", "gl", "m"]
-        .iter()
-        .map(|prefix| {
-            common::request_body(
-                "completion/complete",
-                json!({
-                    "ref": {"type": "ref/prompt", "name": "deploy-service"},
-                    "argument": {"name": "service", "value": prefix},
-                }),
-            )
-        })
-        .collect();
-    let completion = ["p", "ja", "ty", "ru", "c", "go", "sw", "ko", "e", "ha"]
-        .iter()
-        .map(|prefix| {
-            common::request_body(
-                "completion/complete",
-                json!({
-                    "ref": {"type": "ref/prompt", "name": "code-review"},
-                    "argument": {"name": "language", "value": prefix},
-                }),
-            )
-        })
-        .collect();
+    let services = completions(
+        "deploy-service",
+        "service",
+        &["a", "al", "de", "ro", "ta", "k", "ch", "sie", "gl", "m"],
+    );
+    let completion = completions(
+        "code-review",
+        "language",
+        &["p", "ja", "ty", "ru", "c", "go", "sw", "ko", "e", "ha"],
+    );
     vec![
         Workload {
             name: "prompts/list",

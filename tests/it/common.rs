@@ -100,6 +100,11 @@ impl TestContext {
             .unwrap_or_else(|err| panic!("{sql}: {err}"))
     }
 
+    /// `promptshelf resource add FILE --uri URI`, which must succeed.
+    pub fn add_resource(&self, file: &Path, uri: &str) {
+        self.ok(&["resource", "add", &file.display().to_string(), "--uri", uri]);
+    }
+
     pub fn server(&self) -> Server {
         Server::start(&self.db, &[])
     }

@@ -111,26 +111,14 @@ fn listen_streams_deliver_only_what_each_asked_for() {
     );
 
     let other = ctx.write("notes.md", "# Notes\n");
-    ctx.ok(&[
-        "resource",
-        "add",
-        &other.display().to_string(),
-        "--uri",
-        "shelf://local/notes.md",
-    ]);
+    ctx.add_resource(&other, "shelf://local/notes.md");
     assert_eq!(
         summary(&after_write(&mut server)),
         owned(&[("notifications/resources/list_changed", "resources", "")])
     );
 
     let changed = ctx.write("testing.md", "# Testing, rewritten\n");
-    ctx.ok(&[
-        "resource",
-        "add",
-        &changed.display().to_string(),
-        "--uri",
-        TESTING,
-    ]);
+    ctx.add_resource(&changed, TESTING);
     let messages = after_write(&mut server);
     let updated = messages
         .iter()
@@ -151,13 +139,7 @@ fn listen_streams_deliver_only_what_each_asked_for() {
 
     // Writing the same content again changes no hash, so nobody hears of it.
     ctx.ok(&["prompt", "add", &file]);
-    ctx.ok(&[
-        "resource",
-        "add",
-        &changed.display().to_string(),
-        "--uri",
-        TESTING,
-    ]);
+    ctx.add_resource(&changed, TESTING);
     assert_eq!(server.drain(QUIET), Vec::<Value>::new());
 
     // A cancelled stream hears nothing more; the other one still does.
@@ -203,13 +185,7 @@ fn legacy_sessions_hear_list_changes_and_their_subscriptions() {
     assert_eq!(response["result"], json!({}));
 
     let changed = ctx.write("testing.md", "# Testing, take two\n");
-    ctx.ok(&[
-        "resource",
-        "add",
-        &changed.display().to_string(),
-        "--uri",
-        TESTING,
-    ]);
+    ctx.add_resource(&changed, TESTING);
     let messages = after_write(&mut server);
     for message in &messages {
         validate(revision, "JSONRPCNotification", message);
@@ -226,13 +202,7 @@ fn legacy_sessions_hear_list_changes_and_their_subscriptions() {
     let response = server.request("resources/unsubscribe", json!({"uri": TESTING}));
     assert_eq!(response["result"], json!({}));
     let changed = ctx.write("testing.md", "# Testing, take three\n");
-    ctx.ok(&[
-        "resource",
-        "add",
-        &changed.display().to_string(),
-        "--uri",
-        TESTING,
-    ]);
+    ctx.add_resource(&changed, TESTING);
     assert_eq!(
         summary(&after_write(&mut server)),
         owned(&[("notifications/resources/list_changed", "", "")])

@@ -171,7 +171,7 @@ fn embeds_become_resource_image_and_audio_blocks_and_links_resource_links() {
         ("data.bin", bin.clone(), "shelf://t/data.bin"),
     ] {
         let path = ctx.write(file, bytes);
-        ctx.ok(&["resource", "add", &path.display().to_string(), "--uri", uri]);
+        ctx.add_resource(&path, uri);
     }
     add_prompt(
         &ctx,

@@ -737,7 +737,7 @@ fn add_big_resource(ctx: &TestContext) -> &'static str {
     const URI: &str = "shelf://test/big.bin";
     let bytes: Vec<u8> = (0..40 * 1024 * 1024u32).map(|n| (n % 251) as u8).collect();
     let path = ctx.write("big.bin", bytes);
-    ctx.ok(&["resource", "add", &path.display().to_string(), "--uri", URI]);
+    ctx.add_resource(&path, URI);
     URI
 }
 
@@ -776,13 +776,7 @@ fn a_slow_request_does_not_hold_up_a_fast_one_and_cancelled_ones_stay_silent() {
 fn repeated_gets_answer_alike_and_a_slow_prompt_never_holds_up_a_quick_one() {
     let ctx = TestContext::new();
     let doc = ctx.write("doc.md", "the embedded document\n");
-    ctx.ok(&[
-        "resource",
-        "add",
-        &doc.display().to_string(),
-        "--uri",
-        "shelf://t/doc.md",
-    ]);
+    ctx.add_resource(&doc, "shelf://t/doc.md");
     let quick = ctx.write(
         "quick.prompt.md",
         "---\nname: quick\narguments:\n  - name: word\n    required: true\n---\nSay {{ word }}.\n{{ embed('shelf://t/doc.md') }}\n",
@@ -834,13 +828,7 @@ fn repeated_gets_answer_alike_and_a_slow_prompt_never_holds_up_a_quick_one() {
 
     // A change to the embedded document is served once the server has seen it.
     std::fs::write(&doc, "a new version\n").expect("edit the document");
-    ctx.ok(&[
-        "resource",
-        "add",
-        &doc.display().to_string(),
-        "--uri",
-        "shelf://t/doc.md",
-    ]);
+    ctx.add_resource(&doc, "shelf://t/doc.md");
     server.eventually(json!("a new version\n"), |server| {
         get(server, "quick", Some("hello"))["messages"][1]["content"]["resource"]["text"].clone()
     });
@@ -879,13 +867,7 @@ fn a_running_server_sees_what_another_process_commits() {
     ctx.ok(&["prompt", "add", &quote.display().to_string()]);
     let doc = ctx.write("doc.md", "first version\n");
     ctx.ok(&["prompt", "add", &prompt.display().to_string()]);
-    ctx.ok(&[
-        "resource",
-        "add",
-        &doc.display().to_string(),
-        "--uri",
-        "shelf://t/doc.md",
-    ]);
+    ctx.add_resource(&doc, "shelf://t/doc.md");
     let mut server = ctx.server();
     let count = |server: &mut Server| {
         let list = server.modern("prompts/list", json!({}));
@@ -921,13 +903,7 @@ fn a_running_server_sees_what_another_process_commits() {
     let other = ctx.write("other.prompt.md", "Another.\n");
     ctx.ok(&["prompt", "add", &prompt.display().to_string()]);
     ctx.ok(&["prompt", "add", &other.display().to_string()]);
-    ctx.ok(&[
-        "resource",
-        "add",
-        &doc.display().to_string(),
-        "--uri",
-        "shelf://t/doc.md",
-    ]);
+    ctx.add_resource(&doc, "shelf://t/doc.md");
     // Seen at the server's next poll of the database.
     server.eventually(Some(11), count);
     server.eventually(Some("second version\n".to_string()), text);
