@@ -80,7 +80,8 @@ pub struct ServeArgs {
     /// How long a `requestState` handed out while asking for missing arguments stays valid
     #[arg(long, default_value_t = 600, value_name = "SECONDS")]
     pub request_state_ttl: u64,
-    /// How often to check the database for changes made by other processes (notifications)
+    /// How often to check the database for changes made by other processes: they are served,
+    /// and notified, from the next check on
     #[arg(long, default_value_t = 200, value_name = "MS", value_parser = clap::value_parser!(u64).range(10..=60_000))]
     pub poll_ms: u64,
     /// The `cacheScope` of cacheable results
