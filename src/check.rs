@@ -2,7 +2,7 @@
 //! before a host does. Every prompt is rendered with sample values, every URI it embeds or
 //! links must resolve, every completion source must exist, every template must parse.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use rusqlite::Connection;
 
@@ -127,7 +127,7 @@ fn check_prompt(
 }
 
 /// A value for every argument; `variant` picks another value where the type allows.
-fn samples(prompt: &Prompt, variant: usize) -> HashMap<String, String> {
+fn samples(prompt: &Prompt, variant: usize) -> BTreeMap<String, String> {
     prompt
         .arguments
         .iter()

@@ -5,7 +5,7 @@
 //! Argument values are data: they are passed in as template variables and never parsed as
 //! template code, so `{{ 7*7 }}` in a value comes out as those characters.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use minijinja::{Environment, UndefinedBehavior, Value};
@@ -45,7 +45,7 @@ pub struct RenderError {
 /// with defaults filled in).
 pub fn render(
     stored: &StoredPrompt,
-    values: &HashMap<String, String>,
+    values: &BTreeMap<String, String>,
 ) -> Result<Vec<RenderedTemplate>, RenderError> {
     let prompt = &stored.prompt;
     let compiled = compiled(prompt, stored.content_hash)?;
@@ -318,8 +318,8 @@ mod tests {
         })
     }
 
-    fn values(x: &str) -> HashMap<String, String> {
-        HashMap::from([("x".to_string(), x.to_string())])
+    fn values(x: &str) -> BTreeMap<String, String> {
+        BTreeMap::from([("x".to_string(), x.to_string())])
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! one gets a sentence naming the argument, what it expects and a value that would do), and
 //! describing them to people and to clients as text and JSON Schema.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
@@ -23,8 +23,8 @@ pub enum ArgumentProblem {
 /// as not given, since hosts send "" for fields a person left blank.
 pub fn resolve(
     prompt: &Prompt,
-    given: &HashMap<String, String>,
-) -> Result<HashMap<String, String>, ArgumentProblem> {
+    given: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, String>, ArgumentProblem> {
     let mut unknown: Vec<String> = given
         .keys()
         .filter(|name| !prompt.arguments.iter().any(|arg| &arg.name == *name))
@@ -34,7 +34,7 @@ pub fn resolve(
         unknown.sort();
         return Err(ArgumentProblem::Unknown(unknown));
     }
-    let mut values = HashMap::with_capacity(prompt.arguments.len());
+    let mut values = BTreeMap::new();
     let mut missing = Vec::new();
     for arg in &prompt.arguments {
         match given.get(&arg.name).filter(|value| !value.is_empty()) {

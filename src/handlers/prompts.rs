@@ -1,7 +1,7 @@
 //! `prompts/list` and `prompts/get`: checking arguments, rendering, resolving embeds and
 //! links, and asking a capable client for missing arguments instead of failing.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use base64::Engine;
@@ -104,7 +104,7 @@ pub fn get(
     let retried = params.request_state.is_some() || params.input_responses.is_some();
     let mut given = match &params.request_state {
         Some(state) => verify_state(secret, state, &params.name, caller.now)?,
-        None => HashMap::new(),
+        None => BTreeMap::new(),
     };
     given.extend(params.arguments.iter().map(|(k, v)| (k.clone(), v.clone())));
     if let Some(responses) = &params.input_responses {
@@ -201,7 +201,7 @@ struct State {
     method: String,
     prompt: String,
     /// Arguments given so far (already checked).
-    arguments: HashMap<String, String>,
+    arguments: BTreeMap<String, String>,
     /// Unix milliseconds after which the state is refused.
     expires: i64,
 }
@@ -225,7 +225,7 @@ fn verify_state(
     token: &str,
     prompt: &str,
     now: i64,
-) -> Result<HashMap<String, String>, Failure> {
+) -> Result<BTreeMap<String, String>, Failure> {
     let refuse = |why: &str| {
         Failure::InvalidParams(format!(
             "requestState {why}; call prompts/get again without requestState"
@@ -268,7 +268,7 @@ fn verify_state(
 fn merge_answers(
     prompt: &crate::model::Prompt,
     responses: &Map<String, Value>,
-    given: &mut HashMap<String, String>,
+    given: &mut BTreeMap<String, String>,
 ) -> Result<(), Failure> {
     let Some(response) = responses.get(ARGUMENTS_KEY) else {
         return Ok(());
@@ -323,7 +323,7 @@ fn ask_for(
     secret: &[u8],
     prompt: &str,
     missing: &[PromptArgument],
-    given: &HashMap<String, String>,
+    given: &BTreeMap<String, String>,
     now: i64,
 ) -> PromptOutcome {
     let mut properties = Map::new();

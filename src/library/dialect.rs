@@ -588,7 +588,8 @@ mod tests {
             source(),
         )
         .unwrap();
-        let values = HashMap::from([("arg1".to_string(), "{{ bug }}".to_string())]);
+        let values =
+            std::collections::BTreeMap::from([("arg1".to_string(), "{{ bug }}".to_string())]);
         let rendered = crate::render::render(&crate::render::as_stored(prompt), &values).unwrap();
         assert_eq!(
             rendered[0].pieces,
@@ -661,7 +662,7 @@ mod tests {
                 assert_eq!(prompt.messages.len(), 1, "{body:?}");
                 let rendered = crate::render::render(
                     &crate::render::as_stored(prompt.clone()),
-                    &HashMap::new(),
+                    &std::collections::BTreeMap::new(),
                 )
                 .unwrap_or_else(|err| panic!("{body:?}: {err}"));
                 let text: String = rendered[0]
@@ -697,7 +698,11 @@ mod tests {
         out.trim_matches(['\n', '\r']).to_string()
     }
 
-    fn rendered_text(prompt: &Prompt, values: &HashMap<String, String>, body: &str) -> String {
+    fn rendered_text(
+        prompt: &Prompt,
+        values: &std::collections::BTreeMap<String, String>,
+        body: &str,
+    ) -> String {
         let rendered = crate::render::render(&crate::render::as_stored(prompt.clone()), values)
             .unwrap_or_else(|err| panic!("{body:?}: {err}"));
         rendered
@@ -712,7 +717,7 @@ mod tests {
     }
 
     /// Every argument's value is its name in angle brackets, to spot it in the output.
-    fn marked_values(prompt: &Prompt) -> HashMap<String, String> {
+    fn marked_values(prompt: &Prompt) -> std::collections::BTreeMap<String, String> {
         prompt
             .arguments
             .iter()
