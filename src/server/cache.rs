@@ -1,5 +1,6 @@
 //! What the server keeps between requests until the library changes: shaped list pages,
-//! shaped reads of small resources, parsed prompts, and the small resources prompts embed.
+//! shaped reads of small resources, parsed prompts, and the small resources prompts embed
+//! (and how long each prompt took to fill, which decides where the next fill runs).
 //! Hosts list and fill prompts often and the library changes rarely, and reading and
 //! shaping costs far more than checking whether anything changed: every entry is tagged
 //! with the change-log position it was read at, and is current while that is still the

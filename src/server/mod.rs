@@ -41,8 +41,9 @@ const MAX_QUEUED_ANSWERS: usize = 4096;
 const MAX_QUEUED_BYTES: usize = 1024 * 1024;
 /// The longest request line a `prompts/get` may have to be answered on the reader thread,
 /// and the longest its prompt's last fill may have taken (see `answer_from_memory`): far
-/// more than a real prompt with real arguments needs, and a bound on how long any one of
-/// them can hold up the next line.
+/// more than a real prompt with real arguments needs. A fill that takes longer sends its
+/// prompt back to the pool until a fill there is quick again, so a slow template holds up
+/// the next line at most once in a while, never request after request.
 const MAX_INLINE_LINE: usize = 16 * 1024;
 const MAX_INLINE_FILL: std::time::Duration = std::time::Duration::from_micros(200);
 /// Threads tokio may start for request tasks.
