@@ -348,14 +348,7 @@ impl TableIndex {
     /// without a context, and those whose context argument has the wanted value), and how
     /// many distinct values match in all. The same answer as `rank` over those values.
     pub fn complete(&self, query: &str, context: &HashMap<String, String>) -> (Values, u64) {
-        let mut active = vec![0];
-        for (name, value) in context {
-            if let Some(&group) = self.contexts.get(&(name.clone(), value.clone())) {
-                active.push(group);
-            }
-        }
-        active.sort_unstable();
-        active.dedup();
+        let active = self.active_groups(context);
         let query = Query::new(query);
         let mut picks = Vec::new();
         let mut total = 0;
@@ -375,6 +368,46 @@ impl TableIndex {
         picks.truncate(MAX_VALUES);
         let values = picks.iter().map(|pick| self.original(pick.row)).collect();
         (values, total)
+    }
+
+    /// Whether `complete` answers `query` without scanning a large group: every group the
+    /// context makes active is small (a scan of it costs a few microseconds), or the query
+    /// is in lower case, its count is kept and its prefix range alone fills an answer.
+    pub fn is_quick(&self, query: &str, context: &HashMap<String, String>) -> bool {
+        if query.is_empty() {
+            return true;
+        }
+        let folded = fold(query);
+        self.active_groups(context).into_iter().all(|group| {
+            let Some(group) = self.groups.get(group) else {
+                return true;
+            };
+            group.rows.len() < COUNTED_GROUP
+                || (query == folded
+                    && group
+                        .counts
+                        .as_ref()
+                        .is_some_and(|c| c.get(&folded).is_some())
+                    && self
+                        .prefix_range(&self.by_folded, group, &folded, |row| {
+                            self.folded(row as usize)
+                        })
+                        .len()
+                        > MAX_VALUES)
+        })
+    }
+
+    /// Group 0 and the groups of the context's `argument=value` pairs, ascending.
+    fn active_groups(&self, context: &HashMap<String, String>) -> Vec<usize> {
+        let mut active = vec![0];
+        for (name, value) in context {
+            if let Some(&group) = self.contexts.get(&(name.clone(), value.clone())) {
+                active.push(group);
+            }
+        }
+        active.sort_unstable();
+        active.dedup();
+        active
     }
 
     /// The index's heap memory in bytes (for the log line that reports a build).
@@ -613,12 +646,8 @@ impl TableIndex {
         key: impl Fn(u32) -> &'a str,
         count: usize,
     ) -> (Vec<u32>, Option<u32>) {
-        let Some(sorted) = sorted.get(group.rows.clone()) else {
-            return (Vec::new(), None);
-        };
-        let start = sorted.partition_point(|&row| key(row) < prefix);
-        let len = sorted[start..].partition_point(|&row| key(row).starts_with(prefix));
-        let range = &sorted[start..start + len];
+        let range = self.prefix_range(sorted, group, prefix, &key);
+        let len = range.len();
         // The smallest key with the prefix is the prefix itself, if any row has it.
         let exact = range.first().filter(|&&row| key(row) == prefix).copied();
         let walk = (len as u64).pow(2) >= (group.rows.len() as u64) * (count as u64);
@@ -641,6 +670,23 @@ impl TableIndex {
         }
         best.sort_unstable();
         (best, exact)
+    }
+
+    /// The rows of `group` whose `key` starts with `prefix`, in `sorted` order (`sorted` is
+    /// the group's rows sorted by `key`).
+    fn prefix_range<'s, 'a>(
+        &'a self,
+        sorted: &'s [u32],
+        group: &Group,
+        prefix: &str,
+        key: impl Fn(u32) -> &'a str,
+    ) -> &'s [u32] {
+        let Some(sorted) = sorted.get(group.rows.clone()) else {
+            return &[];
+        };
+        let start = sorted.partition_point(|&row| key(row) < prefix);
+        let len = sorted[start..].partition_point(|&row| key(row).starts_with(prefix));
+        &sorted[start..start + len]
     }
 
     fn count_symbols(&self, group: usize) -> Box<SymbolCounts> {
@@ -852,6 +898,40 @@ mod tests {
         // Characters without a bit of their own, and longer queries, are scanned.
         assert_eq!(counts.get("é"), None);
         assert_eq!(counts.get("kas"), None);
+    }
+
+    #[test]
+    fn quick_queries_are_those_answered_without_a_large_scan() {
+        let none = HashMap::new();
+        let small = build(&[("alpha".into(), 1.0, None), ("beta".into(), 1.0, None)]);
+        assert!(small.is_quick("al", &none));
+        assert!(
+            small.is_quick("xyz", &none),
+            "a small group is always quick"
+        );
+        // 2,000 rows starting with "a", 200 with "b".
+        let mut rows: Vec<Row> = (0..2000).map(|i| (format!("a{i}"), 1.0, None)).collect();
+        rows.extend((0..200).map(|i| (format!("b{i}"), 1.0, None)));
+        let large = build(&rows);
+        assert!(large.is_quick("a", &none));
+        assert!(large.is_quick("b", &none), "200 rows fill an answer");
+        assert!(large.is_quick("", &none));
+        assert!(
+            !large.is_quick("a1x", &none),
+            "three characters are counted by a scan"
+        );
+        assert!(
+            !large.is_quick("A", &none),
+            "a case-sensitive prefix may need the scan"
+        );
+        assert!(
+            !large.is_quick("c", &none),
+            "no prefix rows: the scan collects"
+        );
+        // Whatever it says, the answer is the one `rank` gives.
+        for query in ["a", "b", "a1x", "A", "c", ""] {
+            assert_eq!(large.complete(query, &none), expected(&rows, query, &none));
+        }
     }
 
     #[test]

@@ -3,11 +3,12 @@
 //! ranking itself is `complete`, through the table's cached index for tables.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rusqlite::Connection;
 
 use super::{Completion, Failure, some_of};
-use crate::complete::{CompletionIndexes, Values, rank};
+use crate::complete::{CompletionIndexes, TableIndex, Values, rank};
 use crate::model::StoredPrompt;
 use crate::protocol::{CompleteParams, CompletionRef};
 use crate::store::read;
@@ -30,6 +31,37 @@ enum List<'a> {
     },
 }
 
+/// Completes an argument of `prompt` (the kept prompt a `ref/prompt` names) from memory
+/// alone, when that is certain to be quick: from its completion table's index when `index`
+/// has it and finds the query quick, or from a short list of enum values. None: `complete`
+/// answers it (it reads what is not kept, and reports what is wrong).
+pub fn complete_kept(
+    params: &CompleteParams,
+    prompt: &StoredPrompt,
+    index: impl Fn(&str) -> Option<Arc<TableIndex>>,
+) -> Option<Completion> {
+    /// Enum values ranked from memory at most (a rank of them is a few microseconds).
+    const QUICK_VALUES: usize = 1024;
+    let arg = prompt
+        .prompt
+        .arguments
+        .iter()
+        .find(|arg| arg.name == params.argument.name)?;
+    let context = context_of(params);
+    let query = params.argument.value.as_str();
+    match &arg.completion {
+        Some(table) => {
+            let index = index(table)?;
+            index.is_quick(query, &context).then(|| {
+                let (values, total) = index.complete(query, &context);
+                completion(values, total)
+            })
+        }
+        None if arg.values.len() <= QUICK_VALUES => Some(from_list(&arg.values, query)),
+        None => None,
+    }
+}
+
 /// Completes `params`; for a `ref/prompt`, `prompt` is the prompt it names as the caller
 /// found it (None: there is none); `position` is the change-log position the caller read
 /// before anything else, which the table indexes are checked against.
@@ -40,12 +72,7 @@ pub fn complete(
     params: &CompleteParams,
     prompt: Option<&StoredPrompt>,
 ) -> Result<Completion, Failure> {
-    let context = params
-        .context
-        .as_ref()
-        .map(|context| &context.arguments)
-        .cloned()
-        .unwrap_or_default();
+    let context = context_of(params);
     let query = params.argument.value.as_str();
     let source = match &params.reference {
         CompletionRef::Prompt { name } => prompt_source(conn, name, prompt, &params.argument.name)?,
@@ -67,8 +94,23 @@ pub fn complete(
             &uris[..]
         }
     };
+    Ok(from_list(list, query))
+}
+
+/// The other arguments' values the client sent, which narrow table values with a context.
+fn context_of(params: &CompleteParams) -> HashMap<String, String> {
+    params
+        .context
+        .as_ref()
+        .map(|context| &context.arguments)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// `query` ranked among a list of values of equal weight.
+fn from_list(list: &[String], query: &str) -> Completion {
     let (values, total) = rank(list.iter().map(|v| (v.as_str(), 0.0)), query);
-    Ok(completion(values, total))
+    completion(values, total)
 }
 
 fn completion(values: Values, total: u64) -> Completion {

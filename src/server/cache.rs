@@ -212,6 +212,11 @@ impl Cache {
         if !timed {
             return None;
         }
+        self.kept_prompt(position, name)
+    }
+
+    /// The prompt `name` if it is kept as of `position`; never reads the database.
+    pub(super) fn kept_prompt(&self, position: i64, name: &str) -> Option<Arc<StoredPrompt>> {
         let prompts = lock(&self.prompts);
         let (at, prompt) = prompts.get(name)?;
         (*at == position).then(|| Arc::clone(prompt))

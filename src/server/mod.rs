@@ -188,43 +188,70 @@ fn answer(shared: &Shared, envelope: &Envelope, revision: Revision) -> Vec<u8> {
     guarded(envelope, revision, || run(shared, envelope, &shaper))
 }
 
-/// A `prompts/get` answered on the calling thread, the reader's, when that is certain to be
-/// quick: its line is at most `MAX_INLINE_LINE`, its prompt and every resource it embeds
-/// are kept, and its last fill at this position took at most `MAX_INLINE_FILL`. Such a
-/// request costs less than handing it to the pool and back. None: the pool answers it (and
-/// a slow fill there keeps the prompt off this path until it is fast again).
+/// A request answered on the calling thread, the reader's, when everything it needs is
+/// kept and it is certain to be quick, which costs less than handing it to the pool and
+/// back. None: the pool answers it.
+///
+/// A `prompts/get` qualifies when its line is at most `MAX_INLINE_LINE`, its prompt and
+/// every resource it embeds are kept, and its last fill at this position took at most
+/// `MAX_INLINE_FILL` (a slow fill there keeps the prompt on the pool until it is fast
+/// again). A `completion/complete` of a kept prompt's argument qualifies when its table's
+/// index is kept and finds the query quick, or when it completes from a short enum.
 fn answer_from_memory(
     shared: &Shared,
     envelope: &Envelope,
     revision: Revision,
     line_len: usize,
 ) -> Option<Vec<u8>> {
-    let Method::GetPrompt(params) = &envelope.method else {
-        return None;
-    };
     if line_len > MAX_INLINE_LINE {
         return None;
     }
     let position = shared.position();
-    let stored = shared
-        .cache
-        .quick_prompt(position, &params.name, MAX_INLINE_FILL)?;
-    // Set when an embed is not kept: the answer is then left to the pool, which reads it.
-    let not_kept = std::cell::Cell::new(false);
-    let resolve = |uri: &str| match shared.cache.kept_resource(position, uri) {
-        Some(kept) => Ok(Some(kept)),
-        None => {
-            not_kept.set(true);
-            Err(Failure::Internal("not kept".into()))
-        }
-    };
     let shaper = shaper(shared, revision);
-    let line = guarded(envelope, revision, || {
-        fill(
-            shared, envelope, &shaper, params, &stored, &resolve, position,
-        )
-    });
-    (!not_kept.get()).then_some(line)
+    match &envelope.method {
+        Method::GetPrompt(params) => {
+            let stored = shared
+                .cache
+                .quick_prompt(position, &params.name, MAX_INLINE_FILL)?;
+            // Set when an embed is not kept: the answer is then left to the pool.
+            let not_kept = std::cell::Cell::new(false);
+            let resolve = |uri: &str| match shared.cache.kept_resource(position, uri) {
+                Some(kept) => Ok(Some(kept)),
+                None => {
+                    not_kept.set(true);
+                    Err(Failure::Internal("not kept".into()))
+                }
+            };
+            let line = guarded(envelope, revision, || {
+                fill(
+                    shared, envelope, &shaper, params, &stored, &resolve, position,
+                )
+            });
+            (!not_kept.get()).then_some(line)
+        }
+        Method::Complete(params) => {
+            let protocol::CompletionRef::Prompt { name } = &params.reference else {
+                return None;
+            };
+            let stored = shared.cache.kept_prompt(position, name)?;
+            // Set when the completion is not quick from memory: the pool answers it.
+            let not_quick = std::cell::Cell::new(false);
+            let line = guarded(envelope, revision, || {
+                let kept = handlers::completion::complete_kept(params, &stored, |table| {
+                    shared.indexes.kept(table, position)
+                });
+                match kept {
+                    Some(completion) => Ok(shaper.completion(&envelope.id, &completion)),
+                    None => {
+                        not_quick.set(true);
+                        Err(Failure::Internal("not quick".into()))
+                    }
+                }
+            });
+            (!not_quick.get()).then_some(line)
+        }
+        _ => None,
+    }
 }
 
 fn shaper(shared: &Shared, revision: Revision) -> Shaper<'_> {

@@ -549,3 +549,48 @@ fn over_the_rate_limit_completion_is_refused_and_serving_goes_on() {
     assert_eq!(values(&completion), ["rust"]);
     assert_eq!(server.close(), Some(0));
 }
+
+#[test]
+fn a_large_table_answers_alike_however_often_it_is_asked() {
+    // 1,500 values (enough for the index to keep character counts): 300 start with each
+    // of "ab", "ac", "ad", "ae", "af".
+    let ctx = library();
+    let words: Vec<String> = (0..1500)
+        .map(|i| format!("a{}{i:04}", ["b", "c", "d", "e", "f"][i % 5]))
+        .collect();
+    let rows: String = words
+        .iter()
+        .enumerate()
+        .map(|(i, word)| format!("{word},{},\n", i % 7))
+        .collect();
+    import(&ctx, "words", &rows);
+    // Every match class implies the query's characters appear in order.
+    let matching = |query: &str| {
+        words
+            .iter()
+            .filter(|word| {
+                let mut rest = word.chars();
+                query.chars().all(|c| rest.any(|w| w == c))
+            })
+            .count()
+    };
+    let mut server = ctx.server();
+    // One letter, two letters (both counted), three (counted by a scan), and no match;
+    // each asked three times: the first answers may be read from the store, the later
+    // ones from what the server keeps.
+    for query in ["a", "ab", "ab1", "zz"] {
+        let total = matching(query);
+        let first = complete(&mut server, pick("word"), query, json!({}));
+        assert_eq!(first["total"], total, "{query}: {first}");
+        assert_eq!(first["hasMore"], total > 100, "{query}");
+        assert_eq!(values(&first).len(), total.min(100), "{query}: {first}");
+        for _ in 0..2 {
+            assert_eq!(
+                complete(&mut server, pick("word"), query, json!({})),
+                first,
+                "{query}"
+            );
+        }
+    }
+    assert_eq!(server.close(), Some(0));
+}
