@@ -33,7 +33,7 @@ enum List<'a> {
 
 /// Completes an argument of `prompt` (the kept prompt a `ref/prompt` names) from memory
 /// alone, when that is certain to be quick: from its completion table's index when `index`
-/// has it and finds the query quick, or from a short list of enum values. None: `complete`
+/// has it and it is small, or from a short list of enum values. None: `complete`
 /// answers it (it reads what is not kept, and reports what is wrong).
 pub fn complete_kept(
     params: &CompleteParams,
@@ -52,7 +52,7 @@ pub fn complete_kept(
     match &arg.completion {
         Some(table) => {
             let index = index(table)?;
-            index.is_quick(query, &context).then(|| {
+            index.is_quick(&context).then(|| {
                 let (values, total) = index.complete(query, &context);
                 completion(values, total)
             })

@@ -196,7 +196,7 @@ fn answer(shared: &Shared, envelope: &Envelope, revision: Revision) -> Vec<u8> {
 /// every resource it embeds are kept, and its last fill at this position took at most
 /// `MAX_INLINE_FILL` (a slow fill there keeps the prompt on the pool until it is fast
 /// again). A `completion/complete` of a kept prompt's argument qualifies when its table's
-/// index is kept and finds the query quick, or when it completes from a short enum.
+/// index is kept and small, or when it completes from a short enum.
 fn answer_from_memory(
     shared: &Shared,
     envelope: &Envelope,
