@@ -172,7 +172,13 @@ impl IndexBuilder {
         for &at in &order {
             let original = value(at);
             let before = folded.len();
-            folded.extend(original.chars().flat_map(char::to_lowercase));
+            if original.is_ascii() {
+                // What `fold` gives for ASCII, a byte at a time rather than a char at a time.
+                folded.push_str(original);
+                folded[before..].make_ascii_lowercase();
+            } else {
+                folded.extend(original.chars().flat_map(char::to_lowercase));
+            }
             let this = &folded[before..];
             masks.push(mask_of(this));
             if this != original {
