@@ -636,8 +636,12 @@ impl TableIndex {
         key: impl Fn(u32) -> &'a str,
         count: usize,
     ) -> (Vec<u32>, Option<u32>) {
-        let range = self.prefix_range(sorted, group, prefix, &key);
-        let len = range.len();
+        let Some(sorted) = sorted.get(group.rows.clone()) else {
+            return (Vec::new(), None);
+        };
+        let start = sorted.partition_point(|&row| key(row) < prefix);
+        let len = sorted[start..].partition_point(|&row| key(row).starts_with(prefix));
+        let range = &sorted[start..start + len];
         // The smallest key with the prefix is the prefix itself, if any row has it.
         let exact = range.first().filter(|&&row| key(row) == prefix).copied();
         let walk = (len as u64).pow(2) >= (group.rows.len() as u64) * (count as u64);
@@ -660,23 +664,6 @@ impl TableIndex {
         }
         best.sort_unstable();
         (best, exact)
-    }
-
-    /// The rows of `group` whose `key` starts with `prefix`, in `sorted` order (`sorted` is
-    /// the group's rows sorted by `key`).
-    fn prefix_range<'s, 'a>(
-        &'a self,
-        sorted: &'s [u32],
-        group: &Group,
-        prefix: &str,
-        key: impl Fn(u32) -> &'a str,
-    ) -> &'s [u32] {
-        let Some(sorted) = sorted.get(group.rows.clone()) else {
-            return &[];
-        };
-        let start = sorted.partition_point(|&row| key(row) < prefix);
-        let len = sorted[start..].partition_point(|&row| key(row).starts_with(prefix));
-        &sorted[start..start + len]
     }
 
     fn count_symbols(&self, group: usize) -> Box<SymbolCounts> {

@@ -42,23 +42,21 @@ pub fn complete_kept(
 ) -> Option<Completion> {
     /// Enum values ranked from memory at most (a rank of them is a few microseconds).
     const QUICK_VALUES: usize = 1024;
-    let arg = prompt
-        .prompt
-        .arguments
-        .iter()
-        .find(|arg| arg.name == params.argument.name)?;
+    let source = prompt_source(prompt, &params.argument.name).ok()?;
     let context = context_of(params);
     let query = params.argument.value.as_str();
-    match &arg.completion {
-        Some(table) => {
-            let index = index(table)?;
+    match (source.table, source.otherwise) {
+        (Some(table), _) => {
+            let index = index(&table)?;
             index.is_quick(&context).then(|| {
                 let (values, total) = index.complete(query, &context);
                 completion(values, total)
             })
         }
-        None if arg.values.len() <= QUICK_VALUES => Some(from_list(&arg.values, query)),
-        None => None,
+        (None, List::Values(values)) if values.len() <= QUICK_VALUES => {
+            Some(from_list(values, query))
+        }
+        _ => None,
     }
 }
 
@@ -75,7 +73,10 @@ pub fn complete(
     let context = context_of(params);
     let query = params.argument.value.as_str();
     let source = match &params.reference {
-        CompletionRef::Prompt { name } => prompt_source(conn, name, prompt, &params.argument.name)?,
+        CompletionRef::Prompt { name } => {
+            let stored = prompt.ok_or_else(|| super::prompts::unknown(conn, name))?;
+            prompt_source(stored, &params.argument.name)?
+        }
         CompletionRef::Resource { uri } => template_source(conn, uri, &params.argument.name)?,
     };
     // A table named but not (or no longer) in the library is a mistake in the library, not
@@ -121,18 +122,9 @@ fn completion(values: Values, total: u64) -> Completion {
     }
 }
 
-fn prompt_source<'a>(
-    conn: &Connection,
-    prompt: &str,
-    stored: Option<&'a StoredPrompt>,
-    argument: &str,
-) -> Result<Source<'a>, Failure> {
-    let Some(stored) = stored else {
-        return Err(Failure::InvalidParams(format!(
-            "unknown prompt '{prompt}'; known prompts: {}",
-            some_of(&read::prompt_names(conn)?)
-        )));
-    };
+/// Where an argument of `stored` completes from, or why it cannot.
+fn prompt_source<'a>(stored: &'a StoredPrompt, argument: &str) -> Result<Source<'a>, Failure> {
+    let prompt = &stored.prompt.name;
     let Some(arg) = stored.prompt.arguments.iter().find(|a| a.name == argument) else {
         let names: Vec<String> = stored
             .prompt

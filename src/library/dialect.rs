@@ -590,7 +590,8 @@ mod tests {
         .unwrap();
         let values =
             std::collections::BTreeMap::from([("arg1".to_string(), "{{ bug }}".to_string())]);
-        let rendered = crate::render::render(&crate::render::as_stored(prompt), &values).unwrap();
+        let rendered = crate::render::render(&crate::render::as_stored(prompt), &values)
+            .expect("the command renders");
         assert_eq!(
             rendered[0].pieces,
             [crate::render::Piece::Text(

@@ -93,21 +93,22 @@ mod tests {
         assert_eq!(ours(""), r#""""#);
         assert_eq!(
             ours("a \"quoted\"\\path\n\ttab\u{1}\u{1f}\u{7f} é ✓ 🦀"),
-            serde_json::to_string("a \"quoted\"\\path\n\ttab\u{1}\u{1f}\u{7f} é ✓ 🦀").unwrap()
+            serde_json::to_string("a \"quoted\"\\path\n\ttab\u{1}\u{1f}\u{7f} é ✓ 🦀")
+                .expect("serde_json writes a string")
         );
     }
 
     proptest! {
         #[test]
         fn writes_what_serde_json_writes(text in "(?s).{0,200}") {
-            prop_assert_eq!(ours(&text), serde_json::to_string(&text).unwrap());
+            prop_assert_eq!(ours(&text), serde_json::to_string(&text).expect("serde_json writes a string"));
         }
 
         #[test]
         fn writes_what_serde_json_writes_for_mostly_plain_text(
             text in "[a-z \"\\\\\n\t\u{0}-\u{1f}]{0,200}"
         ) {
-            prop_assert_eq!(ours(&text), serde_json::to_string(&text).unwrap());
+            prop_assert_eq!(ours(&text), serde_json::to_string(&text).expect("serde_json writes a string"));
         }
     }
 }

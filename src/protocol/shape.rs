@@ -16,9 +16,7 @@ use crate::handlers::arguments;
 use crate::handlers::{
     Block, Completion, Discovery, InputRequest, Page, PromptOutcome, ReadResult, RenderedPrompt,
 };
-use crate::model::{
-    Annotations, Icon, PromptArgument, StoredPrompt, StoredResource, StoredTemplate,
-};
+use crate::model::{Icon, PromptArgument, StoredPrompt, StoredResource, StoredTemplate};
 use crate::store::hex;
 
 /// Our own `_meta` keys, under our prefix as the specification asks.
@@ -146,12 +144,11 @@ impl PartialEq for BlockMemo {
     }
 }
 
-/// The `_meta` member of every modern result, as JSON (the version is plain semver).
-const SERVER_META: &str = concat!(
-    r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"promptshelf","version":""#,
-    env!("CARGO_PKG_VERSION"),
-    r#""}}"#
-);
+/// The `_meta` member of every modern result, as JSON, made once for the answers written
+/// by hand.
+static SERVER_META: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("\"_meta\":{}", json!({ META_SERVER_INFO: server_info() }))
+});
 
 /// A prompt message's content block, ready to be written.
 enum MessageBlock<'a> {
@@ -404,20 +401,23 @@ impl Shaper<'_> {
         }
     }
 
-    fn annotations(&self, annotations: &Annotations, last_modified: i64) -> Value {
-        let mut map = Map::new();
-        if !annotations.audience.is_empty() {
-            let audience = annotations.audience_names();
-            map.insert("audience".into(), json!(audience));
+    /// The resource's annotations, when it has any in this revision.
+    fn add_annotations(&self, map: &mut Map<String, Value>, stored: &StoredResource) {
+        let given = &stored.info.annotations;
+        let mut annotations = Map::new();
+        if !given.audience.is_empty() {
+            annotations.insert("audience".into(), json!(given.audience_names()));
         }
-        if let Some(priority) = annotations.priority {
-            map.insert("priority".into(), json!(priority));
+        if let Some(priority) = given.priority {
+            annotations.insert("priority".into(), json!(priority));
         }
         // lastModified joined Annotations in 2025-06-18.
         if self.revision >= Revision::V2025_06_18 {
-            map.insert("lastModified".into(), json!(iso(last_modified)));
+            annotations.insert("lastModified".into(), json!(iso(stored.last_modified)));
         }
-        Value::Object(map)
+        if !annotations.is_empty() {
+            map.insert("annotations".into(), Value::Object(annotations));
+        }
     }
 
     /// The fields a `Resource` and a `resource_link` share.
@@ -432,10 +432,7 @@ impl Shaper<'_> {
         put(&mut map, "description", info.description.as_deref());
         map.insert("mimeType".into(), json!(info.mime_type));
         map.insert("size".into(), json!(stored.size));
-        let annotations = self.annotations(&info.annotations, stored.last_modified);
-        if annotations.as_object().is_some_and(|a| !a.is_empty()) {
-            map.insert("annotations".into(), annotations);
-        }
+        self.add_annotations(&mut map, stored);
         self.add_icons(&mut map, &info.icons);
         map
     }
@@ -609,11 +606,7 @@ impl Shaper<'_> {
         let mut map = Map::new();
         map.insert("type".into(), json!("resource"));
         map.insert("resource".into(), json!(self.contents(read)));
-        let annotations =
-            self.annotations(&read.resource.info.annotations, read.resource.last_modified);
-        if annotations.as_object().is_some_and(|a| !a.is_empty()) {
-            map.insert("annotations".into(), annotations);
-        }
+        self.add_annotations(&mut map, &read.resource);
         Value::Object(map)
     }
 

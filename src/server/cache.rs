@@ -159,10 +159,8 @@ impl Cache {
         position: i64,
         uri: &str,
     ) -> Result<Option<Arc<ReadResult>>, Failure> {
-        if let Some((at, kept)) = lock(&self.resources).get(uri)
-            && *at == position
-        {
-            return Ok(Some(Arc::clone(kept)));
+        if let Some(kept) = self.kept_resource(position, uri) {
+            return Ok(Some(kept));
         }
         let Some(found) = crate::handlers::prompts::resolve_from(conn, uri)? else {
             return Ok(None);
@@ -246,10 +244,8 @@ impl Cache {
         position: i64,
         name: &str,
     ) -> Result<Option<Arc<StoredPrompt>>, Failure> {
-        if let Some((at, prompt)) = lock(&self.prompts).get(name)
-            && *at == position
-        {
-            return Ok(Some(Arc::clone(prompt)));
+        if let Some(kept) = self.kept_prompt(position, name) {
+            return Ok(Some(kept));
         }
         let Some(prompt) = read::prompt(conn, name)? else {
             return Ok(None);

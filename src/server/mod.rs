@@ -203,7 +203,8 @@ fn answer_from_memory(
     revision: Revision,
     line_len: usize,
 ) -> Option<Vec<u8>> {
-    if line_len > MAX_INLINE_LINE {
+    let handled = matches!(envelope.method, Method::GetPrompt(_) | Method::Complete(_));
+    if !handled || line_len > MAX_INLINE_LINE {
         return None;
     }
     let position = shared.position();

@@ -285,9 +285,12 @@ mod tests {
                 written
             })
         };
-        second.join().unwrap();
+        second.join().expect("the second sender finishes");
         output.send(END.to_vec());
-        assert_eq!(writer.join().unwrap(), b"123456\nabcdef\n");
+        assert_eq!(
+            writer.join().expect("the writer finishes"),
+            b"123456\nabcdef\n"
+        );
 
         // A writer that cannot write stops, and whoever waits for room is let go.
         let closed = Arc::new(Output::new(16, 10));
@@ -297,7 +300,7 @@ mod tests {
             std::thread::spawn(move || closed.send(b"abcdef\n".to_vec()))
         };
         write_lines(&closed, Closed);
-        blocked.join().unwrap();
+        blocked.join().expect("the blocked sender is let go");
     }
 
     #[test]
