@@ -1,7 +1,8 @@
 //! The stdio bench: promptshelf serving the seed library, against a trivial JSON-RPC echo
 //! answering the same requests in the same run.
 //!
-//! Run with `cargo bench --bench stdio` (add `-- --quick` for a short smoke run). For each
+//! Run with `cargo bench --bench stdio` (add `-- --quick` for a short smoke run, and any
+//! other word to run only the workloads whose names contain it). For each
 //! workload (`prompts/list`, `prompts/get` of code-review and of api-design-review,
 //! `resources/read` of testing.md and of a 2,000-byte document, `completion/complete` of
 //! code-review's `language` and over a 10,000-value table) it measures, for promptshelf and
@@ -66,15 +67,19 @@ fn main() {
         return;
     }
     let mut sizes = &FULL;
+    let mut only = Vec::new();
     for arg in &args {
         match arg.as_str() {
             "--quick" => sizes = &QUICK,
             // cargo passes --bench to every bench executable.
             "--bench" => {}
-            other => eprintln!("stdio bench: ignoring argument {other:?}"),
+            other if other.starts_with('-') => {
+                eprintln!("stdio bench: ignoring argument {other:?}")
+            }
+            other => only.push(other.to_string()),
         }
     }
-    run(sizes);
+    run(sizes, &only);
 }
 
 /// The 2,000-byte document the bench adds to the seed library.
@@ -210,7 +215,8 @@ struct Pin {
 /// None when taskset is not available.
 type Pinning = Option<Pin>;
 
-fn run(sizes: &Sizes) {
+/// Runs the workloads whose names contain one of `only` (all when it is empty).
+fn run(sizes: &Sizes, only: &[String]) {
     let pinning: Pinning = allowed_cpus().map(|allowed| Pin {
         cpu: last_cpu(&allowed),
         allowed,
@@ -249,7 +255,13 @@ fn run(sizes: &Sizes) {
         "{:<32} {:>9} {:>9} {:>10} {:>9} {:>8}",
         "workload", "p50 µs", "p99 µs", "req/s", "start ms", "RSS MiB"
     );
-    for workload in workloads() {
+    let chosen = workloads().into_iter().filter(|workload| {
+        only.is_empty()
+            || only
+                .iter()
+                .any(|word| workload.name.contains(word.as_str()))
+    });
+    for workload in chosen {
         let ours = measure(&server, &workload, sizes, &pinning);
         let theirs = measure(&echo, &workload, sizes, &pinning);
         print_row(workload.name, &ours);

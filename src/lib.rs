@@ -9,8 +9,9 @@
 //! - `import`, `export`: whole folders into the store and back out.
 //! - `protocol`: JSON-RPC and MCP messages, both eras; the only module that knows JSON-RPC.
 //! - `server`: the stdio loop: the reader thread dispatches (and answers itself what is
-//!   kept and quick), other requests run on tokio's blocking pool, one writer coalesces; a
-//!   watcher notices other processes' commits.
+//!   kept and quick), other requests run on tokio's blocking pool, one writer coalesces (an
+//!   answer a waiting client is alone in wanting is written by its own thread); a watcher
+//!   notices other processes' commits.
 //! - `handlers`: one module per MCP method group, plain functions of (request, store).
 //! - `render`: prompt templates (minijinja) to messages with embeds and links.
 //! - `complete`: ranking of completion candidates, and the per-table in-memory indexes that

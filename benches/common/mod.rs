@@ -30,9 +30,14 @@ pub struct Program {
 impl Program {
     /// `promptshelf --db DB serve --completion-rate 0`: the benches send completions far
     /// faster than a person types, so the per-process rate limit is off.
+    ///
+    /// The server under test: this build's, or the executable `PROMPTSHELF_BENCH_SERVER`
+    /// names (to compare another build in the same run of the same bench).
     pub fn promptshelf(db: &Path) -> Program {
+        let path = std::env::var_os("PROMPTSHELF_BENCH_SERVER")
+            .map_or_else(|| PathBuf::from(PROMPTSHELF), PathBuf::from);
         Program {
-            path: PathBuf::from(PROMPTSHELF),
+            path,
             args: vec![
                 "--db".into(),
                 db.display().to_string(),

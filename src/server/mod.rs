@@ -2,7 +2,8 @@
 //! runs as its own task on tokio's blocking pool (SQLite work never sits on an async worker,
 //! and a slow request never holds up a fast one), unless it can be answered from memory in
 //! bounded time, which the reader does itself; one writer thread puts answers on stdout,
-//! coalescing writes; a watcher thread notices other processes' commits.
+//! coalescing writes (but for an answer the client waits for alone, which the thread that
+//! made it writes: see `transport`); a watcher thread notices other processes' commits.
 //!
 //! Dispatching on the reader thread, rather than handing each line to an async task first,
 //! saves a thread hop per request (measured: see docs/benchmarks.md).
@@ -133,7 +134,11 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         .thread_name("request")
         .build()
         .context("cannot start the async runtime")?;
-    let output = Arc::new(transport::Output::new(MAX_QUEUED_ANSWERS, MAX_QUEUED_BYTES));
+    let output = Arc::new(transport::Output::new(
+        MAX_QUEUED_ANSWERS,
+        MAX_QUEUED_BYTES,
+        transport::DirectPipe::stdout(),
+    ));
     let writer = {
         let output = Arc::clone(&output);
         std::thread::Builder::new()
@@ -170,7 +175,8 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
     }
     let mut dispatcher = Dispatcher::new(Arc::clone(&shared), session, runtime.handle().clone());
     let max_line = shared.config.max_line;
-    transport::read_lines(std::io::stdin().lock(), max_line, |input| {
+    transport::read_lines(std::io::stdin().lock(), max_line, |input, more_buffered| {
+        shared.output.note_input(more_buffered);
         dispatcher.handle(input)
     });
     // stdin closed: finish what was asked, close the streams, then stop.

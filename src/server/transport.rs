@@ -1,9 +1,19 @@
 //! stdio framing: a reader thread that cuts stdin into lines without ever buffering more
 //! than the configured limit, and a writer thread that coalesces responses (write all that
 //! is queued, flush once the queue is empty).
+//!
+//! One shortcut past the writer, for a client waiting on one answer at a time: when nothing
+//! is queued or being written, the reader has no further input buffered, and stdout is a
+//! pipe the client has emptied with room for the whole answer, the thread that made the
+//! answer writes it itself, in one write that cannot block. The writer would have written
+//! that answer alone and flushed at once, so what reaches stdout is the same; what is saved
+//! is waking the writer, a context switch per request on one core (measured:
+//! docs/benchmarks.md). While requests stream in, answers go through the writer, which
+//! writes on the other core and coalesces.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 
 /// Sent to the writer to make it flush and stop (a real message is never empty: every line
@@ -19,9 +29,11 @@ pub enum Input<'a> {
     TooLong { limit: usize },
 }
 
-/// Reads `input` until EOF, handing `on_input` one `Input` per line. A line that lies whole
-/// in the read buffer is handed over where it lies; only one that spans reads is copied.
-pub fn read_lines(input: impl BufRead, limit: usize, mut on_input: impl FnMut(Input)) {
+/// Reads `input` until EOF, handing `on_input` one `Input` per line, and whether more input
+/// is already buffered behind it (when not, the client is likely waiting for answers). A
+/// line that lies whole in the read buffer is handed over where it lies; only one that
+/// spans reads is copied.
+pub fn read_lines(input: impl BufRead, limit: usize, mut on_input: impl FnMut(Input, bool)) {
     let mut input = input;
     // The start of a line that spans reads.
     let mut partial: Vec<u8> = Vec::new();
@@ -42,15 +54,16 @@ pub fn read_lines(input: impl BufRead, limit: usize, mut on_input: impl FnMut(In
         while let Some(at) = memchr::memchr(b'\n', &buffer[used..]) {
             let chunk = &buffer[used..used + at];
             used += at + 1;
+            let more_buffered = used < buffer.len();
             if skipping || partial.len() + chunk.len() > limit {
                 partial.clear();
                 skipping = false;
-                on_input(Input::TooLong { limit });
+                on_input(Input::TooLong { limit }, more_buffered);
             } else if partial.is_empty() {
-                on_input(Input::Line(chunk));
+                on_input(Input::Line(chunk), more_buffered);
             } else {
                 partial.extend_from_slice(chunk);
-                on_input(Input::Line(&partial));
+                on_input(Input::Line(&partial), more_buffered);
                 partial.clear();
             }
         }
@@ -68,9 +81,66 @@ pub fn read_lines(input: impl BufRead, limit: usize, mut on_input: impl FnMut(In
     }
     // A last line without its newline is still a message.
     if skipping {
-        on_input(Input::TooLong { limit });
+        on_input(Input::TooLong { limit }, false);
     } else if partial.iter().any(|b| !b.is_ascii_whitespace()) {
-        on_input(Input::Line(&partial));
+        on_input(Input::Line(&partial), false);
+    }
+}
+
+/// Writes an answer on the sending thread when the pipe behind stdout has room for it.
+pub struct DirectPipe {
+    pipe: std::fs::File,
+    /// The pipe's capacity in bytes.
+    capacity: usize,
+}
+
+/// Room kept free beyond an answer's length: a pipe holds whole pages, and a write may start
+/// a fresh one.
+#[cfg(target_os = "linux")]
+const PIPE_SLACK: usize = 2 * 4096;
+
+impl DirectPipe {
+    /// For stdout when it is a pipe whose fill can be asked (Linux); None otherwise, and
+    /// every answer then goes through the writer.
+    pub fn stdout() -> Option<DirectPipe> {
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsFd;
+            let pipe = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+            DirectPipe::new(std::fs::File::from(pipe))
+        }
+        #[cfg(not(unix))]
+        None
+    }
+
+    /// `pipe` if it is a pipe whose fill can be asked (Linux).
+    #[cfg(target_os = "linux")]
+    pub fn new(pipe: std::fs::File) -> Option<DirectPipe> {
+        use std::os::unix::fs::FileTypeExt;
+        if !pipe.metadata().ok()?.file_type().is_fifo() {
+            return None;
+        }
+        let capacity = rustix::pipe::fcntl_getpipe_size(&pipe).ok()?;
+        Some(DirectPipe { pipe, capacity })
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub fn new(_pipe: std::fs::File) -> Option<DirectPipe> {
+        None
+    }
+
+    /// Whether the client has read everything written so far (it is waiting for us, not
+    /// busy with earlier answers) and `len` bytes fit in the empty pipe. Only the thread
+    /// holding the right to write asks, so nothing can fill the pipe before it writes.
+    #[cfg(target_os = "linux")]
+    fn is_drained_with_room_for(&self, len: usize) -> bool {
+        rustix::io::ioctl_fionread(&self.pipe)
+            .is_ok_and(|unread| unread == 0 && len + PIPE_SLACK <= self.capacity)
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn is_drained_with_room_for(&self, _len: usize) -> bool {
+        false
     }
 }
 
@@ -106,6 +176,13 @@ pub struct Output {
     room: Condvar,
     max_messages: usize,
     max_bytes: usize,
+    /// Where a sender may write its answer itself; None: always through the writer.
+    direct: Option<DirectPipe>,
+    /// The reader has no more input buffered, so the client is likely waiting for answers
+    /// rather than streaming requests. Only then does a sender write itself: while requests
+    /// stream in, the reader's time is better spent reading, and the writer's coalescing
+    /// (on the other core) pays.
+    input_drained: AtomicBool,
 }
 
 #[derive(Default)]
@@ -115,25 +192,60 @@ struct Queue {
     bytes: usize,
     writer_waiting: bool,
     senders_waiting: usize,
+    /// Someone is writing to stdout: the writer with a batch, or a sender with its answer.
+    writing: bool,
     /// The writer has stopped (stdout closed, or `END`): what is sent now is dropped.
     closed: bool,
 }
 
 impl Output {
-    pub fn new(max_messages: usize, max_bytes: usize) -> Output {
+    pub fn new(max_messages: usize, max_bytes: usize, direct: Option<DirectPipe>) -> Output {
         Output {
             queue: Mutex::default(),
             ready: Condvar::new(),
             room: Condvar::new(),
             max_messages,
             max_bytes,
+            direct,
+            input_drained: AtomicBool::new(false),
         }
     }
 
-    /// Queues `message`, waiting for room; does nothing once the writer has stopped.
+    /// Notes whether the reader has more input buffered behind the line it handles now.
+    pub fn note_input(&self, more_buffered: bool) {
+        self.input_drained.store(!more_buffered, Ordering::Relaxed);
+    }
+
+    /// Writes `message` at once when stdout is idle and has room for it, or else queues it,
+    /// waiting for room; does nothing once the writer has stopped.
     pub fn send(&self, message: Vec<u8>) {
         let size = message.len();
         let mut queue = self.lock();
+        if let Some(direct) = &self.direct
+            && size > 0
+            && self.input_drained.load(Ordering::Relaxed)
+            && !queue.writing
+            && !queue.closed
+            && queue.messages.is_empty()
+            && direct.is_drained_with_room_for(size)
+        {
+            queue.writing = true;
+            drop(queue);
+            let written = (&direct.pipe).write_all(&message);
+            let mut queue = self.lock();
+            queue.writing = false;
+            match written {
+                Ok(()) if queue.writer_waiting && !queue.messages.is_empty() => {
+                    self.ready.notify_one()
+                }
+                Ok(()) => {}
+                Err(err) => {
+                    report_write_error(&err);
+                    self.close_locked(&mut queue);
+                }
+            }
+            return;
+        }
         while !queue.closed
             && queue.bytes > 0
             && (queue.messages.len() >= self.max_messages || queue.bytes + size > self.max_bytes)
@@ -159,8 +271,8 @@ impl Output {
     /// stay counted until `written`.
     fn take_all(&self) -> Option<VecDeque<Vec<u8>>> {
         let mut queue = self.lock();
-        while queue.messages.is_empty() {
-            if queue.closed {
+        while queue.messages.is_empty() || queue.writing {
+            if queue.closed && queue.messages.is_empty() {
                 return None;
             }
             queue.writer_waiting = true;
@@ -170,7 +282,13 @@ impl Output {
                 .unwrap_or_else(PoisonError::into_inner);
             queue.writer_waiting = false;
         }
+        queue.writing = true;
         Some(std::mem::take(&mut queue.messages))
+    }
+
+    /// The writer has written and flushed all it took.
+    fn batch_written(&self) {
+        self.lock().writing = false;
     }
 
     /// The writer has written `bytes` of what it took.
@@ -184,9 +302,14 @@ impl Output {
 
     fn close(&self) {
         let mut queue = self.lock();
+        self.close_locked(&mut queue);
+    }
+
+    fn close_locked(&self, queue: &mut Queue) {
         queue.closed = true;
         queue.messages.clear();
         self.room.notify_all();
+        self.ready.notify_all();
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
@@ -225,6 +348,7 @@ pub fn write_lines(queue: &Output, output: impl Write) {
             report_write_error(&err);
             return;
         }
+        queue.batch_written();
     }
 }
 
@@ -241,7 +365,7 @@ mod tests {
 
     fn lines(input: &[u8], limit: usize) -> Vec<String> {
         let mut out = Vec::new();
-        read_lines(input, limit, |message| {
+        read_lines(input, limit, |message, _| {
             out.push(match message {
                 Input::Line(line) => String::from_utf8_lossy(line).into_owned(),
                 Input::TooLong { .. } => "<too long>".to_string(),
@@ -266,7 +390,7 @@ mod tests {
         use std::sync::Arc;
         use std::time::Duration;
 
-        let output = Arc::new(Output::new(16, 10));
+        let output = Arc::new(Output::new(16, 10, None));
         output.send(b"123456\n".to_vec());
         let second = {
             let output = Arc::clone(&output);
@@ -293,7 +417,7 @@ mod tests {
         );
 
         // A writer that cannot write stops, and whoever waits for room is let go.
-        let closed = Arc::new(Output::new(16, 10));
+        let closed = Arc::new(Output::new(16, 10, None));
         closed.send(b"123456\n".to_vec());
         let blocked = {
             let closed = Arc::clone(&closed);
@@ -301,6 +425,136 @@ mod tests {
         };
         write_lines(&closed, Closed);
         blocked.join().expect("the blocked sender is let go");
+    }
+
+    /// Senders writing themselves and the writer writing batches never interleave within a
+    /// line: lines of 40 KB (written in several pieces by the pipe) come out whole, every
+    /// one of them, whichever path each took.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn direct_and_queued_answers_never_interleave() {
+        // A race: several rounds make a broken exclusion likely to show.
+        for _ in 0..3 {
+            four_senders_and_the_writer_share_one_pipe();
+        }
+    }
+
+    /// Each rule of the shortcut, one at a time, with no writer thread: what is written
+    /// directly is in the pipe at once, what is queued is not.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_answer_skips_the_writer_only_when_stdout_is_idle_and_the_client_waits() {
+        use std::io::Read;
+
+        let (mut pipe_out, pipe_in) = std::io::pipe().expect("create a pipe");
+        let pipe_in = std::fs::File::from(std::os::fd::OwnedFd::from(pipe_in));
+        let in_pipe = |pipe: &std::fs::File| rustix::io::ioctl_fionread(pipe).expect("FIONREAD");
+        let probe = pipe_in.try_clone().expect("duplicate the pipe");
+        let mut writer_end = pipe_in.try_clone().expect("duplicate the pipe");
+        let output = Output::new(64, 1024 * 1024, DirectPipe::new(pipe_in));
+        let mut read = |len: usize| {
+            let mut buffer = vec![0; len];
+            pipe_out.read_exact(&mut buffer).expect("read the pipe");
+            String::from_utf8(buffer).expect("UTF-8")
+        };
+
+        output.note_input(false);
+        output.send(b"direct\n".to_vec());
+        assert_eq!(read(7), "direct\n", "written by the sender itself");
+
+        // More input buffered: the reader should go on reading, so the answer is queued.
+        output.note_input(true);
+        output.send(b"queued\n".to_vec());
+        assert_eq!(in_pipe(&probe), 0);
+        // Something queued: a later answer queues behind it.
+        output.note_input(false);
+        output.send(b"behind\n".to_vec());
+        assert_eq!(in_pipe(&probe), 0);
+
+        // The writer holding a batch: nobody else writes.
+        let batch = output.take_all().expect("the queued answers");
+        output.send(b"during\n".to_vec());
+        assert_eq!(in_pipe(&probe), 0);
+        for message in batch {
+            writer_end.write_all(&message).expect("write the batch");
+        }
+        output.batch_written();
+        assert_eq!(read(14), "queued\nbehind\n");
+
+        // The client has not read what was written: it is busy, so queue.
+        let batch = output
+            .take_all()
+            .expect("the answer queued during the batch");
+        output.batch_written();
+        assert_eq!(batch, [b"during\n".to_vec()]);
+        writer_end.write_all(b"unread\n").expect("write");
+        output.send(b"later\n".to_vec());
+        assert_eq!(in_pipe(&probe), 7);
+        assert_eq!(read(7), "unread\n");
+
+        // An answer larger than the pipe holds goes through the writer.
+        let output = Output::new(64, 1024 * 1024, DirectPipe::new(probe));
+        output.note_input(false);
+        output.send(vec![b'x'; 1024 * 1024]);
+        assert_eq!(output.take_all().map(|batch| batch.len()), Some(1));
+    }
+
+    #[cfg(target_os = "linux")]
+    fn four_senders_and_the_writer_share_one_pipe() {
+        use std::io::Read;
+        use std::sync::Arc;
+
+        let (mut pipe_out, pipe_in) = std::io::pipe().expect("create a pipe");
+        let pipe_in = std::fs::File::from(std::os::fd::OwnedFd::from(pipe_in));
+        let writer_end = pipe_in.try_clone().expect("duplicate the pipe");
+        let direct = DirectPipe::new(pipe_in).expect("a pipe can be written directly");
+        let output = Arc::new(Output::new(64, 1024 * 1024, Some(direct)));
+        let writer = {
+            let output = Arc::clone(&output);
+            std::thread::spawn(move || write_lines(&output, writer_end))
+        };
+        let reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            pipe_out.read_to_string(&mut text).expect("read the pipe");
+            text
+        });
+        let line = |sender: usize, n: usize| {
+            let fill = char::from(b'a' + (n % 26) as u8);
+            let len = if n.is_multiple_of(3) { 40_000 } else { 100 };
+            format!("{sender}:{n}:{}\n", fill.to_string().repeat(len))
+        };
+        let senders: Vec<_> = (0..4)
+            .map(|sender| {
+                let output = Arc::clone(&output);
+                std::thread::spawn(move || {
+                    for n in 0..1000_usize {
+                        // Alternate between "the client waits" and "more input buffered".
+                        output.note_input(n.is_multiple_of(2));
+                        output.send(line(sender, n).into_bytes());
+                    }
+                })
+            })
+            .collect();
+        for sender in senders {
+            sender.join().expect("a sender finishes");
+        }
+        output.send(END.to_vec());
+        writer.join().expect("the writer finishes");
+        drop(output);
+        let text = reader.join().expect("the reader finishes");
+        let mut got: Vec<&str> = text.split_inclusive('\n').collect();
+        got.sort_unstable();
+        let mut expected: Vec<String> = (0..4)
+            .flat_map(|sender| (0..1000).map(move |n| line(sender, n)))
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(got.len(), expected.len(), "every line arrives once");
+        assert!(
+            got.iter()
+                .zip(&expected)
+                .all(|(got, expected)| got == expected),
+            "a line came out mixed with another"
+        );
     }
 
     #[test]
@@ -317,7 +571,7 @@ mod tests {
         for capacity in 1..=16 {
             let mut out = Vec::new();
             let reader = std::io::BufReader::with_capacity(capacity, input);
-            read_lines(reader, 12, |message| {
+            read_lines(reader, 12, |message, _| {
                 out.push(match message {
                     Input::Line(line) => String::from_utf8_lossy(line).into_owned(),
                     Input::TooLong { .. } => "<too long>".to_string(),
