@@ -162,6 +162,14 @@ pub struct Values {
 }
 
 impl Values {
+    /// Room for `count` values of `bytes` in all.
+    pub fn with_capacity(count: usize, bytes: usize) -> Values {
+        Values {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(count),
+        }
+    }
+
     pub fn push(&mut self, value: &str) {
         self.text.push_str(value);
         self.ends.push(self.text.len());

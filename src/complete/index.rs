@@ -296,6 +296,26 @@ pub struct TableIndex {
     shared: Vec<u32>,
 }
 
+/// Walks a group's shared rows (ascending) alongside a scan of the group in row order.
+struct SharedCursor<'a> {
+    rows: &'a [u32],
+    next: usize,
+}
+
+impl SharedCursor<'_> {
+    /// Whether `row` is shared; rows must be asked about in ascending order.
+    fn holds(&mut self, row: usize) -> bool {
+        while self
+            .rows
+            .get(self.next)
+            .is_some_and(|&s| (s as usize) < row)
+        {
+            self.next += 1;
+        }
+        self.rows.get(self.next) == Some(&(row as u32))
+    }
+}
+
 /// A row picked for an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Pick {
@@ -309,9 +329,8 @@ struct Query<'q> {
     raw: &'q str,
     folded: String,
     mask: u64,
-    finder: memmem::Finder<'static>,
-    /// The folded query's bytes when it is ASCII.
-    ascii: Option<Vec<u8>>,
+    /// Whether the folded query is ASCII.
+    ascii: bool,
 }
 
 impl Query<'_> {
@@ -320,8 +339,7 @@ impl Query<'_> {
         Query {
             raw,
             mask: mask_of(&folded),
-            finder: memmem::Finder::new(folded.as_bytes()).into_owned(),
-            ascii: folded.is_ascii().then(|| folded.as_bytes().to_vec()),
+            ascii: folded.is_ascii(),
             folded,
         }
     }
@@ -329,12 +347,14 @@ impl Query<'_> {
     /// Whether the folded query is a subsequence of `folded`, the hot check of every scan.
     /// For an ASCII query, one search per query byte: a byte-at-a-time loop would wait on
     /// the previous byte's comparison before it could load the next wanted byte.
-    fn is_subsequence_of(&self, folded: &str) -> bool {
-        let Some(wanted) = &self.ascii else {
-            return is_subsequence(folded, &self.folded);
-        };
-        let mut rest = folded.as_bytes();
-        for byte in wanted {
+    fn is_subsequence_of(&self, folded: &[u8]) -> bool {
+        if !self.ascii {
+            // A row's bytes are always whole characters; this check is only for the type.
+            return std::str::from_utf8(folded)
+                .is_ok_and(|folded| is_subsequence(folded, &self.folded));
+        }
+        let mut rest = folded;
+        for byte in self.folded.as_bytes() {
             match rest.iter().position(|b| b == byte) {
                 Some(at) => rest = &rest[at + 1..],
                 None => return false,
@@ -356,11 +376,15 @@ impl TableIndex {
     pub fn complete(&self, query: &str, context: &HashMap<String, String>) -> (Values, u64) {
         let active = self.active_groups(context);
         let query = Query::new(query);
-        let mut picks = Vec::new();
+        let mut picks = Vec::with_capacity(MAX_VALUES * active.len());
         let mut total = 0;
         for &group in &active {
             let (top, unshared) = self.search(group, &query);
-            picks.extend(top);
+            if picks.is_empty() {
+                picks = top;
+            } else {
+                picks.extend(top);
+            }
             total += unshared;
         }
         total += self.count_shared(&active, &query);
@@ -372,7 +396,10 @@ impl TableIndex {
             picks.retain(|pick| seen.insert(self.original(pick.row)));
         }
         picks.truncate(MAX_VALUES);
-        let values = picks.iter().map(|pick| self.original(pick.row)).collect();
+        let mut values = Values::with_capacity(picks.len(), 16 * picks.len());
+        for pick in &picks {
+            values.push(self.original(pick.row));
+        }
         (values, total)
     }
 
@@ -437,6 +464,22 @@ impl TableIndex {
         &self.folded[self.starts[row] as usize..self.starts[row + 1] as usize]
     }
 
+    /// `folded(row)` as bytes: what comparisons and searches need, without the character
+    /// boundary checks of slicing a `str`.
+    fn folded_bytes(&self, row: usize) -> &[u8] {
+        &self.folded.as_bytes()[self.starts[row] as usize..self.starts[row + 1] as usize]
+    }
+
+    fn original_bytes(&self, row: u32) -> &[u8] {
+        let row = row as usize;
+        match &self.originals {
+            Some(originals) if originals.starts[row] != originals.starts[row + 1] => &originals
+                .text
+                .as_bytes()[originals.starts[row] as usize..originals.starts[row + 1] as usize],
+            _ => self.folded_bytes(row),
+        }
+    }
+
     fn original(&self, row: u32) -> &str {
         let row = row as usize;
         match &self.originals {
@@ -485,12 +528,17 @@ impl TableIndex {
                 .collect();
             return (top, unshared);
         }
-        let mut picks = Vec::new();
+        let mut picks = Vec::with_capacity(MAX_VALUES + 1);
         // Exact and case-sensitive prefix: the original order (one more, for the exact row).
         let by_original = self.by_original.as_ref().unwrap_or(&self.by_folded);
-        let original = |row| self.original(row);
-        let (best, exact) =
-            self.best_with_prefix(by_original, group, query.raw, original, MAX_VALUES + 1);
+        let original = |row| self.original_bytes(row);
+        let (best, exact) = self.best_with_prefix(
+            by_original,
+            group,
+            query.raw.as_bytes(),
+            original,
+            MAX_VALUES + 1,
+        );
         if let Some(row) = exact {
             picks.push(self.pick(MatchClass::Exact, row));
         }
@@ -503,14 +551,19 @@ impl TableIndex {
         // Case-insensitive prefix: the folded order, leaving out what is already picked
         // (fewer than MAX_VALUES rows, or this is not reached), so MAX_VALUES rows suffice.
         if picks.len() < MAX_VALUES {
-            let folded = |row: u32| self.folded(row as usize);
-            let (best, _) =
-                self.best_with_prefix(&self.by_folded, group, &query.folded, folded, MAX_VALUES);
+            let folded = |row: u32| self.folded_bytes(row as usize);
+            let (best, _) = self.best_with_prefix(
+                &self.by_folded,
+                group,
+                query.folded.as_bytes(),
+                folded,
+                MAX_VALUES,
+            );
             for row in best {
                 if picks.len() == MAX_VALUES {
                     break;
                 }
-                if !self.original(row).starts_with(query.raw) {
+                if !self.original_bytes(row).starts_with(query.raw.as_bytes()) {
                     picks.push(self.pick(MatchClass::PrefixIgnoringCase, row));
                 }
             }
@@ -531,37 +584,34 @@ impl TableIndex {
     /// subsequence matches (prefix matches are picked from the sorted orders), and, if
     /// `count`, how many unshared rows match at all.
     fn scan(&self, group: &Group, query: &Query, need: usize, count: bool) -> (Vec<Pick>, u64) {
-        let shared = self.group_shared(group);
-        let mut next_shared = 0;
+        let mut shared = SharedCursor {
+            rows: self.group_shared(group),
+            next: 0,
+        };
+        let finder = memmem::Finder::new(query.folded.as_bytes());
         let mut word = Vec::new();
         let mut substring = Vec::new();
         let mut subsequence = Vec::new();
         let mut matched = 0u64;
-        for row in group.rows.clone() {
-            let collecting = word.len() < need;
-            if !collecting && !count {
+        let mut rows = group.rows.clone();
+        while word.len() < need {
+            let Some(row) = rows.next() else {
                 break;
-            }
-            if self.masks[row] & query.mask != query.mask {
-                continue;
-            }
-            while shared.get(next_shared).is_some_and(|&s| (s as usize) < row) {
-                next_shared += 1;
-            }
+            };
             // Every class implies a subsequence match, and this check is the cheapest.
-            let folded = self.folded(row);
-            if !query.is_subsequence_of(folded) {
+            let folded = self.folded_bytes(row);
+            if self.masks[row] & query.mask != query.mask || !query.is_subsequence_of(folded) {
                 continue;
             }
-            if count && shared.get(next_shared) != Some(&(row as u32)) {
+            if count && !shared.holds(row) {
                 matched += 1;
             }
             // Prefix matches are picked from the sorted orders.
-            if !collecting || folded.starts_with(query.folded.as_str()) {
+            if folded.starts_with(query.folded.as_bytes()) {
                 continue;
             }
             let row = row as u32;
-            if query.finder.find(folded.as_bytes()).is_none() {
+            if finder.find(folded).is_none() {
                 if subsequence.len() < need {
                     subsequence.push(self.pick(MatchClass::Subsequence, row));
                 }
@@ -569,6 +619,20 @@ impl TableIndex {
                 word.push(self.pick(MatchClass::WordPrefix, row));
             } else if substring.len() < need {
                 substring.push(self.pick(MatchClass::Substring, row));
+            }
+        }
+        if count {
+            // The rest only counted: the mask alone turns most rows away.
+            let first = rows.start;
+            let masks = self.masks.get(rows).unwrap_or_default();
+            for (offset, &mask) in masks.iter().enumerate() {
+                let row = first + offset;
+                if mask & query.mask == query.mask
+                    && query.is_subsequence_of(self.folded_bytes(row))
+                    && !shared.holds(row)
+                {
+                    matched += 1;
+                }
             }
         }
         word.extend(substring);
@@ -584,7 +648,7 @@ impl TableIndex {
             for &row in self.group_shared(group) {
                 let matches = query.raw.is_empty()
                     || (self.masks[row as usize] & query.mask == query.mask
-                        && query.is_subsequence_of(self.folded(row as usize)));
+                        && query.is_subsequence_of(self.folded_bytes(row as usize)));
                 if matches {
                     seen.insert(self.original(row));
                 }
@@ -632,8 +696,8 @@ impl TableIndex {
         &'a self,
         sorted: &[u32],
         group: &Group,
-        prefix: &str,
-        key: impl Fn(u32) -> &'a str,
+        prefix: &[u8],
+        key: impl Fn(u32) -> &'a [u8],
         count: usize,
     ) -> (Vec<u32>, Option<u32>) {
         let Some(sorted) = sorted.get(group.rows.clone()) else {
