@@ -37,6 +37,11 @@ const COUNTED_GROUP: usize = 1024;
 /// way to selecting from the sorted range (see `best_with_prefix`).
 const WALK_PER_MATCH: usize = 8;
 
+/// How many rows of a group, per row with the prefix, a bitmap of the group may cost before
+/// selecting from the sorted range is cheaper (a bit to clear and read against a compare
+/// and a move; see `best_with_prefix`).
+const BITMAP_PER_MATCH: usize = 64;
+
 /// The mask bit of a folded character, and whether the bit is the character's alone.
 fn symbol(c: char) -> (u32, bool) {
     match c {
@@ -686,12 +691,13 @@ impl TableIndex {
     /// The `count` best-ranked rows of `group` whose `key` starts with `prefix`, best first,
     /// and the row whose key is `prefix` itself. `sorted` is the group's rows sorted by `key`.
     ///
-    /// A short range is copied and the best selected from it. A long one is found faster by
-    /// walking the group in rank order and keeping rows with the prefix: about
-    /// `count * group / range` steps when the range's ranks are spread out. If its ranks
-    /// bunch at the bottom, the walk gives up after `WALK_PER_MATCH` steps per row of the
-    /// range and selects instead, so a query never costs more than a few passes over the
-    /// range.
+    /// A short range is copied and the best selected from it, or, when the group is at most
+    /// `BITMAP_PER_MATCH` times the range, marked in a bitmap of the group read in rank
+    /// order (no comparisons at all). A long one is found faster by walking the group in
+    /// rank order and keeping rows with the prefix: about `count * group / range` steps when
+    /// the range's ranks are spread out. If its ranks bunch at the bottom, the walk gives up
+    /// after `WALK_PER_MATCH` steps per row of the range and selects instead, so a query
+    /// never costs more than a few passes over the range.
     fn best_with_prefix<'a>(
         &'a self,
         sorted: &[u32],
@@ -720,6 +726,9 @@ impl TableIndex {
                     }
                 }
             }
+        }
+        if len > count && group.rows.len() <= len * BITMAP_PER_MATCH {
+            return (best_by_bitmap(range, group.rows.clone(), count), exact);
         }
         let mut best = range.to_vec();
         if best.len() > count {
@@ -763,6 +772,28 @@ impl TableIndex {
         }
         counts
     }
+}
+
+/// The `count` lowest of `rows` (row ids inside `group`), lowest first: each marked in a
+/// bitmap of the group, which is then read in order.
+fn best_by_bitmap(rows: &[u32], group: Range<usize>, count: usize) -> Vec<u32> {
+    let mut marked = vec![0u64; group.len().div_ceil(64)];
+    for &row in rows {
+        let at = (row as usize).wrapping_sub(group.start);
+        if let Some(word) = marked.get_mut(at / 64) {
+            *word |= 1 << (at % 64);
+        }
+    }
+    let mut best = Vec::with_capacity(count);
+    for (word_at, &word) in marked.iter().enumerate() {
+        for bit in bits(word) {
+            if best.len() == count {
+                return best;
+            }
+            best.push((group.start + word_at * 64 + bit) as u32);
+        }
+    }
+    best
 }
 
 /// The positions of the set bits of `mask`.

@@ -229,33 +229,24 @@ fn answer_from_memory(
                     Err(Failure::Internal("not kept".into()))
                 }
             };
-            let line = guarded(envelope, revision, || {
-                fill(
+            guarded_unless_declined(envelope, revision, || {
+                let line = fill(
                     shared, envelope, &shaper, params, &stored, &resolve, position,
-                )
-            });
-            (!not_kept.get()).then_some(line)
+                );
+                (!not_kept.get()).then_some(line)
+            })
         }
         Method::Complete(params) => {
             let protocol::CompletionRef::Prompt { name } = &params.reference else {
                 return None;
             };
             let stored = shared.cache.kept_prompt(position, name)?;
-            // Set when the completion is not quick from memory: the pool answers it.
-            let not_quick = std::cell::Cell::new(false);
-            let line = guarded(envelope, revision, || {
+            guarded_unless_declined(envelope, revision, || {
                 let kept = handlers::completion::complete_kept(params, &stored, |table| {
                     shared.indexes.kept(table, position)
                 });
-                match kept {
-                    Some(completion) => Ok(shaper.completion(&envelope.id, &completion)),
-                    None => {
-                        not_quick.set(true);
-                        Err(Failure::Internal("not quick".into()))
-                    }
-                }
-            });
-            (!not_quick.get()).then_some(line)
+                kept.map(|completion| Ok(shaper.completion(&envelope.id, &completion)))
+            })
         }
         _ => None,
     }
@@ -277,13 +268,37 @@ fn guarded(
     work: impl FnOnce() -> Result<Vec<u8>, Failure>,
 ) -> Vec<u8> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
-        Ok(Ok(line)) => line,
-        Ok(Err(failure)) => protocol::error_line(&envelope.id, &to_rpc(failure, revision)),
-        Err(_) => protocol::error_line(
-            &envelope.id,
-            &RpcError::internal("internal error while answering this request; it has been logged"),
-        ),
+        Ok(outcome) => outcome_line(envelope, revision, outcome),
+        Err(_) => panic_line(envelope),
     }
+}
+
+/// `guarded` for work that may decline (None: the pool answers instead); a declined
+/// request costs no error line.
+fn guarded_unless_declined(
+    envelope: &Envelope,
+    revision: Revision,
+    work: impl FnOnce() -> Option<Result<Vec<u8>, Failure>>,
+) -> Option<Vec<u8>> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
+        Ok(outcome) => outcome.map(|outcome| outcome_line(envelope, revision, outcome)),
+        Err(_) => Some(panic_line(envelope)),
+    }
+}
+
+fn outcome_line(
+    envelope: &Envelope,
+    revision: Revision,
+    outcome: Result<Vec<u8>, Failure>,
+) -> Vec<u8> {
+    outcome.unwrap_or_else(|failure| protocol::error_line(&envelope.id, &to_rpc(failure, revision)))
+}
+
+fn panic_line(envelope: &Envelope) -> Vec<u8> {
+    protocol::error_line(
+        &envelope.id,
+        &RpcError::internal("internal error while answering this request; it has been logged"),
+    )
 }
 
 /// Fills a stored prompt and shapes the answer, noting how long the fill took.
