@@ -5,6 +5,7 @@
 //! Argument values are data: they are passed in as template variables and never parsed as
 //! template code, so `{{ 7*7 }}` in a value comes out as those characters.
 
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -43,9 +44,9 @@ pub struct RenderError {
 
 /// Renders every message template of the stored prompt with `values` (already checked and
 /// with defaults filled in).
-pub fn render(
+pub fn render<Name: Borrow<str> + Ord, Text: AsRef<str>>(
     stored: &StoredPrompt,
-    values: &BTreeMap<String, String>,
+    values: &BTreeMap<Name, Text>,
 ) -> Result<Vec<RenderedTemplate>, RenderError> {
     let prompt = &stored.prompt;
     let compiled = compiled(prompt, stored.content_hash)?;
@@ -59,8 +60,8 @@ pub fn render(
         .iter()
         .filter_map(|arg| {
             values
-                .get(&arg.name)
-                .map(|value| (arg.name.clone(), typed_value(&arg.kind, value)))
+                .get(arg.name.as_str())
+                .map(|value| (arg.name.clone(), typed_value(&arg.kind, value.as_ref())))
         })
         .collect();
     entries.push((

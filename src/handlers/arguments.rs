@@ -21,10 +21,10 @@ pub enum ArgumentProblem {
 
 /// The values to render with: given ones (checked), then defaults. An empty string counts
 /// as not given, since hosts send "" for fields a person left blank.
-pub fn resolve(
-    prompt: &Prompt,
-    given: &BTreeMap<String, String>,
-) -> Result<BTreeMap<String, String>, ArgumentProblem> {
+pub fn resolve<'a>(
+    prompt: &'a Prompt,
+    given: &'a BTreeMap<String, String>,
+) -> Result<BTreeMap<&'a str, &'a str>, ArgumentProblem> {
     let mut unknown: Vec<String> = given
         .keys()
         .filter(|name| !prompt.arguments.iter().any(|arg| &arg.name == *name))
@@ -40,11 +40,11 @@ pub fn resolve(
         match given.get(&arg.name).filter(|value| !value.is_empty()) {
             Some(value) => {
                 check(&prompt.name, arg, value).map_err(ArgumentProblem::Invalid)?;
-                values.insert(arg.name.clone(), value.clone());
+                values.insert(arg.name.as_str(), value.as_str());
             }
             None => match &arg.default {
                 Some(default) => {
-                    values.insert(arg.name.clone(), default.clone());
+                    values.insert(arg.name.as_str(), default.as_str());
                 }
                 None if arg.required => missing.push(arg.clone()),
                 None => {}

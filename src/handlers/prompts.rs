@@ -1,6 +1,7 @@
 //! `prompts/list` and `prompts/get`: checking arguments, rendering, resolving embeds and
 //! links, and asking a capable client for missing arguments instead of failing.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -102,14 +103,20 @@ pub fn get(
 ) -> Result<PromptOutcome, Failure> {
     let prompt = &stored.prompt;
     let retried = params.request_state.is_some() || params.input_responses.is_some();
-    let mut given = match &params.request_state {
-        Some(state) => verify_state(secret, state, &params.name, caller.now)?,
-        None => BTreeMap::new(),
+    // A first request's arguments are used where they lie; a retry merges three sources.
+    let given = if retried {
+        let mut given = match &params.request_state {
+            Some(state) => verify_state(secret, state, &params.name, caller.now)?,
+            None => BTreeMap::new(),
+        };
+        given.extend(params.arguments.iter().map(|(k, v)| (k.clone(), v.clone())));
+        if let Some(responses) = &params.input_responses {
+            merge_answers(prompt, responses, &mut given)?;
+        }
+        Cow::Owned(given)
+    } else {
+        Cow::Borrowed(&params.arguments)
     };
-    given.extend(params.arguments.iter().map(|(k, v)| (k.clone(), v.clone())));
-    if let Some(responses) = &params.input_responses {
-        merge_answers(prompt, responses, &mut given)?;
-    }
     let values = match arguments::resolve(prompt, &given) {
         Ok(values) => values,
         Err(ArgumentProblem::Unknown(names)) => {

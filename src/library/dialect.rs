@@ -663,7 +663,7 @@ mod tests {
                 assert_eq!(prompt.messages.len(), 1, "{body:?}");
                 let rendered = crate::render::render(
                     &crate::render::as_stored(prompt.clone()),
-                    &std::collections::BTreeMap::new(),
+                    &std::collections::BTreeMap::<String, String>::new(),
                 )
                 .unwrap_or_else(|err| panic!("{body:?}: {err}"));
                 let text: String = rendered[0]
