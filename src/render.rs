@@ -246,23 +246,27 @@ fn nonce() -> String {
     format!("{:016x}", u64::from_le_bytes(first))
 }
 
+/// The byte that opens and closes a marker (U+001E, one byte in UTF-8).
+const MARKER_BYTE: u8 = 0x1e;
+
 /// Splits rendered text at the markers; text between them is trimmed of blank lines and
 /// dropped when empty.
 fn split(text: &str, nonce: &str, directives: &[Piece]) -> Vec<Piece> {
     let mut pieces = Vec::new();
-    let mut current = String::new();
-    let flush = |current: &mut String, pieces: &mut Vec<Piece>| {
-        let trimmed = current.trim_matches(['\n', '\r']);
+    let flush = |segment: &str, pieces: &mut Vec<Piece>| {
+        let trimmed = segment.trim_matches(['\n', '\r']);
         if !trimmed.trim().is_empty() {
             pieces.push(Piece::Text(trimmed.to_string()));
         }
-        current.clear();
     };
-    let mut rest = text;
-    while let Some(start) = rest.find('\u{1e}') {
-        current.push_str(&rest[..start]);
-        let after = &rest[start + 1..];
-        let directive = after.find('\u{1e}').and_then(|end| {
+    // The text since the last marker is always one slice of `text`: a separator that is not
+    // one of our markers stays in it.
+    let mut segment_start = 0;
+    let mut at = 0;
+    while let Some(found) = memchr::memchr(MARKER_BYTE, &text.as_bytes()[at..]) {
+        let start = at + found;
+        let after = &text[start + 1..];
+        let directive = memchr::memchr(MARKER_BYTE, after.as_bytes()).and_then(|end| {
             let index = after[..end]
                 .strip_prefix(nonce)?
                 .strip_prefix(':')?
@@ -272,19 +276,16 @@ fn split(text: &str, nonce: &str, directives: &[Piece]) -> Vec<Piece> {
         });
         match directive {
             Some((directive, end)) => {
-                flush(&mut current, &mut pieces);
+                flush(&text[segment_start..start], &mut pieces);
                 pieces.push(directive.clone());
-                rest = &after[end + 1..];
+                at = start + 1 + end + 1;
+                segment_start = at;
             }
-            None => {
-                // Not one of ours (a value holding the separator): it stays text.
-                current.push('\u{1e}');
-                rest = after;
-            }
+            // Not one of ours (a value holding the separator): it stays text.
+            None => at = start + 1,
         }
     }
-    current.push_str(rest);
-    flush(&mut current, &mut pieces);
+    flush(&text[segment_start..], &mut pieces);
     pieces
 }
 

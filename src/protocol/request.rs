@@ -496,9 +496,11 @@ fn elicits_forms(capabilities: &RawValue) -> bool {
 
 /// The method's params type, from the members read with the line.
 fn typed<T: DeserializeOwned>(method: &str, params: &Params) -> Result<T, RpcError> {
+    // `_meta` is the era's (read by `era_of`); no params type has a use for it.
     let members = params
         .members()
         .iter()
+        .filter(|(key, _)| key.0 != "_meta")
         .map(|(key, value)| (key.0.as_ref(), *value));
     T::deserialize(serde::de::value::MapDeserializer::new(members)).map_err(
         |err: serde_json::Error| {
