@@ -205,10 +205,10 @@ impl Dispatcher {
             return self.reject(&envelope.id, error);
         }
         if let Some(line) = self.kept_answer(&envelope, revision) {
-            return send(&self.shared, line);
+            return self.shared.output.send_from_reader(line);
         }
         if let Some(line) = answer_from_memory(&self.shared, &envelope, revision, line_len) {
-            return send(&self.shared, line);
+            return self.shared.output.send_from_reader(line);
         }
         let cancelled = Arc::new(AtomicBool::new(false));
         let key = id_key(&envelope.id);

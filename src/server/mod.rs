@@ -175,10 +175,16 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
     }
     let mut dispatcher = Dispatcher::new(Arc::clone(&shared), session, runtime.handle().clone());
     let max_line = shared.config.max_line;
-    transport::read_lines(std::io::stdin().lock(), max_line, |input, more_buffered| {
-        shared.output.note_input(more_buffered);
-        dispatcher.handle(input)
-    });
+    let output = Arc::clone(&shared.output);
+    transport::read_lines(
+        std::io::stdin().lock(),
+        max_line,
+        |input, more_buffered| {
+            shared.output.note_input(more_buffered);
+            dispatcher.handle(input)
+        },
+        || output.reader_waits(),
+    );
     // stdin closed: finish what was asked, close the streams, then stop.
     dispatcher.finish();
     shared.output.send(transport::END.to_vec());
