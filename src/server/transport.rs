@@ -98,6 +98,7 @@ pub fn read_lines(
 pub struct DirectPipe {
     pipe: std::fs::File,
     /// The pipe's capacity in bytes.
+    #[cfg(target_os = "linux")]
     capacity: usize,
 }
 
