@@ -9,7 +9,8 @@
 //! that answer alone and flushed at once, so what reaches stdout is the same; what is saved
 //! is waking the writer, a context switch per request on one core (measured:
 //! docs/benchmarks.md). While requests stream in, answers go through the writer, which
-//! writes on the other core and coalesces.
+//! writes on the other core and coalesces; the reader then wakes it once per read of stdin
+//! rather than once per answer (`Output::send_from_reader`).
 
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
@@ -230,8 +231,9 @@ impl Output {
         self.input_drained.store(!more_buffered, Ordering::Relaxed);
     }
 
-    /// Writes `message` at once when stdout is idle and has room for it, or else queues it,
-    /// waiting for room; does nothing once the writer has stopped.
+    /// Writes `message` on this thread when the client waits for it alone (see the module's
+    /// doc), or else queues it for the writer, waiting for room; does nothing once the
+    /// writer has stopped.
     pub fn send(&self, message: Vec<u8>) {
         self.deliver(message, false)
     }
