@@ -165,11 +165,7 @@ fn compiled(prompt: &Prompt, key: ContentHash) -> Result<Arc<Environment<'static
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner);
                 list.push(make(uri));
-                Ok(format!(
-                    "\u{1e}{}:{}\u{1e}",
-                    directives.nonce,
-                    list.len() - 1
-                ))
+                Ok(marker(&directives.nonce, list.len() - 1))
             },
         );
     }
@@ -241,9 +237,25 @@ fn nonce() -> String {
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let count = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let hash = blake3::keyed_hash(&KEY, &count.to_le_bytes());
-    let mut first = [0u8; 8];
-    first.copy_from_slice(&hash.as_bytes()[..8]);
-    format!("{:016x}", u64::from_le_bytes(first))
+    // Eight bytes in hex, written out rather than formatted (this runs for every render).
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut nonce = String::with_capacity(16);
+    for byte in &hash.as_bytes()[..8] {
+        nonce.push(char::from(HEX[usize::from(byte >> 4)]));
+        nonce.push(char::from(HEX[usize::from(byte & 0xf)]));
+    }
+    nonce
+}
+
+/// The text that stands for directive `index` in rendered text until `split` replaces it.
+fn marker(nonce: &str, index: usize) -> String {
+    let mut marker = String::with_capacity(nonce.len() + 24);
+    marker.push(char::from(MARKER_BYTE));
+    marker.push_str(nonce);
+    marker.push(':');
+    marker.push_str(itoa::Buffer::new().format(index));
+    marker.push(char::from(MARKER_BYTE));
+    marker
 }
 
 /// The byte that opens and closes a marker (U+001E, one byte in UTF-8).
