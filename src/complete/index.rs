@@ -401,6 +401,7 @@ impl TableIndex {
             picks.retain(|pick| seen.insert(self.original(pick.row)));
         }
         picks.truncate(MAX_VALUES);
+        // Sized for values of about 16 bytes, which identifiers and names mostly are.
         let mut values = Values::with_capacity(picks.len(), 16 * picks.len());
         for pick in &picks {
             values.push(self.original(pick.row));
@@ -603,9 +604,12 @@ impl TableIndex {
             let Some(row) = rows.next() else {
                 break;
             };
+            if self.masks[row] & query.mask != query.mask {
+                continue;
+            }
             // Every class implies a subsequence match, and this check is the cheapest.
             let folded = self.folded_bytes(row);
-            if self.masks[row] & query.mask != query.mask || !query.is_subsequence_of(folded) {
+            if !query.is_subsequence_of(folded) {
                 continue;
             }
             if count && !shared.holds(row) {
