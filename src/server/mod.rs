@@ -175,7 +175,6 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
     }
     let mut dispatcher = Dispatcher::new(Arc::clone(&shared), session, runtime.handle().clone());
     let max_line = shared.config.max_line;
-    let output = Arc::clone(&shared.output);
     transport::read_lines(
         std::io::stdin().lock(),
         max_line,
@@ -183,7 +182,7 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
             shared.output.note_input(more_buffered);
             dispatcher.handle(input)
         },
-        || output.reader_waits(),
+        || shared.output.reader_waits(),
     );
     // stdin closed: finish what was asked, close the streams, then stop.
     dispatcher.finish();
