@@ -222,6 +222,13 @@ pub fn parse_file_in(
         let text = std::str::from_utf8(bytes)
             .map_err(|err| FileError::new(relative_path, None, format!("not UTF-8 text: {err}")))?;
         let (front, body, body_line) = split_front_matter(text);
+        if front.is_none() && opens_yaml_front_matter(text) {
+            return Err(FileError::new(
+                relative_path,
+                Some(1),
+                "front matter opened on line 1 is never closed; add a line `---` after its last key (a file that starts with a horizontal rule can start with a blank line instead)",
+            ));
+        }
         let declared_prompt = file_name.ends_with(".prompt.md");
         let default_name = file_name
             .strip_suffix(".prompt.md")
@@ -352,6 +359,28 @@ pub(crate) fn split_front_matter(text: &str) -> (Option<&str>, &str, u64) {
         offset += line.len();
     }
     (None, text, 1)
+}
+
+/// Whether `text` opens front matter (`---` on its first line) with a line that reads as a
+/// YAML key: then a missing closing `---` is a mistake to report, not a horizontal rule
+/// followed by text.
+pub(crate) fn opens_yaml_front_matter(text: &str) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return false;
+    };
+    let first = rest.lines().next().unwrap_or("").trim_end();
+    let key_length = first
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(first.len());
+    key_length > 0
+        && first.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && first[key_length..]
+            .strip_prefix(':')
+            .is_some_and(|after| after.is_empty() || after.starts_with(' '))
 }
 
 pub(crate) fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
@@ -867,6 +896,33 @@ mod tests {
             collection().resource_uri("a b/c#d.md"),
             "shelf://docs/a%20b/c%23d.md"
         );
+    }
+
+    #[test]
+    fn only_yaml_after_an_opening_line_is_taken_for_front_matter() {
+        assert!(opens_yaml_front_matter("---\nname: x\nbody\n"));
+        assert!(opens_yaml_front_matter(
+            "\u{feff}---\r\ndescription:\n  text\n"
+        ));
+        assert!(!opens_yaml_front_matter("---\nSome text after a rule.\n"));
+        assert!(!opens_yaml_front_matter("---\n\nname: x\n"));
+        assert!(!opens_yaml_front_matter("---\nhttp://example.com\n"));
+        assert!(!opens_yaml_front_matter("text\n---\nname: x\n"));
+    }
+
+    #[test]
+    fn unclosed_front_matter_is_an_error_that_says_how_to_close_it() {
+        let err = parse_file(&collection(), "guide.md", b"---\ntitle: Guide\n\n# Guide\n")
+            .expect_err("an unclosed front matter is refused");
+        assert_eq!((err.path.as_str(), err.line), ("guide.md", Some(1)));
+        assert!(err.message.contains("never closed"), "{}", err.message);
+        let err = parse_file(&collection(), "p.prompt.md", b"---\nname: p\nHello\n")
+            .expect_err("also for a prompt");
+        assert_eq!(err.line, Some(1));
+        // A horizontal rule at the start is a rule.
+        let item = parse_file(&collection(), "rule.md", b"---\nText after a rule.\n")
+            .expect("a rule then text is a document");
+        assert!(item.is_some());
     }
 
     #[test]

@@ -7,7 +7,10 @@
 
 use std::fmt::Write as _;
 
-use super::{Folder, has_extension, heading_and_paragraph, is_command_path, split_front_matter};
+use super::{
+    Folder, has_extension, heading_and_paragraph, is_command_path, opens_yaml_front_matter,
+    split_front_matter,
+};
 use crate::model::{
     ArgumentType, CompletionValue, Content, Icon, MessageTemplate, Prompt, PromptArgument,
     Resource, Role,
@@ -246,10 +249,14 @@ impl Yaml {
     }
 
     /// The front matter (when there is any) and then `body`. A body that would itself read
-    /// as front matter gets an empty one before it.
+    /// as front matter, closed or not, gets an empty one before it.
     fn around(self, body: &str) -> String {
         let (looks_like_front, _, _) = split_front_matter(body);
-        if self.lines.is_empty() && looks_like_front.is_none() && !body.starts_with('\u{feff}') {
+        if self.lines.is_empty()
+            && looks_like_front.is_none()
+            && !opens_yaml_front_matter(body)
+            && !body.starts_with('\u{feff}')
+        {
             return body.to_string();
         }
         format!("---\n{}---\n{body}", self.lines)
@@ -503,6 +510,26 @@ mod tests {
                 String::from_utf8_lossy(&bytes)
             );
         }
+    }
+
+    #[test]
+    fn a_body_that_opens_unclosed_front_matter_keeps_an_empty_one_before_it() {
+        let file = b"---\n---\n---\nnot: front matter\ntext\n";
+        let read = parse_file_in(&collection(), "doc.md", Folder::Plain, file);
+        let Ok(Some(Item::Resource(resource))) = read else {
+            panic!("doc.md reads as a resource: {read:?}");
+        };
+        assert_eq!(
+            resource.content,
+            Content::Text("---\nnot: front matter\ntext\n".into())
+        );
+        let bytes = resource_file(&resource, "doc.md", Folder::Plain);
+        assert_eq!(
+            parse_file_in(&collection(), "doc.md", Folder::Plain, &bytes),
+            Ok(Some(Item::Resource(resource))),
+            "{}",
+            String::from_utf8_lossy(&bytes)
+        );
     }
 
     #[test]

@@ -705,6 +705,7 @@ fn broken_front_matter_names_the_file_and_line_and_imports_nothing() {
         "---\nname: bad\narguments: [\n---\nBody\n",
     );
     ctx.write("b/typo.prompt.md", "---\ndescriptoin: typo\n---\nBody\n");
+    ctx.write("b/unclosed.md", "---\ntitle: Unclosed\n\n# Unclosed\n");
     ctx.ok(&["stats"]);
     let before = snapshot(&ctx.db);
     let (stdout, stderr) = import_fails(&ctx, &ctx.path("b"), &[]);
@@ -716,12 +717,16 @@ fn broken_front_matter_names_the_file_and_line_and_imports_nothing() {
     assert!(stderr.contains("typo.prompt.md:2: "), "{stderr}");
     assert!(stderr.contains("descriptoin"), "{stderr}");
     assert!(
-        stderr.contains("2 files failed, so nothing was imported"),
+        stderr.contains("unclosed.md:1: front matter opened on line 1 is never closed"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("3 files failed, so nothing was imported"),
         "{stderr}"
     );
     assert_eq!(
         summary(&stdout),
-        "collection b: added 0, updated 0, unchanged 0, removed 0, failed 2"
+        "collection b: added 0, updated 0, unchanged 0, removed 0, failed 3"
     );
     assert_eq!(snapshot(&ctx.db), before);
 
@@ -729,7 +734,7 @@ fn broken_front_matter_names_the_file_and_line_and_imports_nothing() {
     let (stdout, stderr) = import_fails(&ctx, &ctx.path("b"), &["--keep-going"]);
     assert_eq!(
         summary(&stdout),
-        "collection b: added 2, updated 0, unchanged 0, removed 0, failed 2"
+        "collection b: added 2, updated 0, unchanged 0, removed 0, failed 3"
     );
     assert!(stderr.contains("the rest was imported"), "{stderr}");
     assert_eq!(
