@@ -31,6 +31,26 @@ impl Canonical {
         }
     }
 
+    /// A list of values as one field: joined by newlines, each with its backslashes and
+    /// newlines escaped, so that ["a\nb"] and ["a", "b"] differ while a list without either
+    /// hashes as it always has (stored hashes stay valid).
+    fn values(&mut self, values: &[String]) -> &mut Self {
+        let mut joined = String::new();
+        for (index, value) in values.iter().enumerate() {
+            if index > 0 {
+                joined.push('\n');
+            }
+            for c in value.chars() {
+                match c {
+                    '\\' => joined.push_str("\\\\"),
+                    '\n' => joined.push_str("\\n"),
+                    c => joined.push(c),
+                }
+            }
+        }
+        self.text(&joined)
+    }
+
     fn icons(&mut self, icons: &[Icon]) -> &mut Self {
         let json = serde_json::to_string(icons).unwrap_or_default();
         self.text(&json)
@@ -55,7 +75,7 @@ pub fn hash_prompt(prompt: &Prompt) -> ContentHash {
             .text(if arg.required { "required" } else { "optional" })
             .text(arg.kind.as_str())
             .opt(arg.default.as_deref())
-            .text(&arg.values.join("\n"))
+            .values(&arg.values)
             .opt(arg.pattern.as_deref())
             .opt(arg.max_length.map(|n| n.to_string()).as_deref())
             .opt(arg.min.map(|n| n.to_string()).as_deref())
@@ -112,4 +132,45 @@ pub fn hash_template(template: &ResourceTemplate) -> ContentHash {
 /// Lower-case hex, for showing hashes to people and in `_meta`.
 pub fn hex(hash: &ContentHash) -> String {
     blake3::Hash::from_bytes(*hash).to_hex().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ArgumentType, Origin, PromptArgument};
+
+    fn choosing(values: &[&str]) -> Prompt {
+        Prompt {
+            name: "pick".into(),
+            title: None,
+            description: None,
+            icons: Vec::new(),
+            arguments: vec![PromptArgument {
+                name: "language".into(),
+                kind: ArgumentType::Enum,
+                values: values.iter().map(|v| v.to_string()).collect(),
+                ..PromptArgument::default()
+            }],
+            messages: Vec::new(),
+            origin: Origin::default(),
+        }
+    }
+
+    #[test]
+    fn enum_values_with_newlines_or_backslashes_hash_apart() {
+        let hash = |values: &[&str]| hash_prompt(&choosing(values));
+        assert_ne!(hash(&["a\nb"]), hash(&["a", "b"]));
+        assert_ne!(hash(&["a\\nb"]), hash(&["a\nb"]));
+        assert_ne!(hash(&["a\\", "b"]), hash(&["a\\\nb"]));
+    }
+
+    #[test]
+    fn plain_enum_values_hash_as_they_did_before() {
+        // The hash of this prompt when enum values were joined without escapes: the stored
+        // hashes of existing libraries must stay valid.
+        assert_eq!(
+            hex(&hash_prompt(&choosing(&["rust", "python"]))),
+            "7a71a71770939b387eaaf55ab2efa8027989dbcceb3ba81eb7f6e464b51d28bd"
+        );
+    }
 }
