@@ -375,4 +375,32 @@ mod tests {
             [Piece::Text("\u{1e}0000:0\u{1e}".into())]
         );
     }
+
+    proptest::proptest! {
+        /// Whatever an argument's value holds (marker bytes, template syntax, line breaks),
+        /// the render succeeds and its directives are exactly the template's.
+        #[test]
+        fn no_value_adds_or_removes_a_directive(
+            value in proptest::prop_oneof![
+                "(?s).{0,40}",
+                "[\u{1e}0-9a-f:{}%# \n]{0,40}",
+            ]
+        ) {
+            let rendered = render(
+                &prompt("a {{ x }}\n{{ embed('s://e') }}\nb {{ x }} {{ link('s://l') }}"),
+                &values(&value),
+            );
+            let rendered = rendered.map_err(|err| proptest::test_runner::TestCaseError::fail(err.to_string()))?;
+            let directives: Vec<Piece> = rendered[0]
+                .pieces
+                .iter()
+                .filter(|piece| !matches!(piece, Piece::Text(_)))
+                .cloned()
+                .collect();
+            proptest::prop_assert_eq!(
+                directives,
+                vec![Piece::Embed("s://e".into()), Piece::Link("s://l".into())]
+            );
+        }
+    }
 }

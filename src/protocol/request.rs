@@ -633,4 +633,56 @@ mod tests {
             Incoming::Response
         ));
     }
+
+    /// Any JSON value, a few levels deep.
+    fn json_value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |n| n.is_finite())
+                .prop_map(Value::from),
+            "(?s).{0,12}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::from),
+                proptest::collection::btree_map("[a-z_/.]{0,10}", inner, 0..6)
+                    .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// Whatever the bytes, a line is read to an answer or to nothing; never a panic.
+        #[test]
+        fn any_bytes_are_read_without_panicking(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+            let _ = parse_line(&bytes);
+        }
+
+        /// Requests of every method with params of any shape, `_meta` included.
+        #[test]
+        fn any_params_of_any_method_are_read_without_panicking(
+            method in proptest::sample::select(vec![
+                "server/discover", "initialize", "ping", "prompts/list", "prompts/get",
+                "resources/list", "resources/templates/list", "resources/read",
+                "completion/complete", "resources/subscribe", "resources/unsubscribe",
+                "subscriptions/listen", "tools/list", "notifications/cancelled",
+            ]),
+            params in json_value(),
+            meta in json_value(),
+            id in json_value(),
+        ) {
+            let mut params = params;
+            if let Value::Object(map) = &mut params {
+                map.insert("_meta".into(), meta);
+            }
+            let request = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            let _ = parse_line(request.to_string().as_bytes());
+            let notification = serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params});
+            let _ = parse_line(notification.to_string().as_bytes());
+        }
+    }
 }
