@@ -910,3 +910,154 @@ fn a_running_server_sees_what_another_process_commits() {
     server.eventually(Some("second version\n".to_string()), quoted);
     server.eventually(Some("Goodbye.".to_string()), greeting);
 }
+
+/// A small deterministic generator (splitmix64), so a failure reproduces.
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+
+    /// Any JSON value, a few levels deep, its strings often names the library knows.
+    fn json(&mut self, depth: usize) -> Value {
+        const WORDS: [&str; 12] = [
+            "code-review",
+            "language",
+            "code",
+            "shelf://library/guides/testing.md",
+            "shelf://library/images/layers.png",
+            "ref/prompt",
+            "ref/resource",
+            "",
+            "\u{1e}0:0\u{1e}",
+            "{{ 7*7 }}",
+            "é✓🦀",
+            "2026-07-28",
+        ];
+        match self.below(if depth == 0 { 5 } else { 7 }) {
+            0 => Value::Null,
+            1 => json!(self.below(2) == 0),
+            2 => json!(self.next() as i64),
+            3 => json!(self.pick(&WORDS)),
+            4 => json!(f64::from(self.below(1000) as u32) / 7.0),
+            5 => Value::Array((0..self.below(4)).map(|_| self.json(depth - 1)).collect()),
+            _ => {
+                let mut object = serde_json::Map::new();
+                for _ in 0..self.below(5) {
+                    let key = self.pick(&[
+                        "name",
+                        "arguments",
+                        "uri",
+                        "ref",
+                        "argument",
+                        "value",
+                        "type",
+                        "cursor",
+                        "context",
+                        "_meta",
+                        "requestState",
+                        "inputResponses",
+                        "protocolVersion",
+                        "capabilities",
+                        "notifications",
+                        "requestId",
+                    ]);
+                    object.insert(key.to_string(), self.json(depth - 1));
+                }
+                Value::Object(object)
+            }
+        }
+    }
+}
+
+/// Hundreds of malformed, mistyped and half-right messages in a row: every answer is JSON,
+/// the server still answers the next good request, and it exits cleanly at the end.
+#[test]
+fn a_storm_of_bad_messages_leaves_the_server_serving() {
+    const METHODS: [&str; 14] = [
+        "server/discover",
+        "initialize",
+        "ping",
+        "prompts/list",
+        "prompts/get",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "completion/complete",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "subscriptions/listen",
+        "tools/call",
+        "notifications/cancelled",
+    ];
+    let ctx = TestContext::new();
+    let mut server = ctx.server();
+    let mut random = Random(2026);
+    let mut asked = Vec::new();
+    for n in 0..600 {
+        let line = match random.below(4) {
+            // Bytes that are rarely JSON (no newline: that would end the line early).
+            0 => (0..random.below(120))
+                .map(|_| match random.next() as u8 {
+                    b'\n' => b' ',
+                    byte => byte,
+                })
+                .collect::<Vec<u8>>(),
+            // A request of any method with params of any shape, modern or not.
+            _ => {
+                let method = random.pick(&METHODS);
+                let mut params = random.json(3);
+                if random.below(2) == 0 {
+                    params = modern_params(
+                        if params.is_object() {
+                            params
+                        } else {
+                            json!({})
+                        },
+                        random.json(2),
+                    );
+                }
+                let mut message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+                if random.below(5) > 0 {
+                    message["id"] = json!(n);
+                    asked.push(n);
+                }
+                serde_json::to_vec(&message).expect("serialize")
+            }
+        };
+        let mut line = line;
+        line.push(b'\n');
+        server.send_raw(&line);
+    }
+    // A string id, which no message of the storm used.
+    let last = json!("after the storm");
+    server.send(&json!({
+        "jsonrpc": "2.0",
+        "id": last,
+        "method": "server/discover",
+        "params": modern_params(json!({}), json!({})),
+    }));
+    let good = server.response_to(&last);
+    assert!(good.get("result").is_some(), "{good}");
+    let (messages, code) = server.close_and_collect();
+    assert_eq!(code, Some(0), "the server exits cleanly");
+    for id in asked {
+        assert!(
+            messages.iter().any(|message| message["id"] == json!(id)),
+            "request {id} got no answer"
+        );
+    }
+}
