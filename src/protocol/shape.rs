@@ -338,10 +338,7 @@ impl Shaper<'_> {
         // The envelope goes in front: after what is there for an owned page, into the
         // empty line otherwise.
         let body_start = line.len();
-        line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        // Writing a Value into a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut line, id);
-        line.extend_from_slice(b",\"result\":");
+        open_result(&mut line, id);
         let envelope = line.len() - body_start;
         match &shared {
             Some(shared) => line.extend_from_slice(&shared.json),
@@ -532,10 +529,8 @@ impl Shaper<'_> {
             })
             .sum();
         let mut line = Vec::with_capacity(size + 256);
-        line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        // Writing a Value into a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut line, id);
-        line.extend_from_slice(b",\"result\":{");
+        open_result(&mut line, id);
+        line.push(b'{');
         if let Some(description) = &prompt.description {
             line.extend_from_slice(b"\"description\":");
             write_json_string(&mut line, description);
@@ -666,22 +661,19 @@ impl Shaper<'_> {
     pub fn completion(&self, id: &Value, completion: &Completion) -> Vec<u8> {
         let values = &completion.values;
         let mut line = Vec::with_capacity(values.iter().map(|v| v.len() + 3).sum::<usize>() + 256);
-        line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        // Writing a Value into a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut line, id);
-        line.extend_from_slice(b",\"result\":{\"completion\":{\"values\":[");
+        open_result(&mut line, id);
+        line.extend_from_slice(b"{\"completion\":{\"values\":[");
         for (index, value) in values.iter().enumerate() {
             if index > 0 {
                 line.push(b',');
             }
             write_json_string(&mut line, value);
         }
-        line.extend_from_slice(
-            format!(
-                "],\"total\":{},\"hasMore\":{}}}",
-                completion.total, completion.has_more
-            )
-            .as_bytes(),
+        // Writing into a Vec cannot fail.
+        let _ = write!(
+            line,
+            "],\"total\":{},\"hasMore\":{}}}",
+            completion.total, completion.has_more
         );
         self.close_result(&mut line, None);
         line
@@ -694,6 +686,14 @@ pub enum Hints {
     /// Depends on things last changed at this time (Unix ms).
     Since(i64),
     NotCacheable,
+}
+
+/// Starts a response line: the envelope up to the result's value.
+fn open_result(line: &mut Vec<u8>, id: &Value) {
+    line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    // Writing a Value into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *line, id);
+    line.extend_from_slice(b",\"result\":");
 }
 
 fn server_info() -> Value {

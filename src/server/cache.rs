@@ -59,6 +59,34 @@ pub(super) struct Cache {
     fill_times: Mutex<HashMap<String, (i64, Duration), foldhash::fast::RandomState>>,
 }
 
+/// Keeps `value` under `uri` at `position` when it is at most `MAX_KEPT_READ` bytes, with
+/// `bytes` counting what `entries` (and any maps sharing the count) hold; when keeping it
+/// would pass `MAX_KEPT_READS_BYTES`, `entries` is emptied first.
+fn keep_within_budget<V>(
+    entries: &Tagged<String, V>,
+    bytes: &Mutex<usize>,
+    uri: &str,
+    position: i64,
+    value: &Arc<V>,
+    size_of: impl Fn(&V) -> usize,
+) {
+    let size = size_of(value);
+    if size > MAX_KEPT_READ {
+        return;
+    }
+    let mut entries = lock(entries);
+    let mut bytes = bytes.lock().unwrap_or_else(PoisonError::into_inner);
+    if *bytes + size > MAX_KEPT_READS_BYTES {
+        let dropped: usize = entries.values().map(|(_, kept)| size_of(kept)).sum();
+        entries.clear();
+        *bytes = bytes.saturating_sub(dropped);
+    }
+    *bytes += size;
+    if let Some((_, old)) = entries.insert(uri.to_string(), (position, Arc::clone(value))) {
+        *bytes = bytes.saturating_sub(size_of(&old));
+    }
+}
+
 fn lock<K, V>(
     entries: &Tagged<K, V>,
 ) -> std::sync::MutexGuard<'_, HashMap<K, (i64, Arc<V>), foldhash::fast::RandomState>> {
@@ -132,22 +160,14 @@ impl Cache {
             return Ok(Arc::clone(page));
         }
         let page = Arc::new(shape()?);
-        if page.size() <= MAX_KEPT_READ {
-            let mut reads = lock(reads);
-            let mut bytes = self
-                .read_bytes
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if *bytes + page.size() > MAX_KEPT_READS_BYTES {
-                let dropped: usize = reads.values().map(|(_, page)| page.size()).sum();
-                reads.clear();
-                *bytes = bytes.saturating_sub(dropped);
-            }
-            *bytes += page.size();
-            if let Some((_, old)) = reads.insert(uri.to_string(), (position, Arc::clone(&page))) {
-                *bytes = bytes.saturating_sub(old.size());
-            }
-        }
+        keep_within_budget(
+            reads,
+            &self.read_bytes,
+            uri,
+            position,
+            &page,
+            ShapedPage::size,
+        );
         Ok(page)
     }
 
@@ -165,24 +185,14 @@ impl Cache {
         let Some(found) = crate::handlers::prompts::resolve_from(conn, uri)? else {
             return Ok(None);
         };
-        let size = found.content.as_bytes().len();
-        if size <= MAX_KEPT_READ {
-            let mut resources = lock(&self.resources);
-            let mut bytes = self
-                .resource_bytes
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if *bytes + size > MAX_KEPT_READS_BYTES {
-                resources.clear();
-                *bytes = 0;
-            }
-            *bytes += size;
-            if let Some((_, old)) =
-                resources.insert(uri.to_string(), (position, Arc::clone(&found)))
-            {
-                *bytes = bytes.saturating_sub(old.content.as_bytes().len());
-            }
-        }
+        keep_within_budget(
+            &self.resources,
+            &self.resource_bytes,
+            uri,
+            position,
+            &found,
+            |read: &ReadResult| read.content.as_bytes().len(),
+        );
         Ok(Some(found))
     }
 
