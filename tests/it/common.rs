@@ -382,9 +382,9 @@ pub fn validate(revision: &str, definition: &str, instance: &Value) {
     );
 }
 
-/// `../shared/spec`, beside the checkout (where CI puts it too).
+/// `tests/spec`: the official schemas, one folder per revision (see its README.md).
 pub fn spec_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spec")
 }
 
 /// Every row of every table plus the schema version: equal snapshots mean nothing changed.
