@@ -1,8 +1,8 @@
-//! `cargo bench --bench import`: the import budget of DESIGN.md. Generates 10,000 markdown
-//! files of about 4 KB (one in ten a prompt with arguments, the rest documents that link to
-//! one another) in a temporary folder, imports them into a new database, imports them again unchanged, and
-//! prints both times. It asserts nothing: the budget (5 s cold, 1 s unchanged, release
-//! build) is read off its output.
+//! `cargo bench --bench import`: the import budget of docs/benchmarks.md ("Budgets").
+//! Generates 10,000 markdown files of about 4 KB (one in ten a prompt with arguments, the
+//! rest documents that link to one another) in a temporary folder, imports them into a new
+//! database, imports them again unchanged, and prints both times. It asserts nothing: the
+//! budget (5 s cold, 1 s unchanged, release build) is read off its output.
 
 use std::fmt::Write as _;
 use std::path::Path;

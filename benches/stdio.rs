@@ -20,9 +20,9 @@
 //! serde_json, answers the same id with a small fixed result (about 2 KB for
 //! `resources/read`), and flushes when no more input is buffered.
 //!
-//! The library is the seed, plus what DESIGN.md's budgets name and the seed lacks, added
-//! with the CLI: a 2,000-byte markdown document and a table of 10,000 values with a prompt
-//! completing from it.
+//! The library is the seed, plus what the budgets (docs/benchmarks.md, "Budgets") name and
+//! the seed lacks, added with the CLI: a 2,000-byte markdown document and a table of 10,000
+//! values with a prompt completing from it.
 //!
 //! Every answer is checked (the right id and a result, and one in `PARSE_EVERY` parsed
 //! whole as JSON-RPC); a single wrong answer aborts the bench. Nothing here asserts on
