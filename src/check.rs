@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rusqlite::Connection;
 
-use crate::handlers::arguments;
+use crate::arguments::{self, Misfit};
 use crate::model::{ArgumentType, Prompt, StoredPrompt};
 use crate::render::{self, Piece};
 use crate::store::{self, read};
@@ -87,19 +87,19 @@ fn check_prompt(
                 arg.name
             ));
         }
-        if let Some(default) = &arg.default
-            && let Err(message) = arguments::check(&prompt.name, arg, default)
+        if let Some(pattern) = &arg.pattern
+            && let Err(err) = arguments::compiled_pattern(pattern)
         {
             problems.push(format!(
-                "the default of argument '{}' does not fit: {message}",
+                "argument '{}' has an invalid pattern {pattern}: {err}",
                 arg.name
             ));
         }
-        if let Some(pattern) = &arg.pattern
-            && regex::Regex::new(pattern).is_err()
+        if let Some(default) = &arg.default
+            && let Err(Misfit::Value(message)) = arguments::check(&prompt.name, arg, default)
         {
             problems.push(format!(
-                "argument '{}' has an invalid pattern {pattern}",
+                "the default of argument '{}' does not fit: {message}",
                 arg.name
             ));
         }

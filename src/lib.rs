@@ -20,6 +20,7 @@
 //! - `check`: the library lint behind `promptshelf check`.
 //! - `cli`, `cmd`, `config`, `logging`: the command line and what it runs on.
 
+pub mod arguments;
 pub mod check;
 pub mod cli;
 pub mod cmd;

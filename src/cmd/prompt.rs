@@ -284,11 +284,11 @@ fn render(store: &Store, name: &str, args: &[String], json: bool) -> Result<()> 
                 &secret,
                 &params,
                 &stored,
-                &|uri| crate::handlers::prompts::resolve_from(&conn, uri),
+                &|uri| crate::handlers::resources::stored(&conn, uri),
                 caller,
             )
         })
-        .map_err(|failure| anyhow!("{}", crate::handlers::describe_failure(&failure)))?;
+        .map_err(|failure| anyhow!("{}", failure.message()))?;
     if json {
         let shaper = crate::protocol::Shaper {
             revision: crate::protocol::Revision::MODERN,
@@ -297,7 +297,7 @@ fn render(store: &Store, name: &str, args: &[String], json: bool) -> Result<()> 
         };
         return common::print_json(&shaper.prompt_result(&outcome));
     }
-    let crate::handlers::PromptOutcome::Rendered { prompt, .. } = outcome else {
+    let crate::protocol::PromptOutcome::Rendered { prompt, .. } = outcome else {
         return Err(anyhow!(
             "prompt '{name}' asked for input instead of rendering"
         ));
@@ -306,8 +306,8 @@ fn render(store: &Store, name: &str, args: &[String], json: bool) -> Result<()> 
     for message in &prompt.messages {
         writeln!(out, "--- {}", message.role.as_str())?;
         match &message.block {
-            crate::handlers::Block::Text(text) => writeln!(out, "{text}")?,
-            crate::handlers::Block::Embedded(read) => {
+            crate::protocol::Block::Text(text) => writeln!(out, "{text}")?,
+            crate::protocol::Block::Embedded(read) => {
                 writeln!(
                     out,
                     "[embedded {} ({}, {})]",
@@ -319,14 +319,14 @@ fn render(store: &Store, name: &str, args: &[String], json: bool) -> Result<()> 
                     writeln!(out, "{text}")?;
                 }
             }
-            crate::handlers::Block::Media { read, .. } => writeln!(
+            crate::protocol::Block::Media { read, .. } => writeln!(
                 out,
                 "[{} {} ({})]",
                 read.resource.info.mime_type,
                 read.resource.info.uri,
                 common::human_size(read.resource.size)
             )?,
-            crate::handlers::Block::Link(read) => writeln!(
+            crate::protocol::Block::Link(read) => writeln!(
                 out,
                 "[link {} ({}){}]",
                 read.resource.info.uri,

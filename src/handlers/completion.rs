@@ -3,14 +3,14 @@
 //! ranking itself is `complete`, through the table's cached index for tables.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use rusqlite::Connection;
 
-use super::{Completion, Failure, some_of};
-use crate::complete::{CompletionIndexes, TableIndex, Values, rank};
+use super::templates::Templates;
+use crate::arguments::some_of;
+use crate::complete::{CompletionIndexes, Values, rank};
 use crate::model::StoredPrompt;
-use crate::protocol::{CompleteParams, CompletionRef};
+use crate::protocol::{CompleteParams, Completion, CompletionRef, Failure};
 use crate::store::read;
 use crate::uri_template::UriTemplate;
 
@@ -26,58 +26,44 @@ enum List<'a> {
     Values(&'a [String]),
     /// The values a template variable takes in the stored URIs; read only when needed.
     Uris {
-        template: UriTemplate,
-        variable: String,
+        template: &'a UriTemplate,
+        variable: &'a str,
     },
 }
 
-/// Completes an argument of `prompt` (the kept prompt a `ref/prompt` names) from memory
-/// alone, when that is certain to be quick: from its completion table's index when `index`
-/// has it and it is small, or from a short list of enum values. None: `complete`
-/// answers it (it reads what is not kept, and reports what is wrong).
-pub fn complete_kept(
-    params: &CompleteParams,
-    prompt: &StoredPrompt,
-    index: impl Fn(&str) -> Option<Arc<TableIndex>>,
-) -> Option<Completion> {
-    /// Enum values ranked from memory at most (a rank of them is a few microseconds).
-    const QUICK_VALUES: usize = 1024;
-    let source = prompt_source(prompt, &params.argument.name).ok()?;
-    let context = context_of(params);
-    let query = params.argument.value.as_str();
-    match (source.table, source.otherwise) {
-        (Some(table), _) => {
-            let index = index(&table)?;
-            index.is_quick(&context).then(|| {
-                let (values, total) = index.complete(query, &context);
-                completion(values, total)
-            })
-        }
-        (None, List::Values(values)) if values.len() <= QUICK_VALUES => {
-            Some(from_list(values, query))
-        }
-        _ => None,
-    }
+/// What a completion's `ref` names, as the caller found it.
+pub enum Target<'a> {
+    /// `ref/prompt`: the prompt of that name, None when the library holds none.
+    Prompt(Option<&'a StoredPrompt>),
+    /// `ref/resource`: the library's templates, among which the reference is looked up.
+    Templates(&'a Templates),
 }
 
-/// Completes `params`; for a `ref/prompt`, `prompt` is the prompt it names as the caller
-/// found it (None: there is none); `position` is the change-log position the caller read
+/// Completes `params` for `target`; `position` is the change-log position the caller read
 /// before anything else, which the table indexes are checked against.
 pub fn complete(
     conn: &Connection,
     indexes: &CompletionIndexes,
     position: i64,
     params: &CompleteParams,
-    prompt: Option<&StoredPrompt>,
+    target: Target,
 ) -> Result<Completion, Failure> {
     let context = context_of(params);
     let query = params.argument.value.as_str();
-    let source = match &params.reference {
-        CompletionRef::Prompt { name } => {
-            let stored = prompt.ok_or_else(|| super::prompts::unknown(conn, name))?;
-            prompt_source(stored, &params.argument.name)?
+    let variable = params.argument.name.as_str();
+    let source = match (target, &params.reference) {
+        (Target::Prompt(Some(stored)), _) => prompt_source(stored, variable)?,
+        (Target::Prompt(None), CompletionRef::Prompt { name }) => {
+            return Err(super::prompts::unknown(conn, name));
         }
-        CompletionRef::Resource { uri } => template_source(conn, uri, &params.argument.name)?,
+        (Target::Templates(templates), CompletionRef::Resource { uri }) => {
+            template_source(templates, uri, variable)?
+        }
+        (Target::Prompt(None) | Target::Templates(_), _) => {
+            return Err(Failure::Internal(
+                "a completion was looked up for a reference of another kind".into(),
+            ));
+        }
     };
     // A table named but not (or no longer) in the library is a mistake in the library, not
     // in the request: the argument offers what it would without one.
@@ -91,7 +77,7 @@ pub fn complete(
     let list = match source.otherwise {
         List::Values(values) => values,
         List::Uris { template, variable } => {
-            uris = uri_values(conn, &template, &variable, &context)?;
+            uris = uri_values(conn, template, variable, &context)?;
             &uris[..]
         }
     };
@@ -143,42 +129,45 @@ fn prompt_source<'a>(stored: &'a StoredPrompt, argument: &str) -> Result<Source<
     })
 }
 
-fn template_source(
-    conn: &Connection,
+fn template_source<'a>(
+    templates: &'a Templates,
     uri: &str,
-    variable: &str,
-) -> Result<Source<'static>, Failure> {
-    let templates = read::templates(conn)?;
+    variable: &'a str,
+) -> Result<Source<'a>, Failure> {
     // The reference names a template by its text, or by a URI (perhaps partly typed) that
     // it matches or that starts with its literal prefix; the longest prefix is the most
     // specific template.
     let found = templates
-        .iter()
-        .find(|t| t.template.uri_template == uri)
+        .entries()
+        .find(|(stored, _)| stored.template.uri_template == uri)
         .or_else(|| {
             templates
-                .iter()
-                .filter_map(|t| {
-                    let parsed = UriTemplate::parse(&t.template.uri_template).ok()?;
+                .entries()
+                .filter_map(|(stored, parsed)| {
+                    let parsed = parsed?;
                     let prefix = parsed.literal_prefix();
                     (uri.starts_with(prefix) || parsed.matches(uri).is_some())
-                        .then_some((prefix.len(), t))
+                        .then_some((prefix.len(), (stored, Some(parsed))))
                 })
                 .max_by_key(|(prefix, _)| *prefix)
-                .map(|(_, t)| t)
+                .map(|(_, found)| found)
         });
-    let Some(stored) = found else {
+    let Some((stored, parsed)) = found else {
         let names: Vec<String> = templates
-            .iter()
-            .map(|t| t.template.uri_template.clone())
+            .entries()
+            .map(|(stored, _)| stored.template.uri_template.clone())
             .collect();
         return Err(Failure::InvalidParams(format!(
             "no resource template '{uri}'; templates: {}",
             some_of(&names)
         )));
     };
-    let template = UriTemplate::parse(&stored.template.uri_template)
-        .map_err(|err| Failure::Internal(err.to_string()))?;
+    let Some(template) = parsed else {
+        return Err(Failure::Internal(format!(
+            "resource template '{}' in the library does not parse; fix or remove it",
+            stored.template.uri_template
+        )));
+    };
     if !template.variables().iter().any(|v| v == variable) {
         return Err(Failure::InvalidParams(format!(
             "template '{}' has no variable '{variable}'; its variables are: {}",
@@ -194,10 +183,7 @@ fn template_source(
         .map(|(_, table)| table.clone());
     Ok(Source {
         table,
-        otherwise: List::Uris {
-            template,
-            variable: variable.to_string(),
-        },
+        otherwise: List::Uris { template, variable },
     })
 }
 

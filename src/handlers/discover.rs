@@ -2,15 +2,7 @@
 
 use rusqlite::Connection;
 
-use super::Failure;
-
-/// What discovery results say beyond the fixed capabilities.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Discovery {
-    pub instructions: String,
-    /// The newest change anywhere in the library (drives the TTL hint).
-    pub last_modified: i64,
-}
+use crate::protocol::{Discovery, Failure};
 
 pub fn discover(conn: &Connection) -> Result<Discovery, Failure> {
     let (prompts, resources, last_modified): (i64, i64, i64) = conn

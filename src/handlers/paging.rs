@@ -5,17 +5,8 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use super::Failure;
 use crate::model::ContentHash;
-
-/// One page of a list.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Page<T> {
-    pub items: Vec<T>,
-    pub next_cursor: Option<String>,
-    /// The newest lastModified of the whole list (drives the TTL hint).
-    pub last_modified: i64,
-}
+use crate::protocol::{Failure, Page};
 
 /// The version of a list: what a cursor is bound to.
 fn version(hashes: impl Iterator<Item = ContentHash>) -> String {

@@ -11,12 +11,15 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::arguments::{self, ArgumentProblem};
-use super::paging::{Page, paginate};
-use super::{Block, Failure, MediaKind, ReadResult, RenderedMessage, RenderedPrompt, some_of};
+use super::Resolve;
+use super::paging::paginate;
+use crate::arguments::{self, ArgumentProblem, some_of};
 use crate::config::ServeConfig;
 use crate::model::{ArgumentType, PromptArgument, StoredPrompt};
-use crate::protocol::GetPromptParams;
+use crate::protocol::{
+    Block, Failure, GetPromptParams, InputRequest, MediaKind, Page, PromptOutcome, ReadResult,
+    RenderedMessage, RenderedPrompt,
+};
 use crate::render::{self, Piece};
 use crate::store::read;
 
@@ -38,29 +41,6 @@ pub fn list(
     )
 }
 
-/// What a `prompts/get` comes to.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PromptOutcome {
-    /// `retried`: the result answers an `input_required` round trip, so is not cacheable.
-    Rendered {
-        prompt: RenderedPrompt,
-        retried: bool,
-    },
-    InputRequired {
-        requests: Vec<InputRequest>,
-        state: String,
-    },
-}
-
-/// One `elicitation/create` form to send.
-#[derive(Debug, Clone, PartialEq)]
-pub struct InputRequest {
-    pub key: String,
-    pub message: String,
-    /// A flat JSON Schema object (the subset elicitation allows).
-    pub schema: Value,
-}
-
 /// What the request is allowed to do beyond a plain answer.
 #[derive(Debug, Clone, Copy)]
 pub struct Caller {
@@ -69,9 +49,6 @@ pub struct Caller {
     /// Unix milliseconds now (state expiry).
     pub now: i64,
 }
-
-/// How a prompt finds the resources it embeds or links (the server keeps small ones).
-pub type Resolve<'a> = &'a dyn Fn(&str) -> Result<Option<Arc<ReadResult>>, Failure>;
 
 /// The failure for a prompt name the library does not hold, listing those it does.
 pub fn unknown(conn: &Connection, name: &str) -> Failure {
@@ -82,12 +59,6 @@ pub fn unknown(conn: &Connection, name: &str) -> Failure {
         )),
         Err(err) => Failure::from(err),
     }
-}
-
-/// Reads a resource straight from the database, for callers that keep nothing.
-pub fn resolve_from(conn: &Connection, uri: &str) -> Result<Option<Arc<ReadResult>>, Failure> {
-    Ok(read::resource_content(conn, uri)?
-        .map(|(resource, content)| Arc::new(ReadResult::new(resource, content))))
 }
 
 /// Fills `stored`, the prompt `params` names as the caller found it; `resolve` finds the
@@ -133,6 +104,7 @@ pub fn get(
             )));
         }
         Err(ArgumentProblem::Invalid(message)) => return Err(Failure::InvalidParams(message)),
+        Err(ArgumentProblem::Broken(message)) => return Err(Failure::Internal(message)),
         Err(ArgumentProblem::Missing(missing)) if caller.can_elicit => {
             return Ok(ask_for(
                 config,

@@ -1,14 +1,17 @@
 //! `resources/list` and `resources/read`, including reading a URI through a resource
 //! template when it is not stored under exactly that spelling.
 
+use std::sync::Arc;
+
 use rusqlite::Connection;
 
-use super::paging::{Page, paginate};
-use super::{Failure, ReadResult};
+use super::Resolve;
+use super::paging::paginate;
+use super::templates::Templates;
 use crate::config::ServeConfig;
 use crate::model::StoredResource;
+use crate::protocol::{Failure, Page, ReadResult};
 use crate::store::read;
-use crate::uri_template::UriTemplate;
 
 pub fn list(
     conn: &Connection,
@@ -24,16 +27,26 @@ pub fn list(
     )
 }
 
-pub fn read(conn: &Connection, uri: &str) -> Result<ReadResult, Failure> {
-    if let Some((resource, content)) = read::resource_content(conn, uri)? {
-        return Ok(ReadResult::new(resource, content));
+/// The resource stored under exactly `uri`, read from the database (for callers that keep
+/// nothing, and for the server's cache when it does not hold it).
+pub fn stored(conn: &Connection, uri: &str) -> Result<Option<Arc<ReadResult>>, Failure> {
+    Ok(read::resource_content(conn, uri)?
+        .map(|(resource, content)| Arc::new(ReadResult::new(resource, content))))
+}
+
+/// Reads `uri`; `resolve` finds a resource by its exact URI (the caller's cache, or the
+/// database), `templates` are the library's resource templates.
+pub fn read(
+    uri: &str,
+    templates: &Templates,
+    resolve: Resolve,
+) -> Result<Arc<ReadResult>, Failure> {
+    if let Some(found) = resolve(uri)? {
+        return Ok(found);
     }
     // A URI that matches a template resolves to the stored resource the template maps its
     // variables to (e.g. a percent-encoded spelling of a stored URI).
-    for stored in read::templates(conn)? {
-        let Ok(template) = UriTemplate::parse(&stored.template.uri_template) else {
-            continue;
-        };
+    for template in templates.parsed() {
         let Some(values) = template.matches(uri) else {
             continue;
         };
@@ -41,9 +54,9 @@ pub fn read(conn: &Connection, uri: &str) -> Result<ReadResult, Failure> {
             continue;
         };
         if canonical != uri
-            && let Some((resource, content)) = read::resource_content(conn, &canonical)?
+            && let Some(found) = resolve(&canonical)?
         {
-            return Ok(ReadResult::new(resource, content));
+            return Ok(found);
         }
     }
     Err(Failure::ResourceNotFound {

@@ -1,12 +1,14 @@
-//! `resources/templates/list`.
+//! `resources/templates/list`, and the library's templates parsed, as reads and
+//! completions match URIs against them.
 
 use rusqlite::Connection;
 
-use super::Failure;
-use super::paging::{Page, paginate};
+use super::paging::paginate;
 use crate::config::ServeConfig;
 use crate::model::StoredTemplate;
+use crate::protocol::{Failure, Page};
 use crate::store::read;
+use crate::uri_template::UriTemplate;
 
 pub fn list(
     conn: &Connection,
@@ -20,4 +22,44 @@ pub fn list(
         |t| t.content_hash,
         |t| t.last_modified,
     )
+}
+
+/// Every stored template with its parsed form: parsing (and compiling the matcher) costs
+/// far more than matching, so the server keeps this until the library changes.
+#[derive(Debug)]
+pub struct Templates {
+    /// In the store's order; `None` where the stored text does not parse (a template the
+    /// store accepted always does; such a one is passed over).
+    entries: Vec<(StoredTemplate, Option<UriTemplate>)>,
+}
+
+impl Templates {
+    pub fn load(conn: &Connection) -> Result<Templates, Failure> {
+        let entries = read::templates(conn)?
+            .into_iter()
+            .map(|stored| {
+                let parsed = UriTemplate::parse(&stored.template.uri_template)
+                    .inspect_err(|err| {
+                        tracing::warn!("template {}: {err}", stored.template.uri_template)
+                    })
+                    .ok();
+                (stored, parsed)
+            })
+            .collect();
+        Ok(Templates { entries })
+    }
+
+    /// The templates that parse.
+    pub fn parsed(&self) -> impl Iterator<Item = &UriTemplate> {
+        self.entries
+            .iter()
+            .filter_map(|(_, parsed)| parsed.as_ref())
+    }
+
+    /// Every stored template with its parsed form, if it has one.
+    pub fn entries(&self) -> impl Iterator<Item = (&StoredTemplate, Option<&UriTemplate>)> {
+        self.entries
+            .iter()
+            .map(|(stored, parsed)| (stored, parsed.as_ref()))
+    }
 }

@@ -8,7 +8,8 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{Revision, RpcError, code};
+use super::error::{RpcError, code};
+use super::revision::Revision;
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -17,10 +18,7 @@ const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 #[derive(Debug)]
 pub enum Incoming {
     Request(Envelope),
-    Notification {
-        method: String,
-        params: Value,
-    },
+    Notification(Notification),
     /// A response from the client; this server sends no requests, so there is nothing to do.
     Response,
     /// Not something that can be served; answer with this error (`id` null when unknown).
@@ -28,6 +26,38 @@ pub enum Incoming {
         id: Value,
         error: RpcError,
     },
+}
+
+/// A notification from the client, as far as the server acts on it.
+#[derive(Debug, PartialEq)]
+pub enum Notification {
+    /// `notifications/cancelled`: the client no longer wants the answer to this request
+    /// (or, for a `subscriptions/listen`, the stream).
+    Cancelled { request_id: Value },
+    /// Anything else (initialized, progress, a cancellation without a usable id): nothing
+    /// to do.
+    Other,
+}
+
+/// A request's id as a key, for finding a running request by the id a cancellation
+/// names: the JSON text of the id, so `1` and `"1"` stay apart.
+pub fn request_key(id: &Value) -> String {
+    id.to_string()
+}
+
+/// The id of the message on `line`, as far as it can be read (null when it cannot): for
+/// answering a line whose handling failed past parsing.
+pub fn id_of(line: &[u8]) -> Value {
+    #[derive(Deserialize)]
+    struct IdOnly {
+        #[serde(default)]
+        id: Value,
+    }
+    serde_json::from_slice::<IdOnly>(line)
+        .ok()
+        .map(|message| message.id)
+        .filter(|id| matches!(id, Value::String(_) | Value::Number(_)))
+        .unwrap_or(Value::Null)
 }
 
 /// A request that parsed: its id, its era and its typed method.
@@ -296,22 +326,6 @@ impl<'a> Params<'a> {
             .find(|(key, _)| key.0 == name)
             .map(|(_, value)| *value)
     }
-
-    /// The params as a JSON value (for notifications, which are rare).
-    fn to_value(&self) -> Value {
-        match self {
-            Params::Object(members) => Value::Object(
-                members
-                    .iter()
-                    .map(|(key, value)| {
-                        let value = serde_json::from_str(value.get()).unwrap_or(Value::Null);
-                        (key.0.to_string(), value)
-                    })
-                    .collect(),
-            ),
-            Params::None | Params::NotAnObject => Value::Null,
-        }
-    }
 }
 
 #[derive(Deserialize)]
@@ -400,10 +414,7 @@ pub fn parse_line(line: &[u8]) -> Incoming {
     };
     let params = frame.params;
     let Some(id) = id else {
-        return Incoming::Notification {
-            method: method.into_owned(),
-            params: params.to_value(),
-        };
+        return Incoming::Notification(notification(&method, &params));
     };
     if !matches!(id, Value::String(_) | Value::Number(_)) {
         return invalid_request(Value::Null, "\"id\" must be a string or a number");
@@ -421,6 +432,18 @@ pub fn parse_line(line: &[u8]) -> Incoming {
     match typed_method(&method, &params) {
         Ok(method) => Incoming::Request(Envelope { id, era, method }),
         Err(error) => Incoming::Invalid { id, error },
+    }
+}
+
+fn notification(method: &str, params: &Params) -> Notification {
+    let request_id = (method == "notifications/cancelled")
+        .then(|| params.get("requestId"))
+        .flatten()
+        .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+        .filter(|id| matches!(id, Value::String(_) | Value::Number(_)));
+    match request_id {
+        Some(request_id) => Notification::Cancelled { request_id },
+        None => Notification::Other,
     }
 }
 
@@ -545,6 +568,15 @@ fn typed_method(method: &str, params: &Params) -> Result<Method, RpcError> {
 mod tests {
     use super::*;
 
+    impl Incoming {
+        fn notification(self) -> Option<Notification> {
+            match self {
+                Incoming::Notification(notification) => Some(notification),
+                _ => None,
+            }
+        }
+    }
+
     fn error_code(line: &str) -> i64 {
         match parse_line(line.as_bytes()) {
             Incoming::Invalid { error, .. } => error.code,
@@ -613,20 +645,29 @@ mod tests {
                 ..
             })
         ));
-        let Incoming::Notification { method, params } = parse_line(
-            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#,
-        ) else {
-            panic!("a notification was not read");
-        };
-        assert_eq!(method, "notifications/cancelled");
-        assert_eq!(params["requestId"], 4);
+        assert_eq!(
+            parse_line(
+                br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#,
+            )
+            .notification(),
+            Some(Notification::Cancelled {
+                request_id: serde_json::json!(4)
+            })
+        );
+        assert_eq!(
+            parse_line(
+                br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":null}}"#,
+            )
+            .notification(),
+            Some(Notification::Other)
+        );
     }
 
     #[test]
     fn notifications_and_responses_are_told_apart() {
         assert!(matches!(
             parse_line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
-            Incoming::Notification { .. }
+            Incoming::Notification(Notification::Other)
         ));
         assert!(matches!(
             parse_line(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#),

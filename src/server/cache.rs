@@ -1,21 +1,21 @@
 //! What the server keeps between requests until the library changes: shaped list pages,
-//! shaped reads of small resources, parsed prompts, and the small resources prompts embed
-//! (and how long each prompt took to fill, which decides where the next fill runs).
-//! Hosts list and fill prompts often and the library changes rarely, and reading and
-//! shaping costs far more than checking whether anything changed: every entry is tagged
+//! parsed prompts, the library's parsed templates, and small resources with the JSON shaped
+//! from them. Hosts list and fill prompts often and the library changes rarely, and reading
+//! and shaping costs far more than checking whether anything changed: every entry is tagged
 //! with the change-log position it was read at, and is current while that is still the
 //! position the watcher last saw.
+//!
+//! The cache never reads the database itself: a caller that misses hands it the loader,
+//! so the same lookup serves whoever may or may not read the store.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::hash::Hash;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use rusqlite::Connection;
-
-use crate::handlers::{Failure, ReadResult};
+use crate::handlers::templates::Templates;
 use crate::model::StoredPrompt;
-use crate::protocol::{Revision, ShapedPage};
-use crate::store::read;
+use crate::protocol::{ReadResult, Revision, ShapedPage};
 
 /// Which list a page belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -28,244 +28,176 @@ pub(super) enum ListKind {
 /// Pages more than this are forgotten at once (cursors are bounded by list length, so only a
 /// client walking huge lists in every revision gets near it).
 const MAX_PAGES: usize = 1024;
-
 /// Prompts kept at most (a prompt is small; this bounds a library of many thousands).
 const MAX_PROMPTS: usize = 4096;
-/// Reads are kept only for resources this small, and only this many bytes of them in all,
-/// so a large library cannot grow the server's memory.
-const MAX_KEPT_READ: usize = 64 * 1024;
-const MAX_KEPT_READS_BYTES: usize = 4 * 1024 * 1024;
+/// Resources are kept only when this small, and only this many bytes of them in all, so a
+/// large library cannot grow the server's memory (what is kept of each is its content and
+/// the JSON shaped from it, about twice its size).
+const MAX_KEPT_RESOURCE: usize = 64 * 1024;
+const MAX_KEPT_RESOURCE_BYTES: usize = 4 * 1024 * 1024;
 
-type Key = (ListKind, Revision, Option<String>);
+type PageKey = (ListKind, Revision, Option<String>);
 
-/// Entries each tagged with the change-log position they were read at. (Keys are names and
-/// URIs of the library, looked up on every request: a fast hash, seeded per process.)
-type Tagged<K, V> = Mutex<HashMap<K, (i64, Arc<V>), foldhash::fast::RandomState>>;
-
-#[derive(Default)]
-pub(super) struct Cache {
-    pages: Tagged<Key, ShapedPage>,
-    /// By name; None (not stored) is not kept, so a new prompt is found at once.
-    prompts: Tagged<String, StoredPrompt>,
-    /// `resources/read` results by URI, one map per revision (so a lookup borrows the
-    /// request's URI), with their total size.
-    reads: [Tagged<String, ShapedPage>; Revision::COUNT],
-    read_bytes: Mutex<usize>,
-    /// Small resources as prompts embed and link them, by URI, with their total size.
-    resources: Tagged<String, ReadResult>,
-    resource_bytes: Mutex<usize>,
-    /// How long each prompt's last `prompts/get` took to fill, by name, with the position
-    /// it was filled at: what decides whether the next one may run on the reader thread.
-    fill_times: Mutex<HashMap<String, (i64, Duration), foldhash::fast::RandomState>>,
+/// Values each tagged with the change-log position they were read at, with a budget: when
+/// adding one would pass `budget` (counted by the map's `size_of`), the map is emptied
+/// first. Keys are names and URIs of the library, looked up on every request: a fast hash,
+/// seeded per process.
+struct Memo<K, V> {
+    entries: Mutex<Entries<K, V>>,
+    budget: usize,
+    size_of: fn(&V) -> usize,
 }
 
-/// Keeps `value` under `uri` at `position` when it is at most `MAX_KEPT_READ` bytes, with
-/// `bytes` counting what `entries` (and any maps sharing the count) hold; when keeping it
-/// would pass `MAX_KEPT_READS_BYTES`, `entries` is emptied first.
-fn keep_within_budget<V>(
-    entries: &Tagged<String, V>,
-    bytes: &Mutex<usize>,
-    uri: &str,
-    position: i64,
-    value: &Arc<V>,
-    size_of: impl Fn(&V) -> usize,
-) {
-    let size = size_of(value);
-    if size > MAX_KEPT_READ {
-        return;
-    }
-    let mut entries = lock(entries);
-    let mut bytes = bytes.lock().unwrap_or_else(PoisonError::into_inner);
-    if *bytes + size > MAX_KEPT_READS_BYTES {
-        let dropped: usize = entries.values().map(|(_, kept)| size_of(kept)).sum();
-        entries.clear();
-        *bytes = bytes.saturating_sub(dropped);
-    }
-    *bytes += size;
-    if let Some((_, old)) = entries.insert(uri.to_string(), (position, Arc::clone(value))) {
-        *bytes = bytes.saturating_sub(size_of(&old));
-    }
+struct Entries<K, V> {
+    map: HashMap<K, (i64, Arc<V>), foldhash::fast::RandomState>,
+    used: usize,
 }
 
-fn lock<K, V>(
-    entries: &Tagged<K, V>,
-) -> std::sync::MutexGuard<'_, HashMap<K, (i64, Arc<V>), foldhash::fast::RandomState>> {
-    entries.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-impl Cache {
-    /// The page for `key` as of now: the kept one if nothing changed since it was shaped,
-    /// else a fresh one from `shape`. Failures (a stale cursor, say) are not kept.
-    pub(super) fn page(
-        &self,
-        position: i64,
-        kind: ListKind,
-        revision: Revision,
-        cursor: Option<&str>,
-        shape: impl FnOnce() -> Result<ShapedPage, Failure>,
-    ) -> Result<Arc<ShapedPage>, Failure> {
-        let key = (kind, revision, cursor.map(str::to_string));
-        if let Some((at, page)) = lock(&self.pages).get(&key)
-            && *at == position
-        {
-            return Ok(Arc::clone(page));
-        }
-        let page = Arc::new(shape()?);
-        let mut pages = lock(&self.pages);
-        if pages.len() >= MAX_PAGES {
-            pages.clear();
-        }
-        pages.insert(key, (position, Arc::clone(&page)));
-        Ok(page)
+impl<K: Hash + Eq, V> Memo<K, V> {
+    /// A memo of at most `count` values.
+    fn counted(count: usize) -> Memo<K, V> {
+        Memo::sized(count, |_| 1)
     }
 
-    /// The kept answer to a list or read request with the change-log position it was shaped
-    /// at, if there is one: the dispatcher sends it without starting a task when the
-    /// position is still the current one. Any other method has none.
-    pub(super) fn kept(
-        &self,
-        revision: Revision,
-        method: &crate::protocol::Method,
-    ) -> Option<(i64, Arc<ShapedPage>)> {
-        use crate::protocol::Method;
-        let (kind, cursor) = match method {
-            Method::ListPrompts { cursor } => (ListKind::Prompts, cursor),
-            Method::ListResources { cursor } => (ListKind::Resources, cursor),
-            Method::ListTemplates { cursor } => (ListKind::Templates, cursor),
-            Method::ReadResource { uri } => {
-                let reads = lock(&self.reads[revision.index()]);
-                let (at, page) = reads.get(uri.as_str())?;
-                return Some((*at, Arc::clone(page)));
-            }
-            _ => return None,
-        };
-        let pages = lock(&self.pages);
-        let (at, page) = pages.get(&(kind, revision, cursor.clone()))?;
-        Some((*at, Arc::clone(page)))
-    }
-
-    /// The shaped `resources/read` result for `uri` as of now, from `shape` unless kept.
-    /// Failures (no such resource) are not kept.
-    pub(super) fn read(
-        &self,
-        position: i64,
-        revision: Revision,
-        uri: &str,
-        shape: impl FnOnce() -> Result<ShapedPage, Failure>,
-    ) -> Result<Arc<ShapedPage>, Failure> {
-        let reads = &self.reads[revision.index()];
-        if let Some((at, page)) = lock(reads).get(uri)
-            && *at == position
-        {
-            return Ok(Arc::clone(page));
+    fn sized(budget: usize, size_of: fn(&V) -> usize) -> Memo<K, V> {
+        Memo {
+            entries: Mutex::new(Entries {
+                map: HashMap::default(),
+                used: 0,
+            }),
+            budget,
+            size_of,
         }
-        let page = Arc::new(shape()?);
-        keep_within_budget(
-            reads,
-            &self.read_bytes,
-            uri,
-            position,
-            &page,
-            ShapedPage::size,
-        );
-        Ok(page)
     }
 
-    /// The resource `uri` with its content as of `position` (the change log's position,
-    /// read by the caller before anything else of the request), or None when there is none.
-    pub(super) fn resource(
-        &self,
-        conn: &Connection,
-        position: i64,
-        uri: &str,
-    ) -> Result<Option<Arc<ReadResult>>, Failure> {
-        if let Some(kept) = self.kept_resource(position, uri) {
-            return Ok(Some(kept));
-        }
-        let Some(found) = crate::handlers::prompts::resolve_from(conn, uri)? else {
-            return Ok(None);
-        };
-        keep_within_budget(
-            &self.resources,
-            &self.resource_bytes,
-            uri,
-            position,
-            &found,
-            |read: &ReadResult| read.content.as_bytes().len(),
-        );
-        Ok(Some(found))
+    fn lock(&self) -> MutexGuard<'_, Entries<K, V>> {
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The resource `uri` if it is kept as of `position`; never reads the database.
-    pub(super) fn kept_resource(&self, position: i64, uri: &str) -> Option<Arc<ReadResult>> {
-        let resources = lock(&self.resources);
-        let (at, kept) = resources.get(uri)?;
+    /// The value kept under `key`, if it was read at `position`.
+    fn get<Q>(&self, key: &Q, position: i64) -> Option<Arc<V>>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let entries = self.lock();
+        let (at, kept) = entries.map.get(key)?;
         (*at == position).then(|| Arc::clone(kept))
     }
 
-    /// The prompt `name` if it is kept as of `position` and its last fill there took at
-    /// most `quick`; never reads the database.
-    pub(super) fn quick_prompt(
+    /// Keeps `value` under `key` as read at `position`, unless it alone is over the budget.
+    fn keep(&self, key: K, position: i64, value: &Arc<V>) {
+        let size = (self.size_of)(value);
+        if size > self.budget {
+            return;
+        }
+        let mut entries = self.lock();
+        if entries.used + size > self.budget {
+            entries.map.clear();
+            entries.used = 0;
+        }
+        entries.used += size;
+        if let Some((_, old)) = entries.map.insert(key, (position, Arc::clone(value))) {
+            entries.used = entries.used.saturating_sub((self.size_of)(&old));
+        }
+    }
+}
+
+pub(super) struct Cache {
+    pages: Memo<PageKey, ShapedPage>,
+    /// By name.
+    prompts: Memo<String, StoredPrompt>,
+    /// Small resources as reads serve them and prompts embed and link them, by URI.
+    resources: Memo<String, ReadResult>,
+    /// The library's templates, parsed; one entry.
+    templates: Memo<(), Templates>,
+}
+
+impl Default for Cache {
+    fn default() -> Cache {
+        Cache {
+            pages: Memo::counted(MAX_PAGES),
+            prompts: Memo::counted(MAX_PROMPTS),
+            resources: Memo::sized(MAX_KEPT_RESOURCE_BYTES, |read| {
+                let size = read.content.as_bytes().len();
+                // Over the per-resource limit: counted as over the whole budget, so never kept.
+                if size > MAX_KEPT_RESOURCE {
+                    usize::MAX
+                } else {
+                    size
+                }
+            }),
+            templates: Memo::counted(1),
+        }
+    }
+}
+
+impl Cache {
+    /// The page for `(kind, revision, cursor)` as of `position`: the kept one, or a fresh one
+    /// from `shape`. Failures (a stale cursor, say) are not kept.
+    pub(super) fn page<E>(
+        &self,
+        position: i64,
+        (kind, revision, cursor): (ListKind, Revision, Option<&str>),
+        shape: impl FnOnce() -> Result<ShapedPage, E>,
+    ) -> Result<Arc<ShapedPage>, E> {
+        let key = (kind, revision, cursor.map(str::to_string));
+        if let Some(kept) = self.pages.get(&key, position) {
+            return Ok(kept);
+        }
+        let page = Arc::new(shape()?);
+        self.pages.keep(key, position, &page);
+        Ok(page)
+    }
+
+    /// The stored prompt `name` as of `position`, from `load` unless kept; None when there
+    /// is none (not kept, so a prompt added later is found at once).
+    pub(super) fn prompt<E>(
         &self,
         position: i64,
         name: &str,
-        quick: Duration,
-    ) -> Option<Arc<StoredPrompt>> {
-        let timed = self
-            .fill_times
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(name)
-            .is_some_and(|(at, took)| *at == position && *took <= quick);
-        if !timed {
-            return None;
-        }
-        self.kept_prompt(position, name)
-    }
-
-    /// The prompt `name` if it is kept as of `position`; never reads the database.
-    pub(super) fn kept_prompt(&self, position: i64, name: &str) -> Option<Arc<StoredPrompt>> {
-        let prompts = lock(&self.prompts);
-        let (at, prompt) = prompts.get(name)?;
-        (*at == position).then(|| Arc::clone(prompt))
-    }
-
-    /// Notes how long filling the prompt `name` took at `position`.
-    pub(super) fn filled(&self, position: i64, name: &str, took: Duration) {
-        let mut times = self
-            .fill_times
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if times.len() >= MAX_PROMPTS && !times.contains_key(name) {
-            times.clear();
-        }
-        match times.get_mut(name) {
-            Some(entry) => *entry = (position, took),
-            None => {
-                times.insert(name.to_string(), (position, took));
-            }
-        }
-    }
-
-    /// The stored prompt `name` as of `position`, or None when there is none.
-    pub(super) fn prompt(
-        &self,
-        conn: &Connection,
-        position: i64,
-        name: &str,
-    ) -> Result<Option<Arc<StoredPrompt>>, Failure> {
-        if let Some(kept) = self.kept_prompt(position, name) {
+        load: impl FnOnce() -> Result<Option<StoredPrompt>, E>,
+    ) -> Result<Option<Arc<StoredPrompt>>, E> {
+        if let Some(kept) = self.prompts.get(name, position) {
             return Ok(Some(kept));
         }
-        let Some(prompt) = read::prompt(conn, name)? else {
+        let Some(prompt) = load()? else {
             return Ok(None);
         };
         let prompt = Arc::new(prompt);
-        let mut prompts = lock(&self.prompts);
-        if prompts.len() >= MAX_PROMPTS {
-            prompts.clear();
-        }
-        prompts.insert(name.to_string(), (position, Arc::clone(&prompt)));
+        self.prompts.keep(name.to_string(), position, &prompt);
         Ok(Some(prompt))
+    }
+
+    /// The resource stored under `uri` with its content as of `position`, from `load`
+    /// unless kept; None when there is none.
+    pub(super) fn resource<E>(
+        &self,
+        position: i64,
+        uri: &str,
+        load: impl FnOnce() -> Result<Option<Arc<ReadResult>>, E>,
+    ) -> Result<Option<Arc<ReadResult>>, E> {
+        if let Some(kept) = self.resources.get(uri, position) {
+            return Ok(Some(kept));
+        }
+        let Some(read) = load()? else {
+            return Ok(None);
+        };
+        self.resources.keep(uri.to_string(), position, &read);
+        Ok(Some(read))
+    }
+
+    /// The library's templates as of `position`, from `load` unless kept.
+    pub(super) fn templates<E>(
+        &self,
+        position: i64,
+        load: impl FnOnce() -> Result<Templates, E>,
+    ) -> Result<Arc<Templates>, E> {
+        if let Some(kept) = self.templates.get(&(), position) {
+            return Ok(kept);
+        }
+        let templates = Arc::new(load()?);
+        self.templates.keep((), position, &templates);
+        Ok(templates)
     }
 }

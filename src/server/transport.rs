@@ -1,16 +1,11 @@
 //! stdio framing: a reader thread that cuts stdin into lines without ever buffering more
 //! than the configured limit, and a writer thread that coalesces responses (write all that
-//! is queued, flush once the queue is empty).
+//! is queued, flush once the queue is empty). Only the writer writes stdout, so lines never
+//! interleave.
 //!
-//! One shortcut past the writer, for a client waiting on one answer at a time: when nothing
-//! is queued or being written, the reader has no further input buffered, and stdout is a
-//! pipe the client has emptied with room for the whole answer, the thread that made the
-//! answer writes it itself, in one write that cannot block. The writer would have written
-//! that answer alone and flushed at once, so what reaches stdout is the same; what is saved
-//! is waking the writer, a context switch per request on one core (measured:
-//! docs/benchmarks.md). While requests stream in, answers go through the writer, which
-//! writes on the other core and coalesces; the reader then wakes it once per read of stdin
-//! rather than once per answer (`Output::send_from_reader`).
+//! While requests stream in, the reader wakes the writer once per read of stdin rather
+//! than once per answer it queues (`Output::send_from_reader`): the writer then takes
+//! several answers at a time (measured: docs/benchmarks.md).
 
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
@@ -95,67 +90,9 @@ pub fn read_lines(
     }
 }
 
-/// Writes an answer on the sending thread when the pipe behind stdout has room for it.
-pub struct DirectPipe {
-    pipe: std::fs::File,
-    /// The pipe's capacity in bytes.
-    #[cfg(target_os = "linux")]
-    capacity: usize,
-}
-
 /// Answers the reader may queue before it wakes the writer anyway: few enough that the
 /// client, which keeps a bounded number of requests in flight, is not left waiting.
 const DEFERRED_ANSWERS: usize = 8;
-
-/// Room kept free beyond an answer's length: a pipe holds whole pages, and a write may start
-/// a fresh one.
-#[cfg(target_os = "linux")]
-const PIPE_SLACK: usize = 2 * 4096;
-
-impl DirectPipe {
-    /// For stdout when it is a pipe whose fill can be asked (Linux); None otherwise, and
-    /// every answer then goes through the writer.
-    pub fn stdout() -> Option<DirectPipe> {
-        #[cfg(unix)]
-        {
-            use std::os::fd::AsFd;
-            let pipe = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
-            DirectPipe::new(std::fs::File::from(pipe))
-        }
-        #[cfg(not(unix))]
-        None
-    }
-
-    /// `pipe` if it is a pipe whose fill can be asked (Linux).
-    #[cfg(target_os = "linux")]
-    pub fn new(pipe: std::fs::File) -> Option<DirectPipe> {
-        use std::os::unix::fs::FileTypeExt;
-        if !pipe.metadata().ok()?.file_type().is_fifo() {
-            return None;
-        }
-        let capacity = rustix::pipe::fcntl_getpipe_size(&pipe).ok()?;
-        Some(DirectPipe { pipe, capacity })
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    pub fn new(_pipe: std::fs::File) -> Option<DirectPipe> {
-        None
-    }
-
-    /// Whether the client has read everything written so far (it is waiting for us, not
-    /// busy with earlier answers) and `len` bytes fit in the empty pipe. Only the thread
-    /// holding the right to write asks, so nothing can fill the pipe before it writes.
-    #[cfg(target_os = "linux")]
-    fn is_drained_with_room_for(&self, len: usize) -> bool {
-        rustix::io::ioctl_fionread(&self.pipe)
-            .is_ok_and(|unread| unread == 0 && len + PIPE_SLACK <= self.capacity)
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn is_drained_with_room_for(&self, _len: usize) -> bool {
-        false
-    }
-}
 
 /// Standard output for the writer, which buffers and flushes by itself: on Unix a handle of
 /// its own, so the standard library's line buffering does not scan every write for
@@ -189,12 +126,8 @@ pub struct Output {
     room: Condvar,
     max_messages: usize,
     max_bytes: usize,
-    /// Where a sender may write its answer itself; None: always through the writer.
-    direct: Option<DirectPipe>,
     /// The reader has no more input buffered, so the client is likely waiting for answers
-    /// rather than streaming requests. Only then does a sender write itself: while requests
-    /// stream in, the reader's time is better spent reading, and the writer's coalescing
-    /// (on the other core) pays.
+    /// rather than streaming requests: the writer is then woken for each answer.
     input_drained: AtomicBool,
 }
 
@@ -205,8 +138,6 @@ struct Queue {
     bytes: usize,
     writer_waiting: bool,
     senders_waiting: usize,
-    /// Someone is writing to stdout: the writer with a batch, or a sender with its answer.
-    writing: bool,
     /// The reader queued answers without waking the writer (it had more input to read).
     wake_pending: bool,
     /// The writer has stopped (stdout closed, or `END`): what is sent now is dropped.
@@ -214,14 +145,13 @@ struct Queue {
 }
 
 impl Output {
-    pub fn new(max_messages: usize, max_bytes: usize, direct: Option<DirectPipe>) -> Output {
+    pub fn new(max_messages: usize, max_bytes: usize) -> Output {
         Output {
             queue: Mutex::default(),
             ready: Condvar::new(),
             room: Condvar::new(),
             max_messages,
             max_bytes,
-            direct,
             input_drained: AtomicBool::new(false),
         }
     }
@@ -231,9 +161,8 @@ impl Output {
         self.input_drained.store(!more_buffered, Ordering::Relaxed);
     }
 
-    /// Writes `message` on this thread when the client waits for it alone (see the module's
-    /// doc), or else queues it for the writer, waiting for room; does nothing once the
-    /// writer has stopped.
+    /// Queues `message` for the writer, waiting for room; does nothing once the writer has
+    /// stopped.
     pub fn send(&self, message: Vec<u8>) {
         self.deliver(message, false)
     }
@@ -251,31 +180,6 @@ impl Output {
     fn deliver(&self, message: Vec<u8>, defer_wake: bool) {
         let size = message.len();
         let mut queue = self.lock();
-        if let Some(direct) = &self.direct
-            && size > 0
-            && self.input_drained.load(Ordering::Relaxed)
-            && !queue.writing
-            && !queue.closed
-            && queue.messages.is_empty()
-            && direct.is_drained_with_room_for(size)
-        {
-            queue.writing = true;
-            drop(queue);
-            let written = (&direct.pipe).write_all(&message);
-            let mut queue = self.lock();
-            queue.writing = false;
-            match written {
-                Ok(()) if queue.writer_waiting && !queue.messages.is_empty() => {
-                    self.ready.notify_one()
-                }
-                Ok(()) => {}
-                Err(err) => {
-                    report_write_error(&err);
-                    self.close_locked(&mut queue);
-                }
-            }
-            return;
-        }
         while !queue.closed
             && queue.bytes > 0
             && (queue.messages.len() >= self.max_messages || queue.bytes + size > self.max_bytes)
@@ -323,8 +227,8 @@ impl Output {
     /// stay counted until `written`.
     fn take_all(&self) -> Option<VecDeque<Vec<u8>>> {
         let mut queue = self.lock();
-        while queue.messages.is_empty() || queue.writing {
-            if queue.closed && queue.messages.is_empty() {
+        while queue.messages.is_empty() {
+            if queue.closed {
                 return None;
             }
             queue.writer_waiting = true;
@@ -334,13 +238,7 @@ impl Output {
                 .unwrap_or_else(PoisonError::into_inner);
             queue.writer_waiting = false;
         }
-        queue.writing = true;
         Some(std::mem::take(&mut queue.messages))
-    }
-
-    /// The writer has written and flushed all it took.
-    fn batch_written(&self) {
-        self.lock().writing = false;
     }
 
     /// The writer has written `bytes` of what it took.
@@ -354,10 +252,6 @@ impl Output {
 
     fn close(&self) {
         let mut queue = self.lock();
-        self.close_locked(&mut queue);
-    }
-
-    fn close_locked(&self, queue: &mut Queue) {
         queue.closed = true;
         queue.messages.clear();
         self.room.notify_all();
@@ -400,7 +294,6 @@ pub fn write_lines(queue: &Output, output: impl Write) {
             report_write_error(&err);
             return;
         }
-        queue.batch_written();
     }
 }
 
@@ -447,7 +340,7 @@ mod tests {
         use std::sync::Arc;
         use std::time::Duration;
 
-        let output = Arc::new(Output::new(16, 10, None));
+        let output = Arc::new(Output::new(16, 10));
         output.send(b"123456\n".to_vec());
         let second = {
             let output = Arc::clone(&output);
@@ -474,7 +367,7 @@ mod tests {
         );
 
         // A writer that cannot write stops, and whoever waits for room is let go.
-        let closed = Arc::new(Output::new(16, 10, None));
+        let closed = Arc::new(Output::new(16, 10));
         closed.send(b"123456\n".to_vec());
         let blocked = {
             let closed = Arc::clone(&closed);
@@ -482,136 +375,6 @@ mod tests {
         };
         write_lines(&closed, Closed);
         blocked.join().expect("the blocked sender is let go");
-    }
-
-    /// Senders writing themselves and the writer writing batches never interleave within a
-    /// line: lines of 40 KB (written in several pieces by the pipe) come out whole, every
-    /// one of them, whichever path each took.
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn direct_and_queued_answers_never_interleave() {
-        // A race: several rounds make a broken exclusion likely to show.
-        for _ in 0..3 {
-            four_senders_and_the_writer_share_one_pipe();
-        }
-    }
-
-    /// Each rule of the shortcut, one at a time, with no writer thread: what is written
-    /// directly is in the pipe at once, what is queued is not.
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn an_answer_skips_the_writer_only_when_stdout_is_idle_and_the_client_waits() {
-        use std::io::Read;
-
-        let (mut pipe_out, pipe_in) = std::io::pipe().expect("create a pipe");
-        let pipe_in = std::fs::File::from(std::os::fd::OwnedFd::from(pipe_in));
-        let in_pipe = |pipe: &std::fs::File| rustix::io::ioctl_fionread(pipe).expect("FIONREAD");
-        let probe = pipe_in.try_clone().expect("duplicate the pipe");
-        let mut writer_end = pipe_in.try_clone().expect("duplicate the pipe");
-        let output = Output::new(64, 1024 * 1024, DirectPipe::new(pipe_in));
-        let mut read = |len: usize| {
-            let mut buffer = vec![0; len];
-            pipe_out.read_exact(&mut buffer).expect("read the pipe");
-            String::from_utf8(buffer).expect("UTF-8")
-        };
-
-        output.note_input(false);
-        output.send(b"direct\n".to_vec());
-        assert_eq!(read(7), "direct\n", "written by the sender itself");
-
-        // More input buffered: the reader should go on reading, so the answer is queued.
-        output.note_input(true);
-        output.send(b"queued\n".to_vec());
-        assert_eq!(in_pipe(&probe), 0);
-        // Something queued: a later answer queues behind it.
-        output.note_input(false);
-        output.send(b"behind\n".to_vec());
-        assert_eq!(in_pipe(&probe), 0);
-
-        // The writer holding a batch: nobody else writes.
-        let batch = output.take_all().expect("the queued answers");
-        output.send(b"during\n".to_vec());
-        assert_eq!(in_pipe(&probe), 0);
-        for message in batch {
-            writer_end.write_all(&message).expect("write the batch");
-        }
-        output.batch_written();
-        assert_eq!(read(14), "queued\nbehind\n");
-
-        // The client has not read what was written: it is busy, so queue.
-        let batch = output
-            .take_all()
-            .expect("the answer queued during the batch");
-        output.batch_written();
-        assert_eq!(batch, [b"during\n".to_vec()]);
-        writer_end.write_all(b"unread\n").expect("write");
-        output.send(b"later\n".to_vec());
-        assert_eq!(in_pipe(&probe), 7);
-        assert_eq!(read(7), "unread\n");
-
-        // An answer larger than the pipe holds goes through the writer.
-        let output = Output::new(64, 1024 * 1024, DirectPipe::new(probe));
-        output.note_input(false);
-        output.send(vec![b'x'; 1024 * 1024]);
-        assert_eq!(output.take_all().map(|batch| batch.len()), Some(1));
-    }
-
-    #[cfg(target_os = "linux")]
-    fn four_senders_and_the_writer_share_one_pipe() {
-        use std::io::Read;
-        use std::sync::Arc;
-
-        let (mut pipe_out, pipe_in) = std::io::pipe().expect("create a pipe");
-        let pipe_in = std::fs::File::from(std::os::fd::OwnedFd::from(pipe_in));
-        let writer_end = pipe_in.try_clone().expect("duplicate the pipe");
-        let direct = DirectPipe::new(pipe_in).expect("a pipe can be written directly");
-        let output = Arc::new(Output::new(64, 1024 * 1024, Some(direct)));
-        let writer = {
-            let output = Arc::clone(&output);
-            std::thread::spawn(move || write_lines(&output, writer_end))
-        };
-        let reader = std::thread::spawn(move || {
-            let mut text = String::new();
-            pipe_out.read_to_string(&mut text).expect("read the pipe");
-            text
-        });
-        let line = |sender: usize, n: usize| {
-            let fill = char::from(b'a' + (n % 26) as u8);
-            let len = if n.is_multiple_of(3) { 40_000 } else { 100 };
-            format!("{sender}:{n}:{}\n", fill.to_string().repeat(len))
-        };
-        let senders: Vec<_> = (0..4)
-            .map(|sender| {
-                let output = Arc::clone(&output);
-                std::thread::spawn(move || {
-                    for n in 0..1000_usize {
-                        // Alternate between "the client waits" and "more input buffered".
-                        output.note_input(n.is_multiple_of(2));
-                        output.send(line(sender, n).into_bytes());
-                    }
-                })
-            })
-            .collect();
-        for sender in senders {
-            sender.join().expect("a sender finishes");
-        }
-        output.send(END.to_vec());
-        writer.join().expect("the writer finishes");
-        drop(output);
-        let text = reader.join().expect("the reader finishes");
-        let mut got: Vec<&str> = text.split_inclusive('\n').collect();
-        got.sort_unstable();
-        let mut expected: Vec<String> = (0..4)
-            .flat_map(|sender| (0..1000).map(move |n| line(sender, n)))
-            .collect();
-        expected.sort_unstable();
-        assert_eq!(got.len(), expected.len(), "every line arrives once");
-        assert!(
-            got.iter()
-                .zip(&expected)
-                .all(|(got, expected)| got == expected),
-            "a line came out mixed with another"
-        );
     }
 
     /// How long a test waits for what a missing wake would hold up forever: a failure then
@@ -661,7 +424,7 @@ mod tests {
     fn the_reader_wakes_the_writer_once_it_has_nothing_more_to_read() {
         use std::sync::Arc;
 
-        let output = Arc::new(Output::new(64, 1024 * 1024, None));
+        let output = Arc::new(Output::new(64, 1024 * 1024));
         let (writer, written) = sleeping_writer(&output);
         output.note_input(true);
         output.send_from_reader(b"first\n".to_vec());
@@ -691,7 +454,7 @@ mod tests {
     fn a_reader_waiting_for_room_wakes_the_writer_it_let_sleep() {
         use std::sync::Arc;
 
-        let output = Arc::new(Output::new(64, 10, None));
+        let output = Arc::new(Output::new(64, 10));
         let (writer, written) = sleeping_writer(&output);
         output.note_input(true);
         output.send_from_reader(b"123456\n".to_vec());

@@ -1,8 +1,10 @@
 //! Argument types: checking values against them (MCP sends every value as a string; a bad
 //! one gets a sentence naming the argument, what it expects and a value that would do), and
-//! describing them to people and to clients as text and JSON Schema.
+//! describing them to people and to clients as text and JSON Schema. Used by the handlers,
+//! the result shapes and the library lint alike.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Map, Value, json};
 
@@ -17,6 +19,26 @@ pub enum ArgumentProblem {
     Invalid(String),
     /// Required arguments with no value (and no default), in declaration order.
     Missing(Vec<PromptArgument>),
+    /// The prompt itself cannot check a value (its `pattern` is not a valid regex): the
+    /// library's fault, not the request's. The whole sentence.
+    Broken(String),
+}
+
+/// Why a value was not accepted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Misfit {
+    /// The value does not fit the argument: the whole sentence for the client.
+    Value(String),
+    /// The argument's `pattern` is not a valid regex, so no value can be checked.
+    Pattern(String),
+}
+
+impl Misfit {
+    pub fn message(&self) -> &str {
+        match self {
+            Misfit::Value(message) | Misfit::Pattern(message) => message,
+        }
+    }
 }
 
 /// The values to render with: given ones (checked), then defaults. An empty string counts
@@ -39,7 +61,10 @@ pub fn resolve<'a>(
     for arg in &prompt.arguments {
         match given.get(&arg.name).filter(|value| !value.is_empty()) {
             Some(value) => {
-                check(&prompt.name, arg, value).map_err(ArgumentProblem::Invalid)?;
+                check(&prompt.name, arg, value).map_err(|misfit| match misfit {
+                    Misfit::Value(message) => ArgumentProblem::Invalid(message),
+                    Misfit::Pattern(message) => ArgumentProblem::Broken(message),
+                })?;
                 values.insert(arg.name.as_str(), value.as_str());
             }
             None => match &arg.default {
@@ -77,15 +102,15 @@ pub fn example(arg: &PromptArgument) -> String {
     }
 }
 
-/// Whether `value` fits `arg`; the error is the whole sentence for the client.
-pub fn check(prompt: &str, arg: &PromptArgument, value: &str) -> Result<(), String> {
+/// Whether `value` fits `arg` of the prompt `prompt`.
+pub fn check(prompt: &str, arg: &PromptArgument, value: &str) -> Result<(), Misfit> {
     let expected = match arg.kind {
-        ArgumentType::String => check_string(arg, value),
+        ArgumentType::String => check_string(prompt, arg, value)?,
         ArgumentType::Enum => {
             if arg.values.iter().any(|allowed| allowed == value) {
                 Ok(())
             } else {
-                Err(format!("one of: {}", super::some_of(&arg.values)))
+                Err(format!("one of: {}", some_of(&arg.values)))
             }
         }
         ArgumentType::Integer => check_number(
@@ -115,31 +140,77 @@ pub fn check(prompt: &str, arg: &PromptArgument, value: &str) -> Result<(), Stri
         }
     };
     expected.map_err(|expected| {
-        format!(
+        Misfit::Value(format!(
             "argument '{}' of prompt '{prompt}' expects {expected}, e.g. '{}'; got '{}'",
             arg.name,
             example(arg),
             shorten(value)
-        )
+        ))
     })
 }
 
-fn check_string(arg: &PromptArgument, value: &str) -> Result<(), String> {
+/// A string's checks: its length, then its pattern. The outer error is the prompt's fault,
+/// the inner one the value's.
+fn check_string(
+    prompt: &str,
+    arg: &PromptArgument,
+    value: &str,
+) -> Result<Result<(), String>, Misfit> {
     if let Some(max) = arg.max_length
         && value.chars().count() as u64 > max
     {
-        return Err(format!("at most {max} characters"));
+        return Ok(Err(format!("at most {max} characters")));
     }
     if let Some(pattern) = &arg.pattern {
-        // Anchored: the whole value must match, as in JSON Schema's intent for a form field.
-        let regex = regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|_| {
-            format!("text matching {pattern} (the pattern itself is invalid; fix the prompt)")
+        let regex = compiled_pattern(pattern).map_err(|err| {
+            Misfit::Pattern(format!(
+                "prompt '{prompt}' cannot check argument '{}': its pattern {pattern} is not a valid regular expression ({err}); fix the prompt in the library (`promptshelf check` lists such problems)",
+                arg.name
+            ))
         })?;
         if !regex.is_match(value) {
-            return Err(format!("text matching the pattern {pattern}"));
+            return Ok(Err(format!("text matching the pattern {pattern}")));
         }
     }
-    Ok(())
+    Ok(Ok(()))
+}
+
+/// Compiled patterns by their text: a pattern is compiled once, not on every request that
+/// checks a value against it (compiling costs far more than matching).
+type Patterns = HashMap<String, Result<Arc<regex::Regex>, String>, foldhash::fast::RandomState>;
+static PATTERNS: std::sync::LazyLock<Mutex<Patterns>> = std::sync::LazyLock::new(Mutex::default);
+/// Distinct patterns kept compiled at most (a library has a handful).
+const MAX_PATTERNS: usize = 1024;
+
+/// An argument's `pattern` compiled as it is checked: anchored, so the whole value must
+/// match, as in JSON Schema's intent for a form field. The error says why it is invalid.
+pub fn compiled_pattern(pattern: &str) -> Result<Arc<regex::Regex>, String> {
+    let mut patterns = PATTERNS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(compiled) = patterns.get(pattern) {
+        return compiled.clone();
+    }
+    let compiled = regex::Regex::new(&format!("^(?:{pattern})$"))
+        .map(Arc::new)
+        .map_err(|err| err.to_string());
+    if patterns.len() >= MAX_PATTERNS {
+        patterns.clear();
+    }
+    patterns.insert(pattern.to_string(), compiled.clone());
+    compiled
+}
+
+/// "a, b, c" or "a, b, c and 12 more", for error messages that list what exists.
+pub fn some_of(names: &[String]) -> String {
+    const SHOWN: usize = 10;
+    if names.is_empty() {
+        return "none".to_string();
+    }
+    let shown = names[..names.len().min(SHOWN)].join(", ");
+    if names.len() > SHOWN {
+        format!("{shown} and {} more", names.len() - SHOWN)
+    } else {
+        shown
+    }
 }
 
 fn check_number(arg: &PromptArgument, parsed: Option<f64>, kind: &str) -> Result<(), String> {

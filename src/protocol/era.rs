@@ -1,0 +1,76 @@
+//! Which revision answers a request, and which methods each era serves. A request's era is
+//! decided by its own `_meta` (`request::Era`); a legacy request is answered in the
+//! revision its process's `initialize` negotiated.
+
+use serde_json::json;
+
+use super::error::{RpcError, code};
+use super::request::{Envelope, Era, Method};
+use super::revision::{Revision, legacy_names};
+
+/// The revision `envelope` is answered in, given the revision the process's `initialize`
+/// negotiated (None: no legacy client has opened). An `initialize` negotiates its own: the
+/// caller keeps it for the legacy requests that follow.
+pub fn revision_of(
+    envelope: &Envelope,
+    negotiated: Option<Revision>,
+) -> Result<Revision, RpcError> {
+    let revision = match (&envelope.era, &envelope.method) {
+        (_, Method::Initialize { version }) => negotiate(version),
+        (Era::Modern { .. }, _) => Revision::MODERN,
+        // A discovery probe without `_meta` is still answered, in the modern shape.
+        (Era::Legacy, Method::Discover) => Revision::MODERN,
+        (Era::Legacy, _) => negotiated.ok_or_else(no_session)?,
+    };
+    served(&envelope.method, revision)?;
+    Ok(revision)
+}
+
+/// The revision an `initialize` asking for `version` gets: that one when it is a legacy
+/// revision we speak, else our newest legacy one (the client then decides).
+fn negotiate(version: &str) -> Revision {
+    Revision::parse(version)
+        .filter(|revision| !revision.is_modern())
+        .unwrap_or(Revision::LEGACY[0])
+}
+
+fn no_session() -> RpcError {
+    let supported: Vec<&str> = std::iter::once(Revision::MODERN)
+        .chain(Revision::LEGACY)
+        .map(Revision::as_str)
+        .collect();
+    RpcError::new(
+        code::INVALID_REQUEST,
+        format!(
+            "no session: send initialize first (protocol versions {}), or put protocolVersion {} and clientCapabilities in params._meta",
+            legacy_names(),
+            Revision::MODERN.as_str()
+        ),
+    )
+    .with_data(json!({ "supported": supported }))
+}
+
+/// Methods that exist but not in this era, and methods that do not exist: -32601.
+fn served(method: &Method, revision: Revision) -> Result<(), RpcError> {
+    let modern = revision.is_modern();
+    let name = match method {
+        Method::Ping if modern => "ping",
+        Method::Subscribe { .. } if modern => "resources/subscribe",
+        Method::Unsubscribe { .. } if modern => "resources/unsubscribe",
+        Method::Listen(_) if !modern => "subscriptions/listen",
+        Method::Unknown(name) => name.as_str(),
+        _ => return Ok(()),
+    };
+    let subscribe = if modern {
+        "subscriptions/listen"
+    } else {
+        "resources/subscribe"
+    };
+    Err(RpcError::new(
+        code::METHOD_NOT_FOUND,
+        format!(
+            "method '{name}' is not served by promptshelf in protocol {}; it serves prompts/list, prompts/get, resources/list, resources/read, resources/templates/list, completion/complete and {subscribe}",
+            revision.as_str()
+        ),
+    ))
+}

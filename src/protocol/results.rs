@@ -1,0 +1,130 @@
+//! What handlers answer with: the plain values a result is shaped from, one kind per
+//! method. They hold no JSON but the per-revision memo of a resource's content blocks,
+//! which lets a resource kept by the server be escaped into JSON once, not per answer.
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::revision::Revision;
+use crate::model::{Content, Role, StoredResource};
+
+/// One page of a list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub next_cursor: Option<String>,
+    /// The newest lastModified of the whole list (drives the TTL hint).
+    pub last_modified: i64,
+}
+
+/// What discovery results say beyond the fixed capabilities.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Discovery {
+    pub instructions: String,
+    /// The newest change anywhere in the library (drives the TTL hint).
+    pub last_modified: i64,
+}
+
+/// A resource and its content, as `resources/read` and embeds serve it.
+#[derive(Debug, PartialEq)]
+pub struct ReadResult {
+    pub resource: StoredResource,
+    pub content: Content,
+    /// The JSON made from it, kept with it for as long as it is kept.
+    pub shaped: ShapedBlocks,
+}
+
+impl ReadResult {
+    pub fn new(resource: StoredResource, content: Content) -> ReadResult {
+        ReadResult {
+            resource,
+            content,
+            shaped: ShapedBlocks::default(),
+        }
+    }
+}
+
+/// A resource's JSON as each revision writes it, made on first use: its `contents` (as
+/// `resources/read` and embedded resources carry them) and its block in a prompt message
+/// (embedded, as an image or audio block, or as a link). It depends only on the resource
+/// and the revision.
+#[derive(Debug, Default)]
+pub struct ShapedBlocks {
+    pub(super) contents: [OnceLock<Box<RawValue>>; Revision::COUNT],
+    pub(super) embedded: [OnceLock<Box<RawValue>>; Revision::COUNT],
+    pub(super) linked: [OnceLock<Box<RawValue>>; Revision::COUNT],
+}
+
+/// A memo is not part of the data: two results are alike whatever either has shaped yet.
+impl PartialEq for ShapedBlocks {
+    fn eq(&self, _: &ShapedBlocks) -> bool {
+        true
+    }
+}
+
+/// What a `prompts/get` comes to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PromptOutcome {
+    /// `retried`: the result answers an `input_required` round trip, so is not cacheable.
+    Rendered {
+        prompt: RenderedPrompt,
+        retried: bool,
+    },
+    InputRequired {
+        requests: Vec<InputRequest>,
+        state: String,
+    },
+}
+
+/// One `elicitation/create` form to send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputRequest {
+    pub key: String,
+    pub message: String,
+    /// A flat JSON Schema object (the subset elicitation allows).
+    pub schema: Value,
+}
+
+/// A prompt filled with its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderedPrompt {
+    pub description: Option<String>,
+    pub messages: Vec<RenderedMessage>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderedMessage {
+    pub role: Role,
+    pub block: Block,
+}
+
+/// One content block of a prompt message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    Text(String),
+    /// A resource's contents inside the message.
+    Embedded(Arc<ReadResult>),
+    /// An image or audio resource, as its own block type.
+    Media {
+        kind: MediaKind,
+        read: Arc<ReadResult>,
+    },
+    /// A pointer the client may read later (its content is not sent).
+    Link(Arc<ReadResult>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MediaKind {
+    Image,
+    Audio,
+}
+
+/// A `completion/complete` answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    pub values: crate::complete::Values,
+    pub total: u64,
+    pub has_more: bool,
+}

@@ -1,0 +1,452 @@
+//! Results and errors as the JSON each revision defines. Every response line is written by
+//! one serializer from one shape: the method's own members (`body`), then what every result
+//! of the revision carries (`Close`: modern results get `resultType`, `serverInfo` and
+//! caching hints). What is kept between answers (a list page's items, a resource's
+//! contents) is kept as JSON text and copied in as it is.
+//!
+//! `items` writes list entries (prompts, resources, templates) and `content` a resource's
+//! contents and prompt-message blocks, each losing in older revisions what they lack.
+
+mod content;
+mod items;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::error::RpcError;
+use super::results::{
+    Completion, Discovery, InputRequest, Page, PromptOutcome, ReadResult, RenderedPrompt,
+};
+use super::revision::Revision;
+use crate::config::{CacheScope, ServeConfig};
+use crate::model::{StoredPrompt, StoredResource, StoredTemplate};
+
+pub(super) const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// Shapes results for one revision, with the server's settings and the current time.
+pub struct Shaper<'a> {
+    pub revision: Revision,
+    pub config: &'a ServeConfig,
+    /// Unix milliseconds, for TTL hints.
+    pub now: i64,
+}
+
+/// How a result may be cached.
+#[derive(Debug, Clone, Copy)]
+enum Hints {
+    /// Depends on things last changed at this time (Unix ms).
+    Since(i64),
+    NotCacheable,
+}
+
+/// A list page shaped for one revision, kept and served many times (the server caches it
+/// until the library changes): its items as JSON, and what the rest of the result is made
+/// from at each answer (`ttlMs` depends on the moment).
+#[derive(Debug)]
+pub struct ShapedPage {
+    kind: ListKind,
+    items: Box<RawValue>,
+    next_cursor: Option<String>,
+    last_modified: i64,
+}
+
+impl ShapedPage {
+    /// How much memory keeping it costs, roughly.
+    pub fn size(&self) -> usize {
+        self.items.get().len()
+    }
+}
+
+/// Which list a page belongs to: the member its items go in.
+#[derive(Debug, Clone, Copy)]
+enum ListKind {
+    Prompts,
+    Resources,
+    ResourceTemplates,
+}
+
+/// A success response, serialized from borrowed parts.
+#[derive(Serialize)]
+struct Response<'a, B: Serialize> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    result: ResultObject<'a, B>,
+}
+
+/// A result: the method's own members, then the revision's closing members.
+#[derive(Serialize)]
+struct ResultObject<'a, B: Serialize> {
+    #[serde(flatten)]
+    body: B,
+    #[serde(flatten)]
+    close: Close<'a>,
+}
+
+/// What every result of a revision carries beyond its method's members. Legacy results
+/// carry none of it.
+#[derive(Serialize, Default)]
+struct Close<'a> {
+    #[serde(rename = "resultType", skip_serializing_if = "Option::is_none")]
+    result_type: Option<&'static str>,
+    #[serde(rename = "ttlMs", skip_serializing_if = "Option::is_none")]
+    ttl_ms: Option<u64>,
+    #[serde(rename = "cacheScope", skip_serializing_if = "Option::is_none")]
+    cache_scope: Option<&'static str>,
+    /// The result's one `_meta`: every key any part of the result needs goes here.
+    #[serde(rename = "_meta", skip_serializing_if = "ResultMeta::is_empty")]
+    meta: ResultMeta<'a>,
+}
+
+#[derive(Serialize, Default)]
+struct ResultMeta<'a> {
+    #[serde(
+        rename = "io.modelcontextprotocol/serverInfo",
+        skip_serializing_if = "Option::is_none"
+    )]
+    server_info: Option<&'static ServerInfo>,
+    /// On the answer that closes a `subscriptions/listen` stream.
+    #[serde(
+        rename = "io.modelcontextprotocol/subscriptionId",
+        skip_serializing_if = "Option::is_none"
+    )]
+    subscription: Option<&'a Value>,
+}
+
+impl ResultMeta<'_> {
+    fn is_empty(&self) -> bool {
+        self.server_info.is_none() && self.subscription.is_none()
+    }
+}
+
+#[derive(Serialize)]
+struct ServerInfo {
+    name: &'static str,
+    version: &'static str,
+}
+
+static SERVER_INFO: ServerInfo = ServerInfo {
+    name: "promptshelf",
+    version: env!("CARGO_PKG_VERSION"),
+};
+
+/// A result with no members of its own (`ping`, `resources/subscribe`, ...).
+#[derive(Serialize)]
+struct Empty {}
+
+/// A list page's own members, the items under the list's name.
+#[derive(Serialize)]
+struct ListBody<'a> {
+    #[serde(flatten)]
+    items: ListItems<'a>,
+    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+enum ListItems<'a> {
+    Prompts(&'a RawValue),
+    Resources(&'a RawValue),
+    ResourceTemplates(&'a RawValue),
+}
+
+#[derive(Serialize)]
+struct ReadBody<'a> {
+    contents: [&'a RawValue; 1],
+}
+
+#[derive(Serialize)]
+struct PromptBody<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    messages: Vec<content::Message<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InputRequiredBody<'a> {
+    input_requests: Map<String, Value>,
+    request_state: &'a str,
+}
+
+#[derive(Serialize)]
+struct CompletionBody<'a> {
+    completion: CompletionValues<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CompletionValues<'a> {
+    #[serde(serialize_with = "values")]
+    values: &'a crate::complete::Values,
+    total: u64,
+    has_more: bool,
+}
+
+fn values<S: serde::Serializer>(
+    values: &&crate::complete::Values,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(values.iter())
+}
+
+/// `message` as one line of JSON and its newline.
+fn line(message: &impl Serialize) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(message).unwrap_or_else(|err| {
+        tracing::error!("a response could not be serialized: {err}");
+        br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"unserializable result"}}"#.to_vec()
+    });
+    bytes.push(b'\n');
+    bytes
+}
+
+/// `value` as JSON text, to be kept and copied into answers as it is.
+fn raw(value: &impl Serialize) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value).unwrap_or_else(|err| {
+        tracing::error!("a result part could not be serialized: {err}");
+        RawValue::from_string("null".into()).unwrap_or_default()
+    })
+}
+
+/// An error response line.
+pub fn error_line(id: &Value, error: &RpcError) -> Vec<u8> {
+    let mut body = json!({"code": error.code, "message": error.message});
+    if let Some(data) = &error.data {
+        body["data"] = data.clone();
+    }
+    // MCP's schema has no null id: when the request's id could not be read, it is left out.
+    if id.is_null() {
+        line(&json!({"jsonrpc": "2.0", "error": body}))
+    } else {
+        line(&json!({"jsonrpc": "2.0", "id": id, "error": body}))
+    }
+}
+
+pub(super) fn iso(ms: i64) -> String {
+    jiff::Timestamp::from_millisecond(ms)
+        .map(|ts| ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_else(|_| "1970-01-01T00:00:00Z".to_string())
+}
+
+fn capabilities() -> Value {
+    json!({
+        "prompts": {"listChanged": true},
+        "resources": {"subscribe": true, "listChanged": true},
+        "completions": {},
+    })
+}
+
+impl Shaper<'_> {
+    /// The response line: `body`, closed as this revision closes a result of `result_type`
+    /// with `hints` (modern results then carry `ttlMs` and `cacheScope`).
+    fn respond<B: Serialize>(
+        &self,
+        id: &Value,
+        body: B,
+        result_type: &'static str,
+        hints: Option<Hints>,
+    ) -> Vec<u8> {
+        self.respond_with_meta(id, body, result_type, hints, ResultMeta::default())
+    }
+
+    fn respond_with_meta<'a, B: Serialize>(
+        &self,
+        id: &'a Value,
+        body: B,
+        result_type: &'static str,
+        hints: Option<Hints>,
+        meta: ResultMeta<'a>,
+    ) -> Vec<u8> {
+        let close = if self.revision.is_modern() {
+            Close {
+                result_type: Some(result_type),
+                ttl_ms: hints.map(|hints| self.ttl_ms(hints)),
+                cache_scope: hints.map(|_| self.cache_scope()),
+                meta: ResultMeta {
+                    server_info: Some(&SERVER_INFO),
+                    ..meta
+                },
+            }
+        } else {
+            Close {
+                meta,
+                ..Close::default()
+            }
+        };
+        line(&Response {
+            jsonrpc: "2.0",
+            id,
+            result: ResultObject { body, close },
+        })
+    }
+
+    fn cache_scope(&self) -> &'static str {
+        match self.config.cache_scope {
+            CacheScope::Public => "public",
+            CacheScope::Private => "private",
+        }
+    }
+
+    /// HTTP-style heuristic freshness: 10% of the time since the last change, clamped.
+    fn ttl_ms(&self, hints: Hints) -> u64 {
+        match hints {
+            Hints::NotCacheable => 0,
+            Hints::Since(last_modified) => {
+                let age = (self.now - last_modified).max(0) as u64;
+                (age / 10).clamp(self.config.ttl_min_ms, self.config.ttl_max_ms)
+            }
+        }
+    }
+
+    pub fn discover(&self, id: &Value, discovery: &Discovery) -> Vec<u8> {
+        let mut body = Map::new();
+        body.insert(
+            "supportedVersions".into(),
+            json!([Revision::MODERN.as_str()]),
+        );
+        body.insert("capabilities".into(), capabilities());
+        body.insert("instructions".into(), json!(discovery.instructions));
+        self.respond(
+            id,
+            body,
+            "complete",
+            Some(Hints::Since(discovery.last_modified)),
+        )
+    }
+
+    pub fn initialize(&self, id: &Value, discovery: &Discovery) -> Vec<u8> {
+        let mut body = Map::new();
+        body.insert("protocolVersion".into(), json!(self.revision.as_str()));
+        body.insert("capabilities".into(), capabilities());
+        body.insert("serverInfo".into(), json!(SERVER_INFO));
+        body.insert("instructions".into(), json!(discovery.instructions));
+        self.respond(id, body, "complete", None)
+    }
+
+    /// The answer that closes a `subscriptions/listen` stream on shutdown.
+    pub fn listen_closed(&self, id: &Value) -> Vec<u8> {
+        let meta = ResultMeta {
+            subscription: Some(id),
+            ..ResultMeta::default()
+        };
+        self.respond_with_meta(id, Empty {}, "complete", None, meta)
+    }
+
+    pub fn empty(&self, id: &Value) -> Vec<u8> {
+        self.respond(id, Empty {}, "complete", None)
+    }
+
+    pub fn prompts_page(&self, page: &Page<StoredPrompt>) -> ShapedPage {
+        let items: Vec<Value> = page.items.iter().map(|p| self.prompt(p)).collect();
+        shaped_page(ListKind::Prompts, &items, page)
+    }
+
+    pub fn resources_page(&self, page: &Page<StoredResource>) -> ShapedPage {
+        let items: Vec<Value> = page.items.iter().map(|r| self.resource(r)).collect();
+        shaped_page(ListKind::Resources, &items, page)
+    }
+
+    pub fn templates_page(&self, page: &Page<StoredTemplate>) -> ShapedPage {
+        let items: Vec<Value> = page.items.iter().map(|t| self.template(t)).collect();
+        shaped_page(ListKind::ResourceTemplates, &items, page)
+    }
+
+    /// The response line for a shaped page, with the `ttlMs` of this moment.
+    pub fn page_line(&self, id: &Value, page: &ShapedPage) -> Vec<u8> {
+        let items = page.items.as_ref();
+        let body = ListBody {
+            items: match page.kind {
+                ListKind::Prompts => ListItems::Prompts(items),
+                ListKind::Resources => ListItems::Resources(items),
+                ListKind::ResourceTemplates => ListItems::ResourceTemplates(items),
+            },
+            next_cursor: page.next_cursor.as_deref(),
+        };
+        self.respond(id, body, "complete", Some(Hints::Since(page.last_modified)))
+    }
+
+    /// A `resources/read` answer line; the contents come from the resource's memo.
+    pub fn read_line(&self, id: &Value, read: &ReadResult) -> Vec<u8> {
+        let body = ReadBody {
+            contents: [self.contents(read)],
+        };
+        let hints = Hints::Since(read.resource.last_modified);
+        self.respond(id, body, "complete", Some(hints))
+    }
+
+    pub fn prompt_outcome(&self, id: &Value, outcome: &PromptOutcome) -> Vec<u8> {
+        match outcome {
+            PromptOutcome::Rendered { prompt, retried } => {
+                // A result produced by answering input must not be cached.
+                let hints = retried.then_some(Hints::NotCacheable);
+                self.respond(id, self.prompt_body(prompt), "complete", hints)
+            }
+            PromptOutcome::InputRequired { requests, state } => {
+                let body = InputRequiredBody {
+                    input_requests: input_requests(requests),
+                    request_state: state,
+                };
+                self.respond(id, body, "input_required", None)
+            }
+        }
+    }
+
+    /// The `result` of a `prompts/get`, as `promptshelf prompt render --json` prints it:
+    /// read back from the answer line, so that there is one way of writing it.
+    pub fn prompt_result(&self, outcome: &PromptOutcome) -> Value {
+        let line = self.prompt_outcome(&Value::Null, outcome);
+        serde_json::from_slice::<Value>(&line)
+            .map(|mut response| response["result"].take())
+            .unwrap_or(Value::Null)
+    }
+
+    fn prompt_body<'a>(&self, prompt: &'a RenderedPrompt) -> PromptBody<'a> {
+        PromptBody {
+            description: prompt.description.as_deref(),
+            messages: prompt
+                .messages
+                .iter()
+                .map(|message| self.message(message))
+                .collect(),
+        }
+    }
+
+    /// A `completion/complete` answer line.
+    pub fn completion(&self, id: &Value, completion: &Completion) -> Vec<u8> {
+        let body = CompletionBody {
+            completion: CompletionValues {
+                values: &completion.values,
+                total: completion.total,
+                has_more: completion.has_more,
+            },
+        };
+        self.respond(id, body, "complete", None)
+    }
+}
+
+fn shaped_page<T>(kind: ListKind, items: &[Value], page: &Page<T>) -> ShapedPage {
+    ShapedPage {
+        kind,
+        items: raw(&items),
+        next_cursor: page.next_cursor.clone(),
+        last_modified: page.last_modified,
+    }
+}
+
+fn input_requests(requests: &[InputRequest]) -> Map<String, Value> {
+    requests
+        .iter()
+        .map(|request| {
+            let form = json!({
+                "method": "elicitation/create",
+                "params": {
+                    "mode": "form",
+                    "message": request.message,
+                    "requestedSchema": request.schema,
+                }
+            });
+            (request.key.clone(), form)
+        })
+        .collect()
+}

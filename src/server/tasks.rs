@@ -1,0 +1,89 @@
+//! Requests running on tokio's blocking pool: at most `MAX_IN_FLIGHT` at once (the reader
+//! waits for room beyond that, which bounds memory whatever the client sends), each findable
+//! by its id so that a cancellation can stop its answer from being sent.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+/// Requests running at once.
+const MAX_IN_FLIGHT: usize = 256;
+
+#[derive(Default)]
+pub(super) struct Tasks {
+    /// Requests still running, by `protocol::request_key`: set to true when the client
+    /// cancels one.
+    running: Mutex<HashMap<String, Arc<AtomicBool>, foldhash::fast::RandomState>>,
+    count: Mutex<usize>,
+    changed: Condvar,
+}
+
+impl Tasks {
+    fn count(&self) -> MutexGuard<'_, usize> {
+        self.count.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn running(
+        &self,
+    ) -> MutexGuard<'_, HashMap<String, Arc<AtomicBool>, foldhash::fast::RandomState>> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `work` on the pool as the request `key`, once there is room; `work` gets
+    /// whether the request was cancelled meanwhile, to know if its answer is still wanted.
+    pub(super) fn spawn(
+        self: &Arc<Self>,
+        runtime: &tokio::runtime::Handle,
+        key: String,
+        work: impl FnOnce(&dyn Fn() -> bool) + Send + 'static,
+    ) {
+        let cancelled = Arc::new(AtomicBool::new(false));
+        self.running().insert(key.clone(), Arc::clone(&cancelled));
+        {
+            let mut count = self.count();
+            while *count >= MAX_IN_FLIGHT {
+                count = self
+                    .changed
+                    .wait(count)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+            *count += 1;
+        }
+        let tasks = Arc::clone(self);
+        runtime.spawn_blocking(move || {
+            work(&|| cancelled.load(Ordering::Relaxed));
+            tasks.running().remove(&key);
+            tasks.finished();
+        });
+    }
+
+    fn finished(&self) {
+        let mut count = self.count();
+        let was = *count;
+        *count = count.saturating_sub(1);
+        // Only two moments can have a waiter: the reader waiting for room, and the end of
+        // input waiting for none. Waking on every end would be a system call per request.
+        if was == MAX_IN_FLIGHT || *count == 0 {
+            self.changed.notify_all();
+        }
+    }
+
+    /// The client cancelled the request `key`: its answer, if it is still running, is not
+    /// sent.
+    pub(super) fn cancel(&self, key: &str) {
+        if let Some(flag) = self.running().get(key) {
+            flag.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Waits until every request has finished.
+    pub(super) fn wait_idle(&self) {
+        let mut count = self.count();
+        while *count > 0 {
+            count = self
+                .changed
+                .wait(count)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
