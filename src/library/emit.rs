@@ -7,10 +7,9 @@
 
 use std::fmt::Write as _;
 
-use super::{
-    Folder, has_extension, heading_and_paragraph, is_command_path, opens_yaml_front_matter,
-    split_front_matter,
-};
+use super::front_matter::{opens_yaml_front_matter, split_front_matter};
+use super::paths::{Folder, has_extension, is_command_path};
+use super::summary::heading_and_paragraph;
 use crate::model::{
     ArgumentType, CompletionValue, Content, Icon, MessageTemplate, Prompt, PromptArgument,
     Resource, Role,

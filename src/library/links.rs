@@ -12,7 +12,8 @@ use std::ops::Range;
 use percent_encoding::percent_decode_str;
 use pulldown_cmark::{Event, LinkType, Parser, Tag};
 
-use super::{Item, has_extension};
+use super::Item;
+use super::paths::has_extension;
 use crate::model::Content;
 
 /// The relative paths of the resources among `items`, with their URIs: what links can point

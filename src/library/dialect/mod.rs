@@ -2,15 +2,22 @@
 //! prompt files. Their placeholders become typed arguments substituted by minijinja, and
 //! everything else in the body is escaped so that it comes out exactly as written.
 //!
+//! `claude_code` and `vscode` each find their tool's placeholders and arguments; this file
+//! holds what both share: the body rewritten into an escaped template, argument and prompt
+//! names made from the names other tools allow, and the prompt put together.
+//!
 //! docs/format.md ("Prompt files from other tools") is the user-facing statement of both
 //! mappings; keep the two in step.
 
-use std::collections::HashMap;
+mod claude_code;
+mod vscode;
 
-use serde::Deserialize;
-use serde::de::IgnoredAny;
+pub(super) use claude_code::claude_command;
+pub(super) use vscode::{is_vscode_prompt, vscode_prompt};
 
-use super::{FileError, heading_and_paragraph, role_marker, split_roles};
+use super::FileError;
+use super::roles::{role_marker, split_roles};
+use super::summary::heading_and_paragraph;
 use crate::model::{Origin, Prompt, PromptArgument};
 
 /// What a prompt file needs besides its front matter and body.
@@ -21,390 +28,6 @@ pub(super) struct Source<'a> {
     pub body_line: u64,
     pub origin: Origin,
 }
-
-// ---------------------------------------------------------------------------------------
-// Claude Code commands
-// ---------------------------------------------------------------------------------------
-
-#[derive(Debug, Default, Deserialize)]
-struct ClaudeFront {
-    description: Option<String>,
-    #[serde(rename = "argument-hint")]
-    argument_hint: Option<Hint>,
-}
-
-/// `argument-hint: [file] [focus]` is, to YAML, a list followed by junk, and `[file]` alone is
-/// a one-item list; Claude Code reads both as text, so both are accepted.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum Hint {
-    Text(String),
-    List(Vec<String>),
-}
-
-impl ClaudeFront {
-    /// Claude Code's own reader is forgiving, so a front matter that is not valid YAML is read
-    /// line by line as `key: value` rather than refused.
-    fn read(yaml: Option<&str>) -> ClaudeFront {
-        let Some(yaml) = yaml else {
-            return ClaudeFront::default();
-        };
-        if yaml.trim().is_empty() {
-            return ClaudeFront::default();
-        }
-        if let Ok(front) = serde_saphyr::from_str::<ClaudeFront>(yaml) {
-            return front;
-        }
-        let mut front = ClaudeFront::default();
-        for line in yaml.lines() {
-            if line.starts_with([' ', '\t', '#']) {
-                continue;
-            }
-            let Some((key, value)) = line.split_once(':') else {
-                continue;
-            };
-            let value = unquote(value.trim());
-            match key.trim() {
-                "description" => front.description = Some(value.to_string()),
-                "argument-hint" => front.argument_hint = Some(Hint::Text(value.to_string())),
-                _ => {}
-            }
-        }
-        front
-    }
-}
-
-fn unquote(value: &str) -> &str {
-    for quote in ['"', '\''] {
-        if let Some(inner) = value
-            .strip_prefix(quote)
-            .and_then(|rest| rest.strip_suffix(quote))
-        {
-            return inner;
-        }
-    }
-    value
-}
-
-/// The names an argument hint gives, in order: the words inside `[...]` or `<...>`, or else
-/// the words of the hint.
-fn hint_words(hint: &Hint) -> (String, Vec<String>) {
-    match hint {
-        Hint::List(items) => {
-            let text = items
-                .iter()
-                .map(|item| format!("[{item}]"))
-                .collect::<Vec<_>>()
-                .join(" ");
-            (text, items.clone())
-        }
-        Hint::Text(text) => {
-            let mut words = Vec::new();
-            let mut rest = text.as_str();
-            while let Some(open) = rest.find(['[', '<']) {
-                let close = if rest[open..].starts_with('[') {
-                    ']'
-                } else {
-                    '>'
-                };
-                let Some(length) = rest[open + 1..].find(close) else {
-                    break;
-                };
-                words.push(rest[open + 1..open + 1 + length].trim().to_string());
-                rest = &rest[open + 1 + length + 1..];
-            }
-            if words.is_empty() {
-                words = text.split_whitespace().map(str::to_string).collect();
-            }
-            (text.clone(), words)
-        }
-    }
-}
-
-/// A Claude Code command (`.claude/commands/NAME.md`): `$ARGUMENTS` becomes the argument
-/// `arguments`, `$1`..`$9` become `arg1`..`arg9` or the names the argument hint gives.
-pub(super) fn claude_command(
-    front: Option<&str>,
-    body: &str,
-    source: Source,
-) -> Result<Prompt, FileError> {
-    let front = ClaudeFront::read(front);
-    let (hint_text, hint_names) = match &front.argument_hint {
-        Some(hint) => {
-            let (text, words) = hint_words(hint);
-            (Some(text), words)
-        }
-        None => (None, Vec::new()),
-    };
-    // First pass: which placeholders the body uses, so that names can be chosen before the
-    // body is rewritten.
-    let mut uses_all = false;
-    let mut positions = [false; 9];
-    scan_claude(body, |placeholder| match placeholder {
-        ClaudePlaceholder::All => uses_all = true,
-        ClaudePlaceholder::Position(n) => positions[n - 1] = true,
-    });
-    let mut arguments = Vec::new();
-    if uses_all {
-        arguments.push(PromptArgument {
-            name: "arguments".to_string(),
-            description: Some(
-                hint_text
-                    .clone()
-                    .unwrap_or_else(|| "The text after the command".to_string()),
-            ),
-            ..PromptArgument::default()
-        });
-    }
-    let mut position_names: [String; 9] = Default::default();
-    for (index, used) in positions.iter().enumerate() {
-        if !used {
-            continue;
-        }
-        let hinted = hint_names
-            .get(index)
-            .and_then(|word| identifier(word))
-            .filter(|name| !arguments.iter().any(|arg| &arg.name == name));
-        let mut name = hinted.unwrap_or_else(|| format!("arg{}", index + 1));
-        // A hint may name a later position's default (`[arg2] [x]`): keep names apart.
-        while arguments.iter().any(|arg| arg.name == name) {
-            name.push('_');
-        }
-        let description = match hint_names.get(index) {
-            Some(word) if !word.is_empty() => format!("{word} (argument {})", index + 1),
-            _ => format!("Argument {} of the command", index + 1),
-        };
-        position_names[index] = name.clone();
-        arguments.push(PromptArgument {
-            name,
-            description: Some(description),
-            ..PromptArgument::default()
-        });
-    }
-    let template = translate(body, |rest| {
-        if let Some(after) = rest.strip_prefix("$ARGUMENTS") {
-            return Some((var("arguments"), rest.len() - after.len()));
-        }
-        let n = claude_position(rest)?;
-        Some((var(&position_names[n - 1]), 2))
-    });
-    finish(
-        front.description,
-        arguments,
-        body,
-        &template,
-        source.default_name,
-        source,
-    )
-}
-
-enum ClaudePlaceholder {
-    All,
-    Position(usize),
-}
-
-fn scan_claude(body: &str, mut found: impl FnMut(ClaudePlaceholder)) {
-    for (at, _) in body.match_indices('$') {
-        let rest = &body[at..];
-        if rest.starts_with("$ARGUMENTS") {
-            found(ClaudePlaceholder::All);
-        } else if let Some(n) = claude_position(rest) {
-            found(ClaudePlaceholder::Position(n));
-        }
-    }
-}
-
-/// `$1`..`$9` not followed by another digit (`$100` is an amount of money, not `$1` + "00").
-fn claude_position(rest: &str) -> Option<usize> {
-    let bytes = rest.as_bytes();
-    if bytes.first() != Some(&b'$') {
-        return None;
-    }
-    let digit = *bytes.get(1)?;
-    if !(b'1'..=b'9').contains(&digit) || bytes.get(2).is_some_and(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(usize::from(digit - b'0'))
-}
-
-// ---------------------------------------------------------------------------------------
-// VS Code prompt files
-// ---------------------------------------------------------------------------------------
-
-/// Front matter keys only VS Code prompt files use.
-const VSCODE_KEYS: [&str; 5] = ["mode", "agent", "model", "tools", "argument-hint"];
-/// Front matter keys only our own prompt files use.
-const OUR_KEYS: [&str; 4] = ["kind", "title", "icons", "arguments"];
-
-/// VS Code's editor variables: (variable, argument, description).
-const VSCODE_VARIABLES: [(&str, &str, &str); 8] = [
-    ("selection", "selection", "The selected text"),
-    ("selectedText", "selection", "The selected text"),
-    ("file", "file", "The path of the current file"),
-    (
-        "fileBasename",
-        "file_basename",
-        "The name of the current file",
-    ),
-    (
-        "fileBasenameNoExtension",
-        "file_basename_no_extension",
-        "The name of the current file without its extension",
-    ),
-    (
-        "fileDirname",
-        "file_dirname",
-        "The folder of the current file",
-    ),
-    (
-        "workspaceFolder",
-        "workspace_folder",
-        "The path of the workspace folder",
-    ),
-    (
-        "workspaceFolderBasename",
-        "workspace_folder_basename",
-        "The name of the workspace folder",
-    ),
-];
-
-/// Whether a `*.prompt.md` file is VS Code's rather than ours: it has none of our own keys,
-/// and it has a key only VS Code uses or a VS Code placeholder in its body.
-pub(super) fn is_vscode_prompt(front: Option<&str>, body: &str) -> bool {
-    let keys: Vec<String> = match front {
-        Some(yaml) if !yaml.trim().is_empty() => {
-            match serde_saphyr::from_str::<HashMap<String, IgnoredAny>>(yaml) {
-                Ok(map) => map.into_keys().collect(),
-                // Broken YAML: let our own reader report where.
-                Err(_) => return false,
-            }
-        }
-        _ => Vec::new(),
-    };
-    if keys.iter().any(|key| OUR_KEYS.contains(&key.as_str())) {
-        return false;
-    }
-    keys.iter().any(|key| VSCODE_KEYS.contains(&key.as_str()))
-        || body
-            .match_indices("${")
-            .any(|(at, _)| vscode_placeholder(&body[at..]).is_some())
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct VsCodeFront {
-    name: Option<String>,
-    description: Option<String>,
-    // The keys below only steer VS Code's own chat; they are read so that their presence is
-    // accepted, and otherwise left out.
-    #[serde(rename = "argument-hint")]
-    _argument_hint: Option<IgnoredAny>,
-    #[serde(rename = "mode")]
-    _mode: Option<IgnoredAny>,
-    #[serde(rename = "agent")]
-    _agent: Option<IgnoredAny>,
-    #[serde(rename = "model")]
-    _model: Option<IgnoredAny>,
-    #[serde(rename = "tools")]
-    _tools: Option<IgnoredAny>,
-}
-
-/// One `${...}` of a VS Code prompt file: the argument it becomes, its description, and how
-/// many bytes it spans.
-struct VsCodePlaceholder {
-    argument: String,
-    description: Option<String>,
-    length: usize,
-}
-
-/// `${input:name}`, `${input:name:placeholder}` or one of the editor variables, at the start
-/// of `rest`; anything else (`${env:HOME}`, a JavaScript template string) is not one.
-fn vscode_placeholder(rest: &str) -> Option<VsCodePlaceholder> {
-    let inner_start = rest.strip_prefix("${")?;
-    let end = inner_start.find(['}', '\n'])?;
-    if !inner_start[end..].starts_with('}') {
-        return None;
-    }
-    let inner = &inner_start[..end];
-    let length = 2 + end + 1;
-    if let Some(input) = inner.strip_prefix("input:") {
-        let (name, placeholder) = match input.split_once(':') {
-            Some((name, placeholder)) => (name, Some(placeholder.trim())),
-            None => (input, None),
-        };
-        return Some(VsCodePlaceholder {
-            argument: identifier(name.trim())?,
-            description: placeholder
-                .filter(|text| !text.is_empty())
-                .map(str::to_string),
-            length,
-        });
-    }
-    let (_, argument, description) = VSCODE_VARIABLES
-        .iter()
-        .find(|(variable, _, _)| *variable == inner)?;
-    Some(VsCodePlaceholder {
-        argument: argument.to_string(),
-        description: Some(format!("{description} (VS Code's ${{{inner}}})")),
-        length,
-    })
-}
-
-/// A VS Code prompt file: `${input:name:placeholder}` becomes the required argument `name`
-/// described by the placeholder; the editor variables become required arguments too.
-pub(super) fn vscode_prompt(
-    front: Option<&str>,
-    body: &str,
-    source: Source,
-) -> Result<Prompt, FileError> {
-    let front: VsCodeFront = match front {
-        Some(yaml) => super::parse_yaml(source.path, yaml)?,
-        None => VsCodeFront::default(),
-    };
-    let mut arguments: Vec<PromptArgument> = Vec::new();
-    for (at, _) in body.match_indices("${") {
-        let Some(placeholder) = vscode_placeholder(&body[at..]) else {
-            continue;
-        };
-        match arguments
-            .iter_mut()
-            .find(|arg| arg.name == placeholder.argument)
-        {
-            // The first placeholder text given for an input describes it.
-            Some(existing) => {
-                if existing.description.is_none() {
-                    existing.description = placeholder.description;
-                }
-            }
-            None => arguments.push(PromptArgument {
-                name: placeholder.argument,
-                description: placeholder.description,
-                required: true,
-                ..PromptArgument::default()
-            }),
-        }
-    }
-    let template = translate(body, |rest| {
-        let placeholder = vscode_placeholder(rest)?;
-        Some((var(&placeholder.argument), placeholder.length))
-    });
-    let default_name = front
-        .name
-        .as_deref()
-        .map(sanitize_name)
-        .unwrap_or_else(|| source.default_name.to_string());
-    finish(
-        front.description,
-        arguments,
-        body,
-        &template,
-        &default_name,
-        source,
-    )
-}
-
-// ---------------------------------------------------------------------------------------
-// Shared
-// ---------------------------------------------------------------------------------------
 
 fn finish(
     description: Option<String>,
@@ -553,31 +176,13 @@ mod tests {
     use super::*;
     use crate::model::Role;
 
-    fn source() -> Source<'static> {
+    pub(super) fn source() -> Source<'static> {
         Source {
             path: "commands/review.md",
             default_name: "review",
             body_line: 1,
             origin: Origin::default(),
         }
-    }
-
-    #[test]
-    fn claude_placeholders_become_arguments_and_the_rest_is_escaped() {
-        let prompt = claude_command(
-            Some("description: Review\nargument-hint: [file] [focus]\n"),
-            "Review $1 for $2, all: $ARGUMENTS. Costs $100. Keep {{ x }} and {% y %} {# z #}\n",
-            source(),
-        )
-        .unwrap();
-        let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
-        assert_eq!(names, ["arguments", "file", "focus"]);
-        assert_eq!(
-            prompt.messages[0].body,
-            "Review {{ file }} for {{ focus }}, all: {{ arguments }}. Costs $100. \
-             Keep {{ \"{{\" }} x }} and {{ \"{%\" }} y %} {{ \"{#\" }} z #}"
-        );
-        assert_eq!(prompt.description.as_deref(), Some("Review"));
     }
 
     #[test]
@@ -602,7 +207,7 @@ mod tests {
 
     /// Bodies made of the pieces that matter to both translations, from a fixed-seed
     /// generator: many shapes, the same every run.
-    fn tricky_bodies() -> Vec<String> {
+    pub(super) fn tricky_bodies() -> Vec<String> {
         const PIECES: [&str; 24] = [
             "{{",
             "{%",
@@ -681,7 +286,10 @@ mod tests {
 
     /// `body` with each placeholder replaced by what `value` gives for it, the way the
     /// rendered template should read.
-    fn substituted(body: &str, mut value: impl FnMut(&str) -> Option<(String, usize)>) -> String {
+    pub(super) fn substituted(
+        body: &str,
+        mut value: impl FnMut(&str) -> Option<(String, usize)>,
+    ) -> String {
         let mut out = String::new();
         let mut at = 0;
         while at < body.len() {
@@ -699,7 +307,7 @@ mod tests {
         out.trim_matches(['\n', '\r']).to_string()
     }
 
-    fn rendered_text(
+    pub(super) fn rendered_text(
         prompt: &Prompt,
         values: &std::collections::BTreeMap<String, String>,
         body: &str,
@@ -718,46 +326,12 @@ mod tests {
     }
 
     /// Every argument's value is its name in angle brackets, to spot it in the output.
-    fn marked_values(prompt: &Prompt) -> std::collections::BTreeMap<String, String> {
+    pub(super) fn marked_values(prompt: &Prompt) -> std::collections::BTreeMap<String, String> {
         prompt
             .arguments
             .iter()
             .map(|arg| (arg.name.clone(), format!("<{}>", arg.name)))
             .collect()
-    }
-
-    #[test]
-    fn placeholders_in_any_body_render_their_values_and_nothing_else_changes() {
-        for body in tricky_bodies() {
-            if let Ok(prompt) = claude_command(None, &body, source()) {
-                let values = marked_values(&prompt);
-                let expected = substituted(&body, |rest| {
-                    if rest.starts_with("$ARGUMENTS") {
-                        return Some(("<arguments>".into(), "$ARGUMENTS".len()));
-                    }
-                    claude_position(rest).map(|n| (format!("<arg{n}>"), 2))
-                });
-                assert_eq!(rendered_text(&prompt, &values, &body), expected, "{body:?}");
-            }
-            if let Ok(prompt) = vscode_prompt(None, &body, source()) {
-                let values = marked_values(&prompt);
-                let expected = substituted(&body, |rest| {
-                    vscode_placeholder(rest)
-                        .map(|found| (format!("<{}>", found.argument), found.length))
-                });
-                assert_eq!(rendered_text(&prompt, &values, &body), expected, "{body:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn an_argument_hint_that_is_not_yaml_is_still_read() {
-        let front = ClaudeFront::read(Some(
-            "argument-hint: [pr-number] [priority]\ndescription: \"Fix\"\n",
-        ));
-        assert_eq!(front.description.as_deref(), Some("Fix"));
-        let (_, words) = hint_words(&front.argument_hint.unwrap());
-        assert_eq!(words, ["pr-number", "priority"]);
     }
 
     #[test]
@@ -768,44 +342,6 @@ mod tests {
         assert_eq!(
             prompt.messages[0].body,
             "a\n{{ \"<!--\" }} assistant -->\nb"
-        );
-    }
-
-    #[test]
-    fn vscode_inputs_and_variables_become_required_arguments() {
-        let body = "Make ${input:component-name:Button} in ${file}; keep ${env:HOME} and `${x}`\n";
-        assert!(is_vscode_prompt(Some("mode: agent\n"), body));
-        assert!(is_vscode_prompt(None, body));
-        assert!(!is_vscode_prompt(Some("arguments: []\n"), body));
-        assert!(!is_vscode_prompt(
-            Some("description: x\n"),
-            "no placeholders"
-        ));
-        let prompt = vscode_prompt(
-            Some("mode: agent\ntools: ['codebase']\nmodel: GPT-4o\n"),
-            body,
-            source(),
-        )
-        .unwrap();
-        let args: Vec<(&str, Option<&str>, bool)> = prompt
-            .arguments
-            .iter()
-            .map(|a| (a.name.as_str(), a.description.as_deref(), a.required))
-            .collect();
-        assert_eq!(
-            args,
-            [
-                ("component_name", Some("Button"), true),
-                (
-                    "file",
-                    Some("The path of the current file (VS Code's ${file})"),
-                    true
-                )
-            ]
-        );
-        assert_eq!(
-            prompt.messages[0].body,
-            "Make {{ component_name }} in {{ file }}; keep ${env:HOME} and `${x}`"
         );
     }
 

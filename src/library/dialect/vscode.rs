@@ -1,0 +1,243 @@
+//! VS Code prompt files (`*.prompt.md` with VS Code's keys or placeholders): `${input:...}`
+//! and the editor variables become required arguments.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+use super::{Source, finish, identifier, sanitize_name, translate, var};
+use crate::library::FileError;
+use crate::library::front_matter::parse_yaml;
+use crate::model::{Prompt, PromptArgument};
+
+/// Front matter keys only VS Code prompt files use.
+const VSCODE_KEYS: [&str; 5] = ["mode", "agent", "model", "tools", "argument-hint"];
+/// Front matter keys only our own prompt files use.
+const OUR_KEYS: [&str; 4] = ["kind", "title", "icons", "arguments"];
+
+/// VS Code's editor variables: (variable, argument, description).
+const VSCODE_VARIABLES: [(&str, &str, &str); 8] = [
+    ("selection", "selection", "The selected text"),
+    ("selectedText", "selection", "The selected text"),
+    ("file", "file", "The path of the current file"),
+    (
+        "fileBasename",
+        "file_basename",
+        "The name of the current file",
+    ),
+    (
+        "fileBasenameNoExtension",
+        "file_basename_no_extension",
+        "The name of the current file without its extension",
+    ),
+    (
+        "fileDirname",
+        "file_dirname",
+        "The folder of the current file",
+    ),
+    (
+        "workspaceFolder",
+        "workspace_folder",
+        "The path of the workspace folder",
+    ),
+    (
+        "workspaceFolderBasename",
+        "workspace_folder_basename",
+        "The name of the workspace folder",
+    ),
+];
+
+/// Whether a `*.prompt.md` file is VS Code's rather than ours: it has none of our own keys,
+/// and it has a key only VS Code uses or a VS Code placeholder in its body.
+pub(in crate::library) fn is_vscode_prompt(front: Option<&str>, body: &str) -> bool {
+    let keys: Vec<String> = match front {
+        Some(yaml) if !yaml.trim().is_empty() => {
+            match serde_saphyr::from_str::<HashMap<String, IgnoredAny>>(yaml) {
+                Ok(map) => map.into_keys().collect(),
+                // Broken YAML: let our own reader report where.
+                Err(_) => return false,
+            }
+        }
+        _ => Vec::new(),
+    };
+    if keys.iter().any(|key| OUR_KEYS.contains(&key.as_str())) {
+        return false;
+    }
+    keys.iter().any(|key| VSCODE_KEYS.contains(&key.as_str()))
+        || body
+            .match_indices("${")
+            .any(|(at, _)| vscode_placeholder(&body[at..]).is_some())
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct VsCodeFront {
+    name: Option<String>,
+    description: Option<String>,
+    // The keys below only steer VS Code's own chat; they are read so that their presence is
+    // accepted, and otherwise left out.
+    #[serde(rename = "argument-hint")]
+    _argument_hint: Option<IgnoredAny>,
+    #[serde(rename = "mode")]
+    _mode: Option<IgnoredAny>,
+    #[serde(rename = "agent")]
+    _agent: Option<IgnoredAny>,
+    #[serde(rename = "model")]
+    _model: Option<IgnoredAny>,
+    #[serde(rename = "tools")]
+    _tools: Option<IgnoredAny>,
+}
+
+/// One `${...}` of a VS Code prompt file: the argument it becomes, its description, and how
+/// many bytes it spans.
+struct VsCodePlaceholder {
+    argument: String,
+    description: Option<String>,
+    length: usize,
+}
+
+/// `${input:name}`, `${input:name:placeholder}` or one of the editor variables, at the start
+/// of `rest`; anything else (`${env:HOME}`, a JavaScript template string) is not one.
+fn vscode_placeholder(rest: &str) -> Option<VsCodePlaceholder> {
+    let inner_start = rest.strip_prefix("${")?;
+    let end = inner_start.find(['}', '\n'])?;
+    if !inner_start[end..].starts_with('}') {
+        return None;
+    }
+    let inner = &inner_start[..end];
+    let length = 2 + end + 1;
+    if let Some(input) = inner.strip_prefix("input:") {
+        let (name, placeholder) = match input.split_once(':') {
+            Some((name, placeholder)) => (name, Some(placeholder.trim())),
+            None => (input, None),
+        };
+        return Some(VsCodePlaceholder {
+            argument: identifier(name.trim())?,
+            description: placeholder
+                .filter(|text| !text.is_empty())
+                .map(str::to_string),
+            length,
+        });
+    }
+    let (_, argument, description) = VSCODE_VARIABLES
+        .iter()
+        .find(|(variable, _, _)| *variable == inner)?;
+    Some(VsCodePlaceholder {
+        argument: argument.to_string(),
+        description: Some(format!("{description} (VS Code's ${{{inner}}})")),
+        length,
+    })
+}
+
+/// A VS Code prompt file: `${input:name:placeholder}` becomes the required argument `name`
+/// described by the placeholder; the editor variables become required arguments too.
+pub(in crate::library) fn vscode_prompt(
+    front: Option<&str>,
+    body: &str,
+    source: Source,
+) -> Result<Prompt, FileError> {
+    let front: VsCodeFront = match front {
+        Some(yaml) => parse_yaml(source.path, yaml)?,
+        None => VsCodeFront::default(),
+    };
+    let mut arguments: Vec<PromptArgument> = Vec::new();
+    for (at, _) in body.match_indices("${") {
+        let Some(placeholder) = vscode_placeholder(&body[at..]) else {
+            continue;
+        };
+        match arguments
+            .iter_mut()
+            .find(|arg| arg.name == placeholder.argument)
+        {
+            // The first placeholder text given for an input describes it.
+            Some(existing) => {
+                if existing.description.is_none() {
+                    existing.description = placeholder.description;
+                }
+            }
+            None => arguments.push(PromptArgument {
+                name: placeholder.argument,
+                description: placeholder.description,
+                required: true,
+                ..PromptArgument::default()
+            }),
+        }
+    }
+    let template = translate(body, |rest| {
+        let placeholder = vscode_placeholder(rest)?;
+        Some((var(&placeholder.argument), placeholder.length))
+    });
+    let default_name = front
+        .name
+        .as_deref()
+        .map(sanitize_name)
+        .unwrap_or_else(|| source.default_name.to_string());
+    finish(
+        front.description,
+        arguments,
+        body,
+        &template,
+        &default_name,
+        source,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::library::dialect::tests::{
+        marked_values, rendered_text, source, substituted, tricky_bodies,
+    };
+
+    #[test]
+    fn placeholders_in_any_body_render_their_values_and_nothing_else_changes() {
+        for body in tricky_bodies() {
+            if let Ok(prompt) = vscode_prompt(None, &body, source()) {
+                let values = marked_values(&prompt);
+                let expected = substituted(&body, |rest| {
+                    vscode_placeholder(rest)
+                        .map(|found| (format!("<{}>", found.argument), found.length))
+                });
+                assert_eq!(rendered_text(&prompt, &values, &body), expected, "{body:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn vscode_inputs_and_variables_become_required_arguments() {
+        let body = "Make ${input:component-name:Button} in ${file}; keep ${env:HOME} and `${x}`\n";
+        assert!(is_vscode_prompt(Some("mode: agent\n"), body));
+        assert!(is_vscode_prompt(None, body));
+        assert!(!is_vscode_prompt(Some("arguments: []\n"), body));
+        assert!(!is_vscode_prompt(
+            Some("description: x\n"),
+            "no placeholders"
+        ));
+        let prompt = vscode_prompt(
+            Some("mode: agent\ntools: ['codebase']\nmodel: GPT-4o\n"),
+            body,
+            source(),
+        )
+        .unwrap();
+        let args: Vec<(&str, Option<&str>, bool)> = prompt
+            .arguments
+            .iter()
+            .map(|a| (a.name.as_str(), a.description.as_deref(), a.required))
+            .collect();
+        assert_eq!(
+            args,
+            [
+                ("component_name", Some("Button"), true),
+                (
+                    "file",
+                    Some("The path of the current file (VS Code's ${file})"),
+                    true
+                )
+            ]
+        );
+        assert_eq!(
+            prompt.messages[0].body,
+            "Make {{ component_name }} in {{ file }}; keep ${env:HOME} and `${x}`"
+        );
+    }
+}

@@ -1,0 +1,114 @@
+//! YAML front matter: finding it at the start of a file, telling an unclosed one from a
+//! horizontal rule, and parsing it with errors placed at the file's own lines.
+
+use super::FileError;
+
+/// Splits YAML front matter that starts at byte 0 (after a BOM) from the body. Returns the
+/// YAML, the body, and the 1-based line the YAML starts on (for error positions).
+pub(super) fn split_front_matter(text: &str) -> (Option<&str>, &str, u64) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return (None, text, 1);
+    };
+    let mut offset = 0;
+    for (index, line) in rest.split_inclusive('\n').enumerate() {
+        let trimmed = line.trim_end_matches(['\r', '\n']);
+        if trimmed == "---" || trimmed == "..." {
+            let body = &rest[offset + line.len()..];
+            return (Some(&rest[..offset]), body, index as u64 + 3);
+        }
+        offset += line.len();
+    }
+    (None, text, 1)
+}
+
+/// Whether `text` opens front matter (`---` on its first line) with a line that reads as a
+/// YAML key: then a missing closing `---` is a mistake to report, not a horizontal rule
+/// followed by text.
+pub(super) fn opens_yaml_front_matter(text: &str) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return false;
+    };
+    let first = rest.lines().next().unwrap_or("").trim_end();
+    let key_length = first
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(first.len());
+    key_length > 0
+        && first.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && first[key_length..]
+            .strip_prefix(':')
+            .is_some_and(|after| after.is_empty() || after.starts_with(' '))
+}
+
+pub(super) fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
+    path: &str,
+    yaml: &str,
+) -> Result<T, FileError> {
+    if yaml.trim().is_empty() {
+        return Ok(T::default());
+    }
+    serde_saphyr::from_str(yaml).map_err(|err| {
+        // Front matter starts on line 2 of the file.
+        let location = err.location();
+        let line = location.map(|location| location.line() + 1);
+        let message = err.to_string();
+        let first_line = message.lines().next().unwrap_or("invalid YAML");
+        let mut text = format!("front matter: {}", without_yaml_position(first_line));
+        if let Some(location) = location {
+            text.push_str(&format!(" (column {})", location.column()));
+        }
+        FileError::new(path, line, text)
+    })
+}
+
+/// serde-saphyr starts its messages with "error: line L column C: ", counted from the start
+/// of the YAML rather than of the file; the file's line is reported separately.
+fn without_yaml_position(message: &str) -> &str {
+    let rest = message.strip_prefix("error: ").unwrap_or(message);
+    let Some((position, text)) = rest.split_once(": ") else {
+        return rest;
+    };
+    let is_position = position
+        .strip_prefix("line ")
+        .and_then(|position| position.split_once(" column "))
+        .is_some_and(|(line, column)| {
+            [line, column]
+                .iter()
+                .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        });
+    if is_position { text } else { rest }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_yaml_after_an_opening_line_is_taken_for_front_matter() {
+        assert!(opens_yaml_front_matter("---\nname: x\nbody\n"));
+        assert!(opens_yaml_front_matter(
+            "\u{feff}---\r\ndescription:\n  text\n"
+        ));
+        assert!(!opens_yaml_front_matter("---\nSome text after a rule.\n"));
+        assert!(!opens_yaml_front_matter("---\n\nname: x\n"));
+        assert!(!opens_yaml_front_matter("---\nhttp://example.com\n"));
+        assert!(!opens_yaml_front_matter("text\n---\nname: x\n"));
+    }
+
+    #[test]
+    fn front_matter_only_at_the_start() {
+        let (front, body, line) = split_front_matter("---\nname: x\n---\nbody\n");
+        assert_eq!(front, Some("name: x\n"));
+        assert_eq!(body, "body\n");
+        assert_eq!(line, 4);
+        let (front, _, _) = split_front_matter("text\n---\nname: x\n---\n");
+        assert_eq!(front, None);
+    }
+}

@@ -1,0 +1,184 @@
+//! A prompt file of our own format: its front matter keys (name, title, description, icons,
+//! typed arguments) checked and, with the body split at its role markers, made a `Prompt`.
+
+use serde::Deserialize;
+
+use super::FileError;
+use super::front_matter::parse_yaml;
+use super::roles::split_roles;
+use super::summary::heading_and_paragraph;
+use crate::model::{ArgumentType, Icon, Origin, Prompt, PromptArgument};
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PromptFront {
+    #[serde(rename = "kind")]
+    _kind: Option<String>,
+    name: Option<String>,
+    title: Option<String>,
+    description: Option<String>,
+    #[serde(default)]
+    icons: Vec<Icon>,
+    #[serde(default)]
+    arguments: Vec<ArgumentFront>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArgumentFront {
+    name: String,
+    title: Option<String>,
+    description: Option<String>,
+    #[serde(default)]
+    required: bool,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    values: Vec<Scalar>,
+    completion: Option<String>,
+    default: Option<Scalar>,
+    pattern: Option<String>,
+    max_length: Option<u64>,
+    min: Option<f64>,
+    max: Option<f64>,
+}
+
+/// A YAML scalar taken as the string MCP will send (`default: 5` means "5").
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Scalar {
+    Bool(bool),
+    Integer(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl Scalar {
+    fn into_string(self) -> String {
+        match self {
+            Scalar::Bool(value) => value.to_string(),
+            Scalar::Integer(value) => value.to_string(),
+            Scalar::Float(value) => value.to_string(),
+            Scalar::Text(value) => value,
+        }
+    }
+}
+
+/// The prompt a file of our format holds: `front` is its front matter, `body_line` the line
+/// its body starts on.
+pub(super) fn prompt_from(
+    front: Option<&str>,
+    default_name: &str,
+    body: &str,
+    body_line: u64,
+    path: &str,
+    origin: Origin,
+) -> Result<Prompt, FileError> {
+    let front: PromptFront = match front {
+        Some(yaml) => parse_yaml(path, yaml)?,
+        None => PromptFront::default(),
+    };
+    let (heading, paragraph) = heading_and_paragraph(body);
+    let mut arguments: Vec<PromptArgument> = Vec::with_capacity(front.arguments.len());
+    for arg in front.arguments {
+        let argument = argument_from(arg).map_err(|message| FileError::new(path, None, message))?;
+        if arguments.iter().any(|seen| seen.name == argument.name) {
+            return Err(FileError::new(
+                path,
+                None,
+                format!(
+                    "argument '{}' is declared twice; give each argument its own name",
+                    argument.name
+                ),
+            ));
+        }
+        arguments.push(argument);
+    }
+    let prompt = Prompt {
+        name: front.name.unwrap_or_else(|| default_name.to_string()),
+        title: front.title.or(heading),
+        description: front.description.or(paragraph),
+        icons: front.icons,
+        arguments,
+        messages: split_roles(body),
+        origin,
+    };
+    if prompt.messages.is_empty() {
+        return Err(FileError::new(
+            path,
+            Some(body_line),
+            "the prompt has no body; write the prompt text after the front matter",
+        ));
+    }
+    validate_name(&prompt.name).map_err(|message| FileError::new(path, Some(2), message))?;
+    Ok(prompt)
+}
+
+/// A prompt name is what a host shows and sends back: keep it to one plain token.
+pub fn validate_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "prompt name '{name}' must be letters, digits, '-', '_', '.' or '/' (e.g. code-review)"
+        ))
+    }
+}
+
+fn argument_from(arg: ArgumentFront) -> Result<PromptArgument, String> {
+    let valid_identifier = arg
+        .name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && arg
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid_identifier {
+        return Err(format!(
+            "argument name '{}' must start with a letter and hold only letters, digits and '_' (e.g. file_path)",
+            arg.name
+        ));
+    }
+    let kind = match arg.kind.as_deref() {
+        None => ArgumentType::String,
+        Some(name) => ArgumentType::parse(name).ok_or_else(|| {
+            format!(
+                "argument '{}' has unknown type '{name}'; use one of: {}",
+                arg.name,
+                ArgumentType::ALL.map(|kind| kind.as_str()).join(", ")
+            )
+        })?,
+    };
+    let values: Vec<String> = arg.values.into_iter().map(Scalar::into_string).collect();
+    if kind == ArgumentType::Enum && values.is_empty() {
+        return Err(format!(
+            "enum argument '{}' lists no values; add `values: [a, b]`",
+            arg.name
+        ));
+    }
+    if let Some(pattern) = &arg.pattern
+        && pattern.is_empty()
+    {
+        return Err(format!("argument '{}' has an empty pattern", arg.name));
+    }
+    Ok(PromptArgument {
+        name: arg.name,
+        title: arg.title,
+        description: arg.description,
+        required: arg.required,
+        kind,
+        default: arg.default.map(Scalar::into_string),
+        values,
+        pattern: arg.pattern,
+        max_length: arg.max_length,
+        min: arg.min,
+        max: arg.max,
+        completion: arg.completion,
+    })
+}

@@ -1,0 +1,154 @@
+//! A file read as a resource: the front matter keys of a markdown or text document (falling
+//! back to its first heading and paragraph), and any other file as its bytes, served as text
+//! when its MIME type is textual.
+
+use serde::Deserialize;
+
+use super::FileError;
+use super::front_matter::parse_yaml;
+use super::paths::Collection;
+use super::summary::heading_and_paragraph;
+use crate::model::{Annotations, Content, Icon, Origin, Resource, ResourceInfo, Role};
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResourceFront {
+    #[serde(rename = "kind")]
+    _kind: Option<String>,
+    name: Option<String>,
+    title: Option<String>,
+    description: Option<String>,
+    #[serde(rename = "mimeType")]
+    mime_type: Option<String>,
+    #[serde(default)]
+    audience: Vec<String>,
+    priority: Option<f64>,
+    #[serde(default)]
+    icons: Vec<Icon>,
+}
+
+/// A markdown or text file: its front matter's keys, falling back (in markdown) to the body's
+/// first heading and paragraph; the body is the content.
+pub(super) fn text_resource(
+    collection: &Collection,
+    relative_path: &str,
+    file_name: &str,
+    front: Option<&str>,
+    body: &str,
+    is_markdown: bool,
+    origin: Origin,
+) -> Result<Resource, FileError> {
+    let resource_front: ResourceFront = match front {
+        Some(yaml) => parse_yaml(relative_path, yaml)?,
+        None => ResourceFront::default(),
+    };
+    let (heading, paragraph) = if is_markdown {
+        heading_and_paragraph(body)
+    } else {
+        (None, None)
+    };
+    let info = resource_info(
+        collection,
+        relative_path,
+        file_name,
+        resource_front,
+        heading,
+        paragraph,
+        origin,
+    )?;
+    Ok(Resource {
+        info,
+        content: Content::Text(body.to_string()),
+    })
+}
+
+/// Any other file: no front matter, the MIME type its name suggests, and its bytes as they
+/// are (as text when that type is textual and they are UTF-8).
+pub(super) fn other_resource(
+    collection: &Collection,
+    relative_path: &str,
+    file_name: &str,
+    bytes: &[u8],
+    origin: Origin,
+) -> Result<Resource, FileError> {
+    let guessed = mime_guess::from_path(file_name).first_or_octet_stream();
+    let mime_type = guessed.essence_str().to_string();
+    let content = match std::str::from_utf8(bytes) {
+        Ok(text) if is_textual(&guessed) => Content::Text(text.to_string()),
+        _ => Content::Binary(bytes.to_vec()),
+    };
+    let info = resource_info(
+        collection,
+        relative_path,
+        file_name,
+        ResourceFront {
+            mime_type: Some(mime_type),
+            ..ResourceFront::default()
+        },
+        None,
+        None,
+        origin,
+    )?;
+    Ok(Resource { info, content })
+}
+
+fn resource_info(
+    collection: &Collection,
+    relative_path: &str,
+    file_name: &str,
+    front: ResourceFront,
+    heading: Option<String>,
+    paragraph: Option<String>,
+    origin: Origin,
+) -> Result<ResourceInfo, FileError> {
+    let mut audience = Vec::with_capacity(front.audience.len());
+    for name in &front.audience {
+        audience.push(Role::parse(name).ok_or_else(|| {
+            FileError::new(
+                relative_path,
+                None,
+                format!("audience '{name}' is not 'user' or 'assistant'"),
+            )
+        })?);
+    }
+    if let Some(priority) = front.priority
+        && !(0.0..=1.0).contains(&priority)
+    {
+        return Err(FileError::new(
+            relative_path,
+            None,
+            format!("priority {priority} is outside 0.0 to 1.0"),
+        ));
+    }
+    let mime_type = front.mime_type.unwrap_or_else(|| {
+        mime_guess::from_path(file_name)
+            .first_or_octet_stream()
+            .essence_str()
+            .to_string()
+    });
+    Ok(ResourceInfo {
+        uri: collection.resource_uri(relative_path),
+        name: front.name.unwrap_or_else(|| file_name.to_string()),
+        title: front.title.or(heading),
+        description: front.description.or(paragraph),
+        mime_type,
+        annotations: Annotations {
+            audience,
+            priority: front.priority,
+        },
+        icons: front.icons,
+        origin,
+    })
+}
+
+/// Text served as `text`: every `text/*` type and the structured-text application types.
+pub fn is_textual(mime: &mime_guess::Mime) -> bool {
+    mime.type_() == mime_guess::mime::TEXT
+        || matches!(
+            mime.subtype().as_str(),
+            "json" | "xml" | "yaml" | "x-yaml" | "toml" | "javascript" | "sql" | "x-sh"
+        )
+        || mime
+            .suffix()
+            .is_some_and(|suffix| suffix == "json" || suffix == "xml")
+}
