@@ -1,5 +1,6 @@
 //! `promptshelf serve`: opens the library read-only (creating it from the seed first if it
-//! does not exist) and serves it over MCP on stdin/stdout.
+//! does not exist) and serves it over MCP on stdin/stdout. An existing file is never written:
+//! one that is empty or holds an older schema is refused, naming the command that prepares it.
 
 use std::path::Path;
 use std::time::Duration;

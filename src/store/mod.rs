@@ -3,7 +3,8 @@
 //! `Store` is a pool of connections (r2d2) with WAL, `busy_timeout` and foreign keys on every
 //! connection. Reads live in `read`, writes in `write`; every write runs in one transaction.
 //! A serving store opens its connections read-only, so the server cannot write (the one
-//! exception, creating a missing database from the seed, happens before the pool exists).
+//! exception, creating a missing database from the seed, happens before the pool exists):
+//! an existing file is never written by it, not even to create or migrate the schema.
 
 mod hash;
 pub mod read;
@@ -36,6 +37,18 @@ pub enum StoreError {
         "{path} has schema version {found}, newer than this promptshelf supports ({supported}); upgrade promptshelf"
     )]
     TooNew {
+        path: String,
+        found: i64,
+        supported: i64,
+    },
+    #[error(
+        "{path} is empty, not a promptshelf database, and serve does not write to an existing file; remove it (serve then creates it from the seed library) or create the library in it with any other command, e.g. `promptshelf --db {path} stats`"
+    )]
+    NotCreated { path: String },
+    #[error(
+        "{path} has schema version {found}, older than this promptshelf's ({supported}), and serve does not write to an existing file; migrate it with any other command, e.g. `promptshelf --db {path} stats`"
+    )]
+    TooOld {
         path: String,
         found: i64,
         supported: i64,
@@ -74,13 +87,18 @@ impl Store {
     /// Opens the database at `path`, creating it from schema.sql and `fill` when it does not
     /// exist yet. The folder must exist. `fill` runs inside the creating transaction, so a
     /// half-created database is never left behind.
+    ///
+    /// `ReadWrite` also fills an existing empty file and migrates an older schema.
+    /// `ReadOnly` (the server) creates only a missing file: an existing one is opened
+    /// read-only and must already hold this version's schema, or the open fails with an
+    /// error naming the file and the command that prepares it.
     pub fn open(
         path: &Path,
         access: Access,
         fill: impl FnOnce(&Transaction) -> Result<()>,
     ) -> Result<Store> {
         check_folder(path)?;
-        // A server opening a current database checks its version without ever holding a
+        // A server opening an existing database checks its version without ever holding a
         // writable connection (closing one may checkpoint the WAL into the file), and keeps
         // the connection that checked as the pool's first.
         let mut checked = None;
@@ -91,8 +109,17 @@ impl Store {
             )
             .map_err(|err| StoreError::Open(format!("cannot open {}: {err}", path.display())))?;
             configure(&conn).map_err(|err| not_a_database(path, err))?;
-            if schema::is_current(&conn, path)? {
-                checked = Some(conn);
+            let shown = || path.display().to_string();
+            match schema::inspect(&conn, path)? {
+                schema::Found::Current => checked = Some(conn),
+                schema::Found::Empty => return Err(StoreError::NotCreated { path: shown() }),
+                schema::Found::Older(found) => {
+                    return Err(StoreError::TooOld {
+                        path: shown(),
+                        found,
+                        supported: SCHEMA_VERSION,
+                    });
+                }
             }
         }
         let current = checked.is_some();

@@ -38,10 +38,7 @@ pub(super) fn prepare(
         let tables: i64 =
             tx.query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))?;
         if tables > 0 {
-            return Err(StoreError::NotADatabase {
-                path: path.display().to_string(),
-                reason: "it is an SQLite database holding other tables".into(),
-            });
+            return Err(other_tables(path));
         }
         tx.execute_batch(SCHEMA)?;
         let mut secret = [0u8; 32];
@@ -63,12 +60,41 @@ pub(super) fn prepare(
     Ok(())
 }
 
-/// Whether the database at `conn` has this version's schema (false: it needs creating or
-/// migrating); a newer or foreign one is refused.
-pub(super) fn is_current(conn: &Connection, path: &Path) -> Result<bool> {
+/// What an existing database file holds, as far as this version is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Found {
+    /// This version's schema: ready to serve.
+    Current,
+    /// No schema at all (an empty file, or an SQLite database without tables): not created yet.
+    Empty,
+    /// An older version's schema, which a writable open would migrate.
+    Older(i64),
+}
+
+/// Looks at the database at `conn` without writing to it; a newer or foreign one is refused.
+pub(super) fn inspect(conn: &Connection, path: &Path) -> Result<Found> {
     let version = user_version(conn).map_err(|err| not_a_database(path, err))?;
     check_not_newer(path, version)?;
-    Ok(version == SCHEMA_VERSION)
+    if version == SCHEMA_VERSION {
+        return Ok(Found::Current);
+    }
+    if version > 0 {
+        return Ok(Found::Older(version));
+    }
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))
+        .map_err(|err| not_a_database(path, err))?;
+    if tables > 0 {
+        return Err(other_tables(path));
+    }
+    Ok(Found::Empty)
+}
+
+fn other_tables(path: &Path) -> StoreError {
+    StoreError::NotADatabase {
+        path: path.display().to_string(),
+        reason: "it is an SQLite database holding other tables".into(),
+    }
 }
 
 fn user_version(conn: &Connection) -> rusqlite::Result<i64> {

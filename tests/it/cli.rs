@@ -788,6 +788,39 @@ fn a_db_with_a_newer_schema_is_refused_and_left_alone() {
 }
 
 #[test]
+fn serve_refuses_an_existing_empty_file_and_leaves_it_empty() {
+    let ctx = TestContext::new();
+    std::fs::write(&ctx.db, b"").expect("create an empty file");
+    let stderr = ctx.fails(&["serve"]);
+    assert_one_error_line(&["serve"], &stderr);
+    let shown = ctx.db.display().to_string();
+    assert!(
+        stderr.contains(&format!("{shown} is empty, not a promptshelf database")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("remove it"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("promptshelf --db {shown} stats")),
+        "{stderr}"
+    );
+    let len = std::fs::metadata(&ctx.db)
+        .expect("the file is still there")
+        .len();
+    assert_eq!(len, 0, "serve wrote to the existing file");
+    for beside in ["library.db-wal", "library.db-shm", "library.db-journal"] {
+        assert!(!ctx.path(beside).exists(), "serve created {beside}");
+    }
+    // The fix the error names: an admin command creates the library, and serve then serves it.
+    ctx.ok(&["stats"]);
+    let output = ctx.run(&["serve"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        describe(&["serve"], &output, "serve on the created library")
+    );
+}
+
+#[test]
 fn unknown_names_are_errors_that_list_what_exists() {
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);
