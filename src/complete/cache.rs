@@ -100,15 +100,6 @@ impl CompletionIndexes {
         Ok(Some(index))
     }
 
-    /// The index of `table` if it was found current at change-log position `position`;
-    /// never reads the database (and never waits for a build).
-    pub fn kept(&self, table: &str, position: i64) -> Option<Arc<TableIndex>> {
-        let slot = self.tables().get(table).map(Arc::clone)?;
-        let slot = slot.try_lock().ok()?;
-        let built = slot.as_ref()?;
-        (built.checked_at == position).then(|| Arc::clone(&built.index))
-    }
-
     fn tables(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Slot>>> {
         self.tables.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -409,17 +409,6 @@ impl TableIndex {
         (values, total)
     }
 
-    /// Whether `complete` answers in a few microseconds whatever the query: every group the
-    /// context makes active is small enough to scan (fewer than `COUNTED_GROUP` rows).
-    /// Larger tables are answered on the pool, where their cost (tens of microseconds for
-    /// a prefix range, more for a scan) runs beside the reader rather than in its way.
-    pub fn is_quick(&self, context: &HashMap<String, String>) -> bool {
-        self.active_groups(context)
-            .into_iter()
-            .filter_map(|group| self.groups.get(group))
-            .all(|group| group.rows.len() < COUNTED_GROUP)
-    }
-
     /// Group 0 and the groups of the context's `argument=value` pairs, ascending.
     fn active_groups(&self, context: &HashMap<String, String>) -> Vec<usize> {
         let mut active = vec![0];
@@ -974,17 +963,6 @@ mod tests {
         // Characters without a bit of their own, and longer queries, are scanned.
         assert_eq!(counts.get("é"), None);
         assert_eq!(counts.get("kas"), None);
-    }
-
-    #[test]
-    fn only_small_groups_are_quick() {
-        let none = HashMap::new();
-        let small = build(&[("alpha".into(), 1.0, None), ("beta".into(), 1.0, None)]);
-        assert!(small.is_quick(&none));
-        let rows: Vec<Row> = (0..COUNTED_GROUP)
-            .map(|i| (format!("a{i}"), 1.0, None))
-            .collect();
-        assert!(!build(&rows).is_quick(&none));
     }
 
     #[test]

@@ -139,6 +139,41 @@ fn each_argument_type_is_accepted_and_refused_with_a_useful_sentence() {
     );
 }
 
+/// A pattern that is not a regular expression is the library's fault, not the request's:
+/// -32603 naming the prompt and the pattern, the server keeps serving, `check` reports it.
+#[test]
+fn an_invalid_stored_pattern_is_the_librarys_fault() {
+    let ctx = TestContext::new();
+    add_prompt(
+        &ctx,
+        "broken.prompt.md",
+        "---\nname: broken\narguments:\n  - name: word\n    pattern: \"([a-z\"\n---\nword={{ word }}\n",
+    );
+    let mut server = ctx.server();
+    for _ in 0..2 {
+        let response = get(&mut server, "broken", json!({"word": "abc"}));
+        assert_eq!(response["error"]["code"], -32603, "{response}");
+        let message = response["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("prompt 'broken'")
+                && message.contains("([a-z")
+                && message.contains("promptshelf check"),
+            "{message}"
+        );
+    }
+    // Without a value there is nothing to check, and the prompt renders.
+    let empty = get(&mut server, "broken", json!({}));
+    assert!(text_of(&empty).contains("word="), "{empty}");
+    server.close();
+    let report = ctx.run(&["check"]);
+    let stdout = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        !report.status.success() && stdout.contains("invalid pattern ([a-z"),
+        "{}",
+        crate::common::describe(&["check"], &report, "check flags the pattern")
+    );
+}
+
 #[test]
 fn values_are_never_evaluated_as_template_code() {
     let ctx = TestContext::new();

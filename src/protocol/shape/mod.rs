@@ -450,3 +450,117 @@ fn input_requests(requests: &[InputRequest]) -> Map<String, Value> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde::de::IgnoredAny;
+
+    use super::*;
+    use crate::protocol::results::{Block, RenderedMessage};
+
+    /// A response whose result may hold `_meta` once: serde refuses a duplicate field.
+    #[derive(Deserialize)]
+    struct Once {
+        result: OnceResult,
+    }
+
+    #[derive(Deserialize)]
+    struct OnceResult {
+        #[serde(rename = "_meta", default)]
+        _meta: Option<IgnoredAny>,
+        #[serde(rename = "resultType", default)]
+        result_type: Option<String>,
+    }
+
+    fn every_answer(shaper: &Shaper) -> Vec<Vec<u8>> {
+        let id = json!(7);
+        let rendered = |retried| PromptOutcome::Rendered {
+            prompt: RenderedPrompt {
+                description: Some("d".into()),
+                messages: vec![RenderedMessage {
+                    role: crate::model::Role::User,
+                    block: Block::Text("hello \"world\"\n".into()),
+                }],
+            },
+            retried,
+        };
+        let discovery = Discovery {
+            instructions: "i".into(),
+            last_modified: 0,
+        };
+        let empty_page = Page::<StoredPrompt> {
+            items: Vec::new(),
+            next_cursor: Some("c".into()),
+            last_modified: 0,
+        };
+        vec![
+            shaper.discover(&id, &discovery),
+            shaper.initialize(&id, &discovery),
+            shaper.empty(&id),
+            shaper.listen_closed(&id),
+            shaper.page_line(&id, &shaper.prompts_page(&empty_page)),
+            shaper.prompt_outcome(&id, &rendered(false)),
+            shaper.prompt_outcome(&id, &rendered(true)),
+            shaper.prompt_outcome(
+                &id,
+                &PromptOutcome::InputRequired {
+                    requests: vec![InputRequest {
+                        key: "arguments".into(),
+                        message: "m".into(),
+                        schema: json!({"type": "object"}),
+                    }],
+                    state: "s".into(),
+                },
+            ),
+            shaper.completion(
+                &id,
+                &Completion {
+                    values: ["a", "b"].into_iter().collect(),
+                    total: 2,
+                    has_more: false,
+                },
+            ),
+        ]
+    }
+
+    /// Every answer of every revision is one JSON line whose result carries `_meta` at most
+    /// once (the listen stream's closing answer has two keys in it), and `resultType` in
+    /// the modern revision only.
+    #[test]
+    fn every_result_writes_its_meta_once_and_closes_as_its_revision_does() {
+        let config = ServeConfig::default();
+        for revision in std::iter::once(Revision::MODERN).chain(Revision::LEGACY) {
+            let shaper = Shaper {
+                revision,
+                config: &config,
+                now: 0,
+            };
+            for line in every_answer(&shaper) {
+                let text = String::from_utf8_lossy(&line);
+                assert!(
+                    text.ends_with('\n') && !text[..text.len() - 1].contains('\n'),
+                    "{text}"
+                );
+                let parsed: Once = serde_json::from_slice(&line)
+                    .unwrap_or_else(|err| panic!("{}: {err}: {text}", revision.as_str()));
+                assert_eq!(
+                    parsed.result.result_type.is_some(),
+                    revision.is_modern(),
+                    "{text}"
+                );
+            }
+        }
+        let modern = Shaper {
+            revision: Revision::MODERN,
+            config: &config,
+            now: 0,
+        };
+        let closed: Value = serde_json::from_slice(&modern.listen_closed(&json!("L")))
+            .expect("the closing answer is JSON");
+        assert_eq!(
+            closed["result"]["_meta"],
+            json!({META_SUBSCRIPTION: "L", "io.modelcontextprotocol/serverInfo": SERVER_INFO})
+        );
+    }
+}
