@@ -15,14 +15,6 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 fn main() -> std::io::Result<()> {
-    // Cold start is one of the server's budgets: a position-dependent executable skips the
-    // ~30,000 load-time relocations of a position-independent one (about 0.5 ms of a 3 ms
-    // start, measured with docs/benchmarks.md's stdio bench).
-    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux")
-        && std::env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu")
-    {
-        println!("cargo:rustc-link-arg-bins=-no-pie");
-    }
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").map_err(std::io::Error::other)?);
     let seed = root.join("seed");
     println!("cargo:rerun-if-changed=seed");
