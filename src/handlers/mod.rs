@@ -17,4 +17,5 @@ use crate::protocol::{Failure, ReadResult};
 
 /// How a handler finds a resource by its exact URI, as the caller keeps them: the server's
 /// cache, or the database for the command line. None: the library holds no such resource.
-pub type Resolve<'a> = &'a dyn Fn(&str) -> Result<Option<Arc<ReadResult>>, Failure>;
+/// `E` is the caller's error, a `Failure` or one that can carry it.
+pub type Resolve<'a, E = Failure> = &'a dyn Fn(&str) -> Result<Option<Arc<ReadResult>>, E>;

@@ -63,15 +63,16 @@ pub fn unknown(conn: &Connection, name: &str) -> Failure {
 
 /// Fills `stored`, the prompt `params` names as the caller found it; `resolve` finds the
 /// resources its messages embed or link. Needs no connection: what it reads comes through
-/// `stored` and `resolve`.
-pub fn get(
+/// `stored` and `resolve`, and the resolver's own error (the server's "not kept here")
+/// comes back as it is.
+pub fn get<E: From<Failure>>(
     config: &ServeConfig,
     secret: &[u8],
     params: &GetPromptParams,
     stored: &StoredPrompt,
-    resolve: Resolve,
+    resolve: Resolve<E>,
     caller: Caller,
-) -> Result<PromptOutcome, Failure> {
+) -> Result<PromptOutcome, E> {
     let prompt = &stored.prompt;
     let retried = params.request_state.is_some() || params.input_responses.is_some();
     // A first request's arguments are used where they lie; a retry merges three sources.
@@ -92,7 +93,7 @@ pub fn get(
         Ok(values) => values,
         Err(ArgumentProblem::Unknown(names)) => {
             let known: Vec<String> = prompt.arguments.iter().map(|a| a.name.clone()).collect();
-            return Err(Failure::InvalidParams(format!(
+            return Err(E::from(Failure::InvalidParams(format!(
                 "prompt '{}' has no argument {}; its arguments are: {}",
                 prompt.name,
                 names
@@ -101,10 +102,12 @@ pub fn get(
                     .collect::<Vec<_>>()
                     .join(", "),
                 some_of(&known)
-            )));
+            ))));
         }
-        Err(ArgumentProblem::Invalid(message)) => return Err(Failure::InvalidParams(message)),
-        Err(ArgumentProblem::Broken(message)) => return Err(Failure::Internal(message)),
+        Err(ArgumentProblem::Invalid(message)) => {
+            return Err(Failure::InvalidParams(message).into());
+        }
+        Err(ArgumentProblem::Broken(message)) => return Err(Failure::Internal(message).into()),
         Err(ArgumentProblem::Missing(missing)) if caller.can_elicit => {
             return Ok(ask_for(
                 config,
@@ -117,12 +120,12 @@ pub fn get(
         }
         Err(ArgumentProblem::Missing(missing)) => {
             let names: Vec<String> = missing.iter().map(|a| format!("'{}'", a.name)).collect();
-            return Err(Failure::InvalidParams(format!(
+            return Err(E::from(Failure::InvalidParams(format!(
                 "prompt '{}' needs the required argument{} {}",
                 prompt.name,
                 if names.len() == 1 { "" } else { "s" },
                 names.join(", ")
-            )));
+            ))));
         }
     };
     let rendered = render::render(stored, &values)

@@ -35,18 +35,19 @@ pub fn stored(conn: &Connection, uri: &str) -> Result<Option<Arc<ReadResult>>, F
 }
 
 /// Reads `uri`; `resolve` finds a resource by its exact URI (the caller's cache, or the
-/// database), `templates` are the library's resource templates.
-pub fn read(
+/// database), `templates` gives the library's resource templates, asked for only when no
+/// resource has that exact URI.
+pub fn read<E: From<Failure>>(
     uri: &str,
-    templates: &Templates,
-    resolve: Resolve,
-) -> Result<Arc<ReadResult>, Failure> {
+    resolve: Resolve<E>,
+    templates: impl FnOnce() -> Result<Arc<Templates>, E>,
+) -> Result<Arc<ReadResult>, E> {
     if let Some(found) = resolve(uri)? {
         return Ok(found);
     }
     // A URI that matches a template resolves to the stored resource the template maps its
     // variables to (e.g. a percent-encoded spelling of a stored URI).
-    for template in templates.parsed() {
+    for template in templates()?.parsed() {
         let Some(values) = template.matches(uri) else {
             continue;
         };
@@ -59,10 +60,10 @@ pub fn read(
             return Ok(found);
         }
     }
-    Err(Failure::ResourceNotFound {
+    Err(E::from(Failure::ResourceNotFound {
         uri: uri.to_string(),
         message: format!(
             "no resource '{uri}' in the library; resources/list shows the URIs there are"
         ),
-    })
+    }))
 }

@@ -66,6 +66,9 @@ pub struct Envelope {
     pub id: Value,
     pub era: Era,
     pub method: Method,
+    /// The length of the request's line in bytes: a bound on what its arguments can make a
+    /// template do.
+    pub size: usize,
 }
 
 /// Which era a request belongs to; decided by its `_meta`, never by earlier requests.
@@ -430,7 +433,12 @@ pub fn parse_line(line: &[u8]) -> Incoming {
         Err(error) => return Incoming::Invalid { id, error },
     };
     match typed_method(&method, &params) {
-        Ok(method) => Incoming::Request(Envelope { id, era, method }),
+        Ok(method) => Incoming::Request(Envelope {
+            id,
+            era,
+            method,
+            size: line.len(),
+        }),
         Err(error) => Incoming::Invalid { id, error },
     }
 }

@@ -1,11 +1,12 @@
 //! The one path from a typed request to its answer line. Every request the server answers
 //! with a result comes through `answer`: the reader thread asks it with `Reach::Kept`
-//! (what is kept in memory, in bounded time), a pool task with `Reach::Store`. A request
-//! that needs more than its reach allows is answered `Answer::NeedsStore`, and the caller
-//! hands it to the pool.
+//! (what is kept in memory, in bounded time: `bounded_from_memory`), a pool task with
+//! `Reach::Store`. Whatever the reach, the same code runs; the one difference is that
+//! under `Reach::Kept` taking a connection (`Reads::conn`) stops the request with
+//! `Answer::NeedsStore`, and the caller hands it to the pool.
 
 use std::cell::OnceCell;
-use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
@@ -15,16 +16,16 @@ use crate::handlers::completion::{self, Target};
 use crate::handlers::templates::Templates;
 use crate::handlers::{discover, prompts, resources, templates};
 use crate::protocol::{
-    CompletionRef, Envelope, Failure, Method, ReadResult, Revision, RpcError, ShapedPage,
-    error_line,
+    CompletionRef, Envelope, Failure, Method, Revision, RpcError, ShapedPage, error_line,
 };
-use crate::store::{Manager, Store};
+use crate::store::{Manager, Store, read};
 
 /// How far a request may reach for its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Reach {
-    /// Only a kept list page or resource: a lookup and a copy, which the reader thread
-    /// does itself rather than hand the request to a task and back.
+    /// Only what is kept, for a request answered in bounded time from it (a list page, a
+    /// resource, a quick prompt's fill): the reader thread does it itself rather than hand
+    /// the request to a task and back.
     Kept,
     /// The database too: a pool task.
     Store,
@@ -88,28 +89,46 @@ impl Reads<'_> {
 /// Reads and shapes one page of a list (from a connection and a cursor).
 type ShapePage<'a> = &'a dyn Fn(&Connection, Option<&str>) -> Result<ShapedPage, Failure>;
 
+/// The longest request line a `prompts/get` may have to be filled on the reader thread, and
+/// the longest its prompt's last fill may have taken: far more than a real prompt with real
+/// arguments needs. A fill that takes longer sends its prompt to the pool until a fill there
+/// is quick again, so a slow template holds up the next line at most once in a while, never
+/// request after request.
+const MAX_KEPT_FILL_LINE: usize = 16 * 1024;
+const MAX_KEPT_FILL: Duration = Duration::from_micros(200);
+
+/// Whether `envelope` can be answered from memory in bounded time, the condition of
+/// `Reach::Kept`: a lookup always; a prompt's fill when its line is small and its last fill
+/// at this position was quick. A ranking or anything else can take as long as its table or
+/// template makes it.
+fn bounded_from_memory(shared: &Shared, envelope: &Envelope, position: i64) -> bool {
+    match &envelope.method {
+        Method::ListPrompts { .. }
+        | Method::ListResources { .. }
+        | Method::ListTemplates { .. }
+        | Method::ReadResource { .. } => true,
+        Method::GetPrompt(params) => {
+            envelope.size <= MAX_KEPT_FILL_LINE
+                && shared
+                    .cache
+                    .filled_within(position, &params.name, MAX_KEPT_FILL)
+        }
+        _ => false,
+    }
+}
+
 fn run(
     shared: &Shared,
     envelope: &Envelope,
     revision: Revision,
     reach: Reach,
 ) -> Result<Vec<u8>, Stop> {
-    let method = &envelope.method;
-    // Only lookups are bounded in time from memory alone: a prompt's fill or a ranking can
-    // take as long as its template or table makes it.
-    let is_lookup = matches!(
-        method,
-        Method::ListPrompts { .. }
-            | Method::ListResources { .. }
-            | Method::ListTemplates { .. }
-            | Method::ReadResource { .. }
-    );
-    if reach == Reach::Kept && !is_lookup {
-        return Err(Stop::NeedsStore);
-    }
     // Taken before anything is read: what is read is then at least as new as the position
     // it is kept under.
     let position = shared.position();
+    if reach == Reach::Kept && !bounded_from_memory(shared, envelope, position) {
+        return Err(Stop::NeedsStore);
+    }
     let reads = Reads {
         store: (reach == Reach::Store).then_some(&shared.store),
         conn: OnceCell::new(),
@@ -119,22 +138,26 @@ fn run(
     let cache = &shared.cache;
     let id = &envelope.id;
     // A page of a list: kept until the library changes, shaped by `shape` otherwise.
-    let list =
-        |kind: ListKind, cursor: &Option<String>, shape: ShapePage| -> Result<Vec<u8>, Stop> {
-            let cursor = cursor.as_deref();
-            let page = cache.page(position, (kind, revision, cursor), || {
-                Ok::<_, Stop>(shape(reads.conn()?, cursor)?)
-            })?;
-            Ok(shaper.page_line(id, &page))
-        };
+    let list = |kind: ListKind, cursor: &Option<String>, shape: ShapePage| {
+        let cursor = cursor.as_deref();
+        let page = cache.page(position, (kind, revision, cursor), || {
+            Ok::<_, Stop>(shape(reads.conn()?, cursor)?)
+        })?;
+        Ok::<_, Stop>(shaper.page_line(id, &page))
+    };
     // A resource stored under exactly `uri`, kept when small.
-    let resource = |conn: &Connection, uri: &str| -> Result<Option<Arc<ReadResult>>, Failure> {
-        cache.resource(position, uri, || resources::stored(conn, uri))
+    let resource = |uri: &str| {
+        cache.resource(position, uri, || {
+            Ok::<_, Stop>(resources::stored(reads.conn()?, uri)?)
+        })
     };
-    let templates = |conn: &Connection| -> Result<Arc<Templates>, Failure> {
-        cache.templates(position, || Templates::load(conn))
+    let templates = || cache.templates(position, || Ok::<_, Stop>(Templates::load(reads.conn()?)?));
+    let prompt = |name: &str| {
+        cache.prompt(position, name, || {
+            Ok::<_, Stop>(read::prompt(reads.conn()?, name).map_err(Failure::from)?)
+        })
     };
-    Ok(match method {
+    Ok(match &envelope.method {
         Method::Discover => shaper.discover(id, &discover::discover(reads.conn()?)?),
         Method::Initialize { .. } => shaper.initialize(id, &discover::discover(reads.conn()?)?),
         Method::Ping => shaper.empty(id),
@@ -148,50 +171,38 @@ fn run(
             Ok(shaper.templates_page(&templates::list(conn, config, cursor)?))
         })?,
         Method::ReadResource { uri } => {
-            let kept = cache.resource(position, uri, || {
-                Ok::<_, Stop>(resources::stored(reads.conn()?, uri)?)
-            })?;
-            let read = match kept {
-                Some(read) => read,
-                // Not stored under this spelling: perhaps through a template.
-                None => {
-                    let conn = reads.conn()?;
-                    resources::read(uri, &*templates(conn)?, &|uri| resource(conn, uri))?
-                }
-            };
-            shaper.read_line(id, &read)
+            shaper.read_line(id, &*resources::read(uri, &resource, templates)?)
         }
         Method::GetPrompt(params) => {
-            let conn = reads.conn()?;
-            let found = cache.prompt(position, &params.name, || {
-                crate::store::read::prompt(conn, &params.name).map_err(Failure::from)
-            })?;
-            let stored = found.ok_or_else(|| prompts::unknown(conn, &params.name))?;
+            let Some(stored) = prompt(&params.name)? else {
+                return Err(prompts::unknown(reads.conn()?, &params.name).into());
+            };
             let caller = prompts::Caller {
                 can_elicit: envelope.era.can_elicit_forms(),
                 now: shaper.now,
             };
-            let resolve = |uri: &str| resource(conn, uri);
-            let outcome = prompts::get(config, &shared.secret, params, &stored, &resolve, caller)?;
-            shaper.prompt_outcome(id, &outcome)
+            let started = Instant::now();
+            let outcome = prompts::get(config, &shared.secret, params, &stored, &resource, caller);
+            if !matches!(outcome, Err(Stop::NeedsStore)) {
+                cache.filled(position, &params.name, started.elapsed());
+            }
+            shaper.prompt_outcome(id, &outcome?)
         }
         Method::Complete(params) => {
-            let conn = reads.conn()?;
-            let (prompt, kept_templates);
+            let (found, kept_templates);
             let target = match &params.reference {
                 CompletionRef::Prompt { name } => {
-                    prompt = cache.prompt(position, name, || {
-                        crate::store::read::prompt(conn, name).map_err(Failure::from)
-                    })?;
-                    Target::Prompt(prompt.as_deref())
+                    found = prompt(name)?;
+                    Target::Prompt(found.as_deref())
                 }
                 CompletionRef::Resource { .. } => {
-                    kept_templates = templates(conn)?;
+                    kept_templates = templates()?;
                     Target::Templates(&kept_templates)
                 }
             };
-            let found = completion::complete(conn, &shared.indexes, position, params, target)?;
-            shaper.completion(id, &found)
+            let conn = reads.conn()?;
+            let completion = completion::complete(conn, &shared.indexes, position, params, target)?;
+            shaper.completion(id, &completion)
         }
         // Answered in order by the session, or refused by `protocol::revision_of`.
         Method::Subscribe { .. }
@@ -199,7 +210,8 @@ fn run(
         | Method::Listen(_)
         | Method::Unknown(_) => {
             return Err(Stop::Failed(Failure::Internal(format!(
-                "{method:?} reached the answer path, which has nothing to answer it with"
+                "{:?} reached the answer path, which has nothing to answer it with",
+                envelope.method
             ))));
         }
     })

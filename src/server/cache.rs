@@ -12,6 +12,7 @@ use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use crate::handlers::templates::Templates;
 use crate::model::StoredPrompt;
@@ -111,6 +112,9 @@ pub(super) struct Cache {
     resources: Memo<String, ReadResult>,
     /// The library's templates, parsed; one entry.
     templates: Memo<(), Templates>,
+    /// How long each prompt's last fill took, by name: what decides whether the next one
+    /// may run on the reader thread.
+    fills: Memo<String, Duration>,
 }
 
 impl Default for Cache {
@@ -128,6 +132,7 @@ impl Default for Cache {
                 }
             }),
             templates: Memo::counted(1),
+            fills: Memo::counted(MAX_PROMPTS),
         }
     }
 }
@@ -199,5 +204,17 @@ impl Cache {
         let templates = Arc::new(load()?);
         self.templates.keep((), position, &templates);
         Ok(templates)
+    }
+
+    /// Notes that filling the prompt `name` at `position` took `took`.
+    pub(super) fn filled(&self, position: i64, name: &str, took: Duration) {
+        self.fills.keep(name.to_string(), position, &Arc::new(took));
+    }
+
+    /// Whether the prompt `name` was last filled at `position` within `limit`.
+    pub(super) fn filled_within(&self, position: i64, name: &str, limit: Duration) -> bool {
+        self.fills
+            .get(name, position)
+            .is_some_and(|took| *took <= limit)
     }
 }

@@ -54,7 +54,11 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         .thread_name("request")
         .build()
         .context("cannot start the async runtime")?;
-    let output = Arc::new(transport::Output::new(MAX_QUEUED_ANSWERS, MAX_QUEUED_BYTES));
+    let output = Arc::new(transport::Output::new(
+        MAX_QUEUED_ANSWERS,
+        MAX_QUEUED_BYTES,
+        transport::stdout_file(),
+    ));
     let writer = {
         let output = Arc::clone(&output);
         std::thread::Builder::new()

@@ -1,11 +1,13 @@
 //! stdio framing: a reader thread that cuts stdin into lines without ever buffering more
 //! than the configured limit, and a writer thread that coalesces responses (write all that
-//! is queued, flush once the queue is empty). Only the writer writes stdout, so lines never
-//! interleave.
+//! is queued, flush once the queue is empty).
 //!
-//! While requests stream in, the reader wakes the writer once per read of stdin rather
-//! than once per answer it queues (`Output::send_from_reader`): the writer then takes
-//! several answers at a time (measured: docs/benchmarks.md).
+//! The reader's own answers (`Output::send_from_reader`) take one of two shortcuts: when it
+//! has no more input buffered, the client waits for this answer, and with nothing queued or
+//! being written the reader writes it itself; while requests stream in, it wakes the writer
+//! once per read of stdin rather than once per answer. One thread writes stdout at a time
+//! (the `writing` flag), and the writer flushes before it lets go, so lines never
+//! interleave.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
@@ -106,6 +108,18 @@ pub fn stdout() -> Box<dyn Write + Send> {
     }
 }
 
+/// A handle of its own on stdout (Unix).
+pub fn stdout_file() -> Option<std::fs::File> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let fd = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+        Some(std::fs::File::from(fd))
+    }
+    #[cfg(not(unix))]
+    None
+}
+
 #[cfg(not(unix))]
 pub fn stdout() -> Box<dyn Write + Send> {
     Box::new(std::io::stdout())
@@ -127,8 +141,11 @@ pub struct Output {
     max_messages: usize,
     max_bytes: usize,
     /// The reader has no more input buffered, so the client is likely waiting for answers
-    /// rather than streaming requests: the writer is then woken for each answer.
+    /// rather than streaming requests.
     input_drained: AtomicBool,
+    /// stdout, for an answer the reader writes itself (`send_from_reader`); None: every
+    /// answer goes through the writer.
+    direct: Option<std::fs::File>,
 }
 
 #[derive(Default)]
@@ -138,6 +155,8 @@ struct Queue {
     bytes: usize,
     writer_waiting: bool,
     senders_waiting: usize,
+    /// Someone is writing to stdout: the writer with a batch, or a sender with its answer.
+    writing: bool,
     /// The reader queued answers without waking the writer (it had more input to read).
     wake_pending: bool,
     /// The writer has stopped (stdout closed, or `END`): what is sent now is dropped.
@@ -145,8 +164,9 @@ struct Queue {
 }
 
 impl Output {
-    pub fn new(max_messages: usize, max_bytes: usize) -> Output {
+    pub fn new(max_messages: usize, max_bytes: usize, direct: Option<std::fs::File>) -> Output {
         Output {
+            direct,
             queue: Mutex::default(),
             ready: Condvar::new(),
             room: Condvar::new(),
@@ -167,14 +187,48 @@ impl Output {
         self.deliver(message, false)
     }
 
-    /// `send` for the reader: while more input is buffered, the writer is not woken for
-    /// each answer but once, when the reader is about to wait for input (`reader_waits`),
-    /// when `DEFERRED_ANSWERS` are queued, or when the reader must wait for room. A wake is
-    /// a system call and a context switch; while requests stream in, the writer then takes
-    /// several answers at a time (measured: docs/benchmarks.md).
+    /// `send` for the reader. When no more input is buffered, the client is waiting for
+    /// this answer: if nothing is queued or being written, the reader writes it itself,
+    /// saving the writer's wake, a context switch per request when host and server share a
+    /// core (closed-loop `prompts/get` about twice as fast: docs/benchmarks.md). While more
+    /// input is buffered, the writer is not woken for each answer but once, when the
+    /// reader is about to wait for input (`reader_waits`), when `DEFERRED_ANSWERS` are
+    /// queued, or when the reader must wait for room; the writer then takes several
+    /// answers at a time.
     pub fn send_from_reader(&self, message: Vec<u8>) {
-        let defer = !self.input_drained.load(Ordering::Relaxed);
-        self.deliver(message, defer)
+        if !self.input_drained.load(Ordering::Relaxed) {
+            return self.deliver(message, true);
+        }
+        if let Some(message) = self.write_if_idle(message) {
+            self.deliver(message, false)
+        }
+    }
+
+    /// Writes `message` on this thread when nothing is queued or being written (so the
+    /// writer cannot interleave with it); otherwise gives it back.
+    fn write_if_idle(&self, message: Vec<u8>) -> Option<Vec<u8>> {
+        let Some(direct) = &self.direct else {
+            return Some(message);
+        };
+        let mut queue = self.lock();
+        if message.is_empty() || queue.writing || queue.closed || !queue.messages.is_empty() {
+            return Some(message);
+        }
+        queue.writing = true;
+        drop(queue);
+        let written = (&*direct).write_all(&message);
+        let mut queue = self.lock();
+        queue.writing = false;
+        match written {
+            // What was queued meanwhile waits for the writer, which waited for us.
+            Ok(()) if queue.writer_waiting && !queue.messages.is_empty() => self.ready.notify_one(),
+            Ok(()) => {}
+            Err(err) => {
+                report_write_error(&err);
+                self.close_locked(&mut queue);
+            }
+        }
+        None
     }
 
     fn deliver(&self, message: Vec<u8>, defer_wake: bool) {
@@ -227,8 +281,8 @@ impl Output {
     /// stay counted until `written`.
     fn take_all(&self) -> Option<VecDeque<Vec<u8>>> {
         let mut queue = self.lock();
-        while queue.messages.is_empty() {
-            if queue.closed {
+        while queue.messages.is_empty() || queue.writing {
+            if queue.closed && queue.messages.is_empty() {
                 return None;
             }
             queue.writer_waiting = true;
@@ -238,6 +292,7 @@ impl Output {
                 .unwrap_or_else(PoisonError::into_inner);
             queue.writer_waiting = false;
         }
+        queue.writing = true;
         Some(std::mem::take(&mut queue.messages))
     }
 
@@ -250,8 +305,17 @@ impl Output {
         }
     }
 
+    /// The writer has written and flushed all it took.
+    fn batch_written(&self) {
+        self.lock().writing = false;
+    }
+
     fn close(&self) {
         let mut queue = self.lock();
+        self.close_locked(&mut queue);
+    }
+
+    fn close_locked(&self, queue: &mut Queue) {
         queue.closed = true;
         queue.messages.clear();
         self.room.notify_all();
@@ -294,6 +358,7 @@ pub fn write_lines(queue: &Output, output: impl Write) {
             report_write_error(&err);
             return;
         }
+        queue.batch_written();
     }
 }
 
@@ -340,7 +405,7 @@ mod tests {
         use std::sync::Arc;
         use std::time::Duration;
 
-        let output = Arc::new(Output::new(16, 10));
+        let output = Arc::new(Output::new(16, 10, None));
         output.send(b"123456\n".to_vec());
         let second = {
             let output = Arc::clone(&output);
@@ -367,7 +432,7 @@ mod tests {
         );
 
         // A writer that cannot write stops, and whoever waits for room is let go.
-        let closed = Arc::new(Output::new(16, 10));
+        let closed = Arc::new(Output::new(16, 10, None));
         closed.send(b"123456\n".to_vec());
         let blocked = {
             let closed = Arc::clone(&closed);
@@ -375,6 +440,125 @@ mod tests {
         };
         write_lines(&closed, Closed);
         blocked.join().expect("the blocked sender is let go");
+    }
+
+    /// Answers the reader writes itself and the writer's batches never interleave within a
+    /// line: lines of 40 KB (written in several pieces by the pipe) come out whole, every
+    /// one of them, whichever path each took. Several threads act as readers at once here,
+    /// which the server never does, to make a broken exclusion likely to show.
+    #[cfg(unix)]
+    #[test]
+    fn answers_written_directly_and_by_the_writer_never_interleave() {
+        for _ in 0..3 {
+            four_senders_and_the_writer_share_one_pipe();
+        }
+    }
+
+    #[cfg(unix)]
+    fn four_senders_and_the_writer_share_one_pipe() {
+        use std::io::Read;
+        use std::sync::Arc;
+
+        let (mut pipe_out, pipe_in) = std::io::pipe().expect("create a pipe");
+        let pipe_in = std::fs::File::from(std::os::fd::OwnedFd::from(pipe_in));
+        let writer_end = pipe_in.try_clone().expect("duplicate the pipe");
+        let output = Arc::new(Output::new(64, 1024 * 1024, Some(pipe_in)));
+        let writer = {
+            let output = Arc::clone(&output);
+            std::thread::spawn(move || write_lines(&output, writer_end))
+        };
+        let reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            pipe_out.read_to_string(&mut text).expect("read the pipe");
+            text
+        });
+        let line = |sender: usize, n: usize| {
+            let fill = char::from(b'a' + (n % 26) as u8);
+            let len = if n.is_multiple_of(3) { 40_000 } else { 100 };
+            format!("{sender}:{n}:{}\n", fill.to_string().repeat(len))
+        };
+        let senders: Vec<_> = (0..4)
+            .map(|sender| {
+                let output = Arc::clone(&output);
+                std::thread::spawn(move || {
+                    for n in 0..1000_usize {
+                        // Alternate between "the client waits" and "more input buffered",
+                        // and between the reader's sends and a pool task's.
+                        output.note_input(n.is_multiple_of(2));
+                        if n % 4 < 2 {
+                            output.send_from_reader(line(sender, n).into_bytes());
+                        } else {
+                            output.send(line(sender, n).into_bytes());
+                        }
+                    }
+                    output.reader_waits();
+                })
+            })
+            .collect();
+        for sender in senders {
+            sender.join().expect("a sender finishes");
+        }
+        output.send(END.to_vec());
+        writer.join().expect("the writer finishes");
+        drop(output);
+        let text = reader.join().expect("the reader finishes");
+        let mut got: Vec<&str> = text.split_inclusive('\n').collect();
+        got.sort_unstable();
+        let mut expected: Vec<String> = (0..4)
+            .flat_map(|sender| (0..1000).map(move |n| line(sender, n)))
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(got.len(), expected.len(), "every line arrives once");
+        assert!(
+            got.iter()
+                .zip(&expected)
+                .all(|(got, expected)| got == expected),
+            "a line came out mixed with another"
+        );
+    }
+
+    /// The reader writes its own answer only when the client waits for it and nothing is
+    /// queued or being written; otherwise the answer is queued.
+    #[cfg(unix)]
+    #[test]
+    fn the_reader_writes_itself_only_when_the_client_waits_and_stdout_is_idle() {
+        use std::io::Read;
+
+        let (mut pipe_out, pipe_in) = std::io::pipe().expect("create a pipe");
+        let pipe_in = std::fs::File::from(std::os::fd::OwnedFd::from(pipe_in));
+        let output = Output::new(64, 1024 * 1024, Some(pipe_in));
+        let mut read = |len: usize| {
+            let mut buffer = vec![0; len];
+            pipe_out.read_exact(&mut buffer).expect("read the pipe");
+            String::from_utf8(buffer).expect("UTF-8")
+        };
+        output.note_input(false);
+        output.send_from_reader(b"direct\n".to_vec());
+        assert_eq!(read(7), "direct\n", "written by the reader itself");
+        // More input buffered: queued for the writer.
+        output.note_input(true);
+        output.send_from_reader(b"queued\n".to_vec());
+        // Something queued: a later answer queues behind it, even when the client waits.
+        output.note_input(false);
+        output.send_from_reader(b"behind\n".to_vec());
+        // A pool task's answer always goes through the writer.
+        output.send(b"pooled\n".to_vec());
+        let batch = output.take_all().expect("the queued answers");
+        assert_eq!(
+            batch,
+            [
+                b"queued\n".to_vec(),
+                b"behind\n".to_vec(),
+                b"pooled\n".to_vec()
+            ]
+        );
+        // While the writer holds a batch, nobody else writes.
+        output.send_from_reader(b"during\n".to_vec());
+        assert_eq!(
+            output.lock().messages.len(),
+            1,
+            "queued while the writer writes"
+        );
     }
 
     /// How long a test waits for what a missing wake would hold up forever: a failure then
@@ -424,7 +608,7 @@ mod tests {
     fn the_reader_wakes_the_writer_once_it_has_nothing_more_to_read() {
         use std::sync::Arc;
 
-        let output = Arc::new(Output::new(64, 1024 * 1024));
+        let output = Arc::new(Output::new(64, 1024 * 1024, None));
         let (writer, written) = sleeping_writer(&output);
         output.note_input(true);
         output.send_from_reader(b"first\n".to_vec());
@@ -454,7 +638,7 @@ mod tests {
     fn a_reader_waiting_for_room_wakes_the_writer_it_let_sleep() {
         use std::sync::Arc;
 
-        let output = Arc::new(Output::new(64, 10));
+        let output = Arc::new(Output::new(64, 10, None));
         let (writer, written) = sleeping_writer(&output);
         output.note_input(true);
         output.send_from_reader(b"123456\n".to_vec());

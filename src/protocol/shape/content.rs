@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
+use super::escape::write_json_string;
 use super::items::{META_HASH, META_LAST_MODIFIED};
 use super::{Shaper, iso, raw};
 use crate::model::{Content, StoredResource};
@@ -60,6 +61,32 @@ struct Embedded<'a> {
     resource: &'a RawValue,
     #[serde(skip_serializing_if = "Option::is_none")]
     annotations: Option<Value>,
+}
+
+impl Message<'_> {
+    /// About how many bytes `write` writes.
+    pub(super) fn size_hint(&self) -> usize {
+        match &self.content {
+            MessageContent::Text(block) => block.text.len() + block.text.len() / 8 + 64,
+            MessageContent::Shaped(shaped) => shaped.get().len() + 32,
+        }
+    }
+
+    /// Appends the message as JSON, as serde would write it (see `Shaper::rendered_line`).
+    pub(super) fn write(&self, line: &mut Vec<u8>) {
+        line.extend_from_slice(b"{\"role\":\"");
+        line.extend_from_slice(self.role.as_bytes());
+        line.extend_from_slice(b"\",\"content\":");
+        match &self.content {
+            MessageContent::Text(block) => {
+                line.extend_from_slice(b"{\"type\":\"text\",\"text\":");
+                write_json_string(line, block.text);
+                line.push(b'}');
+            }
+            MessageContent::Shaped(shaped) => line.extend_from_slice(shaped.get().as_bytes()),
+        }
+        line.push(b'}');
+    }
 }
 
 impl Shaper<'_> {

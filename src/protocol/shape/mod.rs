@@ -1,19 +1,23 @@
-//! Results and errors as the JSON each revision defines. Every response line is written by
-//! one serializer from one shape: the method's own members (`body`), then what every result
+//! Results and errors as the JSON each revision defines. Every response line is written
+//! from one shape: the method's own members (`body`), then what every result
 //! of the revision carries (`Close`: modern results get `resultType`, `serverInfo` and
 //! caching hints). What is kept between answers (a list page's items, a resource's
 //! contents) is kept as JSON text and copied in as it is.
 //!
 //! `items` writes list entries (prompts, resources, templates) and `content` a resource's
-//! contents and prompt-message blocks, each losing in older revisions what they lack.
+//! contents and prompt-message blocks, each losing in older revisions what they lack. One
+//! answer is written by hand, a rendered prompt's (`rendered_line`, pinned by a test to
+//! the serde shape), with `escape` for its text.
 
 mod content;
+mod escape;
 mod items;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use self::escape::write_json_string;
 use super::error::RpcError;
 use super::results::{
     Completion, Discovery, InputRequest, Page, PromptOutcome, ReadResult, RenderedPrompt,
@@ -157,13 +161,6 @@ struct ReadBody<'a> {
 }
 
 #[derive(Serialize)]
-struct PromptBody<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<&'a str>,
-    messages: Vec<content::Message<'a>>,
-}
-
-#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct InputRequiredBody<'a> {
     input_requests: Map<String, Value>,
@@ -258,7 +255,22 @@ impl Shaper<'_> {
         hints: Option<Hints>,
         meta: ResultMeta<'a>,
     ) -> Vec<u8> {
-        let close = if self.revision.is_modern() {
+        let close = self.close(result_type, hints, meta);
+        line(&Response {
+            jsonrpc: "2.0",
+            id,
+            result: ResultObject { body, close },
+        })
+    }
+
+    /// What every result of this revision carries beyond its method's members.
+    fn close<'a>(
+        &self,
+        result_type: &'static str,
+        hints: Option<Hints>,
+        meta: ResultMeta<'a>,
+    ) -> Close<'a> {
+        if self.revision.is_modern() {
             Close {
                 result_type: Some(result_type),
                 ttl_ms: hints.map(|hints| self.ttl_ms(hints)),
@@ -273,12 +285,7 @@ impl Shaper<'_> {
                 meta,
                 ..Close::default()
             }
-        };
-        line(&Response {
-            jsonrpc: "2.0",
-            id,
-            result: ResultObject { body, close },
-        })
+        }
     }
 
     fn cache_scope(&self) -> &'static str {
@@ -380,7 +387,7 @@ impl Shaper<'_> {
             PromptOutcome::Rendered { prompt, retried } => {
                 // A result produced by answering input must not be cached.
                 let hints = retried.then_some(Hints::NotCacheable);
-                self.respond(id, self.prompt_body(prompt), "complete", hints)
+                self.rendered_line(id, prompt, hints)
             }
             PromptOutcome::InputRequired { requests, state } => {
                 let body = InputRequiredBody {
@@ -401,15 +408,43 @@ impl Shaper<'_> {
             .unwrap_or(Value::Null)
     }
 
-    fn prompt_body<'a>(&self, prompt: &'a RenderedPrompt) -> PromptBody<'a> {
-        PromptBody {
-            description: prompt.description.as_deref(),
-            messages: prompt
-                .messages
-                .iter()
-                .map(|message| self.message(message))
-                .collect(),
+    /// The answer line of a rendered prompt. Its text blocks are new in every answer and
+    /// are most of its bytes, so its own members are written here, the text escaped by
+    /// `escape` (serde_json's writer took a fifth more instructions a `prompts/get`:
+    /// docs/benchmarks.md); what every result carries is `Close`, serialized as for every
+    /// other result. A unit test pins this line, parsed, to the serde-shaped result
+    /// (`PromptBody`) in every revision, retried or not.
+    fn rendered_line(&self, id: &Value, prompt: &RenderedPrompt, hints: Option<Hints>) -> Vec<u8> {
+        let messages: Vec<content::Message> =
+            prompt.messages.iter().map(|m| self.message(m)).collect();
+        let close = serde_json::to_vec(&self.close("complete", hints, ResultMeta::default()))
+            .unwrap_or_else(|_| b"{}".to_vec());
+        let size: usize = messages.iter().map(content::Message::size_hint).sum();
+        let mut line = Vec::with_capacity(size + close.len() + 128);
+        line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        // Writing a Value into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut line, id);
+        line.extend_from_slice(b",\"result\":{");
+        if let Some(description) = &prompt.description {
+            line.extend_from_slice(b"\"description\":");
+            write_json_string(&mut line, description);
+            line.push(b',');
         }
+        line.extend_from_slice(b"\"messages\":[");
+        for (index, message) in messages.iter().enumerate() {
+            if index > 0 {
+                line.push(b',');
+            }
+            message.write(&mut line);
+        }
+        line.push(b']');
+        // `close` is an object: its members follow the messages.
+        if close.len() > 2 {
+            line.push(b',');
+            line.extend_from_slice(&close[1..close.len() - 1]);
+        }
+        line.extend_from_slice(b"}}\n");
+        line
     }
 
     /// A `completion/complete` answer line.
@@ -457,7 +492,7 @@ mod tests {
     use serde::de::IgnoredAny;
 
     use super::*;
-    use crate::protocol::results::{Block, RenderedMessage};
+    use crate::protocol::results::{Block, MediaKind, RenderedMessage};
 
     /// A response whose result may hold `_meta` once: serde refuses a duplicate field.
     #[derive(Deserialize)]
@@ -522,6 +557,118 @@ mod tests {
                 },
             ),
         ]
+    }
+
+    /// The serde shape of a rendered prompt's result, which `rendered_line` writes by hand.
+    #[derive(Serialize)]
+    struct PromptBody<'a> {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        description: Option<&'a str>,
+        messages: Vec<content::Message<'a>>,
+    }
+
+    fn resource(
+        uri: &str,
+        mime: &str,
+        content: crate::model::Content,
+    ) -> std::sync::Arc<ReadResult> {
+        let info = crate::model::ResourceInfo {
+            uri: uri.into(),
+            name: "n".into(),
+            title: Some("T \"q\"".into()),
+            description: Some("d".into()),
+            mime_type: mime.into(),
+            annotations: crate::model::Annotations {
+                audience: vec![crate::model::Role::User],
+                priority: Some(0.5),
+            },
+            icons: Vec::new(),
+            origin: Default::default(),
+        };
+        let stored = StoredResource {
+            info,
+            size: content.as_bytes().len() as u64,
+            is_text: matches!(content, crate::model::Content::Text(_)),
+            blob_hash: [3; 32],
+            content_hash: [7; 32],
+            last_modified: 1_700_000_000_000,
+        };
+        std::sync::Arc::new(ReadResult::new(stored, content))
+    }
+
+    /// The hand-written prompt line says, parsed, what the serde shape says: every revision,
+    /// retried or not, with text that needs escapes, no description, and every block kind.
+    #[test]
+    fn the_rendered_prompt_line_is_the_serde_shaped_result() {
+        use crate::model::{Content, Role};
+        let config = ServeConfig::default();
+        let doc = resource(
+            "shelf://a.md",
+            "text/markdown",
+            Content::Text("# A\n\"b\"\t\u{1}".into()),
+        );
+        let image = resource(
+            "shelf://i.png",
+            "image/png",
+            Content::Binary(vec![0, 159, 146, 150]),
+        );
+        let audio = resource("shelf://s.wav", "audio/wav", Content::Binary(vec![1, 2, 3]));
+        let message = |role, block| RenderedMessage { role, block };
+        let messages = vec![
+            message(Role::User, Block::Text("plain".into())),
+            message(
+                Role::Assistant,
+                Block::Text("quote \" back \\ nl \n tab \t ctl \u{7} é ✓ 🦀".repeat(5)),
+            ),
+            message(Role::User, Block::Embedded(doc.clone())),
+            message(Role::User, Block::Link(doc)),
+            message(
+                Role::User,
+                Block::Media {
+                    kind: MediaKind::Image,
+                    read: image,
+                },
+            ),
+            message(
+                Role::User,
+                Block::Media {
+                    kind: MediaKind::Audio,
+                    read: audio,
+                },
+            ),
+        ];
+        for description in [None, Some("a \"described\"\nprompt".to_string())] {
+            let prompt = RenderedPrompt {
+                description: description.clone(),
+                messages: messages.clone(),
+            };
+            for revision in std::iter::once(Revision::MODERN).chain(Revision::LEGACY) {
+                let shaper = Shaper {
+                    revision,
+                    config: &config,
+                    now: 1_800_000_000_000,
+                };
+                for retried in [false, true] {
+                    let id = json!("r-1");
+                    let outcome = PromptOutcome::Rendered {
+                        prompt: prompt.clone(),
+                        retried,
+                    };
+                    let written: Value =
+                        serde_json::from_slice(&shaper.prompt_outcome(&id, &outcome))
+                            .expect("the hand-written line is JSON");
+                    let body = PromptBody {
+                        description: prompt.description.as_deref(),
+                        messages: prompt.messages.iter().map(|m| shaper.message(m)).collect(),
+                    };
+                    let hints = retried.then_some(Hints::NotCacheable);
+                    let shaped: Value =
+                        serde_json::from_slice(&shaper.respond(&id, body, "complete", hints))
+                            .expect("the serde line is JSON");
+                    assert_eq!(written, shaped, "{} retried={retried}", revision.as_str());
+                }
+            }
+        }
     }
 
     /// Every answer of every revision is one JSON line whose result carries `_meta` at most
