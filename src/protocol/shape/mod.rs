@@ -5,9 +5,10 @@
 //! contents) is kept as JSON text and copied in as it is.
 //!
 //! `items` writes list entries (prompts, resources, templates) and `content` a resource's
-//! contents and prompt-message blocks, each losing in older revisions what they lack. One
-//! answer is written by hand, a rendered prompt's (`rendered_line`, pinned by a test to
-//! the serde shape), with `escape` for its text.
+//! contents and prompt-message blocks, each losing in older revisions what they lack. Two
+//! results' own members are written by hand, a rendered prompt's and a completion's
+//! (`written_line`, each pinned by a test to its serde shape), with `escape` for their
+//! strings.
 
 mod content;
 mod escape;
@@ -165,27 +166,6 @@ struct ReadBody<'a> {
 struct InputRequiredBody<'a> {
     input_requests: Map<String, Value>,
     request_state: &'a str,
-}
-
-#[derive(Serialize)]
-struct CompletionBody<'a> {
-    completion: CompletionValues<'a>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct CompletionValues<'a> {
-    #[serde(serialize_with = "values")]
-    values: &'a crate::complete::Values,
-    total: u64,
-    has_more: bool,
-}
-
-fn values<S: serde::Serializer>(
-    values: &&crate::complete::Values,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    serializer.collect_seq(values.iter())
 }
 
 /// `message` as one line of JSON and its newline.
@@ -408,37 +388,29 @@ impl Shaper<'_> {
             .unwrap_or(Value::Null)
     }
 
-    /// The answer line of a rendered prompt. Its text blocks are new in every answer and
-    /// are most of its bytes, so its own members are written here, the text escaped by
-    /// `escape` (serde_json's writer took a fifth more instructions a `prompts/get`:
-    /// docs/benchmarks.md); what every result carries is `Close`, serialized as for every
-    /// other result. A unit test pins this line, parsed, to the serde-shaped result
-    /// (`PromptBody`) in every revision, retried or not.
-    fn rendered_line(&self, id: &Value, prompt: &RenderedPrompt, hints: Option<Hints>) -> Vec<u8> {
-        let messages: Vec<content::Message> =
-            prompt.messages.iter().map(|m| self.message(m)).collect();
+    /// A response line whose result members are written by `members` (into the open result
+    /// object, without braces), followed by what every result of this revision carries,
+    /// `Close`, serialized as for every other result. For the two answers whose members are
+    /// mostly strings new in every answer (see `rendered_line` and `completion`), escaped
+    /// by `escape`: serde_json's writer took a fifth more instructions a `prompts/get` and
+    /// a tenth more a completion (docs/benchmarks.md). A unit test pins each, parsed, to
+    /// its serde-shaped result in every revision.
+    fn written_line(
+        &self,
+        id: &Value,
+        size: usize,
+        hints: Option<Hints>,
+        members: impl FnOnce(&mut Vec<u8>),
+    ) -> Vec<u8> {
         let close = serde_json::to_vec(&self.close("complete", hints, ResultMeta::default()))
             .unwrap_or_else(|_| b"{}".to_vec());
-        let size: usize = messages.iter().map(content::Message::size_hint).sum();
-        let mut line = Vec::with_capacity(size + close.len() + 128);
+        let mut line = Vec::with_capacity(size + close.len() + 64);
         line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
         // Writing a Value into a Vec cannot fail.
         let _ = serde_json::to_writer(&mut line, id);
         line.extend_from_slice(b",\"result\":{");
-        if let Some(description) = &prompt.description {
-            line.extend_from_slice(b"\"description\":");
-            write_json_string(&mut line, description);
-            line.push(b',');
-        }
-        line.extend_from_slice(b"\"messages\":[");
-        for (index, message) in messages.iter().enumerate() {
-            if index > 0 {
-                line.push(b',');
-            }
-            message.write(&mut line);
-        }
-        line.push(b']');
-        // `close` is an object: its members follow the messages.
+        members(&mut line);
+        // `close` is an object: its members follow the result's own.
         if close.len() > 2 {
             line.push(b',');
             line.extend_from_slice(&close[1..close.len() - 1]);
@@ -447,16 +419,51 @@ impl Shaper<'_> {
         line
     }
 
-    /// A `completion/complete` answer line.
+    /// The answer line of a rendered prompt (through `written_line`).
+    fn rendered_line(&self, id: &Value, prompt: &RenderedPrompt, hints: Option<Hints>) -> Vec<u8> {
+        let messages: Vec<content::Message> =
+            prompt.messages.iter().map(|m| self.message(m)).collect();
+        let size = messages
+            .iter()
+            .map(content::Message::size_hint)
+            .sum::<usize>()
+            + 64;
+        self.written_line(id, size, hints, |line| {
+            if let Some(description) = &prompt.description {
+                line.extend_from_slice(b"\"description\":");
+                write_json_string(line, description);
+                line.push(b',');
+            }
+            line.extend_from_slice(b"\"messages\":[");
+            for (index, message) in messages.iter().enumerate() {
+                if index > 0 {
+                    line.push(b',');
+                }
+                message.write(line);
+            }
+            line.push(b']');
+        })
+    }
+
+    /// A `completion/complete` answer line (through `written_line`).
     pub fn completion(&self, id: &Value, completion: &Completion) -> Vec<u8> {
-        let body = CompletionBody {
-            completion: CompletionValues {
-                values: &completion.values,
-                total: completion.total,
-                has_more: completion.has_more,
-            },
-        };
-        self.respond(id, body, "complete", None)
+        let size = completion.values.iter().map(|v| v.len() + 3).sum::<usize>() + 64;
+        self.written_line(id, size, None, |line| {
+            line.extend_from_slice(b"\"completion\":{\"values\":[");
+            for (index, value) in completion.values.iter().enumerate() {
+                if index > 0 {
+                    line.push(b',');
+                }
+                write_json_string(line, value);
+            }
+            line.extend_from_slice(b"],\"total\":");
+            line.extend_from_slice(itoa::Buffer::new().format(completion.total).as_bytes());
+            line.extend_from_slice(if completion.has_more {
+                b",\"hasMore\":true}"
+            } else {
+                b",\"hasMore\":false}"
+            });
+        })
     }
 }
 
@@ -594,6 +601,68 @@ mod tests {
             last_modified: 1_700_000_000_000,
         };
         std::sync::Arc::new(ReadResult::new(stored, content))
+    }
+
+    /// The serde shape of a completion's result, which `completion` writes by hand.
+    #[derive(Serialize)]
+    struct CompletionBody<'a> {
+        completion: CompletionValues<'a>,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct CompletionValues<'a> {
+        #[serde(serialize_with = "values")]
+        values: &'a crate::complete::Values,
+        total: u64,
+        has_more: bool,
+    }
+
+    fn values<S: serde::Serializer>(
+        values: &&crate::complete::Values,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(values.iter())
+    }
+
+    /// The hand-written completion line says, parsed, what the serde shape says, in every
+    /// revision, with values that need escapes, none, and more than are shown.
+    #[test]
+    fn the_completion_line_is_the_serde_shaped_result() {
+        let config = ServeConfig::default();
+        let lists: [&[&str]; 3] = [&[], &["a", "b \"q\"", "c\\d\n", "é ✓ 🦀\u{1}"], &["x"; 100]];
+        for (values, total, has_more) in [
+            (lists[0], 0, false),
+            (lists[1], 4, false),
+            (lists[2], 12_345, true),
+        ] {
+            let completion = Completion {
+                values: values.iter().copied().collect(),
+                total,
+                has_more,
+            };
+            for revision in std::iter::once(Revision::MODERN).chain(Revision::LEGACY) {
+                let shaper = Shaper {
+                    revision,
+                    config: &config,
+                    now: 0,
+                };
+                let id = json!(42);
+                let written: Value = serde_json::from_slice(&shaper.completion(&id, &completion))
+                    .expect("the hand-written line is JSON");
+                let body = CompletionBody {
+                    completion: CompletionValues {
+                        values: &completion.values,
+                        total,
+                        has_more,
+                    },
+                };
+                let shaped: Value =
+                    serde_json::from_slice(&shaper.respond(&id, body, "complete", None))
+                        .expect("the serde line is JSON");
+                assert_eq!(written, shaped, "{}", revision.as_str());
+            }
+        }
     }
 
     /// The hand-written prompt line says, parsed, what the serde shape says: every revision,
