@@ -14,6 +14,7 @@
 
 mod era;
 mod error;
+mod id;
 mod notification;
 mod request;
 mod results;
@@ -22,10 +23,11 @@ mod shape;
 
 pub use era::revision_of;
 pub use error::{Failure, RpcError, code};
+pub use id::RequestId;
 pub use notification::{Changed, acknowledged, notification, stream_notification};
 pub use request::{
     CompleteParams, CompletionRef, Envelope, Era, GetPromptParams, Incoming, ListenParams, Method,
-    Notification, id_of, parse_line, request_key,
+    Notification, id_of, parse_line,
 };
 pub use results::{
     Block, Completion, Discovery, InputRequest, MediaKind, Page, PromptOutcome, ReadResult,

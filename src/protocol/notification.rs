@@ -4,9 +4,10 @@
 
 use std::collections::BTreeSet;
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::shape::META_SUBSCRIPTION;
+use super::id::RequestId;
 
 /// What changed, as a notification names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,24 +45,54 @@ pub fn notification(changed: Changed) -> Vec<u8> {
     }
 }
 
+/// The `_meta` of a stream's message: the listen request's id, written as it was sent
+/// (through `json!` a big integer id would become a float).
+#[derive(Serialize)]
+struct StreamMeta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
+    subscription: &'a RequestId,
+}
+
+#[derive(Serialize)]
+struct StreamMessage<P: Serialize> {
+    jsonrpc: &'static str,
+    method: &'static str,
+    params: P,
+}
+
 /// A change notification on a modern stream, tagged with the listen request's id.
-pub fn stream_notification(changed: Changed, subscription: &Value) -> Vec<u8> {
-    let mut params = Map::new();
-    params.insert("_meta".into(), json!({ META_SUBSCRIPTION: subscription }));
-    if let Some(uri) = changed.uri() {
-        params.insert("uri".into(), json!(uri));
+pub fn stream_notification(changed: Changed, subscription: &RequestId) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Params<'a> {
+        #[serde(rename = "_meta")]
+        meta: StreamMeta<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        uri: Option<String>,
     }
-    line(&json!({"jsonrpc": "2.0", "method": changed.method(), "params": params}))
+    line(&StreamMessage {
+        jsonrpc: "2.0",
+        method: changed.method(),
+        params: Params {
+            meta: StreamMeta { subscription },
+            uri: changed.uri(),
+        },
+    })
 }
 
 /// The first message of a stream: which of the requested notifications will be sent.
 /// (`toolsListChanged` is never honoured: there are no tools.)
 pub fn acknowledged(
-    subscription: &Value,
+    subscription: &RequestId,
     prompts: bool,
     resources: bool,
     uris: &BTreeSet<String>,
 ) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Params<'a> {
+        #[serde(rename = "_meta")]
+        meta: StreamMeta<'a>,
+        notifications: Map<String, Value>,
+    }
     let mut honoured = Map::new();
     if prompts {
         honoured.insert("promptsListChanged".into(), json!(true));
@@ -72,15 +103,19 @@ pub fn acknowledged(
     if !uris.is_empty() {
         honoured.insert("resourceSubscriptions".into(), json!(uris));
     }
-    line(&json!({
-        "jsonrpc": "2.0",
-        "method": "notifications/subscriptions/acknowledged",
-        "params": {"_meta": { META_SUBSCRIPTION: subscription }, "notifications": honoured}
-    }))
+    line(&StreamMessage {
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: Params {
+            meta: StreamMeta { subscription },
+            notifications: honoured,
+        },
+    })
 }
 
-fn line(message: &Value) -> Vec<u8> {
-    let mut bytes = message.to_string().into_bytes();
+fn line(message: &impl Serialize) -> Vec<u8> {
+    // Serializing plain members into a Vec cannot fail.
+    let mut bytes = serde_json::to_vec(message).unwrap_or_default();
     bytes.push(b'\n');
     bytes
 }

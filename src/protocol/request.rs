@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::error::{RpcError, code};
+use super::id::{IdText, RequestId};
 use super::revision::Revision;
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -23,7 +24,7 @@ pub enum Incoming {
     Response,
     /// Not something that can be served; answer with this error (`id` null when unknown).
     Invalid {
-        id: Value,
+        id: RequestId,
         error: RpcError,
     },
 }
@@ -33,37 +34,35 @@ pub enum Incoming {
 pub enum Notification {
     /// `notifications/cancelled`: the client no longer wants the answer to this request
     /// (or, for a `subscriptions/listen`, the stream).
-    Cancelled { request_id: Value },
+    Cancelled { request_id: RequestId },
     /// Anything else (initialized, progress, a cancellation without a usable id): nothing
     /// to do.
     Other,
 }
 
-/// A request's id as a key, for finding a running request by the id a cancellation
-/// names: the JSON text of the id, so `1` and `"1"` stay apart.
-pub fn request_key(id: &Value) -> String {
-    id.to_string()
-}
-
 /// The id of the message on `line`, as far as it can be read (null when it cannot): for
 /// answering a line whose handling failed past parsing.
-pub fn id_of(line: &[u8]) -> Value {
+pub fn id_of(line: &[u8]) -> RequestId {
     #[derive(Deserialize)]
-    struct IdOnly {
-        #[serde(default)]
-        id: Value,
+    struct IdOnly<'a> {
+        #[serde(borrow, default)]
+        id: Option<&'a RawValue>,
     }
-    serde_json::from_slice::<IdOnly>(line)
+    std::str::from_utf8(line)
         .ok()
-        .map(|message| message.id)
-        .filter(|id| matches!(id, Value::String(_) | Value::Number(_)))
-        .unwrap_or(Value::Null)
+        .and_then(|line| serde_json::from_str::<IdOnly>(line).ok())
+        .and_then(|message| message.id)
+        .and_then(|raw| match RequestId::read(raw) {
+            IdText::Id(id) | IdText::NotAnInteger(id) => Some(id),
+            IdText::Other => None,
+        })
+        .unwrap_or_else(RequestId::null)
 }
 
 /// A request that parsed: its id, its era and its typed method.
 #[derive(Debug)]
 pub struct Envelope {
-    pub id: Value,
+    pub id: RequestId,
     pub era: Era,
     pub method: Method,
     /// The length of the request's line in bytes: a bound on what its arguments can make a
@@ -351,7 +350,7 @@ struct ModernMeta<'a> {
 
 fn parse_error(err: impl std::fmt::Display) -> Incoming {
     Incoming::Invalid {
-        id: Value::Null,
+        id: RequestId::null(),
         error: RpcError::new(
             code::PARSE_ERROR,
             format!("the line is not valid JSON ({err}); send one JSON-RPC message per line"),
@@ -372,7 +371,10 @@ pub fn parse_line(line: &[u8]) -> Incoming {
         .is_some_and(|byte| *byte == b'{');
     if !starts_as_object {
         return match serde_json::from_slice::<IgnoredAny>(line) {
-            Ok(_) => invalid_request(Value::Null, "a JSON-RPC message must be a JSON object"),
+            Ok(_) => invalid_request(
+                RequestId::null(),
+                "a JSON-RPC message must be a JSON object",
+            ),
             Err(err) => parse_error(err),
         };
     }
@@ -385,18 +387,15 @@ pub fn parse_line(line: &[u8]) -> Incoming {
     let frame: Frame = match serde_json::from_str(line) {
         Ok(frame) => frame,
         Err(err) if err.classify() == serde_json::error::Category::Data => {
-            return invalid_request(Value::Null, &err.to_string());
+            return invalid_request(RequestId::null(), &err.to_string());
         }
         Err(err) => return parse_error(err),
     };
-    let id = match frame.id.map(|raw| serde_json::from_str::<Value>(raw.get())) {
-        None => None,
-        Some(Ok(id)) => Some(id),
-        Some(Err(err)) => return parse_error(err),
-    };
+    // Kept as sent: an integer of any size is echoed digit for digit.
+    let id = frame.id.map(RequestId::read);
     let id_for_errors = match &id {
-        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
-        _ => Value::Null,
+        Some(IdText::Id(id) | IdText::NotAnInteger(id)) => id.clone(),
+        _ => RequestId::null(),
     };
     let is_version_2 = frame.jsonrpc.is_some_and(|raw| {
         raw.get() == "\"2.0\""
@@ -419,9 +418,18 @@ pub fn parse_line(line: &[u8]) -> Incoming {
     let Some(id) = id else {
         return Incoming::Notification(notification(&method, &params));
     };
-    if !matches!(id, Value::String(_) | Value::Number(_)) {
-        return invalid_request(Value::Null, "\"id\" must be a string or a number");
-    }
+    let id = match id {
+        IdText::Id(id) => id,
+        IdText::NotAnInteger(id) => {
+            return invalid_request(
+                id,
+                "\"id\" must be a string or an integer (this number has a fraction or an exponent)",
+            );
+        }
+        IdText::Other => {
+            return invalid_request(RequestId::null(), "\"id\" must be a string or a number");
+        }
+    };
     if let Params::NotAnObject = params {
         return Incoming::Invalid {
             id,
@@ -447,15 +455,17 @@ fn notification(method: &str, params: &Params) -> Notification {
     let request_id = (method == "notifications/cancelled")
         .then(|| params.get("requestId"))
         .flatten()
-        .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
-        .filter(|id| matches!(id, Value::String(_) | Value::Number(_)));
+        .and_then(|raw| match RequestId::read(raw) {
+            IdText::Id(id) => Some(id),
+            IdText::NotAnInteger(_) | IdText::Other => None,
+        });
     match request_id {
         Some(request_id) => Notification::Cancelled { request_id },
         None => Notification::Other,
     }
 }
 
-fn invalid_request(id: Value, message: &str) -> Incoming {
+fn invalid_request(id: RequestId, message: &str) -> Incoming {
     Incoming::Invalid {
         id,
         error: RpcError::new(code::INVALID_REQUEST, format!("invalid request: {message}")),
@@ -642,7 +652,7 @@ mod tests {
         ) else {
             panic!("an escaped request was not read");
         };
-        assert_eq!(envelope.id, serde_json::json!("a"));
+        assert_eq!(envelope.id.as_str(), "\"a\"");
         assert_eq!(envelope.era, Era::Legacy);
         assert!(matches!(envelope.method, Method::ReadResource { uri } if uri == "x:/y"));
         // `null` params are no params.
@@ -659,7 +669,7 @@ mod tests {
             )
             .notification(),
             Some(Notification::Cancelled {
-                request_id: serde_json::json!(4)
+                request_id: id_of(br#"{"id":4}"#)
             })
         );
         assert_eq!(

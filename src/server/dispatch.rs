@@ -4,8 +4,6 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use super::answer::{Answer, Reach, answer};
 use super::rate_limit::TokenBucket;
 use super::session::Session;
@@ -13,8 +11,8 @@ use super::state::Shared;
 use super::tasks::Tasks;
 use super::transport::Input;
 use crate::protocol::{
-    Envelope, Incoming, Method, Notification, Revision, RpcError, error_line, id_of, parse_line,
-    request_key, revision_of,
+    Envelope, Incoming, Method, Notification, RequestId, Revision, RpcError, error_line, id_of,
+    parse_line, revision_of,
 };
 
 pub(super) struct Dispatcher {
@@ -48,7 +46,7 @@ impl Dispatcher {
         }
     }
 
-    fn reject(&self, id: &Value, error: &RpcError) {
+    fn reject(&self, id: &RequestId, error: &RpcError) {
         self.shared.output.send(error_line(id, error));
     }
 
@@ -58,7 +56,7 @@ impl Dispatcher {
         let line = match input {
             Input::Line(line) => line,
             Input::TooLong { limit } => {
-                return self.reject(&Value::Null, &RpcError::too_long(limit));
+                return self.reject(&RequestId::null(), &RpcError::too_long(limit));
             }
         };
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -77,7 +75,7 @@ impl Dispatcher {
             Incoming::Invalid { id, error } => self.reject(&id, &error),
             Incoming::Response | Incoming::Notification(Notification::Other) => {}
             Incoming::Notification(Notification::Cancelled { request_id }) => {
-                self.tasks.cancel(&request_key(&request_id));
+                self.tasks.cancel(&request_id.key());
                 self.session.cancel(&request_id);
             }
             Incoming::Request(envelope) => self.request(envelope),
@@ -134,7 +132,7 @@ impl Dispatcher {
             return self.shared.output.send_from_reader(line);
         }
         let shared = Arc::clone(&self.shared);
-        let key = request_key(&envelope.id);
+        let key = envelope.id.key();
         self.tasks.spawn(&self.runtime, key, move |cancelled| {
             let line = match answer(&shared, &envelope, revision, Reach::Store) {
                 Answer::Line(line) => line,

@@ -7,12 +7,10 @@
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use serde_json::Value;
-
 use super::state::Shared;
 use super::watch::Changes;
 use crate::protocol::{
-    Changed, ListenParams, Revision, acknowledged, notification, stream_notification,
+    Changed, ListenParams, RequestId, Revision, acknowledged, notification, stream_notification,
 };
 
 #[derive(Default)]
@@ -32,7 +30,7 @@ struct State {
 
 /// One open `subscriptions/listen` stream: what it asked for, under the listen request's id.
 struct Listener {
-    id: Value,
+    id: RequestId,
     prompts: bool,
     resources: bool,
     uris: BTreeSet<String>,
@@ -55,7 +53,7 @@ impl Session {
 
     /// Opens a stream for the listen request `id`, acknowledged under the lock so that no
     /// notification can slip in before it.
-    pub(super) fn listen(&self, shared: &Shared, id: &Value, params: &ListenParams) {
+    pub(super) fn listen(&self, shared: &Shared, id: &RequestId, params: &ListenParams) {
         let filter = &params.notifications;
         let listener = Listener {
             id: id.clone(),
@@ -77,7 +75,7 @@ impl Session {
     pub(super) fn subscribe(
         &self,
         shared: &Shared,
-        id: &Value,
+        id: &RequestId,
         revision: Revision,
         uri: &str,
         subscribed: bool,
@@ -92,7 +90,7 @@ impl Session {
     }
 
     /// A cancelled stream just stops: nothing more is sent for it.
-    pub(super) fn cancel(&self, id: &Value) {
+    pub(super) fn cancel(&self, id: &RequestId) {
         self.lock().listeners.retain(|listener| listener.id != *id);
     }
 

@@ -11,7 +11,7 @@ const MAX_IN_FLIGHT: usize = 256;
 
 #[derive(Default)]
 pub(super) struct Tasks {
-    /// Requests still running, by `protocol::request_key`: set to true when the client
+    /// Requests still running, by `protocol::RequestId::key`: set to true when the client
     /// cancels one.
     running: Mutex<HashMap<String, Arc<AtomicBool>, foldhash::fast::RandomState>>,
     count: Mutex<usize>,

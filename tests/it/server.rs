@@ -1063,3 +1063,92 @@ fn a_storm_of_bad_messages_leaves_the_server_serving() {
         );
     }
 }
+
+/// The raw lines `serve` writes for `input`, stdin closed after it (a parsed `Value` would
+/// round a big number, so the text itself is checked).
+fn raw_answers(ctx: &TestContext, input: &str) -> Vec<String> {
+    use std::io::Write;
+    let mut child = ctx
+        .command(&["serve"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start promptshelf serve");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input.as_bytes()).expect("write to server");
+    drop(stdin);
+    let output = child.wait_with_output().expect("serve ends");
+    assert!(output.status.success(), "serve failed: {output:?}");
+    String::from_utf8(output.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn ids_are_echoed_exactly_as_sent_whatever_their_size() {
+    let ctx = TestContext::new();
+    let big = "18446744073709551616";
+    let bigger = "123456789012345678901234567890123456789";
+    let escaped = r#""a\u0062c""#;
+    let meta = format!(
+        r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"{MODERN}","io.modelcontextprotocol/clientCapabilities":{{}}}}"#
+    );
+    let request = |id: &str, method: &str, params: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{meta}{params}}}}}"#)
+            + "\n"
+    };
+    let input = request(big, "prompts/list", "")
+        + &request(bigger, "prompts/get", r#","name":"no-such-prompt""#)
+        + &request(escaped, "prompts/list", "")
+        + &request("1e400", "ping", "")
+        + &request("1.5", "ping", "");
+    // Streams: one under a big id stays open until stdin closes; one whose id has an
+    // escape is cancelled by the same string written plainly, so it is never closed.
+    let listen = |id: &str| {
+        request(
+            id,
+            "subscriptions/listen",
+            r#","notifications":{"promptsListChanged":true}"#,
+        )
+    };
+    let input = input
+        + &listen("18446744073709551617")
+        + &listen(r#""s\u0031""#)
+        + r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s1"}}"#
+        + "\n";
+    let lines = raw_answers(&ctx, &input);
+    let stream = "\"io.modelcontextprotocol/subscriptionId\":18446744073709551617";
+    assert_eq!(
+        lines.iter().filter(|line| line.contains(stream)).count(),
+        2,
+        "the big stream's acknowledgement and closing answer: {lines:#?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|line| line.contains("\"id\":18446744073709551617,")),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines.iter().any(|line| line.contains("\"id\":\"s")),
+        "a cancelled stream gets no closing answer: {lines:#?}"
+    );
+    let answer_to = |id: &str| {
+        lines
+            .iter()
+            .find(|line| line.contains(&format!("\"id\":{id},")))
+            .unwrap_or_else(|| panic!("no answer carries the id {id} as sent: {lines:#?}"))
+    };
+    assert!(answer_to(big).contains("\"result\""));
+    assert!(answer_to(bigger).contains("\"error\""));
+    assert!(answer_to(escaped).contains("\"result\""));
+    // JSON-RPC ids are strings or integers: a number that is not an integer is refused
+    // -32600, under the id as it was sent.
+    for id in ["1e400", "1.5"] {
+        let answer = answer_to(id);
+        assert!(answer.contains(r#""error":{"code":-32600,"#), "{answer}");
+        assert!(answer.contains("string or an integer"), "{answer}");
+    }
+}

@@ -20,6 +20,7 @@ use serde_json::{Map, Value, json};
 
 use self::escape::write_json_string;
 use super::error::RpcError;
+use super::id::RequestId;
 use super::results::{
     Completion, Discovery, InputRequest, Page, PromptOutcome, ReadResult, RenderedPrompt,
 };
@@ -27,7 +28,8 @@ use super::revision::Revision;
 use crate::config::{CacheScope, ServeConfig};
 use crate::model::{StoredPrompt, StoredResource, StoredTemplate};
 
-pub(super) const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
+#[cfg(test)]
+const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// Shapes results for one revision, with the server's settings and the current time.
 pub struct Shaper<'a> {
@@ -75,7 +77,7 @@ enum ListKind {
 #[derive(Serialize)]
 struct Response<'a, B: Serialize> {
     jsonrpc: &'static str,
-    id: &'a Value,
+    id: &'a RequestId,
     result: ResultObject<'a, B>,
 }
 
@@ -115,7 +117,7 @@ struct ResultMeta<'a> {
         rename = "io.modelcontextprotocol/subscriptionId",
         skip_serializing_if = "Option::is_none"
     )]
-    subscription: Option<&'a Value>,
+    subscription: Option<&'a RequestId>,
 }
 
 impl ResultMeta<'_> {
@@ -187,17 +189,32 @@ fn raw(value: &impl Serialize) -> Box<RawValue> {
 }
 
 /// An error response line.
-pub fn error_line(id: &Value, error: &RpcError) -> Vec<u8> {
-    let mut body = json!({"code": error.code, "message": error.message});
-    if let Some(data) = &error.data {
-        body["data"] = data.clone();
+pub fn error_line(id: &RequestId, error: &RpcError) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct ErrorResponse<'a> {
+        jsonrpc: &'static str,
+        /// MCP's schema has no null id: when the request's id could not be read, it is
+        /// left out.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<&'a RequestId>,
+        error: ErrorBody<'a>,
     }
-    // MCP's schema has no null id: when the request's id could not be read, it is left out.
-    if id.is_null() {
-        line(&json!({"jsonrpc": "2.0", "error": body}))
-    } else {
-        line(&json!({"jsonrpc": "2.0", "id": id, "error": body}))
+    #[derive(Serialize)]
+    struct ErrorBody<'a> {
+        code: i64,
+        message: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data: Option<&'a Value>,
     }
+    line(&ErrorResponse {
+        jsonrpc: "2.0",
+        id: (!id.is_null()).then_some(id),
+        error: ErrorBody {
+            code: error.code,
+            message: &error.message,
+            data: error.data.as_ref(),
+        },
+    })
 }
 
 pub(super) fn iso(ms: i64) -> String {
@@ -219,7 +236,7 @@ impl Shaper<'_> {
     /// with `hints` (modern results then carry `ttlMs` and `cacheScope`).
     fn respond<B: Serialize>(
         &self,
-        id: &Value,
+        id: &RequestId,
         body: B,
         result_type: &'static str,
         hints: Option<Hints>,
@@ -229,7 +246,7 @@ impl Shaper<'_> {
 
     fn respond_with_meta<'a, B: Serialize>(
         &self,
-        id: &'a Value,
+        id: &'a RequestId,
         body: B,
         result_type: &'static str,
         hints: Option<Hints>,
@@ -286,7 +303,7 @@ impl Shaper<'_> {
         }
     }
 
-    pub fn discover(&self, id: &Value, discovery: &Discovery) -> Vec<u8> {
+    pub fn discover(&self, id: &RequestId, discovery: &Discovery) -> Vec<u8> {
         let mut body = Map::new();
         body.insert(
             "supportedVersions".into(),
@@ -302,7 +319,7 @@ impl Shaper<'_> {
         )
     }
 
-    pub fn initialize(&self, id: &Value, discovery: &Discovery) -> Vec<u8> {
+    pub fn initialize(&self, id: &RequestId, discovery: &Discovery) -> Vec<u8> {
         let mut body = Map::new();
         body.insert("protocolVersion".into(), json!(self.revision.as_str()));
         body.insert("capabilities".into(), capabilities());
@@ -312,7 +329,7 @@ impl Shaper<'_> {
     }
 
     /// The answer that closes a `subscriptions/listen` stream on shutdown.
-    pub fn listen_closed(&self, id: &Value) -> Vec<u8> {
+    pub fn listen_closed(&self, id: &RequestId) -> Vec<u8> {
         let meta = ResultMeta {
             subscription: Some(id),
             ..ResultMeta::default()
@@ -320,7 +337,7 @@ impl Shaper<'_> {
         self.respond_with_meta(id, Empty {}, "complete", None, meta)
     }
 
-    pub fn empty(&self, id: &Value) -> Vec<u8> {
+    pub fn empty(&self, id: &RequestId) -> Vec<u8> {
         self.respond(id, Empty {}, "complete", None)
     }
 
@@ -340,7 +357,7 @@ impl Shaper<'_> {
     }
 
     /// The response line for a shaped page, with the `ttlMs` of this moment.
-    pub fn page_line(&self, id: &Value, page: &ShapedPage) -> Vec<u8> {
+    pub fn page_line(&self, id: &RequestId, page: &ShapedPage) -> Vec<u8> {
         let items = page.items.as_ref();
         let body = ListBody {
             items: match page.kind {
@@ -354,7 +371,7 @@ impl Shaper<'_> {
     }
 
     /// A `resources/read` answer line; the contents come from the resource's memo.
-    pub fn read_line(&self, id: &Value, read: &ReadResult) -> Vec<u8> {
+    pub fn read_line(&self, id: &RequestId, read: &ReadResult) -> Vec<u8> {
         let body = ReadBody {
             contents: [self.contents(read)],
         };
@@ -362,7 +379,7 @@ impl Shaper<'_> {
         self.respond(id, body, "complete", Some(hints))
     }
 
-    pub fn prompt_outcome(&self, id: &Value, outcome: &PromptOutcome) -> Vec<u8> {
+    pub fn prompt_outcome(&self, id: &RequestId, outcome: &PromptOutcome) -> Vec<u8> {
         match outcome {
             PromptOutcome::Rendered { prompt, retried } => {
                 // A result produced by answering input must not be cached.
@@ -382,7 +399,7 @@ impl Shaper<'_> {
     /// The `result` of a `prompts/get`, as `promptshelf prompt render --json` prints it:
     /// read back from the answer line, so that there is one way of writing it.
     pub fn prompt_result(&self, outcome: &PromptOutcome) -> Value {
-        let line = self.prompt_outcome(&Value::Null, outcome);
+        let line = self.prompt_outcome(&RequestId::null(), outcome);
         serde_json::from_slice::<Value>(&line)
             .map(|mut response| response["result"].take())
             .unwrap_or(Value::Null)
@@ -397,7 +414,7 @@ impl Shaper<'_> {
     /// its serde-shaped result in every revision.
     fn written_line(
         &self,
-        id: &Value,
+        id: &RequestId,
         size: usize,
         hints: Option<Hints>,
         members: impl FnOnce(&mut Vec<u8>),
@@ -406,7 +423,7 @@ impl Shaper<'_> {
             .unwrap_or_else(|_| b"{}".to_vec());
         let mut line = Vec::with_capacity(size + close.len() + 64);
         line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        // Writing a Value into a Vec cannot fail.
+        // Writing an id into a Vec cannot fail.
         let _ = serde_json::to_writer(&mut line, id);
         line.extend_from_slice(b",\"result\":{");
         members(&mut line);
@@ -420,7 +437,12 @@ impl Shaper<'_> {
     }
 
     /// The answer line of a rendered prompt (through `written_line`).
-    fn rendered_line(&self, id: &Value, prompt: &RenderedPrompt, hints: Option<Hints>) -> Vec<u8> {
+    fn rendered_line(
+        &self,
+        id: &RequestId,
+        prompt: &RenderedPrompt,
+        hints: Option<Hints>,
+    ) -> Vec<u8> {
         let messages: Vec<content::Message> =
             prompt.messages.iter().map(|m| self.message(m)).collect();
         let size = messages
@@ -446,7 +468,7 @@ impl Shaper<'_> {
     }
 
     /// A `completion/complete` answer line (through `written_line`).
-    pub fn completion(&self, id: &Value, completion: &Completion) -> Vec<u8> {
+    pub fn completion(&self, id: &RequestId, completion: &Completion) -> Vec<u8> {
         let size = completion.values.iter().map(|v| v.len() + 3).sum::<usize>() + 64;
         self.written_line(id, size, None, |line| {
             line.extend_from_slice(b"\"completion\":{\"values\":[");
@@ -516,7 +538,7 @@ mod tests {
     }
 
     fn every_answer(shaper: &Shaper) -> Vec<Vec<u8>> {
-        let id = json!(7);
+        let id = crate::protocol::id_of(br#"{"id":7}"#);
         let rendered = |retried| PromptOutcome::Rendered {
             prompt: RenderedPrompt {
                 description: Some("d".into()),
@@ -647,7 +669,7 @@ mod tests {
                     config: &config,
                     now: 0,
                 };
-                let id = json!(42);
+                let id = crate::protocol::id_of(br#"{"id":42}"#);
                 let written: Value = serde_json::from_slice(&shaper.completion(&id, &completion))
                     .expect("the hand-written line is JSON");
                 let body = CompletionBody {
@@ -718,7 +740,7 @@ mod tests {
                     now: 1_800_000_000_000,
                 };
                 for retried in [false, true] {
-                    let id = json!("r-1");
+                    let id = crate::protocol::id_of(br#"{"id":"r-1"}"#);
                     let outcome = PromptOutcome::Rendered {
                         prompt: prompt.clone(),
                         retried,
@@ -772,8 +794,10 @@ mod tests {
             config: &config,
             now: 0,
         };
-        let closed: Value = serde_json::from_slice(&modern.listen_closed(&json!("L")))
-            .expect("the closing answer is JSON");
+        let closed: Value = serde_json::from_slice(
+            &modern.listen_closed(&crate::protocol::id_of(br#"{"id":"L"}"#)),
+        )
+        .expect("the closing answer is JSON");
         assert_eq!(
             closed["result"]["_meta"],
             json!({META_SUBSCRIPTION: "L", "io.modelcontextprotocol/serverInfo": SERVER_INFO})
