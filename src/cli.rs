@@ -78,7 +78,9 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 3_600_000, value_name = "MS")]
     pub ttl_max_ms: u64,
     /// How long a `requestState` handed out while asking for missing arguments stays valid
-    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
+    /// (at most 86400: one day)
+    #[arg(long, default_value_t = 600, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(..=crate::config::MAX_REQUEST_STATE_TTL_SECS))]
     pub request_state_ttl: u64,
     /// How often to check the database for changes made by other processes: they are served,
     /// and notified, from the next check on

@@ -2,6 +2,9 @@
 
 use std::time::Duration;
 
+/// The longest `serve --request-state-ttl` accepted, in seconds: one day.
+pub const MAX_REQUEST_STATE_TTL_SECS: u64 = 86_400;
+
 /// Whether cached results may be shared across callers (`cacheScope`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CacheScope {

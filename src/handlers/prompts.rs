@@ -2,8 +2,8 @@
 //! links, and asking a capable client for missing arguments instead of failing.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -61,10 +61,68 @@ pub fn unknown(conn: &Connection, name: &str) -> Failure {
     }
 }
 
+/// How many accepted `requestState`s a serving process keeps at most (each until it
+/// expires): about 100 bytes each.
+pub const USED_STATES_LIMIT: usize = 65_536;
+
+/// The `requestState`s this process has accepted, each kept (by its signature, a digest
+/// of the state) until it expires, so that a state answers once. Per process: after a
+/// restart a state not yet expired could be used once more (serving never writes the
+/// database). Bounded: when `limit` states are kept and none has expired, a new one is
+/// refused rather than kept.
+pub struct UsedStates {
+    limit: usize,
+    kept: Mutex<Kept>,
+}
+
+#[derive(Default)]
+struct Kept {
+    /// Signature -> expiry.
+    by_tag: HashMap<[u8; 32], i64>,
+    /// (expiry, signature): the expired are dropped from the front.
+    by_expiry: BTreeSet<(i64, [u8; 32])>,
+}
+
+impl UsedStates {
+    pub fn new(limit: usize) -> UsedStates {
+        UsedStates {
+            limit,
+            kept: Mutex::default(),
+        }
+    }
+
+    /// Marks the state signed `tag` (valid until `expires`) as used, unless it already is.
+    fn claim(&self, tag: [u8; 32], expires: i64, now: i64) -> Result<(), Failure> {
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.by_tag.contains_key(&tag) {
+            return Err(Failure::InvalidParams(
+                "requestState was already used (each one answers once); call prompts/get again without requestState".to_string(),
+            ));
+        }
+        while let Some(&(expiry, old)) = kept.by_expiry.first() {
+            if expiry >= now {
+                break;
+            }
+            kept.by_expiry.pop_first();
+            kept.by_tag.remove(&old);
+        }
+        if kept.by_tag.len() >= self.limit {
+            return Err(Failure::Internal(format!(
+                "this server already holds {} accepted requestStates that have not expired, its limit; call prompts/get again without requestState, or retry once older states have expired (--request-state-ttl)",
+                self.limit
+            )));
+        }
+        kept.by_tag.insert(tag, expires);
+        kept.by_expiry.insert((expires, tag));
+        Ok(())
+    }
+}
+
 /// Fills `stored`, the prompt `params` names as the caller found it; `resolve` finds the
 /// resources its messages embed or link. Needs no connection: what it reads comes through
 /// `stored` and `resolve`, and the resolver's own error (the server's "not kept here")
-/// comes back as it is.
+/// comes back as it is. For one-off use (the CLI, which sends no `requestState`): a
+/// server fills through `get_once`.
 pub fn get<E: From<Failure>>(
     config: &ServeConfig,
     secret: &[u8],
@@ -73,12 +131,41 @@ pub fn get<E: From<Failure>>(
     resolve: Resolve<E>,
     caller: Caller,
 ) -> Result<PromptOutcome, E> {
+    get_once(
+        config,
+        secret,
+        params,
+        stored,
+        resolve,
+        caller,
+        &UsedStates::new(1),
+    )
+}
+
+/// `get`, with the `requestState`s this process has accepted: a state answers once. It
+/// is marked used only when it leads to an answer (the prompt filled, or asked for again),
+/// so a retry refused for a value it carries can be corrected under the same state.
+pub fn get_once<E: From<Failure>>(
+    config: &ServeConfig,
+    secret: &[u8],
+    params: &GetPromptParams,
+    stored: &StoredPrompt,
+    resolve: Resolve<E>,
+    caller: Caller,
+    used: &UsedStates,
+) -> Result<PromptOutcome, E> {
     let prompt = &stored.prompt;
     let retried = params.request_state.is_some() || params.input_responses.is_some();
+    // The state's signature and expiry, claimed in `used` once an answer is made.
+    let mut accepted = None;
     // A first request's arguments are used where they lie; a retry merges three sources.
     let given = if retried {
         let mut given = match &params.request_state {
-            Some(state) => verify_state(secret, state, &params.name, caller.now)?,
+            Some(state) => {
+                let verified = verify_state(secret, state, &params.name, caller.now)?;
+                accepted = Some((verified.tag, verified.expires));
+                verified.arguments
+            }
             None => BTreeMap::new(),
         };
         given.extend(params.arguments.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -88,6 +175,10 @@ pub fn get<E: From<Failure>>(
         Cow::Owned(given)
     } else {
         Cow::Borrowed(&params.arguments)
+    };
+    let claim = |accepted: Option<([u8; 32], i64)>| match accepted {
+        Some((tag, expires)) => used.claim(tag, expires, caller.now),
+        None => Ok(()),
     };
     let values = match arguments::resolve(prompt, &given) {
         Ok(values) => values,
@@ -109,6 +200,7 @@ pub fn get<E: From<Failure>>(
         }
         Err(ArgumentProblem::Broken(message)) => return Err(Failure::Internal(message).into()),
         Err(ArgumentProblem::Missing(missing)) if caller.can_elicit => {
+            claim(accepted)?;
             return Ok(ask_for(
                 config,
                 secret,
@@ -148,6 +240,7 @@ pub fn get<E: From<Failure>>(
             });
         }
     }
+    claim(accepted)?;
     Ok(PromptOutcome::Rendered {
         prompt: RenderedPrompt {
             description: prompt.description.clone(),
@@ -202,12 +295,15 @@ fn sign(secret: &[u8], state: &State) -> String {
     )
 }
 
-fn verify_state(
-    secret: &[u8],
-    token: &str,
-    prompt: &str,
-    now: i64,
-) -> Result<BTreeMap<String, String>, Failure> {
+/// What a valid state carries.
+struct Verified {
+    arguments: BTreeMap<String, String>,
+    /// The state's signature: a digest of it.
+    tag: [u8; 32],
+    expires: i64,
+}
+
+fn verify_state(secret: &[u8], token: &str, prompt: &str, now: i64) -> Result<Verified, Failure> {
     let refuse = |why: &str| {
         Failure::InvalidParams(format!(
             "requestState {why}; call prompts/get again without requestState"
@@ -242,7 +338,11 @@ fn verify_state(
     if now > state.expires {
         return Err(refuse("has expired"));
     }
-    Ok(state.arguments)
+    Ok(Verified {
+        arguments: state.arguments,
+        tag: expected,
+        expires: state.expires,
+    })
 }
 
 /// Takes the accepted form content into `given`; a declined or cancelled form ends the
@@ -321,7 +421,7 @@ fn ask_for(
         method: "prompts/get".to_string(),
         prompt: prompt.to_string(),
         arguments: given.clone(),
-        expires: now + config.request_state_ttl.as_millis() as i64,
+        expires: expiry(now, config.request_state_ttl),
     };
     PromptOutcome::InputRequired {
         requests: vec![InputRequest {
@@ -331,6 +431,11 @@ fn ask_for(
         }],
         state: sign(secret, &state),
     }
+}
+
+/// When a state handed out at `now` expires: never before `now`, however long `ttl` is.
+fn expiry(now: i64, ttl: std::time::Duration) -> i64 {
+    now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// One field of the elicitation form: the argument's JSON Schema within the primitive
@@ -346,4 +451,46 @@ fn form_field(arg: &PromptArgument) -> Value {
     }
     field.insert("description".into(), json!(arguments::describe(arg)));
     Value::Object(field)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_state_expires_never_before_it_is_handed_out() {
+        assert_eq!(expiry(1_000, Duration::from_secs(1)), 2_000);
+        assert_eq!(expiry(i64::MAX - 5, Duration::from_secs(60)), i64::MAX);
+        assert_eq!(expiry(1_000, Duration::MAX), i64::MAX);
+        // A state handed out with a huge TTL is valid, not expired at once.
+        let config = ServeConfig {
+            request_state_ttl: Duration::MAX,
+            ..ServeConfig::default()
+        };
+        let now = 1_800_000_000_000;
+        let PromptOutcome::InputRequired { state, .. } =
+            ask_for(&config, b"secret", "p", &[], &BTreeMap::new(), now)
+        else {
+            panic!("ask_for asks");
+        };
+        let verified = verify_state(b"secret", &state, "p", now + 1).expect("valid");
+        assert_eq!(verified.expires, i64::MAX);
+    }
+
+    #[test]
+    fn a_state_answers_once_and_the_set_is_bounded() {
+        let used = UsedStates::new(2);
+        used.claim([1; 32], 100, 0).expect("first use");
+        let replay = used.claim([1; 32], 100, 50).expect_err("a replay");
+        assert!(replay.message().contains("already used"), "{replay:?}");
+        used.claim([2; 32], 200, 0).expect("another state");
+        let full = used.claim([3; 32], 300, 50).expect_err("full");
+        assert!(full.message().contains("limit"), "{full:?}");
+        // Once the first has expired, it makes room (and is forgotten: it is refused as
+        // expired by its signature's check anyway).
+        used.claim([3; 32], 300, 150).expect("room after expiry");
+        used.claim([2; 32], 200, 150).expect_err("still kept");
+    }
 }

@@ -182,7 +182,15 @@ fn run(
                 now: shaper.now,
             };
             let started = Instant::now();
-            let outcome = prompts::get(config, &shared.secret, params, &stored, &resource, caller);
+            let outcome = prompts::get_once(
+                config,
+                &shared.secret,
+                params,
+                &stored,
+                &resource,
+                caller,
+                &shared.used_states,
+            );
             if !matches!(outcome, Err(Stop::NeedsStore)) {
                 cache.filled(position, &params.name, started.elapsed());
             }

@@ -8,6 +8,7 @@ use super::cache::Cache;
 use super::transport::Output;
 use crate::complete::CompletionIndexes;
 use crate::config::ServeConfig;
+use crate::handlers::prompts::{USED_STATES_LIMIT, UsedStates};
 use crate::protocol::{Revision, Shaper};
 use crate::store::{self, Store};
 
@@ -16,6 +17,8 @@ pub(super) struct Shared {
     pub(super) config: ServeConfig,
     /// The database's secret, for signing `requestState`.
     pub(super) secret: Vec<u8>,
+    /// The `requestState`s accepted so far, each until it expires: a state answers once.
+    pub(super) used_states: UsedStates,
     /// Where answers go: the writer thread.
     pub(super) output: Arc<Output>,
     /// The change log's last position as the watcher last saw it. Kept answers and indexes
@@ -41,6 +44,7 @@ impl Shared {
             store,
             config,
             secret,
+            used_states: UsedStates::new(USED_STATES_LIMIT),
             output,
             position: AtomicI64::new(position),
             cache: Cache::default(),

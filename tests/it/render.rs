@@ -368,6 +368,22 @@ fn elicitation_asks_again_until_everything_is_there_and_state_expires() {
     );
     assert_eq!(done["result"]["ttlMs"], 0);
 
+    // A state answers once: the one that completed the prompt, and the first one (which
+    // asked again), are refused when sent again, however often.
+    let first_state = first["result"]["requestState"].as_str().expect("state");
+    for replayed in [state.as_str(), state.as_str(), first_state] {
+        let replay = ask(
+            &mut server,
+            json!({"name": "code-review", "inputResponses": {"arguments": {"action": "accept", "content": {"code": "let y = 2;"}}}, "requestState": replayed}),
+        );
+        assert_eq!(replay["error"]["code"], -32602, "{replay}");
+        let message = replay["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("already used") && message.contains("without requestState"),
+            "{replay}"
+        );
+    }
+
     // The same state a minute and a bit later has expired; cancel ends the request.
     let mut later = at(T0 + 61_000);
     let expired = ask(

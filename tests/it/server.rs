@@ -1152,3 +1152,18 @@ fn ids_are_echoed_exactly_as_sent_whatever_their_size() {
         assert!(answer.contains("string or an integer"), "{answer}");
     }
 }
+
+#[test]
+fn a_request_state_ttl_over_a_day_is_refused() {
+    let ctx = TestContext::new();
+    let error = ctx.fails(&["serve", "--request-state-ttl", "18446744073709551615"]);
+    assert!(
+        error.contains("--request-state-ttl") && error.contains("86400"),
+        "{error}"
+    );
+    let error = ctx.fails(&["serve", "--request-state-ttl", "86401"]);
+    assert!(
+        error.contains("--request-state-ttl") && error.contains("86400"),
+        "{error}"
+    );
+}
