@@ -71,6 +71,10 @@ pub struct ServeArgs {
     /// The longest request line accepted, in bytes; longer lines are skipped and answered with an error
     #[arg(long, default_value_t = 16 * 1024 * 1024, value_name = "BYTES")]
     pub max_line: usize,
+    /// The longest argument value a prompts/get may give, in bytes; a longer one is refused
+    /// with an error naming the argument
+    #[arg(long, default_value_t = 1024 * 1024, value_name = "BYTES")]
+    pub max_argument_bytes: usize,
     /// The shortest `ttlMs` caching hint (the hint is 10% of the time since the last change)
     #[arg(long, default_value_t = 1_000, value_name = "MS")]
     pub ttl_min_ms: u64,

@@ -22,6 +22,8 @@ pub struct ServeConfig {
     pub ttl_min_ms: u64,
     pub ttl_max_ms: u64,
     pub cache_scope: CacheScope,
+    /// The longest argument value a `prompts/get` may give, in bytes (after decoding).
+    pub max_argument_bytes: usize,
     /// How long a `requestState` we hand out stays valid.
     pub request_state_ttl: Duration,
     /// How often the database is checked for other processes' commits.
@@ -40,6 +42,7 @@ impl Default for ServeConfig {
             ttl_min_ms: 1_000,
             ttl_max_ms: 3_600_000,
             cache_scope: CacheScope::Public,
+            max_argument_bytes: 1024 * 1024,
             request_state_ttl: Duration::from_secs(600),
             poll_interval: Duration::from_millis(200),
             completion_rate: 200,

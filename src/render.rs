@@ -215,7 +215,11 @@ fn typed_value(kind: &ArgumentType, value: &str) -> Value {
 }
 
 fn describe(err: &minijinja::Error) -> String {
-    let mut reason = err.to_string();
+    let mut reason = if err.kind() == minijinja::ErrorKind::OutOfFuel {
+        format!("the template does more work than one render may ({FUEL} steps; a loop too long?)")
+    } else {
+        err.to_string()
+    };
     if let Some(line) = err.line() {
         reason = format!("line {line}: {reason}");
     }

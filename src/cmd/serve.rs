@@ -22,6 +22,7 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
     let config = ServeConfig {
         page_size: args.page_size as usize,
         max_line: args.max_line,
+        max_argument_bytes: args.max_argument_bytes,
         ttl_min_ms: args.ttl_min_ms,
         ttl_max_ms: args.ttl_max_ms,
         cache_scope: match args.cache_scope {

@@ -176,6 +176,17 @@ pub fn get_once<E: From<Failure>>(
     } else {
         Cow::Borrowed(&params.arguments)
     };
+    if let Some((name, value)) = given
+        .iter()
+        .find(|(_, value)| value.len() > config.max_argument_bytes)
+    {
+        return Err(E::from(Failure::InvalidParams(format!(
+            "argument '{name}' of prompt '{}' is {} bytes, over the limit of {} bytes for one argument value (serve --max-argument-bytes)",
+            prompt.name,
+            value.len(),
+            config.max_argument_bytes
+        ))));
+    }
     let claim = |accepted: Option<([u8; 32], i64)>| match accepted {
         Some((tag, expires)) => used.claim(tag, expires, caller.now),
         None => Ok(()),
@@ -221,7 +232,12 @@ pub fn get_once<E: From<Failure>>(
         }
     };
     let rendered = render::render(stored, &values)
-        .map_err(|err| Failure::Internal(format!("the prompt could not be rendered: {err}")))?;
+        .map_err(|err| {
+            Failure::Internal(format!(
+                "prompt '{}' could not be rendered, a fault of the library's template rather than of the request: {err}",
+                prompt.name
+            ))
+        })?;
     let mut messages = Vec::new();
     for template in rendered {
         for piece in template.pieces {

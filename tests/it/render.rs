@@ -498,3 +498,58 @@ fn check_reports_broken_prompts_and_templates() {
     let problems: Value = serde_json::from_slice(&json.stdout).expect("JSON");
     assert_eq!(problems.as_array().map(Vec::len), Some(5), "{problems}");
 }
+
+#[test]
+fn an_argument_over_the_size_limit_is_the_request_s_fault_and_running_out_of_fuel_the_library_s() {
+    let ctx = TestContext::new();
+    let echo = ctx.write(
+        "echo.prompt.md",
+        "---\nname: echo\narguments:\n  - name: text\n    required: true\n---\n{{ text }} {{ text }} {{ text }} {{ text }} {{ text }}\n",
+    );
+    let busy = ctx.write(
+        "busy.prompt.md",
+        "---\nname: busy\n---\n{% for i in range(2000) %}{% for j in range(1000) %}{% endfor %}{% endfor %}done\n",
+    );
+    for prompt in [&echo, &busy] {
+        ctx.ok(&["prompt", "add", &prompt.display().to_string()]);
+    }
+    let big = "x".repeat(2 * 1024 * 1024);
+
+    let mut server = Server::start(&ctx.db, &[]);
+    let refused = get(&mut server, "echo", json!({"text": big}));
+    assert_eq!(refused["error"]["code"], -32602, "{}", refused["error"]);
+    let message = refused["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("'text'") && message.contains("1048576"),
+        "{message}"
+    );
+    // Within the limit it renders, five times over.
+    let fine = get(
+        &mut server,
+        "echo",
+        json!({"text": "y".repeat(1024 * 1024)}),
+    );
+    assert_eq!(
+        text_of(&fine).len(),
+        5 * 1024 * 1024 + 4,
+        "{}",
+        fine["error"]
+    );
+    // A template that does more work than a render may is the library's fault.
+    let busy = get(&mut server, "busy", json!({}));
+    assert_eq!(busy["error"]["code"], -32603, "{busy}");
+    let message = busy["error"]["message"].as_str().unwrap_or("");
+    assert!(message.contains("'busy'"), "{message}");
+    assert_eq!(server.close(), Some(0));
+
+    // The limit is the server's to set.
+    let mut server = Server::start(&ctx.db, &["--max-argument-bytes", "4194304"]);
+    let allowed = get(&mut server, "echo", json!({"text": big}));
+    assert_eq!(
+        text_of(&allowed).len(),
+        5 * big.len() + 4,
+        "{}",
+        allowed["error"]
+    );
+    assert_eq!(server.close(), Some(0));
+}
