@@ -8,6 +8,7 @@
 //! A file whose content hash is unchanged is never written, so re-importing an unchanged
 //! folder takes no lock and leaves no trace.
 
+mod open;
 mod walk;
 pub mod watch;
 
@@ -175,9 +176,14 @@ pub fn run(
     tracing::debug!(files = walk.files.len(), elapsed = ?started.elapsed(), "walked the folder");
     report.skipped = walk.skipped;
     report.failures = walk.failures;
-    let (parsed, failures) = read_all(&source, &walk.files, options.max_file_size, progress);
+    let (parsed, failures, skipped) =
+        read_all(&source, &walk.files, options.max_file_size, progress);
     tracing::debug!(elapsed = ?started.elapsed(), "read and parsed the files");
     report.failures.extend(failures);
+    if !skipped.is_empty() {
+        report.skipped.extend(skipped);
+        report.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    }
     let mut parsed = without_duplicates(parsed, &mut report.failures);
     resolve_links(&mut parsed);
     tracing::debug!(elapsed = ?started.elapsed(), "resolved links");
@@ -328,6 +334,15 @@ pub fn database_files(db: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// What reading one file gave.
+enum Read {
+    Parsed(Box<Parsed>),
+    /// A file that holds no item.
+    Nothing,
+    /// No longer a file of the folder when it was opened (see `open`).
+    Skipped(Skipped),
+}
+
 /// Reads, parses and hashes every file, spread over the machine's cores; results keep the
 /// walk's order.
 fn read_all(
@@ -335,10 +350,10 @@ fn read_all(
     files: &[walk::Found],
     max_file_size: u64,
     progress: &dyn Progress,
-) -> (Vec<Parsed>, Vec<FileError>) {
+) -> (Vec<Parsed>, Vec<FileError>, Vec<Skipped>) {
     progress.start("reading", files.len() as u64);
     let chunk = files.len().div_ceil(workers()).max(1);
-    let results: Vec<Vec<Result<Option<Parsed>, FileError>>> = std::thread::scope(|scope| {
+    let results: Vec<Vec<Result<Read, FileError>>> = std::thread::scope(|scope| {
         let handles: Vec<_> = files
             .chunks(chunk)
             .map(|part| {
@@ -368,28 +383,38 @@ fn read_all(
     });
     let mut parsed = Vec::with_capacity(files.len());
     let mut failures = Vec::new();
+    let mut skipped = Vec::new();
     for result in results.into_iter().flatten() {
         match result {
-            Ok(Some(item)) => parsed.push(item),
-            Ok(None) => {}
+            Ok(Read::Parsed(item)) => parsed.push(*item),
+            Ok(Read::Nothing) => {}
+            Ok(Read::Skipped(skip)) => skipped.push(skip),
             Err(failure) => failures.push(failure),
         }
     }
-    (parsed, failures)
+    (parsed, failures, skipped)
 }
 
-fn read_one(
-    source: &Source,
-    found: &walk::Found,
-    max_file_size: u64,
-) -> Result<Option<Parsed>, FileError> {
-    use std::io::Read;
+fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<Read, FileError> {
+    use std::io::Read as _;
     let failure = |err: std::io::Error| FileError {
         path: found.relative.clone(),
         line: None,
         message: format!("cannot read it: {}", plain_error(&err)),
     };
-    let file = std::fs::File::open(&found.path).map_err(failure)?;
+    // Never `File::open` alone: the file may have become a link out of the folder since the
+    // walk saw it.
+    let file = match open::open_inside(&source.root, &found.path) {
+        Ok(file) => file,
+        Err(open::Refused::Failed(err)) => return Err(failure(err)),
+        Err(open::Refused::Skip(reason)) => {
+            tracing::debug!(path = %found.relative, %reason, "not read");
+            return Ok(Read::Skipped(Skipped {
+                path: found.relative.clone(),
+                reason,
+            }));
+        }
+    };
     let mut bytes = Vec::new();
     // The size was checked when the file was found; it may have grown since.
     file.take(max_file_size.saturating_add(1))
@@ -405,14 +430,14 @@ fn read_one(
     let Some(item) =
         library::parse_file_in(&source.collection, &found.relative, source.folder, &bytes)?
     else {
-        return Ok(None);
+        return Ok(Read::Nothing);
     };
-    Ok(Some(Parsed {
+    Ok(Read::Parsed(Box::new(Parsed {
         path: found.relative.clone(),
         modified_ms: found.modified_ms,
         hash: hash(&item),
         item,
-    }))
+    })))
 }
 
 /// Relative markdown links between the files become the URIs of their targets (see

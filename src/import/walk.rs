@@ -74,15 +74,15 @@ pub fn walk(root: &Path, exclude: &[PathBuf], max_file_size: u64) -> Walk {
         if entry.path_is_symlink() {
             let reason = match std::fs::canonicalize(entry.path()) {
                 Ok(target) if target.starts_with(&filter_root) => return true,
-                Ok(_) => "a symlink leading outside the folder",
-                Err(_) => "a symlink to nothing",
+                Ok(_) => super::open::OUTSIDE.to_string(),
+                Err(err) => super::open::link_problem(entry.path(), &err),
             };
             filter_skipped
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .push(Skipped {
                     path: relative,
-                    reason: reason.to_string(),
+                    reason,
                 });
             return false;
         }
@@ -234,6 +234,18 @@ fn walk_error(root: &Path, err: ignore::Error, walk: &mut Walk) {
             path: shown(child),
             reason: "a symlink loop".into(),
         }),
+        // A symlink the walker could not follow (to nothing, or a loop of file links): the
+        // walker stats it before the filter above sees it.
+        ignore::Error::Io(io) if path.as_deref().is_some_and(is_symlink) => {
+            let link = path.as_deref().unwrap_or(root);
+            let err = std::fs::metadata(link)
+                .err()
+                .unwrap_or_else(|| std::io::Error::other(io.to_string()));
+            walk.skipped.push(Skipped {
+                path: shown(link),
+                reason: super::open::link_problem(link, &err),
+            });
+        }
         ignore::Error::Io(io) => walk.failures.push(FileError {
             path: path.as_deref().map(shown).unwrap_or_default(),
             line,
@@ -248,6 +260,10 @@ fn walk_error(root: &Path, err: ignore::Error, walk: &mut Walk) {
             ),
         }),
     }
+}
+
+fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|here| here.file_type().is_symlink())
 }
 
 /// An io::Error's message without the " (os error N)" tail.

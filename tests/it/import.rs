@@ -1095,3 +1095,131 @@ fn a_prompt_defined_twice_or_a_file_that_is_not_text_is_a_failure() {
     );
     assert!(stderr.contains("3 files failed"), "{stderr}");
 }
+
+/// `import DIR` run from the temporary folder, so that messages name `DIR/...` as given.
+#[cfg(unix)]
+fn import_relative(ctx: &TestContext, dir: &str) -> (String, String) {
+    let output = ctx
+        .command(&["import", dir])
+        .current_dir(ctx.dir.path())
+        .output()
+        .expect("run import");
+    assert!(
+        output.status.success(),
+        "{}",
+        describe(&["import", dir], &output, "expected success")
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    // Warnings name paths inside the folder, never the absolute path an error of the walk
+    // would give.
+    let absolute = ctx.dir.path().canonicalize().expect("canonical");
+    assert!(
+        !stderr.contains(absolute.to_str().expect("UTF-8")),
+        "{stderr}"
+    );
+    (String::from_utf8_lossy(&output.stdout).into_owned(), stderr)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_dangling_symlink_is_skipped_with_a_warning_and_the_rest_imports() {
+    let ctx = TestContext::new();
+    ctx.write("d/kept.md", "# Kept\n");
+    ctx.write("d/sub/also.md", "# Also\n");
+    std::os::unix::fs::symlink(ctx.path("d/gone.md"), ctx.path("d/sub/dangling.md")).expect("link");
+    let (stdout, stderr) = import_relative(&ctx, "d");
+    assert!(
+        stderr.contains("skipped d/sub/dangling.md: a symlink to nothing"),
+        "{stderr}"
+    );
+    assert_eq!(
+        summary(&stdout),
+        "collection d: added 2, updated 0, unchanged 0, removed 0, failed 0, skipped 1"
+    );
+    assert_eq!(resource_json(&ctx, "shelf://d/kept.md")["title"], "Kept");
+    assert_eq!(
+        resource_json(&ctx, "shelf://d/sub/also.md")["title"],
+        "Also"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_loop_of_two_file_symlinks_is_skipped_with_a_warning_and_the_rest_imports() {
+    let ctx = TestContext::new();
+    ctx.write("l/kept.md", "# Kept\n");
+    std::os::unix::fs::symlink("b.md", ctx.path("l/a.md")).expect("link");
+    std::os::unix::fs::symlink(ctx.path("l/a.md"), ctx.path("l/b.md")).expect("link");
+    let (stdout, stderr) = import_relative(&ctx, "l");
+    for name in ["a.md", "b.md"] {
+        assert!(
+            stderr.contains(&format!("skipped l/{name}: a symlink loop")),
+            "{stderr}"
+        );
+    }
+    assert_eq!(
+        summary(&stdout),
+        "collection l: added 1, updated 0, unchanged 0, removed 0, failed 0, skipped 2"
+    );
+    assert_eq!(resource_json(&ctx, "shelf://l/kept.md")["title"], "Kept");
+}
+
+/// Files flipped between a regular file and a symlink out of the folder while imports run:
+/// whatever the timing, what the link leads to never reaches the database.
+#[cfg(unix)]
+#[test]
+fn a_file_swapped_for_a_link_out_of_the_folder_during_an_import_is_never_read() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const FILES: usize = 200;
+    let ctx = TestContext::new();
+    ctx.write("secret.md", "# Secret\n");
+    for i in 0..FILES {
+        ctx.write(&format!("r/f{i:03}.md"), "# Mine\n");
+    }
+    ctx.write("spare/keep", "");
+    let stop = Arc::new(AtomicBool::new(false));
+    let flipper = {
+        let stop = Arc::clone(&stop);
+        let secret = ctx.path("secret.md");
+        let folder = ctx.path("r");
+        let spare = ctx.path("spare");
+        std::thread::spawn(move || {
+            let mut link = true;
+            while !stop.load(Ordering::Relaxed) {
+                for i in 0..FILES {
+                    // Renamed over the file, so that it is always there, as a file or a link.
+                    let target = folder.join(format!("f{i:03}.md"));
+                    let temporary = spare.join(format!("t{i:03}"));
+                    if link {
+                        std::os::unix::fs::symlink(&secret, &temporary).expect("link");
+                    } else {
+                        std::fs::write(&temporary, "# Mine\n").expect("write");
+                    }
+                    std::fs::rename(&temporary, &target).expect("rename");
+                }
+                link = !link;
+            }
+        })
+    };
+    let dir = ctx.path("r");
+    for _ in 0..8 {
+        let output = run(
+            &ctx,
+            &["import", dir.to_str().expect("UTF-8"), "--keep-going"],
+        );
+        let read_secret = ctx.query::<i64>(
+            "SELECT count(*) FROM resources WHERE collection = 'r' AND title LIKE '%ecret%'",
+        );
+        if read_secret != 0 {
+            stop.store(true, Ordering::Relaxed);
+            let _ = flipper.join();
+            panic!(
+                "{read_secret} files out of the folder were read\n{}",
+                describe(&["import"], &output, "")
+            );
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    flipper.join().expect("flipper");
+}
