@@ -100,6 +100,22 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 400, value_name = "REQUESTS",
           value_parser = clap::value_parser!(u32).range(1..))]
     pub completion_burst: u32,
+    /// The most text and embedded content one rendered prompt may hold, in bytes; a prompt
+    /// that renders to more is refused with an error naming it
+    #[arg(long, default_value_t = 8 * 1024 * 1024, value_name = "BYTES")]
+    pub max_prompt_bytes: usize,
+    /// The most content blocks (messages) one rendered prompt may hold
+    #[arg(long, default_value_t = 1_000, value_name = "BLOCKS")]
+    pub max_prompt_blocks: usize,
+    /// The most `subscriptions/listen` streams open at once; another is refused with an error
+    #[arg(long, default_value_t = 64, value_name = "STREAMS")]
+    pub max_streams: usize,
+    /// The most resource URIs one `subscriptions/listen` stream may name
+    #[arg(long, default_value_t = 1_024, value_name = "URIS")]
+    pub max_stream_uris: usize,
+    /// The most resource URIs a legacy session may subscribe to with `resources/subscribe`
+    #[arg(long, default_value_t = 4_096, value_name = "URIS")]
+    pub max_subscriptions: usize,
 }
 
 #[derive(Debug, Args)]

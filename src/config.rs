@@ -32,6 +32,16 @@ pub struct ServeConfig {
     pub completion_rate: u32,
     /// ...and how many it answers at once after a quiet spell.
     pub completion_burst: u32,
+    /// The most a rendered prompt may hold: bytes of text and embedded content...
+    pub max_prompt_bytes: usize,
+    /// ...and content blocks (one per message).
+    pub max_prompt_blocks: usize,
+    /// Open `subscriptions/listen` streams per process.
+    pub max_streams: usize,
+    /// Resource URIs one `subscriptions/listen` stream may name.
+    pub max_stream_uris: usize,
+    /// Resource URIs a legacy session may hold through `resources/subscribe`.
+    pub max_subscriptions: usize,
 }
 
 impl Default for ServeConfig {
@@ -47,6 +57,11 @@ impl Default for ServeConfig {
             poll_interval: Duration::from_millis(200),
             completion_rate: 200,
             completion_burst: 400,
+            max_prompt_bytes: 8 * 1024 * 1024,
+            max_prompt_blocks: 1_000,
+            max_streams: 64,
+            max_stream_uris: 1_024,
+            max_subscriptions: 4_096,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! template code, so `{{ 7*7 }}` in a value comes out as those characters.
 
 use std::borrow::Borrow;
+use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -42,14 +43,68 @@ pub struct RenderError {
     pub reason: String,
 }
 
+/// How much one rendered prompt may hold: bytes of text (and, counted by the caller as it
+/// resolves them, of embedded content) and pieces (content blocks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub bytes: usize,
+    pub blocks: usize,
+}
+
+impl Limits {
+    /// No limit beyond fuel: for checks of the library rather than answers.
+    pub const NONE: Limits = Limits {
+        bytes: usize::MAX,
+        blocks: usize::MAX,
+    };
+}
+
+/// Which limit a render went over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Over {
+    Bytes,
+    Blocks,
+}
+
+/// Why a prompt did not render: its template, or its size.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unrendered {
+    Template(RenderError),
+    Over(Over),
+}
+
 /// Renders every message template of the stored prompt with `values` (already checked and
 /// with defaults filled in).
 pub fn render<Name: Borrow<str> + Ord, Text: AsRef<str>>(
     stored: &StoredPrompt,
     values: &BTreeMap<Name, Text>,
 ) -> Result<Vec<RenderedTemplate>, RenderError> {
+    render_within(stored, values, Limits::NONE).map_err(|failure| match failure {
+        Unrendered::Template(err) => err,
+        // Not reached without limits; said in words all the same.
+        Unrendered::Over(over) => RenderError {
+            prompt: stored.prompt.name.clone(),
+            message: 0,
+            reason: format!("the rendered prompt is too large ({over:?})"),
+        },
+    })
+}
+
+/// The longest marker: the separator twice, the nonce, ':' and an index.
+const MAX_MARKER_LEN: usize = 3 + 16 + 20;
+
+/// `render`, stopping as soon as the prompt is over `limits`: the text the templates write
+/// is counted as it is written (with room for one marker per block allowed, which the
+/// caller counts as what it becomes), and the pieces as they are split off. Text that
+/// holds far more markers than blocks are allowed can run out of that room first, and is
+/// then refused for its bytes.
+pub fn render_within<Name: Borrow<str> + Ord, Text: AsRef<str>>(
+    stored: &StoredPrompt,
+    values: &BTreeMap<Name, Text>,
+    limits: Limits,
+) -> Result<Vec<RenderedTemplate>, Unrendered> {
     let prompt = &stored.prompt;
-    let compiled = compiled(prompt, stored.content_hash)?;
+    let compiled = compiled(prompt, stored.content_hash).map_err(Unrendered::Template)?;
     // Markers carry a random nonce so that no argument value can forge an embed.
     let directives = Arc::new(Directives {
         nonce: nonce(),
@@ -70,27 +125,80 @@ pub fn render<Name: Borrow<str> + Ord, Text: AsRef<str>>(
     ));
     // Made a template value once for all the messages.
     let context = Value::from_object(Variables { entries });
+    let room = Cell::new(
+        limits
+            .bytes
+            .saturating_add(limits.blocks.saturating_mul(MAX_MARKER_LEN)),
+    );
+    let mut blocks_left = limits.blocks;
     let mut rendered = Vec::with_capacity(prompt.messages.len());
     for (index, message) in prompt.messages.iter().enumerate() {
-        let failed = |err: minijinja::Error| RenderError {
-            prompt: prompt.name.clone(),
-            message: index + 1,
-            reason: describe(&err),
-        };
-        let text = compiled
+        let over = Cell::new(false);
+        let mut text = Vec::new();
+        let written = compiled
             .get_template(&template_name(index))
-            .and_then(|template| template.render(&context))
-            .map_err(failed)?;
+            .and_then(|template| {
+                template.render_captured_to(
+                    &context,
+                    Bounded {
+                        out: &mut text,
+                        room: &room,
+                        over: &over,
+                    },
+                )
+            });
+        if over.get() {
+            return Err(Unrendered::Over(Over::Bytes));
+        }
+        if let Err(err) = written {
+            return Err(Unrendered::Template(RenderError {
+                prompt: prompt.name.clone(),
+                message: index + 1,
+                reason: describe(&err),
+            }));
+        }
+        // minijinja writes whole `str`s: the bytes are UTF-8.
+        let text = String::from_utf8(text)
+            .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned());
         let list = directives
             .pieces
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
+        let pieces = split(&text, &directives.nonce, &list, blocks_left)
+            .ok_or(Unrendered::Over(Over::Blocks))?;
+        blocks_left -= pieces.len();
         rendered.push(RenderedTemplate {
             role: message.role,
-            pieces: split(&text, &directives.nonce, &list),
+            pieces,
         });
     }
     Ok(rendered)
+}
+
+/// Where a message's rendered text goes: refused once it would pass `room`, the bytes the
+/// whole prompt has left.
+struct Bounded<'a> {
+    out: &'a mut Vec<u8>,
+    room: &'a Cell<usize>,
+    over: &'a Cell<bool>,
+}
+
+impl std::io::Write for Bounded<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let Some(left) = self.room.get().checked_sub(buf.len()) else {
+            self.over.set(true);
+            return Err(std::io::Error::other(
+                "the rendered prompt is over its limit",
+            ));
+        };
+        self.room.set(left);
+        self.out.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Where a render's embeds and links collect; reached by the `embed` and `link` functions
@@ -266,8 +374,8 @@ fn marker(nonce: &str, index: usize) -> String {
 const MARKER_BYTE: u8 = 0x1e;
 
 /// Splits rendered text at the markers; text between them is trimmed of blank lines and
-/// dropped when empty.
-fn split(text: &str, nonce: &str, directives: &[Piece]) -> Vec<Piece> {
+/// dropped when empty. None once there would be more than `max` pieces: it stops there.
+fn split(text: &str, nonce: &str, directives: &[Piece], max: usize) -> Option<Vec<Piece>> {
     let mut pieces = Vec::new();
     let flush = |segment: &str, pieces: &mut Vec<Piece>| {
         let trimmed = segment.trim_matches(['\n', '\r']);
@@ -293,6 +401,9 @@ fn split(text: &str, nonce: &str, directives: &[Piece]) -> Vec<Piece> {
         match directive {
             Some((directive, end)) => {
                 flush(&text[segment_start..start], &mut pieces);
+                if pieces.len() >= max {
+                    return None;
+                }
                 pieces.push(directive.clone());
                 at = start + 1 + end + 1;
                 segment_start = at;
@@ -302,7 +413,7 @@ fn split(text: &str, nonce: &str, directives: &[Piece]) -> Vec<Piece> {
         }
     }
     flush(&text[segment_start..], &mut pieces);
-    pieces
+    (pieces.len() <= max).then_some(pieces)
 }
 
 /// A prompt as the store would hand it over, for tests that render prompts never stored.
@@ -368,6 +479,33 @@ mod tests {
                 Piece::Text("b ".into()),
                 Piece::Link("s://two".into())
             ]
+        );
+    }
+
+    #[test]
+    fn a_render_stops_at_its_limits() {
+        let limits = Limits {
+            bytes: 50,
+            blocks: 3,
+        };
+        let over = |body: &str| {
+            render_within(&prompt(body), &values(""), limits)
+                .err()
+                .map(|failure| match failure {
+                    Unrendered::Over(over) => Some(over),
+                    Unrendered::Template(_) => None,
+                })
+        };
+        // Within the limits (three markers fit whatever their length).
+        assert_eq!(over("{{ 'x' * 40 }} {{ link('s://e') }} {{ 'y' }}"), None);
+        assert_eq!(
+            over("{{ 'x' * 40 }}{% for i in range(10000) %}{{ 'x' }}{% endfor %}"),
+            Some(Some(Over::Bytes))
+        );
+        assert_eq!(over("{{ embed('s://e') * 5 }}"), Some(Some(Over::Blocks)));
+        assert_eq!(
+            over("a {{ embed('s://e') }} b {{ link('s://l') }}"),
+            Some(Some(Over::Blocks))
         );
     }
 

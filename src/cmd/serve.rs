@@ -33,6 +33,11 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
         poll_interval: Duration::from_millis(args.poll_ms),
         completion_rate: args.completion_rate,
         completion_burst: args.completion_burst,
+        max_prompt_bytes: args.max_prompt_bytes,
+        max_prompt_blocks: args.max_prompt_blocks,
+        max_streams: args.max_streams,
+        max_stream_uris: args.max_stream_uris,
+        max_subscriptions: args.max_subscriptions,
     };
     let store = Store::open(db, Access::ReadOnly, crate::seed::load)?;
     tracing::info!("serving {}", db.display());

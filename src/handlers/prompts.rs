@@ -231,25 +231,46 @@ pub fn get_once<E: From<Failure>>(
             ))));
         }
     };
-    let rendered = render::render(stored, &values)
-        .map_err(|err| {
-            Failure::Internal(format!(
-                "prompt '{}' could not be rendered, a fault of the library's template rather than of the request: {err}",
-                prompt.name
-            ))
-        })?;
+    let limits = render::Limits {
+        bytes: config.max_prompt_bytes,
+        blocks: config.max_prompt_blocks,
+    };
+    let too_large = |over| Failure::Internal(over_limit(&prompt.name, over, limits));
+    let rendered = render::render_within(stored, &values, limits).map_err(|failure| match failure {
+        render::Unrendered::Template(err) => Failure::Internal(format!(
+            "prompt '{}' could not be rendered, a fault of the library's template rather than of the request: {err}",
+            prompt.name
+        )),
+        render::Unrendered::Over(over) => too_large(over),
+    })?;
+    // What the answer holds so far, counted as each block is made (an embedded resource as
+    // it is resolved), so that it stops at the limit instead of being built whole first.
+    let mut bytes = 0usize;
+    // Each URI is resolved once however often it is named: its blocks share one read.
+    let mut found: HashMap<String, Arc<ReadResult>> = HashMap::new();
+    let mut find = |uri: &str| -> Result<Arc<ReadResult>, E> {
+        if let Some(read) = found.get(uri) {
+            return Ok(Arc::clone(read));
+        }
+        let read = resolve(uri)?.ok_or_else(|| missing_resource(&prompt.name, uri))?;
+        found.insert(uri.to_string(), Arc::clone(&read));
+        Ok(read)
+    };
     let mut messages = Vec::new();
     for template in rendered {
         for piece in template.pieces {
+            if messages.len() >= limits.blocks {
+                return Err(too_large(render::Over::Blocks).into());
+            }
             let block = match piece {
                 Piece::Text(text) => Block::Text(text),
-                Piece::Embed(uri) => {
-                    embed(resolve(&uri)?.ok_or_else(|| missing_resource(&prompt.name, &uri))?)
-                }
-                Piece::Link(uri) => {
-                    Block::Link(resolve(&uri)?.ok_or_else(|| missing_resource(&prompt.name, &uri))?)
-                }
+                Piece::Embed(uri) => embed(find(&uri)?),
+                Piece::Link(uri) => Block::Link(find(&uri)?),
             };
+            bytes = bytes.saturating_add(block_size(&block));
+            if bytes > limits.bytes {
+                return Err(too_large(render::Over::Bytes).into());
+            }
             messages.push(RenderedMessage {
                 role: template.role,
                 block,
@@ -264,6 +285,32 @@ pub fn get_once<E: From<Failure>>(
         },
         retried,
     })
+}
+
+/// The bytes a block counts for against `--max-prompt-bytes`: its text, or the content of
+/// the resource it embeds, or the URI it links to.
+fn block_size(block: &Block) -> usize {
+    match block {
+        Block::Text(text) => text.len(),
+        Block::Embedded(read) | Block::Media { read, .. } => {
+            usize::try_from(read.resource.size).unwrap_or(usize::MAX)
+        }
+        Block::Link(read) => read.resource.info.uri.len(),
+    }
+}
+
+/// The sentence for a prompt that renders to more than one answer may hold.
+fn over_limit(prompt: &str, over: render::Over, limits: render::Limits) -> String {
+    let (what, flag) = match over {
+        render::Over::Bytes => (format!("{} bytes", limits.bytes), "--max-prompt-bytes"),
+        render::Over::Blocks => (
+            format!("{} content blocks", limits.blocks),
+            "--max-prompt-blocks",
+        ),
+    };
+    format!(
+        "prompt '{prompt}' renders to more than {what}, the limit for one rendered prompt; a fault of the library's template rather than of the request: make it write or embed less, or raise the limit (serve {flag})"
+    )
 }
 
 fn missing_resource(prompt: &str, uri: &str) -> Failure {

@@ -10,7 +10,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use super::state::Shared;
 use super::watch::Changes;
 use crate::protocol::{
-    Changed, ListenParams, RequestId, Revision, acknowledged, notification, stream_notification,
+    Changed, Failure, ListenParams, RequestId, Revision, acknowledged, error_line, notification,
+    stream_notification,
 };
 
 #[derive(Default)]
@@ -52,16 +53,50 @@ impl Session {
     }
 
     /// Opens a stream for the listen request `id`, acknowledged under the lock so that no
-    /// notification can slip in before it.
+    /// notification can slip in before it. A stream over `--max-streams` or naming more
+    /// URIs than `--max-stream-uris` is refused, and nothing is kept for it.
     pub(super) fn listen(&self, shared: &Shared, id: &RequestId, params: &ListenParams) {
         let filter = &params.notifications;
+        let config = &shared.config;
+        let named = &filter.resource_subscriptions;
+        // Counted as distinct URIs, looked at only when the list is long.
+        if named.len() > config.max_stream_uris {
+            let distinct = named
+                .iter()
+                .map(String::as_str)
+                .collect::<BTreeSet<_>>()
+                .len();
+            if distinct > config.max_stream_uris {
+                return refuse(
+                    shared,
+                    id,
+                    Revision::MODERN,
+                    format!(
+                        "subscriptions/listen names {distinct} resource URIs, over the limit of {} for one stream (serve --max-stream-uris); subscribe to fewer, or split them over several streams",
+                        config.max_stream_uris
+                    ),
+                );
+            }
+        }
+        let mut state = self.lock();
+        if state.listeners.len() >= config.max_streams {
+            drop(state);
+            return refuse(
+                shared,
+                id,
+                Revision::MODERN,
+                format!(
+                    "too many open streams: this server keeps at most {} subscriptions/listen streams open at once (serve --max-streams); close one with notifications/cancelled",
+                    config.max_streams
+                ),
+            );
+        }
         let listener = Listener {
             id: id.clone(),
             prompts: filter.prompts_list_changed,
             resources: filter.resources_list_changed,
-            uris: filter.resource_subscriptions.iter().cloned().collect(),
+            uris: named.iter().cloned().collect(),
         };
-        let mut state = self.lock();
         shared.output.send(acknowledged(
             &listener.id,
             listener.prompts,
@@ -72,6 +107,7 @@ impl Session {
     }
 
     /// `resources/subscribe` (true) or `resources/unsubscribe` of a legacy client, answered.
+    /// A new URI beyond `--max-subscriptions` is refused, and not kept.
     pub(super) fn subscribe(
         &self,
         shared: &Shared,
@@ -82,6 +118,19 @@ impl Session {
     ) {
         let mut state = self.lock();
         if subscribed {
+            let limit = shared.config.max_subscriptions;
+            if !state.legacy_uris.contains(uri) && state.legacy_uris.len() >= limit {
+                let held = state.legacy_uris.len();
+                drop(state);
+                return refuse(
+                    shared,
+                    id,
+                    revision,
+                    format!(
+                        "this session already subscribes to {held} resource URIs, the limit of {limit} (serve --max-subscriptions); unsubscribe from one with resources/unsubscribe first"
+                    ),
+                );
+            }
             state.legacy_uris.insert(uri.to_string());
         } else {
             state.legacy_uris.remove(uri);
@@ -130,4 +179,10 @@ impl Session {
             }
         }
     }
+}
+
+/// Answers a subscription request with an invalid-params error; nothing is kept for it.
+fn refuse(shared: &Shared, id: &RequestId, revision: Revision, message: String) {
+    let error = Failure::InvalidParams(message).into_rpc(revision);
+    shared.output.send(error_line(id, &error));
 }

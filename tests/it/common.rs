@@ -282,6 +282,22 @@ impl Server {
         response
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The most memory the server has held so far (`VmHWM`, its peak resident set), in KiB.
+    pub fn peak_rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("the server's /proc status");
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM in /proc status")
+    }
+
     /// Closes stdin, reads what the server still writes until it closes stdout, and
     /// returns those messages with the exit code.
     pub fn close_and_collect(mut self) -> (Vec<Value>, Option<i32>) {

@@ -353,3 +353,155 @@ fn an_import_of_many_files_is_one_notification_and_an_unchanged_one_is_none() {
     ctx.ok(&["import", &folder]);
     assert_eq!(server.drain(QUIET), Vec::<Value>::new());
 }
+
+/// The error a refused subscription request gets, after checking it is one.
+fn refused(response: &Value, code: i64) -> String {
+    assert_eq!(response["error"]["code"], code, "{response:.300}");
+    response["error"]["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+fn listen_request(server: &mut Server, id: &str, uris: &[String]) -> Value {
+    server.send(&json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "subscriptions/listen",
+        "params": modern_params(json!({"notifications": {"resourceSubscriptions": uris}}), json!({})),
+    }));
+    server.next_message()
+}
+
+#[test]
+fn listen_streams_are_capped_in_number_and_in_uris() {
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    let mut server = Server::start(&ctx.db, &["--max-streams", "2", "--max-stream-uris", "3"]);
+    let uris = |n: usize| -> Vec<String> { (0..n).map(|i| format!("shelf://t/{i}.md")).collect() };
+
+    // Four URIs are one too many for a stream; the same URI named twice counts once.
+    let message = refused(&listen_request(&mut server, "wide", &uris(4)), -32602);
+    assert!(
+        message.contains('4') && message.contains('3') && message.contains("--max-stream-uris"),
+        "{message}"
+    );
+    let mut twice = uris(3);
+    twice.push(twice[0].clone());
+    let ack = listen_request(&mut server, "first", &twice);
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    listen(
+        &mut server,
+        "second",
+        json!({"resourceSubscriptions": [TESTING]}),
+    );
+
+    // A third open stream is refused, and nothing is kept for it.
+    let message = refused(&listen_request(&mut server, "third", &uris(1)), -32602);
+    assert!(
+        message.contains("too many open streams")
+            && message.contains('2')
+            && message.contains("--max-streams")
+            && message.contains("notifications/cancelled"),
+        "{message}"
+    );
+    // Closing one makes room.
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "first"}}));
+    listen(
+        &mut server,
+        "third",
+        json!({"resourceSubscriptions": [TESTING]}),
+    );
+
+    // Only the streams that were acknowledged hear a change, and only they are closed.
+    let changed = ctx.write("testing.md", "# Testing, capped\n");
+    ctx.add_resource(&changed, TESTING);
+    assert_eq!(
+        summary(&after_write(&mut server)),
+        owned(&[
+            ("notifications/resources/updated", "second", TESTING),
+            ("notifications/resources/updated", "third", TESTING),
+        ])
+    );
+    let (messages, code) = server.close_and_collect();
+    assert_eq!(code, Some(0));
+    let mut closed: Vec<&str> = messages.iter().filter_map(|m| m["id"].as_str()).collect();
+    closed.sort();
+    assert_eq!(closed, ["second", "third"]);
+}
+
+#[test]
+fn legacy_subscriptions_are_capped() {
+    let revision = "2025-06-18";
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    let mut server = Server::start(&ctx.db, &["--max-subscriptions", "2"]);
+    server.initialize(revision);
+    for uri in [TESTING, "shelf://t/other.md", TESTING] {
+        let response = server.request("resources/subscribe", json!({"uri": uri}));
+        assert_eq!(response["result"], json!({}), "{uri}: {response}");
+    }
+    let response = server.request("resources/subscribe", json!({"uri": "shelf://t/third.md"}));
+    let message = refused(&response, -32602);
+    assert!(
+        message.contains('2') && message.contains("--max-subscriptions"),
+        "{message}"
+    );
+    // Room again after an unsubscribe; the refused URI was not kept.
+    let response = server.request(
+        "resources/unsubscribe",
+        json!({"uri": "shelf://t/other.md"}),
+    );
+    assert_eq!(response["result"], json!({}));
+    let response = server.request("resources/subscribe", json!({"uri": "shelf://t/third.md"}));
+    assert_eq!(response["result"], json!({}), "{response}");
+    let changed = ctx.write("testing.md", "# Testing, capped\n");
+    ctx.add_resource(&changed, TESTING);
+    assert_eq!(
+        summary(&after_write(&mut server)),
+        owned(&[
+            ("notifications/resources/list_changed", "", ""),
+            ("notifications/resources/updated", "", TESTING),
+        ])
+    );
+}
+
+#[test]
+fn subscriptions_are_capped_by_default() {
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    let mut server = ctx.server();
+    let uris: Vec<String> = (0..1025).map(|i| format!("shelf://t/{i}.md")).collect();
+    let message = refused(&listen_request(&mut server, "wide", &uris), -32602);
+    assert!(
+        message.contains("1025") && message.contains("1024"),
+        "{message}"
+    );
+    for n in 0..64 {
+        let ack = listen_request(&mut server, &format!("s{n}"), &uris[..1024]);
+        assert_eq!(
+            ack["method"], "notifications/subscriptions/acknowledged",
+            "{n}"
+        );
+    }
+    let message = refused(&listen_request(&mut server, "s64", &uris[..1]), -32602);
+    assert!(message.contains("64"), "{message}");
+    assert_eq!(server.close(), Some(0));
+
+    let mut server = ctx.server();
+    server.initialize("2025-11-25");
+    for n in 0..4096 {
+        let uri = format!("shelf://t/{n}.md");
+        let response = server.request("resources/subscribe", json!({"uri": uri}));
+        assert_eq!(response["result"], json!({}), "{n}");
+    }
+    let response = server.request(
+        "resources/subscribe",
+        json!({"uri": "shelf://t/one-more.md"}),
+    );
+    let message = refused(&response, -32602);
+    assert!(message.contains("4096"), "{message}");
+}

@@ -543,7 +543,16 @@ fn an_argument_over_the_size_limit_is_the_request_s_fault_and_running_out_of_fue
     assert_eq!(server.close(), Some(0));
 
     // The limit is the server's to set.
-    let mut server = Server::start(&ctx.db, &["--max-argument-bytes", "4194304"]);
+    // (Five copies of 2 MiB are over the default limit on a rendered prompt, 8 MiB.)
+    let mut server = Server::start(
+        &ctx.db,
+        &[
+            "--max-argument-bytes",
+            "4194304",
+            "--max-prompt-bytes",
+            "16777216",
+        ],
+    );
     let allowed = get(&mut server, "echo", json!({"text": big}));
     assert_eq!(
         text_of(&allowed).len(),
@@ -552,4 +561,119 @@ fn an_argument_over_the_size_limit_is_the_request_s_fault_and_running_out_of_fue
         allowed["error"]
     );
     assert_eq!(server.close(), Some(0));
+}
+
+/// A ~100 KB resource and prompts that would make one answer unbounded: one embed's marker
+/// repeated 20,000 times, an embed in a loop of 20,000, a hundred embeds (10 MB), and
+/// 10 MB of plain text.
+fn oversized_library(ctx: &TestContext) {
+    let line = "A line of a large reference document, repeated to make it about 100 KB.\n";
+    let big = ctx.write("big.md", line.repeat(100 * 1024 / line.len()));
+    ctx.add_resource(&big, "shelf://t/big.md");
+    for (name, body) in [
+        ("repeated", "{{ embed('shelf://t/big.md') * 20000 }}"),
+        (
+            "looped",
+            "{% for i in range(20000) %}{{ embed('shelf://t/big.md') }}{% endfor %}",
+        ),
+        (
+            "wide",
+            "{% for i in range(100) %}{{ embed('shelf://t/big.md') }}{% endfor %}",
+        ),
+        ("small", "Just {{ embed('shelf://t/big.md') }} once."),
+        // 10 MB of text, no embed at all.
+        (
+            "chatty",
+            "{% for i in range(200) %}{{ 'x' * 50000 }}{% endfor %}",
+        ),
+    ] {
+        add_prompt(
+            ctx,
+            &format!("{name}.prompt.md"),
+            &format!("---\nname: {name}\n---\n{body}\n"),
+        );
+    }
+}
+
+#[test]
+fn a_prompt_rendering_past_the_size_limits_is_the_library_s_fault_and_memory_stays_bounded() {
+    let ctx = TestContext::new();
+    oversized_library(&ctx);
+    let mut server = ctx.server();
+    for (name, limit, flag) in [
+        ("repeated", "1000 content blocks", "--max-prompt-blocks"),
+        ("looped", "1000 content blocks", "--max-prompt-blocks"),
+        ("wide", "8388608 bytes", "--max-prompt-bytes"),
+        ("chatty", "8388608 bytes", "--max-prompt-bytes"),
+    ] {
+        let started = std::time::Instant::now();
+        let refused = get(&mut server, name, json!({}));
+        let took = started.elapsed();
+        assert_eq!(refused["error"]["code"], -32603, "{name}: {refused:.300}");
+        let message = refused["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains(&format!("'{name}'"))
+                && message.contains(limit)
+                && message.contains(flag),
+            "{message}"
+        );
+        assert!(
+            took < std::time::Duration::from_secs(5),
+            "{name} took {took:?}"
+        );
+        // The server goes on serving.
+        let fine = get(&mut server, "small", json!({}));
+        assert_eq!(
+            fine["result"]["messages"].as_array().map(Vec::len),
+            Some(3),
+            "{fine:.300}"
+        );
+    }
+    let peak = server.peak_rss_kib();
+    eprintln!("serve's peak RSS after the oversized prompts: {peak} KiB");
+    assert!(peak < 256 * 1024, "serve's peak RSS was {peak} KiB");
+    assert_eq!(server.close(), Some(0));
+
+    // The CLI's preview has the same limits.
+    let error = ctx.fails(&["prompt", "render", "repeated"]);
+    assert!(
+        error.contains("'repeated'") && error.contains("1000 content blocks"),
+        "{error}"
+    );
+}
+
+#[test]
+fn the_prompt_size_limits_are_the_server_s_to_set() {
+    let ctx = TestContext::new();
+    oversized_library(&ctx);
+    // Raised: a hundred embeds of 100 KB are served.
+    let mut server = Server::start(&ctx.db, &["--max-prompt-bytes", "16777216"]);
+    let wide = get(&mut server, "wide", json!({}));
+    assert_eq!(
+        wide["result"]["messages"].as_array().map(Vec::len),
+        Some(100),
+        "{wide:.300}"
+    );
+    assert_eq!(server.close(), Some(0));
+
+    // Lowered: one embed of 100 KB is too many bytes, three blocks too many blocks.
+    for (flags, limit) in [
+        (["--max-prompt-bytes", "65536"], "65536 bytes"),
+        (["--max-prompt-blocks", "2"], "2 content blocks"),
+    ] {
+        let mut server = Server::start(&ctx.db, &flags);
+        let refused = get(&mut server, "small", json!({}));
+        assert_eq!(refused["error"]["code"], -32603, "{refused:.300}");
+        let message = refused["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("'small'") && message.contains(limit) && message.contains(flags[0]),
+            "{message}"
+        );
+        let listed = server.modern("prompts/list", json!({}));
+        assert!(
+            listed["result"]["prompts"].is_array(),
+            "still serving: {listed:.300}"
+        );
+        assert_eq!(server.close(), Some(0));
+    }
 }
