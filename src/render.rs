@@ -134,7 +134,8 @@ pub fn render_within<Name: Borrow<str> + Ord, Text: AsRef<str>>(
     let mut rendered = Vec::with_capacity(prompt.messages.len());
     for (index, message) in prompt.messages.iter().enumerate() {
         let over = Cell::new(false);
-        let mut text = Vec::new();
+        // Most of a body is usually text it writes out as it stands.
+        let mut text = Vec::with_capacity(message.body.len().min(room.get()));
         let written = compiled
             .get_template(&template_name(index))
             .and_then(|template| {
