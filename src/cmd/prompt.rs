@@ -286,6 +286,8 @@ fn render(store: &Store, name: &str, args: &[String], json: bool) -> Result<()> 
                 &stored,
                 &|uri| crate::handlers::resources::stored(&conn, uri),
                 caller,
+                // The command line sends no requestState: nothing to remember.
+                &crate::handlers::prompts::UsedStates::new(1),
             )
         })
         .map_err(|failure| anyhow!("{}", failure.message()))?;

@@ -121,31 +121,11 @@ impl UsedStates {
 /// Fills `stored`, the prompt `params` names as the caller found it; `resolve` finds the
 /// resources its messages embed or link. Needs no connection: what it reads comes through
 /// `stored` and `resolve`, and the resolver's own error (the server's "not kept here")
-/// comes back as it is. For one-off use (the CLI, which sends no `requestState`): a
-/// server fills through `get_once`.
-pub fn get<E: From<Failure>>(
-    config: &ServeConfig,
-    secret: &[u8],
-    params: &GetPromptParams,
-    stored: &StoredPrompt,
-    resolve: Resolve<E>,
-    caller: Caller,
-) -> Result<PromptOutcome, E> {
-    get_once(
-        config,
-        secret,
-        params,
-        stored,
-        resolve,
-        caller,
-        &UsedStates::new(1),
-    )
-}
-
-/// `get`, with the `requestState`s this process has accepted: a state answers once. It
+/// comes back as it is. `used` holds the `requestState`s this process has accepted (the
+/// server's set, or a one-off one for the CLI, which sends none): a state answers once. It
 /// is marked used only when it leads to an answer (the prompt filled, or asked for again),
 /// so a retry refused for a value it carries can be corrected under the same state.
-pub fn get_once<E: From<Failure>>(
+pub fn get<E: From<Failure>>(
     config: &ServeConfig,
     secret: &[u8],
     params: &GetPromptParams,

@@ -214,8 +214,9 @@ mod tests {
         assert_eq!(skip_reason(open_inside(&root, &file)), OUTSIDE);
     }
 
-    #[test]
-    fn a_folder_on_the_path_swapped_for_a_link_out_of_the_folder_is_refused() {
+    /// A folder `lib` holding `sub/a.md` ("mine"), and beside it `elsewhere/a.md`
+    /// ("secret"): the temporary folder (kept alive), its canonical path, `lib`, the file.
+    fn folder_with_a_secret_beside_it() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
         let temp = tempfile::tempdir().expect("temporary folder");
         let base = temp.path().canonicalize().expect("canonical");
         let root = base.join("lib");
@@ -224,6 +225,12 @@ mod tests {
         std::fs::write(base.join("elsewhere/a.md"), "secret").expect("write");
         let file = root.join("sub/a.md");
         std::fs::write(&file, "mine").expect("write");
+        (temp, base, root, file)
+    }
+
+    #[test]
+    fn a_folder_on_the_path_swapped_for_a_link_out_of_the_folder_is_refused() {
+        let (_temp, base, root, file) = folder_with_a_secret_beside_it();
         std::fs::remove_dir_all(root.join("sub")).expect("remove");
         symlink(base.join("elsewhere"), root.join("sub")).expect("link");
         assert_eq!(skip_reason(open_inside(&root, &file)), OUTSIDE);
@@ -231,14 +238,7 @@ mod tests {
 
     #[test]
     fn without_proc_the_path_resolved_again_must_be_the_open_file_inside_the_folder() {
-        let temp = tempfile::tempdir().expect("temporary folder");
-        let base = temp.path().canonicalize().expect("canonical");
-        let root = base.join("lib");
-        std::fs::create_dir_all(root.join("sub")).expect("folder");
-        std::fs::create_dir_all(base.join("elsewhere")).expect("folder");
-        std::fs::write(base.join("elsewhere/a.md"), "secret").expect("write");
-        let file = root.join("sub/a.md");
-        std::fs::write(&file, "mine").expect("write");
+        let (_temp, base, root, file) = folder_with_a_secret_beside_it();
         let opened = File::open(&file).expect("open").metadata().expect("stat");
         assert!(resolved_inside(&root, &file, &opened));
         // A folder on the path now leads out of the folder.

@@ -182,7 +182,7 @@ fn run(
                 now: shaper.now,
             };
             let started = Instant::now();
-            let outcome = prompts::get_once(
+            let outcome = prompts::get(
                 config,
                 &shared.secret,
                 params,
