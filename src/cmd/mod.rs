@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, PromptCommand, ResourceCommand, TemplateCommand, ValuesCommand};
 use crate::store::{Access, Store};
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -24,6 +24,12 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(path) => path,
         None => default_db()?,
     };
+    let access = if reads_only(&cli.command) {
+        Access::Read
+    } else {
+        Access::ReadWrite
+    };
+    let open = |db: &Path| -> Result<Store> { Ok(Store::open(db, access, crate::seed::load)?) };
     match cli.command {
         Command::Serve(args) => serve::run(&db, args),
         Command::Config { host } => config::run(&db, host),
@@ -35,6 +41,26 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Import(args) => import::run(&open(&db)?, args),
         Command::Export(args) => export::run(&open(&db)?, args),
         Command::Check(flags) => check::run(&open(&db)?, flags),
+    }
+}
+
+/// Whether `command` only reads the library, so that it works on a read-only mount or file
+/// too (a writing one is refused there at once, naming the read-only folder or file).
+fn reads_only(command: &Command) -> bool {
+    match command {
+        Command::Prompt(command) => matches!(
+            command,
+            PromptCommand::List(_) | PromptCommand::Show { .. } | PromptCommand::Render { .. }
+        ),
+        Command::Resource(command) => matches!(
+            command,
+            ResourceCommand::List(_) | ResourceCommand::Show { .. } | ResourceCommand::Cat { .. }
+        ),
+        Command::Template(command) => matches!(command, TemplateCommand::List(_)),
+        Command::Values(command) => matches!(command, ValuesCommand::List { .. }),
+        Command::Import(args) => args.dry_run,
+        Command::Export(_) | Command::Check(_) | Command::Stats(_) => true,
+        Command::Serve(_) | Command::Config { .. } => false,
     }
 }
 

@@ -129,8 +129,15 @@ fn run(
     if reach == Reach::Kept && !bounded_from_memory(shared, envelope, position) {
         return Err(Stop::NeedsStore);
     }
+    // Held until the answer is made: a replacement of the served file waits for it.
+    let library = shared.library();
+    let Some(library) = library.as_ref() else {
+        return Err(Stop::Failed(Failure::Internal(
+            "the served database file was replaced by one that could not be opened; restart the server".into(),
+        )));
+    };
     let reads = Reads {
-        store: (reach == Reach::Store).then_some(&shared.store),
+        store: (reach == Reach::Store).then_some(&library.store),
         conn: OnceCell::new(),
     };
     let shaper = shared.shaper(revision);
@@ -184,7 +191,7 @@ fn run(
             let started = Instant::now();
             let outcome = prompts::get(
                 config,
-                &shared.secret,
+                &library.secret,
                 params,
                 &stored,
                 &resource,
@@ -209,7 +216,8 @@ fn run(
                 }
             };
             let conn = reads.conn()?;
-            let completion = completion::complete(conn, &shared.indexes, position, params, target)?;
+            let completion =
+                completion::complete(conn, &library.indexes, position, params, target)?;
             shaper.completion(id, &completion)
         }
         // Answered in order by the session, or refused by `protocol::revision_of`.

@@ -25,10 +25,10 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 
 use crate::config::ServeConfig;
-use crate::store::{self, Store};
+use crate::store::Store;
 use dispatch::Dispatcher;
 use session::Session;
-use state::Shared;
+use state::{Library, Shared};
 
 /// Answers waiting for the writer (or being written), in number and in bytes; a client
 /// that stops reading stdout stops us too, with this much memory held at most. The bytes
@@ -39,15 +39,33 @@ const MAX_QUEUED_BYTES: usize = 1024 * 1024;
 /// Threads tokio may start for request tasks.
 const MAX_TASK_THREADS: usize = 4;
 
+/// What the watcher reports to: the shared state (position first, so a host told of a
+/// change is never answered from what was kept before it) and the subscribers.
+struct Served {
+    shared: Arc<Shared>,
+    session: Arc<Session>,
+    path: std::path::PathBuf,
+}
+
+impl watch::Watched for Served {
+    fn moved(&self, position: i64, changes: &watch::Changes) {
+        self.shared.moved_to(position);
+        if !changes.is_empty() {
+            self.session.notify(&self.shared, changes);
+        }
+    }
+
+    fn replaced(&self) -> std::result::Result<watch::Reopened, String> {
+        self.shared.replace(&self.path)
+    }
+}
+
 /// Serves MCP on stdin/stdout until stdin closes.
 pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
-    let (secret, start) = {
-        let conn = store.conn()?;
-        (
-            store::read::secret(&conn)?,
-            store::read::change_position(&conn)?,
-        )
-    };
+    let path = store.path().to_path_buf();
+    let immutable = store.immutable().map(str::to_string);
+    let identity = store.identity();
+    let (library, start) = Library::of(store)?;
     // Only the blocking pool is used: a current-thread runtime starts no async workers.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .max_blocking_threads(MAX_TASK_THREADS)
@@ -67,19 +85,25 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
             .context("cannot start the writer thread")?
     };
     let poll_interval = config.poll_interval;
-    let path = store.path().to_path_buf();
-    let shared = Arc::new(Shared::new(store, config, secret, output, start));
+    let shared = Arc::new(Shared::new(library, config, output, start));
     let session = Arc::new(Session::default());
-    {
-        let shared = Arc::clone(&shared);
-        let session = Arc::clone(&session);
-        watch::spawn(&path, poll_interval, start, move |position, changes| {
-            shared.moved_to(position);
-            if !changes.is_empty() {
-                session.notify(&shared, changes);
-            }
-        })
-        .context("cannot watch the database for changes")?;
+    match (immutable, identity) {
+        // SQLite reads an immutable file as if nothing could change it: nothing to poll.
+        (Some(why), _) => tracing::warn!(
+            "serving {} read-only and immutable because {why}: changes to it are not \
+             watched (restart the server to serve them)",
+            path.display()
+        ),
+        (None, Some(identity)) => {
+            let watched = Served {
+                shared: Arc::clone(&shared),
+                session: Arc::clone(&session),
+                path: path.clone(),
+            };
+            watch::spawn(&path, poll_interval, start, identity, watched)
+                .context("cannot watch the database for changes")?;
+        }
+        (None, None) => anyhow::bail!("a served store knows which file it reads"),
     }
     let mut dispatcher = Dispatcher::new(Arc::clone(&shared), session, runtime.handle().clone());
     transport::read_lines(

@@ -163,7 +163,7 @@ impl Session {
             if listener.resources && changes.resources {
                 send(stream_notification(Changed::Resources, &listener.id));
             }
-            for uri in changes.uris.intersection(&listener.uris) {
+            for uri in touched(changes, &listener.uris) {
                 send(stream_notification(Changed::Resource(uri), &listener.id));
             }
         }
@@ -174,10 +174,22 @@ impl Session {
             if changes.resources {
                 send(notification(Changed::Resources));
             }
-            for uri in changes.uris.intersection(&state.legacy_uris) {
+            for uri in touched(changes, &state.legacy_uris) {
                 send(notification(Changed::Resource(uri)));
             }
         }
+    }
+}
+
+/// The URIs of `subscribed` that `changes` touched.
+fn touched<'a>(
+    changes: &'a Changes,
+    subscribed: &'a BTreeSet<String>,
+) -> Box<dyn Iterator<Item = &'a String> + 'a> {
+    if changes.every_uri {
+        Box::new(subscribed.iter())
+    } else {
+        Box::new(changes.uris.intersection(subscribed))
     }
 }
 

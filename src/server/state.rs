@@ -1,22 +1,54 @@
-//! What every request shares: the store and its settings, where answers go, the watcher's
-//! last position, and what is kept of the library between requests.
+//! What every request shares: the library read from the served file (replaced as a whole
+//! when the path is renamed over), the settings, where answers go, the watcher's last
+//! position, and what is kept of the library between requests.
 
-use std::sync::Arc;
+use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard};
 
 use super::cache::Cache;
 use super::transport::Output;
+use super::watch::Reopened;
 use crate::complete::CompletionIndexes;
 use crate::config::ServeConfig;
 use crate::handlers::prompts::{USED_STATES_LIMIT, UsedStates};
 use crate::protocol::{Revision, Shaper};
 use crate::store::{self, Store};
 
-pub(super) struct Shared {
+/// What is read from the served file: a new one when the path is renamed over.
+pub(super) struct Library {
     pub(super) store: Store,
-    pub(super) config: ServeConfig,
     /// The database's secret, for signing `requestState`.
     pub(super) secret: Vec<u8>,
+    /// Completion tables' indexes, built on first use (a cache of the store, by version).
+    pub(super) indexes: CompletionIndexes,
+}
+
+impl Library {
+    /// The library `store` holds, and its change-log position now.
+    pub(super) fn of(store: Store) -> store::Result<(Library, i64)> {
+        let (secret, position) = {
+            let conn = store.conn()?;
+            (
+                store::read::secret(&conn)?,
+                store::read::change_position(&conn)?,
+            )
+        };
+        let library = Library {
+            store,
+            secret,
+            indexes: CompletionIndexes::new(),
+        };
+        Ok((library, position))
+    }
+}
+
+pub(super) struct Shared {
+    /// Each request holds it for reading while it answers: replacing the library waits for
+    /// every request to let go, so no connection to the old file is in use when they all
+    /// close (see `replace`). `None` only when a replacement could not be opened.
+    library: RwLock<Option<Library>>,
+    pub(super) config: ServeConfig,
     /// The `requestState`s accepted so far, each until it expires: a state answers once.
     pub(super) used_states: UsedStates,
     /// Where answers go: the writer thread.
@@ -28,28 +60,45 @@ pub(super) struct Shared {
     position: AtomicI64,
     /// Pages, prompts, templates and small resources kept until the library changes.
     pub(super) cache: Cache,
-    /// Completion tables' indexes, built on first use (a cache of the store, by version).
-    pub(super) indexes: CompletionIndexes,
 }
 
 impl Shared {
     pub(super) fn new(
-        store: Store,
+        library: Library,
         config: ServeConfig,
-        secret: Vec<u8>,
         output: Arc<Output>,
         position: i64,
     ) -> Shared {
         Shared {
-            store,
+            library: RwLock::new(Some(library)),
             config,
-            secret,
             used_states: UsedStates::new(USED_STATES_LIMIT),
             output,
             position: AtomicI64::new(position),
             cache: Cache::default(),
-            indexes: CompletionIndexes::new(),
         }
+    }
+
+    /// The library, held for reading: take it once per answer (a second take on the same
+    /// thread could wait on a replacement waiting for the first).
+    pub(super) fn library(&self) -> RwLockReadGuard<'_, Option<Library>> {
+        self.library.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Serves the file now at `path` instead: waits for every request to let go of the
+    /// library, closes every connection to the old file, then opens the new one. Closing
+    /// first matters: a connection to the new file maps the same `-shm` as the old file's,
+    /// and SQLite, seeing no other process on the new file, would truncate it under them.
+    pub(super) fn replace(&self, path: &Path) -> Result<Reopened, String> {
+        let mut library = self.library.write().unwrap_or_else(PoisonError::into_inner);
+        *library = None;
+        let store = Store::open_served(path).map_err(|err| err.to_string())?;
+        let identity = store
+            .identity()
+            .ok_or_else(|| "a served store knows its file".to_string())?;
+        let (new, position) = Library::of(store).map_err(|err| err.to_string())?;
+        *library = Some(new);
+        Ok(Reopened { position, identity })
     }
 
     pub(super) fn position(&self) -> i64 {

@@ -1,14 +1,17 @@
 //! Noticing what other processes (the CLI, an import, a second server) commit to the
 //! database while we serve it: poll `PRAGMA data_version` (about 2 µs) on a connection of our
-//! own, and when it moves, read the change-log rows after the last one seen.
+//! own, and when it moves, read the change-log rows after the last one seen. Each poll also
+//! checks that the path still names the file served (one `stat`): a file deleted or renamed
+//! over under the server is said once in the log, and a new database at the path is served.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
 use crate::store::read::{Change, changes_since};
+use crate::store::{self, FileId};
 
 /// What one batch of commits changed, as the notifications need it. A whole import is one
 /// batch, so it becomes at most one list_changed per list.
@@ -19,6 +22,9 @@ pub struct Changes {
     pub resources: bool,
     /// Resources inserted, updated or deleted, by URI.
     pub uris: BTreeSet<String>,
+    /// Every resource may have changed (the served file was replaced): every subscribed URI
+    /// is told, whatever `uris` holds.
+    pub every_uri: bool,
 }
 
 impl Changes {
@@ -39,20 +45,58 @@ impl Changes {
         changes
     }
 
+    /// Everything may have changed.
+    pub fn everything() -> Changes {
+        Changes {
+            prompts: true,
+            resources: true,
+            uris: BTreeSet::new(),
+            every_uri: true,
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         !self.prompts && !self.resources
     }
 }
 
+/// What the server did with the file now at its path (`Watched::replaced`).
+pub struct Reopened {
+    /// The new file's change-log position.
+    pub position: i64,
+    /// The new file.
+    pub identity: FileId,
+}
+
+/// The server's side of watching: what the watcher reports to.
+pub trait Watched: Send + 'static {
+    /// The change log reached `position` (a position of the watcher's own count, see
+    /// `spawn`), with what the rows changed.
+    fn moved(&self, position: i64, changes: &Changes);
+    /// The path names another file, which `check_replacement` found fit to serve: close
+    /// every connection to the old file, then open the new one. The watcher has closed its
+    /// own connection already.
+    fn replaced(&self) -> Result<Reopened, String>;
+}
+
 /// Starts the watching thread, which reports every move of the change log after `after`
-/// (the position when serving began) to `on_moved`, with the new last position and what
+/// (the position when serving began) to `watched`, with the new last position and what
 /// the rows changed, for as long as the process lives. Its connection is opened on the
 /// thread after one interval, off the path to the first answer.
+///
+/// Every poll also compares the file the path names with `served` (what the server reads).
+/// A path that names no file any more gets one warning, and the open file goes on being
+/// served. A path renamed over with another database gets it served, when it can be
+/// cleanly (`check_replacement`; `Watched::replaced`), announced to every subscriber as a
+/// change of everything; otherwise one warning says the old file goes on being served.
+/// Positions handed to `moved` go on growing across files, so nothing kept from the old
+/// file is taken for the new one's (each file's change log counts from its own start).
 pub fn spawn(
     path: &Path,
     interval: Duration,
     after: i64,
-    on_moved: impl Fn(i64, &Changes) + Send + 'static,
+    served: FileId,
+    watched: impl Watched,
 ) -> anyhow::Result<()> {
     let path = path.to_path_buf();
     std::thread::Builder::new()
@@ -61,45 +105,150 @@ pub fn spawn(
             // Nothing to look at before one interval has passed; opening later keeps the
             // connection off the start of serving too.
             std::thread::sleep(interval);
-            let conn = match open(&path) {
-                Ok(conn) => conn,
-                Err(err) => {
-                    tracing::error!("cannot watch {} for changes: {err}", path.display());
-                    return;
-                }
-            };
-            let mut last_seq = after;
-            // Changes committed before this first look are caught by the change log below.
-            let mut last_version = None;
-            loop {
-                let version = match data_version(&conn) {
-                    Ok(version) => version,
-                    Err(err) => {
-                        tracing::warn!("watching the database: {err}");
-                        std::thread::sleep(interval);
-                        continue;
-                    }
-                };
-                if last_version != Some(version) {
-                    last_version = Some(version);
-                    match changes_since(&conn, last_seq) {
-                        Ok(rows) => {
-                            if let Some(last) = rows.last() {
-                                last_seq = last.seq;
-                                let changes = Changes::from_rows(&rows);
-                                tracing::debug!(rows = rows.len(), ?changes, "library changed");
-                                on_moved(last_seq, &changes);
-                            }
-                        }
-                        Err(err) => tracing::warn!("reading the change log: {err}"),
-                    }
-                }
-                std::thread::sleep(interval);
+            Watcher {
+                path,
+                served,
+                conn: None,
+                last_seq: after,
+                offset: 0,
+                last_version: None,
+                told: None,
             }
+            .run(interval, &watched);
         })?;
     Ok(())
 }
 
+/// What the watcher has said about the path, so it says it once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Told {
+    Deleted,
+    /// That this file at the path is not served.
+    NotServed(FileId),
+}
+
+struct Watcher {
+    path: PathBuf,
+    /// The file being served.
+    served: FileId,
+    /// Opened at the first poll that finds the served file at the path.
+    conn: Option<Connection>,
+    /// The served file's change-log position last seen.
+    last_seq: i64,
+    /// What is added to `last_seq` to make the position reported: grows at each file.
+    offset: i64,
+    last_version: Option<i64>,
+    told: Option<Told>,
+}
+
+impl Watcher {
+    fn run(mut self, interval: Duration, watched: &impl Watched) {
+        loop {
+            match FileId::of(&self.path) {
+                Ok(now) if now == self.served => {
+                    self.told = None;
+                    self.poll(watched);
+                }
+                Ok(now) => self.replaced(now, watched),
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                    if self.told != Some(Told::Deleted) {
+                        self.told = Some(Told::Deleted);
+                        tracing::warn!(
+                            "{} was deleted; the server keeps serving the file it has open,                              as it was, until a database is put at that path again",
+                            self.path.display()
+                        );
+                    }
+                    // A deleted file may still be written by a process that has it open.
+                    self.poll(watched);
+                }
+                // Not knowing which file the path names (a permission changed, say) is not a
+                // reason to stop serving the one open.
+                Err(_) => self.poll(watched),
+            }
+            std::thread::sleep(interval);
+        }
+    }
+
+    /// One look at `data_version`, and at the change log when it moved.
+    fn poll(&mut self, watched: &impl Watched) {
+        if self.conn.is_none() {
+            match open(&self.path) {
+                // Opened by path: only while the path names the served file, checked again
+                // after the open so the connection is to that file.
+                Ok(conn) if FileId::of(&self.path).ok() == Some(self.served) => {
+                    self.conn = Some(conn)
+                }
+                Ok(_) => return,
+                Err(err) => {
+                    tracing::debug!("cannot watch {} yet: {err}", self.path.display());
+                    return;
+                }
+            }
+        }
+        let Some(conn) = &self.conn else { return };
+        let version = match data_version(conn) {
+            Ok(version) => version,
+            Err(err) => {
+                tracing::warn!("watching the database: {err}");
+                return;
+            }
+        };
+        if self.last_version == Some(version) {
+            return;
+        }
+        self.last_version = Some(version);
+        match changes_since(conn, self.last_seq) {
+            Ok(rows) => {
+                if let Some(last) = rows.last() {
+                    self.last_seq = last.seq;
+                    let changes = Changes::from_rows(&rows);
+                    tracing::debug!(rows = rows.len(), ?changes, "library changed");
+                    watched.moved(self.last_seq + self.offset, &changes);
+                }
+            }
+            Err(err) => tracing::warn!("reading the change log: {err}"),
+        }
+    }
+
+    /// The path names `now`, another file than the one served.
+    fn replaced(&mut self, now: FileId, watched: &impl Watched) {
+        if self.told == Some(Told::NotServed(now)) {
+            self.poll(watched);
+            return;
+        }
+        let shown = self.path.display();
+        if let Err(reason) = store::check_replacement(&self.path) {
+            tracing::warn!(
+                "{shown} was replaced by another file, which is not served ({reason}); the                  server keeps serving the file it has open, as it was"
+            );
+            self.told = Some(Told::NotServed(now));
+            self.poll(watched);
+            return;
+        }
+        // Closed before the new file is opened: see `Watched::replaced`.
+        self.conn = None;
+        match watched.replaced() {
+            Ok(reopened) => {
+                let reported = self.last_seq + self.offset + 1;
+                self.offset = reported - reopened.position;
+                self.last_seq = reopened.position;
+                self.last_version = None;
+                self.served = reopened.identity;
+                self.told = None;
+                tracing::warn!(
+                    "{shown} was replaced by another file; serving the new file from now on                      (clients are told that every list changed)"
+                );
+                watched.moved(reported, &Changes::everything());
+            }
+            Err(reason) => {
+                tracing::error!(
+                    "{shown} was replaced by another file, which could not be opened                      ({reason}); requests fail until the server is restarted"
+                );
+                self.told = Some(Told::NotServed(now));
+            }
+        }
+    }
+}
 fn open(path: &Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open_with_flags(
         path,

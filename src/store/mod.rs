@@ -5,8 +5,12 @@
 //! A serving store opens its connections read-only, so the server cannot write (the one
 //! exception, creating a missing database from the seed, happens before the pool exists):
 //! an existing file is never written by it, not even to create or migrate the schema.
+//! A library whose file or folder cannot be written (a read-only mount or file) is read the
+//! same way by commands that only read (`Access::Read`), `immutable` when SQLite could not
+//! keep its WAL index beside it (`place`); writing there is refused at open, naming which.
 
 mod hash;
+mod place;
 pub mod read;
 mod schema;
 pub mod write;
@@ -19,6 +23,8 @@ use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags, Transaction};
 
 pub use hash::{hash_prompt, hash_resource, hash_template, hex};
+use place::Place;
+pub use place::{FileId, Reading};
 pub use read::{Change, ItemState, Stats};
 pub use schema::SCHEMA_VERSION;
 pub use write::{Outcome, ValuesMode};
@@ -53,6 +59,10 @@ pub enum StoreError {
         found: i64,
         supported: i64,
     },
+    /// The file or its folder cannot be written, for what needs to write: one sentence
+    /// naming which and the way out.
+    #[error("{0}")]
+    ReadOnly(String),
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error("database pool error: {0}")]
@@ -67,6 +77,10 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
     ReadWrite,
+    /// A command that only reads: where the file can be written, as `ReadWrite` (a missing
+    /// file is created, an older schema migrated); where it cannot (a read-only mount or
+    /// file), read-only as the server reads.
+    Read,
     /// Connections are opened read-only: the server's mode.
     ReadOnly,
 }
@@ -75,6 +89,11 @@ pub enum Access {
 pub struct Store {
     pool: r2d2::Pool<Manager>,
     path: PathBuf,
+    reading: Reading,
+    /// The file the store reads, for a read-only store: what the path named when it opened.
+    identity: Option<FileId>,
+    /// Why the store is read `immutable`, when it is.
+    immutable_because: Option<String>,
 }
 
 impl std::fmt::Debug for Store {
@@ -88,37 +107,112 @@ impl Store {
     /// exist yet. The folder must exist. `fill` runs inside the creating transaction, so a
     /// half-created database is never left behind.
     ///
-    /// `ReadWrite` also fills an existing empty file and migrates an older schema.
+    /// `ReadWrite` also fills an existing empty file and migrates an older schema; where the
+    /// file or its folder cannot be written it fails at once, naming which.
     /// `ReadOnly` (the server) creates only a missing file: an existing one is opened
     /// read-only and must already hold this version's schema, or the open fails with an
-    /// error naming the file and the command that prepares it.
+    /// error naming the file and the command that prepares it. In a folder that cannot be
+    /// written it is opened `immutable` unless its `-wal` and `-shm` are there
+    /// (`place::Place::reading`).
     pub fn open(
         path: &Path,
         access: Access,
         fill: impl FnOnce(&Transaction) -> Result<()>,
     ) -> Result<Store> {
-        check_folder(path)?;
+        Store::open_with(path, access, true, fill)
+    }
+
+    /// Opens the file that now lies at `path` to serve it, as `open(path, ReadOnly, ..)`
+    /// would, but never creates one: for a server whose file was replaced.
+    pub fn open_served(path: &Path) -> Result<Store> {
+        Store::open_with(path, Access::ReadOnly, false, |_| Ok(()))
+    }
+
+    fn open_with(
+        path: &Path,
+        access: Access,
+        create: bool,
+        fill: impl FnOnce(&Transaction) -> Result<()>,
+    ) -> Result<Store> {
+        let folder = check_folder(path)?;
+        let place = Place::of(path, folder);
+        let serving = access == Access::ReadOnly;
+        let access = match access {
+            Access::Read if place.writable() => Access::ReadWrite,
+            Access::Read => Access::ReadOnly,
+            other => other,
+        };
+        let doing = if place.exists {
+            "change"
+        } else {
+            "create the library in"
+        };
+        if access == Access::ReadWrite
+            && let Some(refused) = place.refusal(doing)
+        {
+            return Err(refused);
+        }
+        if access == Access::ReadOnly && !place.exists {
+            if !create {
+                return Err(StoreError::Open(format!(
+                    "{} is gone; nothing to serve there",
+                    path.display()
+                )));
+            }
+            if let Some(refused) = place.refusal("create the library in") {
+                return Err(refused);
+            }
+        }
+        let reading = match access {
+            Access::ReadOnly if place.exists => place.reading()?,
+            _ => Reading::Shared,
+        };
+        let read_only_flags = match reading {
+            Reading::Shared => OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            Reading::Immutable => {
+                OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                    | OpenFlags::SQLITE_OPEN_URI
+            }
+        };
+        let name = match reading {
+            Reading::Shared => path.as_os_str().to_os_string(),
+            Reading::Immutable => place::immutable_uri(path).into(),
+        };
         // A server opening an existing database checks its version without ever holding a
         // writable connection (closing one may checkpoint the WAL into the file), and keeps
         // the connection that checked as the pool's first.
         let mut checked = None;
-        if access == Access::ReadOnly && path.exists() {
-            let conn = Connection::open_with_flags(
-                path,
-                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )
-            .map_err(|err| StoreError::Open(format!("cannot open {}: {err}", path.display())))?;
+        if access == Access::ReadOnly && place.exists {
+            let conn = Connection::open_with_flags(&name, read_only_flags).map_err(|err| {
+                StoreError::Open(format!("cannot open {}: {err}", path.display()))
+            })?;
             configure(&conn).map_err(|err| not_a_database(path, err))?;
             let shown = || path.display().to_string();
             match schema::inspect(&conn, path)? {
                 schema::Found::Current => checked = Some(conn),
-                schema::Found::Empty => return Err(StoreError::NotCreated { path: shown() }),
-                schema::Found::Older(found) => {
+                schema::Found::Empty if serving => {
+                    return Err(StoreError::NotCreated { path: shown() });
+                }
+                schema::Found::Older(found) if serving => {
                     return Err(StoreError::TooOld {
                         path: shown(),
                         found,
                         supported: SCHEMA_VERSION,
                     });
+                }
+                schema::Found::Empty => {
+                    return Err(place
+                        .refusal("create the library in")
+                        .unwrap_or(StoreError::NotCreated { path: shown() }));
+                }
+                schema::Found::Older(found) => {
+                    let doing = format!("migrate (schema version {found} to {SCHEMA_VERSION})");
+                    return Err(place.refusal(&doing).unwrap_or(StoreError::TooOld {
+                        path: shown(),
+                        found,
+                        supported: SCHEMA_VERSION,
+                    }));
                 }
             }
         }
@@ -135,24 +229,39 @@ impl Store {
             schema::prepare(&mut conn, path, fill)?;
         }
         let flags = match access {
-            Access::ReadWrite => {
+            Access::ReadWrite | Access::Read => {
                 OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX
             }
-            Access::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            Access::ReadOnly => read_only_flags,
+        };
+        // A read-only store reads one file: the one the path names now. The pool opens its
+        // connections by path when first needed, so once the path names another file (or
+        // none) it opens no more (`Manager::connect`): a connection to a new file would map
+        // the same `-shm` as the old file's connections, and SQLite, finding no other
+        // process on the new file, would truncate it under them (SIGBUS).
+        let identity = match access {
+            Access::ReadOnly => Some(FileId::of(path).map_err(|err| {
+                StoreError::Open(format!("cannot open {}: {err}", path.display()))
+            })?),
+            _ => None,
         };
         let manager = Manager {
-            files: SqliteConnectionManager::file(path)
+            files: SqliteConnectionManager::file(&name)
                 .with_flags(flags)
                 .with_init(|conn| configure(conn)),
             first: Mutex::new(checked),
+            path: path.to_path_buf(),
+            identity,
         };
         // Connections are opened when first needed and then kept: each one parses the whole
         // schema on its first statement, so none is opened ahead (cold start is a budget)
-        // and none is closed for being idle.
+        // and none is closed for being idle or old (a served file that was deleted could
+        // not be opened again).
         let pool = r2d2::Pool::builder()
             .max_size(8)
             .min_idle(Some(0))
             .idle_timeout(None)
+            .max_lifetime(None)
             // A local file's connection does not go stale: no check on every checkout.
             .test_on_check_out(false)
             // Connections are opened one at a time anyway; r2d2's default of three threads
@@ -167,7 +276,24 @@ impl Store {
         Ok(Store {
             pool,
             path: path.to_path_buf(),
+            reading,
+            identity,
+            immutable_because: (reading == Reading::Immutable).then(|| place.folder_reason()),
         })
+    }
+
+    /// Whether the store reads the file `immutable`, and why: SQLite then assumes nothing
+    /// changes it, so there is nothing to watch.
+    pub fn immutable(&self) -> Option<&str> {
+        match self.reading {
+            Reading::Immutable => self.immutable_because.as_deref(),
+            Reading::Shared => None,
+        }
+    }
+
+    /// The file a read-only store reads (what the path named when it opened).
+    pub fn identity(&self) -> Option<FileId> {
+        self.identity
     }
 
     pub fn path(&self) -> &Path {
@@ -190,12 +316,44 @@ impl Store {
     }
 }
 
+/// Whether the file now at `path`, which replaced the one a server reads, can be served in
+/// its place: it must hold this version's schema, and no commits may wait in the `-wal`
+/// beside it. That `-wal` (and the `-shm`) belong to the path, not to a file: commits the
+/// replaced file left there would be read by SQLite as the new file's pages, so a file
+/// renamed over one that was written while served is not taken. Read `immutable`: the check
+/// touches neither the `-wal` nor the `-shm`, which the old file's connections still hold.
+pub fn check_replacement(path: &Path) -> std::result::Result<(), String> {
+    let wal = place::sidecar(path, "-wal");
+    if std::fs::metadata(&wal).is_ok_and(|meta| meta.len() > 0) {
+        return Err(format!(
+            "{} holds commits made to the replaced file, which SQLite would read as the new              file's; restart the server to serve the new file, and see SECURITY.md on              replacing a served library",
+            wal.display()
+        ));
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(place::immutable_uri(path), flags)
+        .map_err(|err| err.to_string())?;
+    match schema::inspect(&conn, path) {
+        Ok(schema::Found::Current) => Ok(()),
+        Ok(schema::Found::Empty) => Err("it holds no library".into()),
+        Ok(schema::Found::Older(found)) => Err(format!(
+            "its schema version {found} is older than {SCHEMA_VERSION}; migrate it with              `promptshelf --db FILE stats` before putting it there"
+        )),
+        Err(err) => Err(err.to_string()),
+    }
+}
+
 /// Opens the pool's connections. The first it hands out may be the connection that checked
 /// the database's version, already configured and with the schema parsed, so that a
 /// server's first request does not wait for a second connection to parse it again.
 pub struct Manager {
     files: SqliteConnectionManager,
     first: Mutex<Option<Connection>>,
+    path: PathBuf,
+    /// For a read-only store, the file every connection must be to.
+    identity: Option<FileId>,
 }
 
 impl r2d2::ManageConnection for Manager {
@@ -208,10 +366,22 @@ impl r2d2::ManageConnection for Manager {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
-        match first {
-            Some(conn) => Ok(conn),
-            None => self.files.connect(),
+        if let Some(conn) = first {
+            return Ok(conn);
         }
+        if let Some(identity) = self.identity
+            && FileId::of(&self.path).ok() != Some(identity)
+        {
+            // The pool then waits for one of the connections it has.
+            return Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+                Some(format!(
+                    "{} no longer names the file being served",
+                    self.path.display()
+                )),
+            ));
+        }
+        self.files.connect()
     }
 
     fn is_valid(&self, conn: &mut Connection) -> rusqlite::Result<()> {
@@ -233,7 +403,8 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-fn check_folder(path: &Path) -> Result<()> {
+/// Checks that `path` can be a database file and returns its folder.
+fn check_folder(path: &Path) -> Result<&Path> {
     if path.is_dir() {
         return Err(StoreError::Open(format!(
             "cannot open {}: it is a folder; pass the database file, e.g. --db {}",
@@ -246,7 +417,7 @@ fn check_folder(path: &Path) -> Result<()> {
         _ => Path::new("."),
     };
     match std::fs::metadata(folder) {
-        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(meta) if meta.is_dir() => Ok(folder),
         Ok(_) => Err(StoreError::Open(format!(
             "cannot open {}: {} is not a folder",
             path.display(),

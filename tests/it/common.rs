@@ -125,6 +125,8 @@ pub struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
+    /// stderr, line by line, when it is captured.
+    logs: Option<Receiver<String>>,
     next_id: i64,
     /// Messages read while waiting for another id (notifications, out-of-order answers).
     pending: Vec<Value>,
@@ -139,18 +141,31 @@ impl Server {
 
     /// Starts the server with extra environment variables (e.g. a pinned clock).
     pub fn start_with_env(db: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut child = Command::new(BIN)
+        let mut command = Command::new(BIN);
+        command
             .arg("--db")
             .arg(db)
             .arg("serve")
             .args(extra)
             .envs(env.iter().copied())
-            .env_remove("PROMPTSHELF_DB")
+            .env_remove("PROMPTSHELF_DB");
+        Server::spawn(command, false)
+    }
+
+    /// Runs `command` (a `promptshelf serve` however it is wrapped: in a namespace, as
+    /// another user) as the server. With `capture`, its stderr is kept for `log_lines`
+    /// rather than passed through.
+    pub fn spawn(mut command: Command, capture: bool) -> Server {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if capture {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
             .spawn()
-            .expect("start promptshelf serve");
+            .unwrap_or_else(|err| panic!("cannot start {command:?}: {err}"));
         let stdout = child.stdout.take().expect("stdout");
         let (sender, lines) = channel();
         std::thread::spawn(move || {
@@ -161,14 +176,38 @@ impl Server {
                 }
             }
         });
+        let logs = child.stderr.take().map(|stderr| {
+            let (sender, logs) = channel();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines() {
+                    let Ok(line) = line else { break };
+                    if sender.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+            logs
+        });
         let stdin = child.stdin.take();
         Server {
             child,
             stdin,
             lines,
+            logs,
             next_id: 1,
             pending: Vec::new(),
         }
+    }
+
+    /// The stderr lines written so far and until none has come for `quiet` (a server
+    /// spawned with `capture` only).
+    pub fn log_lines(&mut self, quiet: Duration) -> Vec<String> {
+        let logs = self.logs.as_ref().expect("a server spawned with capture");
+        let mut lines = Vec::new();
+        while let Ok(line) = logs.recv_timeout(quiet) {
+            lines.push(line);
+        }
+        lines
     }
 
     /// Writes raw bytes (a line must end with '\n').

@@ -9,5 +9,7 @@ mod completion;
 mod import;
 mod interop;
 mod notifications;
+mod readonly;
 mod render;
+mod replaced;
 mod server;

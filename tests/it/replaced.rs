@@ -1,0 +1,184 @@
+//! The served file replaced or deleted under a running server: a database renamed over the
+//! path is served from then on, with one log line and the list changes a change would
+//! announce; a deleted one keeps being served from the open file, with one log line.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::{BIN, LEGACY, Server, TestContext, describe};
+
+const GUIDE: &str = "shelf://library/guides/api-design.md";
+
+fn serve(db: &Path) -> Server {
+    let mut command = Command::new(BIN);
+    command
+        .arg("--db")
+        .arg(db)
+        .args(["serve", "--poll-ms", "20"])
+        .env_remove("PROMPTSHELF_DB")
+        .env_remove("RUST_LOG");
+    Server::spawn(command, true)
+}
+
+fn prompt_names(server: &mut Server) -> Vec<String> {
+    let listed = server.request("prompts/list", json!({}));
+    listed["result"]["prompts"]
+        .as_array()
+        .unwrap_or_else(|| panic!("prompts/list answered {listed}"))
+        .iter()
+        .filter_map(|prompt| prompt["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+fn read_text(server: &mut Server, uri: &str) -> Value {
+    server.request("resources/read", json!({"uri": uri}))
+}
+
+/// Lines of the log naming `db`.
+fn about(logs: &[String], db: &Path) -> Vec<String> {
+    let shown = db.display().to_string();
+    logs.iter()
+        .filter(|line| line.contains(&shown))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn a_database_renamed_over_the_served_one_is_served_from_then_on() {
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    let mut server = serve(&ctx.db);
+    server.initialize(LEGACY[0]);
+    assert!(prompt_names(&mut server).contains(&"code-review".to_string()));
+    assert!(read_text(&mut server, GUIDE)["result"]["contents"].is_array());
+    // A second library, built beside it and closed.
+    let new = ctx.path("new.db");
+    let on_new = |args: &[&str]| {
+        let output = Command::new(BIN)
+            .arg("--db")
+            .arg(&new)
+            .args(args)
+            .env_remove("PROMPTSHELF_DB")
+            .env_remove("RUST_LOG")
+            .output()
+            .expect("run promptshelf");
+        assert!(
+            output.status.success(),
+            "{}",
+            describe(args, &output, "expected success")
+        );
+    };
+    let prompt = ctx.write("only-new.prompt.md", "Only in the new library.\n");
+    on_new(&["prompt", "add", prompt.to_str().expect("UTF-8 path")]);
+    on_new(&["prompt", "rm", "code-review"]);
+    on_new(&["resource", "rm", GUIDE]);
+    assert!(
+        !ctx.path("new.db-wal").exists(),
+        "the new library is closed"
+    );
+    std::fs::rename(&new, &ctx.db).expect("rename over the served file");
+    server.eventually(true, |server| {
+        let names = prompt_names(server);
+        names.contains(&"only-new".to_string()) && !names.contains(&"code-review".to_string())
+    });
+    let gone = read_text(&mut server, GUIDE);
+    assert!(
+        gone["error"].is_object(),
+        "the new library has no {GUIDE}: {gone}"
+    );
+    let got = server.request("prompts/get", json!({"name": "only-new"}));
+    assert!(got["result"]["messages"].is_array(), "{got}");
+    let methods: Vec<String> = server
+        .drain(Duration::from_millis(300))
+        .iter()
+        .filter_map(|message| message["method"].as_str().map(str::to_string))
+        .collect();
+    for method in [
+        "notifications/prompts/list_changed",
+        "notifications/resources/list_changed",
+    ] {
+        assert!(
+            methods.iter().any(|m| m == method),
+            "{method} in {methods:?}"
+        );
+    }
+    let logs = server.log_lines(Duration::from_millis(500));
+    let lines = about(&logs, &ctx.db);
+    assert_eq!(lines.len(), 1, "one line about the replacement: {logs:#?}");
+    assert!(lines[0].contains("replaced"), "{lines:?}");
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn a_deleted_database_keeps_being_served_and_says_so_once() {
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    let mut server = serve(&ctx.db);
+    server.initialize(LEGACY[0]);
+    assert!(prompt_names(&mut server).contains(&"code-review".to_string()));
+    std::fs::remove_file(&ctx.db).expect("delete the served file");
+    // Fifty polls.
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(prompt_names(&mut server).contains(&"code-review".to_string()));
+    let read = read_text(&mut server, GUIDE);
+    assert!(read["result"]["contents"].is_array(), "{read}");
+    let got = server.request(
+        "prompts/get",
+        json!({"name": "explain-code", "arguments": {"code": "x"}}),
+    );
+    assert!(got["result"]["messages"].is_array(), "{got}");
+    let logs = server.log_lines(Duration::from_millis(300));
+    let lines = about(&logs, &ctx.db);
+    assert_eq!(lines.len(), 1, "one line about the deletion: {logs:#?}");
+    assert!(
+        lines[0].contains("deleted") && lines[0].contains("keeps serving"),
+        "{lines:?}"
+    );
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn a_file_renamed_over_one_written_while_served_is_not_taken_and_the_old_one_is_served() {
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    let mut server = serve(&ctx.db);
+    server.initialize(LEGACY[0]);
+    assert!(prompt_names(&mut server).contains(&"code-review".to_string()));
+    // A commit while the server holds the file stays in the -wal beside it.
+    let prompt = ctx.write("while-served.prompt.md", "Added while served.\n");
+    ctx.ok(&["prompt", "add", prompt.to_str().expect("UTF-8 path")]);
+    server.eventually(true, |server| {
+        prompt_names(server).contains(&"while-served".to_string())
+    });
+    let new = ctx.path("new.db");
+    let output = Command::new(BIN)
+        .arg("--db")
+        .arg(&new)
+        .args(["prompt", "rm", "code-review"])
+        .env_remove("PROMPTSHELF_DB")
+        .output()
+        .expect("run promptshelf");
+    assert!(
+        output.status.success(),
+        "{}",
+        describe(&[], &output, "prompt rm")
+    );
+    std::fs::rename(&new, &ctx.db).expect("rename over the served file");
+    std::thread::sleep(Duration::from_millis(500));
+    let names = prompt_names(&mut server);
+    assert!(
+        names.contains(&"while-served".to_string()) && names.contains(&"code-review".to_string()),
+        "the old file is served: {names:?}"
+    );
+    let logs = server.log_lines(Duration::from_millis(300));
+    let lines = about(&logs, &ctx.db);
+    assert_eq!(lines.len(), 1, "one line about the replacement: {logs:#?}");
+    assert!(
+        lines[0].contains("not served") && lines[0].contains("keeps serving"),
+        "{lines:?}"
+    );
+    assert_eq!(server.close(), Some(0));
+}
