@@ -37,7 +37,7 @@ impl UriTemplate {
         let mut variables = Vec::new();
         let mut rest = source;
         while let Some(open) = rest.find('{') {
-            pattern.push_str(&regex::escape(&rest[..open]));
+            push_literal(&rest[..open], &mut pattern);
             let close = rest[open..]
                 .find('}')
                 .ok_or_else(|| error("an expression is not closed with '}'".into()))?;
@@ -45,7 +45,7 @@ impl UriTemplate {
             push_expression(expression, &mut pattern, &mut variables);
             rest = &rest[open + close + 1..];
         }
-        pattern.push_str(&regex::escape(rest));
+        push_literal(rest, &mut pattern);
         pattern.push('$');
         let pattern = Regex::new(&pattern).map_err(|err| error(err.to_string()))?;
         Ok(UriTemplate {
@@ -104,6 +104,28 @@ impl UriTemplate {
             Some(at) => &self.source[..at],
             None => &self.source,
         }
+    }
+}
+
+/// Appends the regex for literal text. Expansion percent-encodes a literal character
+/// outside ASCII (RFC 6570, section 3.1), so a client that expands the template itself
+/// sends the encoding, while one that copies it sends the character: each such character
+/// matches as either. ASCII literals are copied as they are.
+fn push_literal(literal: &str, pattern: &mut String) {
+    for character in literal.chars() {
+        let mut utf8 = [0; 4];
+        let text = character.encode_utf8(&mut utf8);
+        if character.is_ascii() {
+            pattern.push_str(&regex::escape(text));
+            continue;
+        }
+        pattern.push_str("(?:");
+        pattern.push_str(&regex::escape(text));
+        pattern.push_str("|(?i:");
+        for byte in text.bytes() {
+            pattern.push_str(&format!("%{byte:02X}"));
+        }
+        pattern.push_str("))");
     }
 }
 
@@ -203,6 +225,20 @@ mod tests {
                 proptest::prop_assert_eq!(template.matches(&uri), Some(expected), "{} -> {}", source, uri);
             }
         }
+    }
+
+    /// Found by fuzzing (fuzz/fuzz_targets/uri_template.rs): a literal outside ASCII is
+    /// percent-encoded by expansion, and its expansion did not match the template.
+    #[test]
+    fn a_literal_outside_ascii_matches_as_written_and_encoded() {
+        let template = UriTemplate::parse("s:/\u{38e}//{name}").unwrap();
+        let expected = values(&[("name", "liY")]);
+        let uri = template.expand(&expected).unwrap();
+        assert_eq!(uri, "s:/%CE%8E//liY");
+        assert_eq!(template.matches(&uri), Some(expected.clone()));
+        assert_eq!(template.matches("s:/%ce%8e//liY"), Some(expected.clone()));
+        assert_eq!(template.matches("s:/\u{38e}//liY"), Some(expected));
+        assert_eq!(template.matches("s:/%CE//liY"), None);
     }
 
     #[test]
