@@ -4,7 +4,8 @@
 //! blocking pool (SQLite work never sits on an async worker, and a slow request never
 //! holds up a fast one, `tasks`). One writer thread puts answers on stdout, coalescing
 //! writes (`transport`); a watcher thread notices other processes' commits (`watch`) and
-//! the `session` tells subscribers.
+//! the `session` tells subscribers. `serve_lines` runs the same loop over any input and
+//! output, without the watcher.
 //!
 //! Modules depend on one another in one direction: `transport`, `cache`, `rate_limit`,
 //! `watch` and `tasks` stand alone; `state` holds what requests share; `answer` and
@@ -20,6 +21,7 @@ mod tasks;
 mod transport;
 mod watch;
 
+use std::io::{BufRead, Write};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -62,6 +64,52 @@ impl watch::Watched for Served {
 
 /// Serves MCP on stdin/stdout until stdin closes.
 pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
+    let stdio = Stdio {
+        direct: transport::stdout_file(),
+        watch: true,
+    };
+    run(
+        store,
+        config,
+        std::io::stdin().lock(),
+        transport::stdout(),
+        stdio,
+    )
+}
+
+/// Answers every line of `input` into `output` as `serve` answers stdin on stdout, through
+/// the same dispatcher, answer path and writer, and returns once `input` has ended and every
+/// answer is written. Nothing watches the database meanwhile: what other processes commit
+/// is neither notified nor noticed by what is kept. For driving the server in-process,
+/// without stdio (the fuzz targets).
+pub fn serve_lines(
+    store: Store,
+    config: ServeConfig,
+    input: impl BufRead,
+    output: impl Write + Send,
+) -> Result<()> {
+    let stdio = Stdio {
+        direct: None,
+        watch: false,
+    };
+    run(store, config, input, output, stdio)
+}
+
+/// What `serve` has that `serve_lines` goes without.
+struct Stdio {
+    /// stdout, for the answers the reader writes itself.
+    direct: Option<std::fs::File>,
+    /// Whether the watcher thread runs.
+    watch: bool,
+}
+
+fn run(
+    store: Store,
+    config: ServeConfig,
+    input: impl BufRead,
+    output: impl Write + Send,
+    stdio: Stdio,
+) -> Result<()> {
     let path = store.path().to_path_buf();
     let immutable = store.immutable().map(str::to_string);
     let identity = store.identity();
@@ -72,53 +120,56 @@ pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
         .thread_name("request")
         .build()
         .context("cannot start the async runtime")?;
-    let output = Arc::new(transport::Output::new(
+    let output_queue = Arc::new(transport::Output::new(
         MAX_QUEUED_ANSWERS,
         MAX_QUEUED_BYTES,
-        transport::stdout_file(),
+        stdio.direct,
     ));
-    let writer = {
-        let output = Arc::clone(&output);
-        std::thread::Builder::new()
-            .name("stdout".into())
-            .spawn(move || transport::write_lines(&output, transport::stdout()))
-            .context("cannot start the writer thread")?
-    };
     let poll_interval = config.poll_interval;
-    let shared = Arc::new(Shared::new(library, config, output, start));
+    let shared = Arc::new(Shared::new(library, config, output_queue, start));
     let session = Arc::new(Session::default());
-    match (immutable, identity) {
-        // SQLite reads an immutable file as if nothing could change it: nothing to poll.
-        (Some(why), _) => tracing::warn!(
-            "serving {} read-only and immutable because {why}: changes to it are not \
-             watched (restart the server to serve them)",
-            path.display()
-        ),
-        (None, Some(identity)) => {
-            let watched = Served {
-                shared: Arc::clone(&shared),
-                session: Arc::clone(&session),
-                path: path.clone(),
-            };
-            watch::spawn(&path, poll_interval, start, identity, watched)
-                .context("cannot watch the database for changes")?;
+    if stdio.watch {
+        match (immutable, identity) {
+            // SQLite reads an immutable file as if nothing could change it: nothing to poll.
+            (Some(why), _) => tracing::warn!(
+                "serving {} read-only and immutable because {why}: changes to it are not \
+                 watched (restart the server to serve them)",
+                path.display()
+            ),
+            (None, Some(identity)) => {
+                let watched = Served {
+                    shared: Arc::clone(&shared),
+                    session: Arc::clone(&session),
+                    path: path.clone(),
+                };
+                watch::spawn(&path, poll_interval, start, identity, watched)
+                    .context("cannot watch the database for changes")?;
+            }
+            (None, None) => anyhow::bail!("a served store knows which file it reads"),
         }
-        (None, None) => anyhow::bail!("a served store knows which file it reads"),
     }
-    let mut dispatcher = Dispatcher::new(Arc::clone(&shared), session, runtime.handle().clone());
-    transport::read_lines(
-        std::io::stdin().lock(),
-        shared.config.max_line,
-        |input, more_buffered| {
-            shared.output.note_input(more_buffered);
-            dispatcher.handle(input)
-        },
-        || shared.output.reader_waits(),
-    );
-    // stdin closed: finish what was asked, close the streams, then stop.
-    dispatcher.finish();
-    shared.output.send(transport::END.to_vec());
-    let _ = writer.join();
+    std::thread::scope(|scope| {
+        let writer = std::thread::Builder::new()
+            .name("stdout".into())
+            .spawn_scoped(scope, || transport::write_lines(&shared.output, output))
+            .context("cannot start the writer thread")?;
+        let mut dispatcher =
+            Dispatcher::new(Arc::clone(&shared), session, runtime.handle().clone());
+        transport::read_lines(
+            input,
+            shared.config.max_line,
+            |input, more_buffered| {
+                shared.output.note_input(more_buffered);
+                dispatcher.handle(input)
+            },
+            || shared.output.reader_waits(),
+        );
+        // Input closed: finish what was asked, close the streams, then stop.
+        dispatcher.finish();
+        shared.output.send(transport::END.to_vec());
+        let _ = writer.join();
+        Ok::<_, anyhow::Error>(())
+    })?;
     // Every task has finished; idle pool threads need not be waited for.
     runtime.shutdown_background();
     Ok(())
