@@ -183,11 +183,16 @@ impl Values {
         self.ends.is_empty()
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &str> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts
-            .zip(&self.ends)
-            .map(|(start, &end)| &self.text[start..end])
+    /// Every value back to back.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.ends.iter().enumerate().map(|(index, &end)| {
+            let start = index.checked_sub(1).map_or(0, |before| self.ends[before]);
+            &self.text[start..end]
+        })
     }
 }
 
@@ -201,12 +206,19 @@ impl<'a> FromIterator<&'a str> for Values {
     }
 }
 
+/// A ranked answer: the best values, best first; how many values match in all, when that
+/// is known (a list is always counted; see `TableIndex::complete` for tables); and whether
+/// more match than are given.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Ranking {
+    pub values: Values,
+    pub total: Option<u64>,
+    pub has_more: bool,
+}
+
 /// The best `MAX_VALUES` matches of `query` among `candidates` (value, weight), and how many
 /// distinct values matched in all. A value listed twice counts once, at its best weight.
-pub fn rank<'a>(
-    candidates: impl IntoIterator<Item = (&'a str, f64)>,
-    query: &str,
-) -> (Values, u64) {
+pub fn rank<'a>(candidates: impl IntoIterator<Item = (&'a str, f64)>, query: &str) -> Ranking {
     let query_folded = fold(query);
     // Merge repeats first, so a repeat's better weight counts even when its first listing
     // would have been ranked out.
@@ -233,8 +245,16 @@ pub fn rank<'a>(
             best.pop();
         }
     }
-    let values = best.into_sorted_vec();
-    (values.into_iter().map(|r| r.value).collect(), total)
+    let values: Values = best
+        .into_sorted_vec()
+        .into_iter()
+        .map(|r| r.value)
+        .collect();
+    Ranking {
+        has_more: total > values.len() as u64,
+        values,
+        total: Some(total),
+    }
 }
 
 #[cfg(test)]
@@ -251,7 +271,7 @@ mod tests {
             ("rustacean", 0.0),
             ("rust", 0.0),
         ];
-        let (values, total) = rank(candidates, "rust");
+        let Ranking { values, total, .. } = rank(candidates, "rust");
         assert_eq!(
             values.iter().collect::<Vec<_>>(),
             [
@@ -263,7 +283,7 @@ mod tests {
                 "r-u-s-t"
             ]
         );
-        assert_eq!(total, 6);
+        assert_eq!(total, Some(6));
     }
 
     #[test]
@@ -276,7 +296,7 @@ mod tests {
 
     #[test]
     fn ties_break_by_weight_then_length_then_name() {
-        let (values, _) = rank([("pb", 0.0), ("pa", 0.0), ("pzz", 5.0), ("p", 0.0)], "");
+        let Ranking { values, .. } = rank([("pb", 0.0), ("pa", 0.0), ("pzz", 5.0), ("p", 0.0)], "");
         assert_eq!(values.iter().collect::<Vec<_>>(), ["pzz", "p", "pa", "pb"]);
     }
 
@@ -287,11 +307,11 @@ mod tests {
         // Listed first with the lowest weight, then again with the highest.
         candidates.insert(0, ("v999".to_string(), 0.0));
         candidates.push(("v999".to_string(), 99.0));
-        let (values, total) = rank(candidates.iter().map(|(v, w)| (v.as_str(), *w)), "v");
-        let values: Vec<&str> = values.iter().collect();
+        let ranking = rank(candidates.iter().map(|(v, w)| (v.as_str(), *w)), "v");
+        let values: Vec<&str> = ranking.values.iter().collect();
         assert_eq!(values[0], "v999");
         assert_eq!(values.len(), MAX_VALUES);
-        assert_eq!(total, 151);
+        assert_eq!((ranking.total, ranking.has_more), (Some(151), true));
     }
 
     #[test]

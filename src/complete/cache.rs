@@ -38,12 +38,14 @@ impl CompletionIndexes {
 
     /// The index of `table` as the database holds it at change-log position `position`
     /// (taken by the caller before it read anything), or None when there is no such table.
-    pub fn get(
+    /// `conn` is asked for only when the kept index is not known to be current at
+    /// `position`, so a caller without a connection at hand learns that it needs one.
+    pub fn get<'c, E: From<StoreError>>(
         &self,
-        conn: &Connection,
+        conn: impl FnOnce() -> Result<&'c Connection, E>,
         table: &str,
         position: i64,
-    ) -> Result<Option<Arc<TableIndex>>, StoreError> {
+    ) -> Result<Option<Arc<TableIndex>>, E> {
         let slot = self.tables().get(table).map(Arc::clone);
         if let Some(slot) = &slot
             && let Some(built) = &*slot.lock().unwrap_or_else(PoisonError::into_inner)
@@ -51,6 +53,19 @@ impl CompletionIndexes {
         {
             return Ok(Some(Arc::clone(&built.index)));
         }
+        let conn = conn()?;
+        Ok(self.current(conn, slot, table, position)?)
+    }
+
+    /// The index of `table` checked against the database (and rebuilt if its version
+    /// moved); `slot` is the table's slot if it has one.
+    fn current(
+        &self,
+        conn: &Connection,
+        slot: Option<Arc<Slot>>,
+        table: &str,
+        position: i64,
+    ) -> Result<Option<Arc<TableIndex>>, StoreError> {
         let Some(current) = read::table_version(conn, table)? else {
             // Removed: let its index go.
             self.tables().remove(table);

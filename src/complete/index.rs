@@ -22,7 +22,7 @@ use std::ops::Range;
 
 use memchr::memmem;
 
-use super::{MAX_VALUES, MatchClass, Values, fold, is_subsequence, is_word_prefix};
+use super::{MAX_VALUES, MatchClass, Ranking, Values, fold, is_subsequence, is_word_prefix};
 
 /// Characters with a mask bit of their own (a-z, 0-9 and the word separators); every other
 /// character shares one of the remaining bits with others.
@@ -321,6 +321,24 @@ impl SharedCursor<'_> {
     }
 }
 
+/// What one group gives a query.
+struct Found {
+    /// Best first, at most `MAX_VALUES`.
+    picks: Vec<Pick>,
+    /// How many of the group's rows that no other group shares match, when known.
+    unshared: Option<u64>,
+    /// Whether rows match beyond `picks`.
+    more: bool,
+}
+
+/// What a scan of one group gives: its lower-class picks, the count of its unshared
+/// matching rows if it saw them all, and whether matches were left out.
+struct Scan {
+    picks: Vec<Pick>,
+    unshared: Option<u64>,
+    more: bool,
+}
+
 /// A row picked for an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Pick {
@@ -376,23 +394,33 @@ impl TableIndex {
     }
 
     /// The best `MAX_VALUES` values for `query` among those offered in `context` (values
-    /// without a context, and those whose context argument has the wanted value), and how
-    /// many distinct values match in all. The same answer as `rank` over those values.
-    pub fn complete(&self, query: &str, context: &HashMap<String, String>) -> (Values, u64) {
+    /// without a context, and those whose context argument has the wanted value): the same
+    /// values as `rank` over those values. How many match in all is given when the index
+    /// knows it without a pass over every row: for any query on a group of fewer than
+    /// `COUNTED_GROUP` rows, for one- and two-character queries (from the character
+    /// counts), and whenever the pass that ranks went to the end anyway. A longer query on
+    /// a large table is answered without it (`has_more` still says whether more match):
+    /// that count was most of the cost of such a query, and the specification makes
+    /// `total` optional.
+    pub fn complete(&self, query: &str, context: &HashMap<String, String>) -> Ranking {
         let active = self.active_groups(context);
         let query = Query::new(query);
         let mut picks = Vec::with_capacity(MAX_VALUES * active.len());
-        let mut total = 0;
+        let mut total = Some(0);
+        let mut more = false;
         for &group in &active {
-            let (top, unshared) = self.search(group, &query);
+            let found = self.search(group, &query);
             if picks.is_empty() {
-                picks = top;
+                picks = found.picks;
             } else {
-                picks.extend(top);
+                picks.extend(found.picks);
             }
-            total += unshared;
+            total = total
+                .zip(found.unshared)
+                .map(|(sum, unshared)| sum + unshared);
+            more |= found.more;
         }
-        total += self.count_shared(&active, &query);
+        let total = total.map(|sum| sum + self.count_shared(&active, &query));
         if active.len() > 1 {
             // Each group's best are in `picks`; merged, a value offered by several groups
             // stays once, at its best rank.
@@ -400,13 +428,18 @@ impl TableIndex {
             let mut seen = HashSet::new();
             picks.retain(|pick| seen.insert(self.original(pick.row)));
         }
+        more |= picks.len() > MAX_VALUES;
         picks.truncate(MAX_VALUES);
         // Sized for values of about 16 bytes, which identifiers and names mostly are.
         let mut values = Values::with_capacity(picks.len(), 16 * picks.len());
         for pick in &picks {
             values.push(self.original(pick.row));
         }
-        (values, total)
+        Ranking {
+            values,
+            total,
+            has_more: more,
+        }
     }
 
     /// Group 0 and the groups of the context's `argument=value` pairs, ascending.
@@ -507,13 +540,16 @@ impl TableIndex {
         &self.shared[from..to]
     }
 
-    /// One group's best picks (best first, at most `MAX_VALUES`) and how many of its rows
-    /// that are not shared with other groups match.
-    fn search(&self, group: usize, query: &Query) -> (Vec<Pick>, u64) {
+    /// One group's best picks for `query`, how many of its unshared rows match (when known)
+    /// and whether more rows match than are picked.
+    fn search(&self, group: usize, query: &Query) -> Found {
         let Some(group) = self.groups.get(group) else {
-            return (Vec::new(), 0);
+            return Found {
+                picks: Vec::new(),
+                unshared: Some(0),
+                more: false,
+            };
         };
-        let unshared = (group.rows.len() - self.group_shared(group).len()) as u64;
         if query.raw.is_empty() {
             let top = group
                 .rows
@@ -521,13 +557,17 @@ impl TableIndex {
                 .take(MAX_VALUES)
                 .map(|row| self.pick(MatchClass::Exact, row as u32))
                 .collect();
-            return (top, unshared);
+            return Found {
+                picks: top,
+                unshared: Some((group.rows.len() - self.group_shared(group).len()) as u64),
+                more: group.rows.len() > MAX_VALUES,
+            };
         }
         let mut picks = Vec::with_capacity(MAX_VALUES + 1);
         // Exact and case-sensitive prefix: the original order (one more, for the exact row).
         let by_original = self.by_original.as_ref().unwrap_or(&self.by_folded);
         let original = |row| self.original_bytes(row);
-        let (best, exact) = self.best_with_prefix(
+        let (best, exact, _) = self.best_with_prefix(
             by_original,
             group,
             query.raw.as_bytes(),
@@ -545,9 +585,10 @@ impl TableIndex {
         }
         // Case-insensitive prefix: the folded order, leaving out what is already picked
         // (fewer than MAX_VALUES rows, or this is not reached), so MAX_VALUES rows suffice.
-        if picks.len() < MAX_VALUES {
-            let folded = |row: u32| self.folded_bytes(row as usize);
-            let (best, _) = self.best_with_prefix(
+        // Its range holds every prefix match, the case-sensitive ones too.
+        let folded = |row: u32| self.folded_bytes(row as usize);
+        let prefixed = if picks.len() < MAX_VALUES {
+            let (best, _, prefixed) = self.best_with_prefix(
                 &self.by_folded,
                 group,
                 query.folded.as_bytes(),
@@ -562,34 +603,55 @@ impl TableIndex {
                     picks.push(self.pick(MatchClass::PrefixIgnoringCase, row));
                 }
             }
-        }
-        let need = MAX_VALUES - picks.len();
+            prefixed
+        } else {
+            self.prefix_range(&self.by_folded, group, query.folded.as_bytes(), folded)
+                .len()
+        };
         let counted = group.counts.as_ref().and_then(|c| c.get(&query.folded));
-        if need == 0
-            && let Some(total) = counted
-        {
-            return (picks, total);
+        let prefix_more = prefixed > picks.len();
+        let need = MAX_VALUES - picks.len();
+        if need == 0 && prefix_more && group.counts.is_some() {
+            return Found {
+                picks,
+                unshared: counted,
+                more: true,
+            };
         }
-        let (lower, scanned) = self.scan(group, query, need, counted.is_none());
-        picks.extend(lower);
-        (picks, counted.unwrap_or(scanned))
+        let scan = self.scan(group, query, need, prefix_more);
+        picks.extend(scan.picks);
+        Found {
+            picks,
+            unshared: counted.or(scan.unshared),
+            more: scan.more,
+        }
     }
 
     /// One pass over a group in rank order: the best `need` word-prefix, substring and
-    /// subsequence matches (prefix matches are picked from the sorted orders), and, if
-    /// `count`, how many unshared rows match at all.
-    fn scan(&self, group: &Group, query: &Query, need: usize, count: bool) -> (Vec<Pick>, u64) {
+    /// subsequence matches (prefix matches are picked from the sorted orders). The pass
+    /// stops once nothing later can be picked and more matches than are picked are known
+    /// (`prefix_more`: prefix matches were left out), except on a group too small for
+    /// character counts, whose matches it counts to the end.
+    fn scan(&self, group: &Group, query: &Query, need: usize, prefix_more: bool) -> Scan {
         let mut shared = SharedCursor {
             rows: self.group_shared(group),
             next: 0,
         };
+        let count_all = group.counts.is_none();
         let finder = memmem::Finder::new(query.folded.as_bytes());
         let mut word = Vec::new();
         let mut substring = Vec::new();
         let mut subsequence = Vec::new();
+        // Unshared rows that match, and matches that are not prefix matches.
         let mut matched = 0u64;
+        let mut lower = 0usize;
         let mut rows = group.rows.clone();
-        while word.len() < need {
+        let mut stopped = false;
+        loop {
+            if word.len() >= need && (prefix_more || lower > need) {
+                stopped = true;
+                break;
+            }
             let Some(row) = rows.next() else {
                 break;
             };
@@ -601,13 +663,14 @@ impl TableIndex {
             if !query.is_subsequence_of(folded) {
                 continue;
             }
-            if count && !shared.holds(row) {
+            if !shared.holds(row) {
                 matched += 1;
             }
             // Prefix matches are picked from the sorted orders.
             if folded.starts_with(query.folded.as_bytes()) {
                 continue;
             }
+            lower += 1;
             let row = row as u32;
             if finder.find(folded).is_none() {
                 if subsequence.len() < need {
@@ -619,7 +682,8 @@ impl TableIndex {
                 substring.push(self.pick(MatchClass::Substring, row));
             }
         }
-        if count {
+        let counted_all = !stopped || count_all;
+        if stopped && count_all {
             // The rest only counted: the mask alone turns most rows away.
             let first = rows.start;
             let masks = self.masks.get(rows).unwrap_or_default();
@@ -636,7 +700,11 @@ impl TableIndex {
         word.extend(substring);
         word.extend(subsequence);
         word.truncate(need);
-        (word, matched)
+        Scan {
+            picks: word,
+            unshared: counted_all.then_some(matched),
+            more: prefix_more || lower > need,
+        }
     }
 
     /// How many distinct values among the active groups' shared rows match.
@@ -681,8 +749,26 @@ impl TableIndex {
         rows
     }
 
+    /// The rows of `group` whose `key` starts with `prefix`, in `sorted` order (the group's
+    /// rows sorted by `key`).
+    fn prefix_range<'a, 's>(
+        &'a self,
+        sorted: &'s [u32],
+        group: &Group,
+        prefix: &[u8],
+        key: impl Fn(u32) -> &'a [u8],
+    ) -> &'s [u32] {
+        let Some(sorted) = sorted.get(group.rows.clone()) else {
+            return &[];
+        };
+        let start = sorted.partition_point(|&row| key(row) < prefix);
+        let len = sorted[start..].partition_point(|&row| key(row).starts_with(prefix));
+        &sorted[start..start + len]
+    }
+
     /// The `count` best-ranked rows of `group` whose `key` starts with `prefix`, best first,
-    /// and the row whose key is `prefix` itself. `sorted` is the group's rows sorted by `key`.
+    /// the row whose key is `prefix` itself, and how many rows have the prefix. `sorted` is
+    /// the group's rows sorted by `key`.
     ///
     /// A short range is copied and the best selected from it, or, when the group is at most
     /// `BITMAP_PER_MATCH` times the range, marked in a bitmap of the group read in rank
@@ -698,13 +784,9 @@ impl TableIndex {
         prefix: &[u8],
         key: impl Fn(u32) -> &'a [u8],
         count: usize,
-    ) -> (Vec<u32>, Option<u32>) {
-        let Some(sorted) = sorted.get(group.rows.clone()) else {
-            return (Vec::new(), None);
-        };
-        let start = sorted.partition_point(|&row| key(row) < prefix);
-        let len = sorted[start..].partition_point(|&row| key(row).starts_with(prefix));
-        let range = &sorted[start..start + len];
+    ) -> (Vec<u32>, Option<u32>, usize) {
+        let range = self.prefix_range(sorted, group, prefix, &key);
+        let len = range.len();
         // The smallest key with the prefix is the prefix itself, if any row has it.
         let exact = range.first().filter(|&&row| key(row) == prefix).copied();
         let walk = (len as u64).pow(2) >= (group.rows.len() as u64) * (count as u64);
@@ -715,13 +797,13 @@ impl TableIndex {
                 if key(row).starts_with(prefix) {
                     best.push(row);
                     if best.len() == count {
-                        return (best, exact);
+                        return (best, exact, len);
                     }
                 }
             }
         }
         if len > count && group.rows.len() <= len * BITMAP_PER_MATCH {
-            return (best_by_bitmap(range, group.rows.clone(), count), exact);
+            return (best_by_bitmap(range, group.rows.clone(), count), exact, len);
         }
         let mut best = range.to_vec();
         if best.len() > count {
@@ -729,7 +811,7 @@ impl TableIndex {
             best.truncate(count);
         }
         best.sort_unstable();
-        (best, exact)
+        (best, exact, len)
     }
 
     fn count_symbols(&self, group: usize) -> Box<SymbolCounts> {
@@ -849,12 +931,27 @@ mod tests {
     }
 
     /// What `rank` answers over the rows offered in `context`.
-    fn expected(rows: &[Row], query: &str, context: &HashMap<String, String>) -> (Values, u64) {
+    fn expected(rows: &[Row], query: &str, context: &HashMap<String, String>) -> Ranking {
         let offered = rows.iter().filter(|(_, _, wanted)| match wanted {
             None => true,
             Some((name, value)) => context.get(name) == Some(value),
         });
         rank(offered.map(|(v, w, _)| (v.as_str(), *w)), query)
+    }
+
+    /// Whether the index's answer is `rank`'s: the same values and `has_more`, and the same
+    /// total unless the index left it out, which it may only do when more match than fill
+    /// an answer.
+    fn agrees(index: &TableIndex, rows: &[Row], query: &str, context: &HashMap<String, String>) {
+        let answer = index.complete(query, context);
+        let wanted = expected(rows, query, context);
+        let what = format!("{} rows, query {query:?}, context {context:?}", rows.len());
+        assert_eq!(answer.values, wanted.values, "{what}");
+        assert_eq!(answer.has_more, wanted.has_more, "{what}");
+        match answer.total {
+            Some(_) => assert_eq!(answer.total, wanted.total, "{what}"),
+            None => assert!(wanted.has_more, "{what}: no total, yet all values given"),
+        }
     }
 
     fn random_rows(random: &mut Random, count: usize, contexts: usize) -> Vec<Row> {
@@ -908,11 +1005,7 @@ mod tests {
             ]));
             for query in queries(&mut random) {
                 for context in &situations {
-                    assert_eq!(
-                        index.complete(&query, context),
-                        expected(&rows, &query, context),
-                        "{count} rows, query {query:?}, context {context:?}"
-                    );
+                    agrees(&index, &rows, &query, context);
                 }
             }
         }
@@ -935,16 +1028,16 @@ mod tests {
         rows.extend((0..200).map(|i| row(&format!("py{i:03}"), 3.0, None)));
         let index = build(&rows);
         let python = HashMap::from([("language".to_string(), "python".to_string())]);
-        let (values, total) = index.complete("py", &python);
-        let values: Vec<&str> = values.iter().collect();
+        let answer = index.complete("py", &python);
+        let values: Vec<&str> = answer.values.iter().collect();
         assert_eq!(values[..2], ["pytest", "pyright"]);
-        assert_eq!(total, 202);
+        assert_eq!(answer.total, Some(202));
         // Without the context, pytest has only its own weight and ranks after the rest.
-        let (values, total) = index.complete("py", &HashMap::new());
-        let values: Vec<&str> = values.iter().collect();
+        let answer = index.complete("py", &HashMap::new());
+        let values: Vec<&str> = answer.values.iter().collect();
         assert_eq!(values[0], "py000");
         assert!(!values.contains(&"pytest"));
-        assert_eq!(total, 201);
+        assert_eq!(answer.total, Some(201));
     }
 
     #[test]
@@ -966,6 +1059,44 @@ mod tests {
     }
 
     #[test]
+    fn long_queries_on_large_groups_leave_out_the_total_only_when_more_match() {
+        // 3,000 rows, so the group has character counts; none of them count three letters.
+        let rows: Vec<Row> = (0..3000)
+            .map(|i| {
+                (
+                    format!("{}-item-{i}", ["alpha", "beta", "gamma"][i % 3]),
+                    1.0,
+                    None,
+                )
+            })
+            .collect();
+        let index = build(&rows);
+        let context = HashMap::new();
+        // A thousand prefix matches: the answer is full before any pass over the rows.
+        let many = index.complete("alp", &context);
+        assert_eq!(
+            (many.values.len(), many.total, many.has_more),
+            (100, None, true)
+        );
+        // Three thousand word-prefix matches ("item"): the pass stops once the answer is
+        // full and one more match is seen.
+        let words = index.complete("ite", &context);
+        assert_eq!(
+            (words.values.len(), words.total, words.has_more),
+            (100, None, true)
+        );
+        // Few matches: the pass goes to the end, so the total is known.
+        let few = index.complete("a-item-299", &context);
+        assert_eq!(few.total, Some(few.values.len() as u64));
+        assert!(!few.has_more && !few.values.is_empty());
+        // And one- or two-letter queries are counted.
+        assert_eq!(index.complete("it", &context).total, Some(3000));
+        for query in ["alp", "ite", "a-item-299", "it", "m-i"] {
+            agrees(&index, &rows, query, &context);
+        }
+    }
+
+    #[test]
     fn long_prefix_ranges_at_the_worst_ranks_are_still_complete() {
         // 1,000 rows with the prefix, all ranked below 8,000 others: the walk in rank order
         // gives up and the range is selected from instead.
@@ -973,19 +1104,18 @@ mod tests {
         rows.extend((0..1000).map(|i| (format!("z{i}"), 0.0, None)));
         let index = build(&rows);
         for query in ["z", "Z", "a", "z9"] {
-            let context = HashMap::new();
-            assert_eq!(
-                index.complete(query, &context),
-                expected(&rows, query, &context),
-                "{query}"
-            );
+            agrees(&index, &rows, query, &HashMap::new());
         }
     }
 
     #[test]
     fn an_empty_table_answers_nothing() {
         let index = build(&[]);
-        assert_eq!(index.complete("", &HashMap::new()), (Values::default(), 0));
-        assert_eq!(index.complete("a", &HashMap::new()), (Values::default(), 0));
+        let nothing = Ranking {
+            total: Some(0),
+            ..Ranking::default()
+        };
+        assert_eq!(index.complete("", &HashMap::new()), nothing);
+        assert_eq!(index.complete("a", &HashMap::new()), nothing);
     }
 }

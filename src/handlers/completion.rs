@@ -8,10 +8,10 @@ use rusqlite::Connection;
 
 use super::templates::Templates;
 use crate::arguments::some_of;
-use crate::complete::{CompletionIndexes, Values, rank};
+use crate::complete::{CompletionIndexes, Ranking, rank};
 use crate::model::StoredPrompt;
-use crate::protocol::{CompleteParams, Completion, CompletionRef, Failure};
-use crate::store::read;
+use crate::protocol::{CompleteParams, CompletionRef, Failure};
+use crate::store::{StoreError, read};
 use crate::uri_template::UriTemplate;
 
 /// Where one argument's or variable's suggestions come from: its completion table if it
@@ -39,22 +39,27 @@ pub enum Target<'a> {
     Templates(&'a Templates),
 }
 
+/// A connection to the library, taken only when an answer needs the database (a table's
+/// index not known to be current, the stored URIs of a template, an unknown prompt's
+/// neighbours); a caller that has none at hand answers `E` saying so.
+pub type Connect<'c, E> = &'c dyn Fn() -> Result<&'c Connection, E>;
+
 /// Completes `params` for `target`; `position` is the change-log position the caller read
 /// before anything else, which the table indexes are checked against.
-pub fn complete(
-    conn: &Connection,
+pub fn complete<E: From<Failure> + From<StoreError>>(
+    conn: Connect<E>,
     indexes: &CompletionIndexes,
     position: i64,
     params: &CompleteParams,
     target: Target,
-) -> Result<Completion, Failure> {
+) -> Result<Ranking, E> {
     let context = context_of(params);
     let query = params.argument.value.as_str();
     let variable = params.argument.name.as_str();
     let source = match (target, &params.reference) {
         (Target::Prompt(Some(stored)), _) => prompt_source(stored, variable)?,
         (Target::Prompt(None), CompletionRef::Prompt { name }) => {
-            return Err(super::prompts::unknown(conn, name));
+            return Err(super::prompts::unknown(conn()?, name).into());
         }
         (Target::Templates(templates), CompletionRef::Resource { uri }) => {
             template_source(templates, uri, variable)?
@@ -62,7 +67,8 @@ pub fn complete(
         (Target::Prompt(None) | Target::Templates(_), _) => {
             return Err(Failure::Internal(
                 "a completion was looked up for a reference of another kind".into(),
-            ));
+            )
+            .into());
         }
     };
     // A table named but not (or no longer) in the library is a mistake in the library, not
@@ -70,14 +76,13 @@ pub fn complete(
     if let Some(table) = &source.table
         && let Some(index) = indexes.get(conn, table, position)?
     {
-        let (values, total) = index.complete(query, &context);
-        return Ok(completion(values, total));
+        return Ok(index.complete(query, &context));
     }
     let uris;
     let list = match source.otherwise {
         List::Values(values) => values,
         List::Uris { template, variable } => {
-            uris = uri_values(conn, template, variable, &context)?;
+            uris = uri_values(conn()?, template, variable, &context)?;
             &uris[..]
         }
     };
@@ -95,17 +100,8 @@ fn context_of(params: &CompleteParams) -> HashMap<String, String> {
 }
 
 /// `query` ranked among a list of values of equal weight.
-fn from_list(list: &[String], query: &str) -> Completion {
-    let (values, total) = rank(list.iter().map(|v| (v.as_str(), 0.0)), query);
-    completion(values, total)
-}
-
-fn completion(values: Values, total: u64) -> Completion {
-    Completion {
-        has_more: total > values.len() as u64,
-        values,
-        total,
-    }
+fn from_list(list: &[String], query: &str) -> Ranking {
+    rank(list.iter().map(|v| (v.as_str(), 0.0)), query)
 }
 
 /// Where an argument of `stored` completes from, or why it cannot.

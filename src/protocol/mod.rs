@@ -30,8 +30,8 @@ pub use request::{
     Notification, id_of, parse_line,
 };
 pub use results::{
-    Block, Completion, Discovery, InputRequest, MediaKind, Page, PromptOutcome, ReadResult,
-    RenderedMessage, RenderedPrompt, ShapedBlocks,
+    Block, Discovery, InputRequest, MediaKind, Page, PromptOutcome, ReadResult, RenderedMessage,
+    RenderedPrompt, ShapedBlocks,
 };
 pub use revision::{Revision, legacy_names};
 pub use shape::{ShapedPage, Shaper, error_line};

@@ -139,7 +139,7 @@ pub struct GetPromptParams {
     pub request_state: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize)]
 #[serde(tag = "type")]
 pub enum CompletionRef {
     #[serde(rename = "ref/prompt")]

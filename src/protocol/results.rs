@@ -120,11 +120,3 @@ pub enum MediaKind {
     Image,
     Audio,
 }
-
-/// A `completion/complete` answer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Completion {
-    pub values: crate::complete::Values,
-    pub total: u64,
-    pub has_more: bool,
-}

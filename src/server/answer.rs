@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
-use super::cache::ListKind;
+use super::cache::{ListKind, Timed};
 use super::state::Shared;
 use crate::handlers::completion::{self, Target};
 use crate::handlers::templates::Templates;
@@ -18,7 +18,7 @@ use crate::handlers::{discover, prompts, resources, templates};
 use crate::protocol::{
     CompletionRef, Envelope, Failure, Method, Revision, RpcError, ShapedPage, error_line,
 };
-use crate::store::{Manager, Store, read};
+use crate::store::{Manager, Store, StoreError, read};
 
 /// How far a request may reach for its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +48,12 @@ enum Stop {
 impl From<Failure> for Stop {
     fn from(failure: Failure) -> Stop {
         Stop::Failed(failure)
+    }
+}
+
+impl From<StoreError> for Stop {
+    fn from(err: StoreError) -> Stop {
+        Stop::Failed(err.into())
     }
 }
 
@@ -89,32 +95,32 @@ impl Reads<'_> {
 /// Reads and shapes one page of a list (from a connection and a cursor).
 type ShapePage<'a> = &'a dyn Fn(&Connection, Option<&str>) -> Result<ShapedPage, Failure>;
 
-/// The longest request line a `prompts/get` may have to be filled on the reader thread, and
-/// the longest its prompt's last fill may have taken: far more than a real prompt with real
-/// arguments needs. A fill that takes longer sends its prompt to the pool until a fill there
-/// is quick again, so a slow template holds up the next line at most once in a while, never
-/// request after request.
-const MAX_KEPT_FILL_LINE: usize = 16 * 1024;
-const MAX_KEPT_FILL: Duration = Duration::from_micros(200);
+/// The longest request line a `prompts/get` or `completion/complete` may have to be
+/// answered on the reader thread, and the longest the last fill of its prompt or ranking
+/// for its argument may have taken: far more than a real prompt with real arguments, or a
+/// ranking over a table of tens of thousands of values, needs. Work that takes longer goes
+/// to the pool until it is quick there again, so a slow template or a huge table holds up
+/// the next line at most once in a while, never request after request.
+const MAX_KEPT_LINE: usize = 16 * 1024;
+const MAX_KEPT_WORK: Duration = Duration::from_micros(200);
 
 /// Whether `envelope` can be answered from memory in bounded time, the condition of
-/// `Reach::Kept`: a lookup always; a prompt's fill when its line is small and its last fill
-/// at this position was quick. A ranking or anything else can take as long as its table or
-/// template makes it.
+/// `Reach::Kept`: a lookup always; a prompt's fill or an argument's ranking when the line
+/// is small and the last such work at this position was quick. Anything else can take as
+/// long as the library makes it.
 fn bounded_from_memory(shared: &Shared, envelope: &Envelope, position: i64) -> bool {
-    match &envelope.method {
+    let work = match &envelope.method {
         Method::ListPrompts { .. }
         | Method::ListResources { .. }
         | Method::ListTemplates { .. }
-        | Method::ReadResource { .. } => true,
-        Method::GetPrompt(params) => {
-            envelope.size <= MAX_KEPT_FILL_LINE
-                && shared
-                    .cache
-                    .filled_within(position, &params.name, MAX_KEPT_FILL)
+        | Method::ReadResource { .. } => return true,
+        Method::GetPrompt(params) => Timed::Fill(params.name.clone()),
+        Method::Complete(params) => {
+            Timed::Ranking(params.reference.clone(), params.argument.name.clone())
         }
-        _ => false,
-    }
+        _ => return false,
+    };
+    envelope.size <= MAX_KEPT_LINE && shared.cache.quick(position, &work, MAX_KEPT_WORK)
 }
 
 fn run(
@@ -199,7 +205,8 @@ fn run(
                 &shared.used_states,
             );
             if !matches!(outcome, Err(Stop::NeedsStore)) {
-                cache.filled(position, &params.name, started.elapsed());
+                let work = Timed::Fill(params.name.clone());
+                cache.took(position, work, started.elapsed());
             }
             shaper.prompt_outcome(id, &outcome?)
         }
@@ -215,10 +222,14 @@ fn run(
                     Target::Templates(&kept_templates)
                 }
             };
-            let conn = reads.conn()?;
+            let started = Instant::now();
             let completion =
-                completion::complete(conn, &library.indexes, position, params, target)?;
-            shaper.completion(id, &completion)
+                completion::complete(&|| reads.conn(), &library.indexes, position, params, target);
+            if !matches!(completion, Err(Stop::NeedsStore)) {
+                let work = Timed::Ranking(params.reference.clone(), params.argument.name.clone());
+                cache.took(position, work, started.elapsed());
+            }
+            shaper.completion(id, &completion?)
         }
         // Answered in order by the session, or refused by `protocol::revision_of`.
         Method::Subscribe { .. }

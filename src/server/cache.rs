@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use crate::handlers::templates::Templates;
 use crate::model::StoredPrompt;
-use crate::protocol::{ReadResult, Revision, ShapedPage};
+use crate::protocol::{CompletionRef, ReadResult, Revision, ShapedPage};
 
 /// Which list a page belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -31,6 +31,9 @@ pub(super) enum ListKind {
 const MAX_PAGES: usize = 1024;
 /// Prompts kept at most (a prompt is small; this bounds a library of many thousands).
 const MAX_PROMPTS: usize = 4096;
+/// Timings kept at most: a fill per prompt and a ranking per completable argument or
+/// variable of a large library.
+const MAX_TIMINGS: usize = 2 * MAX_PROMPTS;
 /// Resources are kept only when this small, and only this many bytes of them in all, so a
 /// large library cannot grow the server's memory (what is kept of each is its content and
 /// the JSON shaped from it, about twice its size).
@@ -112,9 +115,18 @@ pub(super) struct Cache {
     resources: Memo<String, ReadResult>,
     /// The library's templates, parsed; one entry.
     templates: Memo<(), Templates>,
-    /// How long each prompt's last fill took, by name: what decides whether the next one
-    /// may run on the reader thread.
-    fills: Memo<String, Duration>,
+    /// How long each prompt's last fill and each argument's last ranking took: what decides
+    /// whether the next one may run on the reader thread.
+    timings: Memo<Timed, Duration>,
+}
+
+/// Work whose last duration decides where the next of its kind runs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) enum Timed {
+    /// Filling the prompt of this name.
+    Fill(String),
+    /// Ranking the suggestions for one argument of a prompt or variable of a template.
+    Ranking(CompletionRef, String),
 }
 
 impl Default for Cache {
@@ -132,7 +144,7 @@ impl Default for Cache {
                 }
             }),
             templates: Memo::counted(1),
-            fills: Memo::counted(MAX_PROMPTS),
+            timings: Memo::counted(MAX_TIMINGS),
         }
     }
 }
@@ -206,15 +218,15 @@ impl Cache {
         Ok(templates)
     }
 
-    /// Notes that filling the prompt `name` at `position` took `took`.
-    pub(super) fn filled(&self, position: i64, name: &str, took: Duration) {
-        self.fills.keep(name.to_string(), position, &Arc::new(took));
+    /// Notes that `work` done at `position` took `took`.
+    pub(super) fn took(&self, position: i64, work: Timed, took: Duration) {
+        self.timings.keep(work, position, &Arc::new(took));
     }
 
-    /// Whether the prompt `name` was last filled at `position` within `limit`.
-    pub(super) fn filled_within(&self, position: i64, name: &str, limit: Duration) -> bool {
-        self.fills
-            .get(name, position)
+    /// Whether `work` was last done at `position` within `limit`.
+    pub(super) fn quick(&self, position: i64, work: &Timed, limit: Duration) -> bool {
+        self.timings
+            .get(work, position)
             .is_some_and(|took| *took <= limit)
     }
 }

@@ -226,7 +226,7 @@ fn is_subsequence(value: &str, query: &str) -> bool {
 }
 
 #[test]
-fn totals_are_exact_on_a_large_table() {
+fn totals_on_a_large_table_are_exact_or_left_out_when_more_match() {
     let ctx = library();
     // Pseudo-random words from syllables, with separators, capitals and a few accents.
     const SYLLABLES: [&str; 12] = [
@@ -264,7 +264,21 @@ fn totals_are_exact_on_a_large_table() {
             .iter()
             .filter(|word| is_subsequence(&fold(word), &folded))
             .count();
-        assert_eq!(completion["total"], expected, "query {query:?}");
+        // One- and two-character queries of letters, digits and separators are counted on
+        // a table this large; another query's total is left out when more match than one
+        // answer holds.
+        let counted = folded.chars().count() <= 2
+            && folded
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_./ ".contains(c));
+        if counted || completion.get("total").is_some() {
+            assert_eq!(completion["total"], expected, "query {query:?}");
+        } else {
+            assert!(
+                expected > 100,
+                "query {query:?}: no total for {expected} matches"
+            );
+        }
         let answered = values(&completion);
         assert_eq!(answered.len(), expected.min(100), "query {query:?}");
         assert_eq!(completion["hasMore"], expected > 100, "query {query:?}");
@@ -575,13 +589,18 @@ fn a_large_table_answers_alike_however_often_it_is_asked() {
             .count()
     };
     let mut server = ctx.server();
-    // One letter, two letters (both counted), three (counted by a scan), and no match;
-    // each asked three times: the first answers may be read from the store, the later
-    // ones from what the server keeps.
-    for query in ["a", "ab", "ab1", "zz"] {
+    // One letter, two letters (both counted), three with 300 prefix matches (total left
+    // out), three with 30 (counted by the pass that ranks), and no match; each asked three
+    // times: the first answers may be read from the store, the later ones from what the
+    // server keeps.
+    for query in ["a", "ab", "ab1", "ab10", "zz"] {
         let total = matching(query);
         let first = complete(&mut server, pick("word"), query, json!({}));
-        assert_eq!(first["total"], total, "{query}: {first}");
+        if query == "ab1" {
+            assert!(first.get("total").is_none(), "{query}: {first}");
+        } else {
+            assert_eq!(first["total"], total, "{query}: {first}");
+        }
         assert_eq!(first["hasMore"], total > 100, "{query}");
         assert_eq!(values(&first).len(), total.min(100), "{query}: {first}");
         for _ in 0..2 {

@@ -35,6 +35,41 @@ pub fn write_json_string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
+/// Appends `values`, whose text back to back is `text`, as JSON string literals separated
+/// by commas. `text` is looked at once, eight bytes at a time: when nothing in it needs an
+/// escape, as in nearly every completion answer, each value is copied between its quotes
+/// without a look of its own (with a look per value, writing a hundred short values cost
+/// more than ranking them).
+pub fn write_json_strings<'a>(
+    out: &mut Vec<u8>,
+    text: &str,
+    values: impl ExactSizeIterator<Item = &'a str>,
+) {
+    out.reserve(text.len() + 3 * values.len());
+    let plain = escape_free(text.as_bytes());
+    for (index, value) in values.enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        if plain {
+            out.push(b'"');
+            out.extend_from_slice(value.as_bytes());
+            out.push(b'"');
+        } else {
+            write_json_string(out, value);
+        }
+    }
+}
+
+/// Whether no byte of `bytes` needs an escape in a JSON string.
+fn escape_free(bytes: &[u8]) -> bool {
+    let (words, rest) = bytes.as_chunks::<8>();
+    words
+        .iter()
+        .all(|word| escape_mask(u64::from_le_bytes(*word)) == 0)
+        && !rest.iter().any(|&byte| needs_escape(byte))
+}
+
 fn needs_escape(byte: u8) -> bool {
     byte < 0x20 || byte == b'"' || byte == b'\\'
 }
@@ -98,7 +133,29 @@ mod tests {
         );
     }
 
+    fn ours_listed(values: &[String]) -> String {
+        let text = values.concat();
+        let mut out = Vec::new();
+        write_json_strings(&mut out, &text, values.iter().map(String::as_str));
+        String::from_utf8(out).expect("the output is UTF-8")
+    }
+
+    fn serde_listed(values: &[String]) -> String {
+        let array = serde_json::to_string(values).expect("serde_json writes a list");
+        array[1..array.len() - 1].to_string()
+    }
+
     proptest! {
+        #[test]
+        fn lists_what_serde_json_lists(values in proptest::collection::vec("(?s).{0,20}", 0..20)) {
+            prop_assert_eq!(ours_listed(&values), serde_listed(&values));
+        }
+
+        #[test]
+        fn lists_plain_values_as_serde_json_does(values in proptest::collection::vec("[a-z0-9-]{0,20}", 0..20)) {
+            prop_assert_eq!(ours_listed(&values), serde_listed(&values));
+        }
+
         #[test]
         fn writes_what_serde_json_writes(text in "(?s).{0,200}") {
             prop_assert_eq!(ours(&text), serde_json::to_string(&text).expect("serde_json writes a string"));

@@ -18,13 +18,12 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use self::escape::write_json_string;
+use self::escape::{write_json_string, write_json_strings};
 use super::error::RpcError;
 use super::id::RequestId;
-use super::results::{
-    Completion, Discovery, InputRequest, Page, PromptOutcome, ReadResult, RenderedPrompt,
-};
+use super::results::{Discovery, InputRequest, Page, PromptOutcome, ReadResult, RenderedPrompt};
 use super::revision::Revision;
+use crate::complete::Ranking;
 use crate::config::{CacheScope, ServeConfig};
 use crate::model::{StoredPrompt, StoredResource, StoredTemplate};
 
@@ -468,18 +467,17 @@ impl Shaper<'_> {
     }
 
     /// A `completion/complete` answer line (through `written_line`).
-    pub fn completion(&self, id: &RequestId, completion: &Completion) -> Vec<u8> {
-        let size = completion.values.iter().map(|v| v.len() + 3).sum::<usize>() + 64;
+    pub fn completion(&self, id: &RequestId, completion: &Ranking) -> Vec<u8> {
+        let values = &completion.values;
+        let size = values.text().len() + 3 * values.len() + 64;
         self.written_line(id, size, None, |line| {
             line.extend_from_slice(b"\"completion\":{\"values\":[");
-            for (index, value) in completion.values.iter().enumerate() {
-                if index > 0 {
-                    line.push(b',');
-                }
-                write_json_string(line, value);
+            write_json_strings(line, values.text(), values.iter());
+            line.push(b']');
+            if let Some(total) = completion.total {
+                line.extend_from_slice(b",\"total\":");
+                line.extend_from_slice(itoa::Buffer::new().format(total).as_bytes());
             }
-            line.extend_from_slice(b"],\"total\":");
-            line.extend_from_slice(itoa::Buffer::new().format(completion.total).as_bytes());
             line.extend_from_slice(if completion.has_more {
                 b",\"hasMore\":true}"
             } else {
@@ -579,9 +577,9 @@ mod tests {
             ),
             shaper.completion(
                 &id,
-                &Completion {
+                &Ranking {
                     values: ["a", "b"].into_iter().collect(),
-                    total: 2,
+                    total: Some(2),
                     has_more: false,
                 },
             ),
@@ -636,7 +634,8 @@ mod tests {
     struct CompletionValues<'a> {
         #[serde(serialize_with = "values")]
         values: &'a crate::complete::Values,
-        total: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total: Option<u64>,
         has_more: bool,
     }
 
@@ -648,17 +647,19 @@ mod tests {
     }
 
     /// The hand-written completion line says, parsed, what the serde shape says, in every
-    /// revision, with values that need escapes, none, and more than are shown.
+    /// revision, with values that need escapes, none, and more than are shown, counted or
+    /// not.
     #[test]
     fn the_completion_line_is_the_serde_shaped_result() {
         let config = ServeConfig::default();
         let lists: [&[&str]; 3] = [&[], &["a", "b \"q\"", "c\\d\n", "é ✓ 🦀\u{1}"], &["x"; 100]];
         for (values, total, has_more) in [
-            (lists[0], 0, false),
-            (lists[1], 4, false),
-            (lists[2], 12_345, true),
+            (lists[0], Some(0), false),
+            (lists[1], Some(4), false),
+            (lists[2], Some(12_345), true),
+            (lists[2], None, true),
         ] {
-            let completion = Completion {
+            let completion = Ranking {
                 values: values.iter().copied().collect(),
                 total,
                 has_more,
