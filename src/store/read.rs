@@ -243,14 +243,62 @@ pub fn resource_content(conn: &Connection, uri: &str) -> Result<Option<(StoredRe
     Ok(Some((stored, content)))
 }
 
-/// URIs of stored resources starting with `prefix`, in order (for completing templates).
+/// URIs of stored resources starting with `prefix`, in order (for completing templates):
+/// a range of the URI index, `prefix` up to the first string after every string with it.
 pub fn resource_uris_with_prefix(conn: &Connection, prefix: &str) -> Result<Vec<String>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT uri FROM resources WHERE substr(uri, 1, length(?1)) = ?1 ORDER BY uri",
+        "SELECT uri FROM resources WHERE uri >= ?1 AND (?2 IS NULL OR uri < ?2) ORDER BY uri",
     )?;
     Ok(stmt
-        .query_map([prefix], |row| row.get(0))?
+        .query_map(rusqlite::params![prefix, after_prefix(prefix)], |row| {
+            row.get(0)
+        })?
         .collect::<rusqlite::Result<_>>()?)
+}
+
+/// The least string greater than every string that starts with `prefix` (None for the
+/// empty prefix, which every string has): its last character that has a successor, moved
+/// on by one. SQLite compares text byte by byte, and UTF-8's byte order is code point order.
+fn after_prefix(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        // The next scalar value: surrogates are skipped, U+10FFFF has none.
+        let next = (last as u32 + 1..=char::MAX as u32).find_map(char::from_u32);
+        if let Some(next) = next {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
+}
+
+/// What the handshake reports of the library.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    pub prompts: i64,
+    pub resources: i64,
+    /// When the newest prompt, resource or template changed (Unix ms; 0 for none).
+    pub last_modified: i64,
+}
+
+/// The library's summary, from the counts the write triggers keep and the `last_modified`
+/// indexes: a few page reads however large the library is.
+pub fn summary(conn: &Connection) -> Result<Summary> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT (SELECT items FROM item_counts WHERE kind = 'prompt'),
+                    (SELECT items FROM item_counts WHERE kind = 'resource'),
+                    max(coalesce((SELECT max(last_modified) FROM prompts), 0),
+                        coalesce((SELECT max(last_modified) FROM resources), 0),
+                        coalesce((SELECT max(last_modified) FROM resource_templates), 0))",
+        )?
+        .query_row([], |row| {
+            Ok(Summary {
+                prompts: row.get(0)?,
+                resources: row.get(1)?,
+                last_modified: row.get(2)?,
+            })
+        })?)
 }
 
 /// Every resource template, by URI template, with its variables' completion tables.
@@ -486,4 +534,88 @@ pub fn change_position(conn: &Connection) -> Result<i64> {
     Ok(conn
         .prepare_cached("SELECT coalesce(max(seq), 0) FROM change_log")?
         .query_row([], |row| row.get(0))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    /// The statements run on the traced connection, as SQLite expanded them.
+    static STATEMENTS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    fn keep(sql: &str) {
+        STATEMENTS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(sql.to_string());
+    }
+
+    /// What SQLite plans for `sql`: one line per step.
+    fn plan(conn: &Connection, sql: &str) -> Vec<String> {
+        let mut stmt = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap_or_else(|err| panic!("explain {sql}: {err}"));
+        stmt.query_map([], |row| row.get::<_, String>(3))
+            .expect("query plan")
+            .collect::<rusqlite::Result<_>>()
+            .expect("plan rows")
+    }
+
+    /// Every read a serving process makes at start, per handshake and per request (the
+    /// lists aside, which read their whole table) is a search of an index or a scan of a
+    /// table that stays small whatever the library holds, so none grows with the library.
+    #[test]
+    fn serving_reads_search_indexes_instead_of_scanning_the_library() {
+        let folder = tempfile::tempdir().expect("a temporary folder");
+        let path = folder.path().join("library.db");
+        let mut conn = Connection::open(&path).expect("open");
+        super::super::schema::prepare(&mut conn, &path, crate::seed::load).expect("create");
+        let table = conn
+            .query_row("SELECT name FROM completion_tables LIMIT 1", [], |row| {
+                row.get::<_, String>(0)
+            })
+            .expect("the seed has a completion table");
+        conn.trace(Some(keep));
+        summary(&conn).expect("summary");
+        secret(&conn).expect("secret");
+        change_position(&conn).expect("position");
+        changes_since(&conn, 0).expect("changes");
+        prompt(&conn, "code-review").expect("prompt");
+        prompt_names(&conn).expect("prompt names");
+        resource(&conn, "shelf://library/guides/testing.md").expect("resource");
+        resource_content(&conn, "shelf://library/guides/testing.md").expect("content");
+        resource_uris_with_prefix(&conn, "shelf://library/").expect("uris");
+        templates(&conn).expect("templates");
+        let (id, _) = table_version(&conn, &table)
+            .expect("version")
+            .expect("a table");
+        each_table_value(&conn, id, |_, _, _| Ok(())).expect("values");
+        conn.trace(None);
+        let statements = std::mem::take(
+            &mut *STATEMENTS
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        assert!(statements.len() >= 12, "traced: {statements:#?}");
+        // Tables a library keeps small: settings, templates, and the names of prompts (an
+        // unknown name's error lists them).
+        let small = ["meta", "resource_templates", "template_variables"];
+        for sql in &statements {
+            for step in plan(&conn, sql) {
+                let scanned = step
+                    .strip_prefix("SCAN ")
+                    .map(|rest| rest.split_whitespace().next().unwrap_or(""));
+                let allowed = match scanned {
+                    None => true,
+                    Some(table) => {
+                        small.contains(&table)
+                            || (table == "prompts" && sql.starts_with("SELECT name FROM prompts"))
+                    }
+                };
+                assert!(allowed, "{sql}\n  plans: {step}");
+            }
+        }
+    }
 }

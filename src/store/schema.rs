@@ -7,13 +7,13 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::{Result, StoreError, not_a_database};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// Steps from each older version to the next: `MIGRATIONS[v - 1]` takes version `v` to `v + 1`.
-/// Version 1 is the first, so there is nothing to migrate from yet.
-const MIGRATIONS: &[&str] = &[];
+/// Each leaves the database as schema.sql would have created it (a test checks).
+const MIGRATIONS: &[&str] = &[include_str!("migrations/2.sql")];
 
 /// Brings the database at `conn` to `SCHEMA_VERSION`: creates it (and runs `fill`) when it is
 /// empty, migrates it when it is older, refuses it when it is newer or not ours.
@@ -116,4 +116,72 @@ fn check_not_newer(path: &Path, version: i64) -> Result<()> {
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every table, index and trigger with its SQL, by name.
+    fn objects(conn: &Connection) -> Vec<(String, String, Option<String>)> {
+        let mut stmt = conn
+            .prepare("SELECT type, name, sql FROM sqlite_schema ORDER BY name")
+            .expect("prepare");
+        stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .expect("query")
+            .collect::<rusqlite::Result<_>>()
+            .expect("rows")
+    }
+
+    fn counts(conn: &Connection) -> (i64, i64) {
+        conn.query_row(
+            "SELECT (SELECT items FROM item_counts WHERE kind = 'prompt'),
+                    (SELECT items FROM item_counts WHERE kind = 'resource')",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .expect("counts")
+    }
+
+    #[test]
+    fn a_database_migrated_from_version_1_is_what_schema_sql_creates() {
+        let folder = tempfile::tempdir().expect("a temporary folder");
+        let path = folder.path().join("library.db");
+        let mut conn = Connection::open(&path).expect("open");
+        prepare(&mut conn, &path, crate::seed::load).expect("create");
+        let created = objects(&conn);
+        let seeded = conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM prompts), (SELECT count(*) FROM resources)",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .expect("count");
+        assert_eq!(counts(&conn), seeded);
+        assert!(
+            seeded.0 > 0 && seeded.1 > 0,
+            "the seed has prompts and resources"
+        );
+        // Back to version 1: what migration 2 adds, gone.
+        conn.execute_batch(
+            "DROP TABLE item_counts;
+             DROP TRIGGER prompts_counted_in; DROP TRIGGER prompts_counted_out;
+             DROP TRIGGER resources_counted_in; DROP TRIGGER resources_counted_out;
+             DROP INDEX prompts_by_last_modified; DROP INDEX resources_by_last_modified;
+             DROP INDEX templates_by_last_modified;
+             DELETE FROM prompts WHERE rowid IN (SELECT rowid FROM prompts LIMIT 1);
+             PRAGMA user_version = 1;",
+        )
+        .expect("go back to version 1");
+        prepare(&mut conn, &path, |_| {
+            panic!("an existing database is not filled")
+        })
+        .expect("migrate");
+        assert_eq!(user_version(&conn).expect("version"), SCHEMA_VERSION);
+        assert_eq!(objects(&conn), created);
+        // The counts are the rows there are, and the triggers keep them.
+        assert_eq!(counts(&conn), (seeded.0 - 1, seeded.1));
+        conn.execute("DELETE FROM prompts", []).expect("delete");
+        assert_eq!(counts(&conn), (0, seeded.1));
+    }
 }

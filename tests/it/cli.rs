@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::common::{BIN, TestContext, describe, snapshot};
 
@@ -92,10 +92,10 @@ fn a_new_database_is_created_and_seeded() {
     ] {
         assert!(stats[key].as_u64().unwrap_or(0) > 0, "{key}: {stats}");
     }
-    assert_eq!(stats["schemaVersion"], 1);
+    assert_eq!(stats["schemaVersion"], 2);
     assert_eq!(
         ctx.query::<i64>("PRAGMA user_version"),
-        1,
+        2,
         "schema.sql's version is recorded"
     );
     let resources = ctx.json(&["resource", "list", "--json"]);
@@ -875,4 +875,40 @@ fn broken_front_matter_names_the_file_and_line() {
     let error = fails_cleanly(&ctx, &["prompt", "add", path_str(&file)]);
     assert!(error.contains("typo.prompt.md:2:"), "{error}");
     assert!(error.contains("nmae"), "{error}");
+}
+
+#[test]
+fn a_version_1_database_is_migrated_by_a_command_and_then_served() {
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    // What version 1 lacked: the summary the handshake reads.
+    ctx.open_db()
+        .execute_batch(
+            "DROP TABLE item_counts;
+             DROP TRIGGER prompts_counted_in; DROP TRIGGER prompts_counted_out;
+             DROP TRIGGER resources_counted_in; DROP TRIGGER resources_counted_out;
+             DROP INDEX prompts_by_last_modified; DROP INDEX resources_by_last_modified;
+             DROP INDEX templates_by_last_modified;
+             PRAGMA user_version = 1;",
+        )
+        .expect("make a version 1 database");
+    let stderr = ctx.fails(&["serve"]);
+    assert!(stderr.contains("schema version 1, older"), "{stderr}");
+    assert!(stderr.contains("stats"), "{stderr}");
+    ctx.ok(&["stats"]);
+    assert_eq!(ctx.query::<i64>("PRAGMA user_version"), 2);
+    let prompts: i64 = ctx.query("SELECT count(*) FROM prompts");
+    let resources: i64 = ctx.query("SELECT count(*) FROM resources");
+    let mut server = ctx.server();
+    let discovered = server.modern("server/discover", json!({}));
+    let instructions = discovered["result"]["instructions"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no instructions: {discovered}"));
+    assert!(
+        instructions.contains(&format!(
+            "{prompts} prompt templates and {resources} reference documents"
+        )),
+        "{instructions}"
+    );
+    assert_eq!(server.close(), Some(0));
 }
