@@ -175,7 +175,7 @@ fn variables(uri_template: &str) -> Result<Vec<String>> {
         position,
         message,
         expected,
-    }) = Template::parse(uri_template)
+    }) = Template::parse(&crate::uri_template::for_parser(uri_template))
     {
         return Err(anyhow!(
             "'{shown}' is not a valid RFC 6570 URI template: {message} at byte {position}, \
