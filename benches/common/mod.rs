@@ -171,8 +171,11 @@ pub fn generated_values(count: usize) -> String {
 }
 
 /// Runs `promptshelf --db DB <command...> FILE`, the way a person builds a library.
+///
+/// The same executable as the server under test, so that a database built for another
+/// build's server has the schema that build reads.
 pub fn cli(db: &Path, command: &[&str], file: &Path) {
-    let output = Command::new(PROMPTSHELF)
+    let output = Command::new(Program::promptshelf(db).path)
         .arg("--db")
         .arg(db)
         .args(command)
