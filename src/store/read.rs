@@ -545,11 +545,14 @@ mod tests {
     /// The statements run on the traced connection, as SQLite expanded them.
     static STATEMENTS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-    fn keep(sql: &str) {
-        STATEMENTS
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(sql.to_string());
+    fn keep(event: rusqlite::trace::TraceEvent<'_>) {
+        if let rusqlite::trace::TraceEvent::Stmt(statement, sql) = event {
+            let expanded = statement.expanded_sql().unwrap_or_else(|| sql.to_string());
+            STATEMENTS
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(expanded);
+        }
     }
 
     /// What SQLite plans for `sql`: one line per step.
@@ -577,7 +580,10 @@ mod tests {
                 row.get::<_, String>(0)
             })
             .expect("the seed has a completion table");
-        conn.trace(Some(keep));
+        conn.trace_v2(
+            rusqlite::trace::TraceEventCodes::SQLITE_TRACE_STMT,
+            Some(keep),
+        );
         summary(&conn).expect("summary");
         secret(&conn).expect("secret");
         change_position(&conn).expect("position");
@@ -592,7 +598,7 @@ mod tests {
             .expect("version")
             .expect("a table");
         each_table_value(&conn, id, |_, _, _| Ok(())).expect("values");
-        conn.trace(None);
+        conn.trace_v2(rusqlite::trace::TraceEventCodes::empty(), None);
         let statements = std::mem::take(
             &mut *STATEMENTS
                 .lock()
