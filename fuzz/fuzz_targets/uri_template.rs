@@ -1,7 +1,8 @@
 //! URI-template matching: a template (any text) through `UriTemplate::parse`, then a URI
 //! (any text) through `matches`, whose variables must be the template's; and, for a
 //! template that parses, the expansion of values from the input, which must match back
-//! when every variable has a value (what `resources/read` through a template relies on).
+//! when every variable has a value without `%` (what `resources/read` through a template
+//! relies on).
 //!
 //! Input: the template, NUL, the URI, then the values in the template's order, each after
 //! a NUL.
@@ -33,10 +34,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok(uri) = template.expand(&values) else {
         return;
     };
+    // A value's own percent triplets stay as they are in a reserved expansion (`{+var}`,
+    // `{#var}`), and may decode to something that is not UTF-8, which no stored URI holds.
     let every_one = template
         .variables()
         .iter()
-        .all(|name| values.contains_key(name));
+        .all(|name| values.get(name).is_some_and(|value| !value.contains('%')));
     if every_one {
         assert!(
             template.matches(&uri).is_some(),
