@@ -189,9 +189,9 @@ CREATE TRIGGER tables_delete AFTER DELETE ON completion_tables BEGIN
     VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'values', 'delete', OLD.name);
 END;
 
--- What `initialize` and `server/discover` report, without a pass over any table: how many
--- prompts and resources there are (kept by the triggers below, in the writing transaction)
--- and, through the `*_by_last_modified` indexes, when the newest item changed.
+-- What `initialize`, `server/discover` and the lists report, without a pass over any table:
+-- how many prompts and resources there are (kept by the triggers below, in the writing
+-- transaction) and, through the `*_by_last_modified` indexes, when the newest item changed.
 CREATE TABLE item_counts (
     kind  TEXT PRIMARY KEY NOT NULL CHECK (kind IN ('prompt', 'resource')),
     items INTEGER NOT NULL CHECK (items >= 0)
@@ -213,3 +213,5 @@ END;
 CREATE INDEX prompts_by_last_modified ON prompts (last_modified);
 CREATE INDEX resources_by_last_modified ON resources (last_modified);
 CREATE INDEX templates_by_last_modified ON resource_templates (last_modified);
+-- A list's version (what its cursors are bound to): the last change of its kind.
+CREATE INDEX change_log_by_kind ON change_log (kind, seq);

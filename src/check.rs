@@ -31,7 +31,7 @@ pub struct Report {
 pub fn check(conn: &Connection) -> store::Result<Report> {
     let tables: BTreeSet<String> = read::tables(conn)?.into_iter().map(|t| t.name).collect();
     let mut report = Report::default();
-    for stored in read::prompts(conn, true)? {
+    for stored in read::prompts(conn, read::Window::ALL, true)? {
         report.prompts += 1;
         let item = format!("prompt '{}'", stored.prompt.name);
         for problem in check_prompt(conn, &stored, &tables)? {
@@ -41,7 +41,7 @@ pub fn check(conn: &Connection) -> store::Result<Report> {
             });
         }
     }
-    for stored in read::templates(conn)? {
+    for stored in read::templates(conn, read::Window::ALL)? {
         report.templates += 1;
         let template = &stored.template;
         let item = format!("template '{}'", template.uri_template);

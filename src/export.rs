@@ -49,8 +49,8 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
     let conn = store.conn()?;
     // One read transaction: a consistent snapshot even while an import commits.
     let tx = conn.unchecked_transaction()?;
-    let prompts = store::read::prompts(&tx, true)?;
-    let resources = store::read::resources(&tx)?;
+    let prompts = store::read::prompts(&tx, store::read::Window::ALL, true)?;
+    let resources = store::read::resources(&tx, store::read::Window::ALL)?;
     let tables: Vec<String> = store::read::tables(&tx)?
         .into_iter()
         .map(|table| table.name)

@@ -1,5 +1,5 @@
 //! Cursors and `requestState`s, the two opaque tokens a client hands back: a cursor (any
-//! text, or one of this server's encodings with any offset) through the three list
+//! text, or one of this server's encodings with any key) through the three list
 //! handlers; a `requestState` through `handlers::prompts::get` of a seed prompt, as any
 //! text, or signed with the library's secret (any payload, or a well-formed state with
 //! any arguments and expiry), so that what lies past the signature check is reached too,
@@ -9,7 +9,7 @@
 //! Input: a byte choosing what is fuzzed, a byte choosing the list or the prompt (and,
 //! by its top bit, whether the client can elicit), then NUL-separated fields:
 //! - 0, a cursor: the cursor;
-//! - 1, an encoded cursor: the list version (empty: the real one), the offset's text;
+//! - 1, an encoded cursor: the list version (empty: the real one), the key to go on after;
 //! - 2, a state as text: the state, the arguments (a JSON object), `inputResponses` (JSON);
 //! - 3, a signed payload: the payload, then as 2;
 //! - 4, a signed state: its method (empty: `prompts/get`), its prompt (empty: this one),
@@ -72,8 +72,8 @@ fn fixed() -> &'static Fixed {
     FIXED.get_or_init(|| {
         let conn = seed_store().conn().expect("a connection");
         let secret = read::secret(&conn).expect("the secret");
-        let prompts = read::prompts(&conn, true).expect("the prompts");
-        // A list's version is what its cursors carry before the offset.
+        let prompts = read::prompts(&conn, read::Window::ALL, true).expect("the prompts");
+        // A list's version is what its cursors carry before the key.
         let version = |which: u8| {
             list(which, None)
                 .and_then(|cursor| URL_SAFE_NO_PAD.decode(cursor).ok())
@@ -157,8 +157,8 @@ fuzz_target!(|data: &[u8]| {
                 "" => &fixed.versions[usize::from(which % 3)],
                 version => version,
             };
-            let offset = fields.text();
-            let cursor = URL_SAFE_NO_PAD.encode(format!("{version}:{offset}"));
+            let after = fields.text();
+            let cursor = URL_SAFE_NO_PAD.encode(format!("{version}:{after}"));
             list(which, Some(&cursor));
         }
         signed => {

@@ -108,7 +108,7 @@ fn argument_view(arg: &PromptArgument) -> ArgumentView<'_> {
 }
 
 fn list(store: &Store, json: bool) -> Result<()> {
-    let prompts = store::read::prompts(&*store.conn()?, false)?;
+    let prompts = store::read::prompts(&*store.conn()?, store::read::Window::ALL, false)?;
     if json {
         let views: Vec<PromptView> = prompts.iter().map(|p| view(p, false)).collect();
         return common::print_json(&views);

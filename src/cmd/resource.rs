@@ -76,7 +76,7 @@ fn view(stored: &StoredResource) -> ResourceView<'_> {
 }
 
 fn list(store: &Store, json: bool) -> Result<()> {
-    let resources = store::read::resources(&*store.conn()?)?;
+    let resources = store::read::resources(&*store.conn()?, store::read::Window::ALL)?;
     if json {
         let views: Vec<ResourceView> = resources.iter().map(view).collect();
         return common::print_json(&views);
@@ -95,7 +95,7 @@ fn list(store: &Store, json: bool) -> Result<()> {
 }
 
 fn unknown(store: &Store, uri: &str) -> Result<anyhow::Error> {
-    let known: Vec<String> = store::read::resources(&*store.conn()?)?
+    let known: Vec<String> = store::read::resources(&*store.conn()?, store::read::Window::ALL)?
         .into_iter()
         .map(|stored| stored.info.uri)
         .collect();

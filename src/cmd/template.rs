@@ -74,7 +74,7 @@ fn view(stored: &StoredTemplate) -> TemplateView<'_> {
 }
 
 fn list(store: &Store, json: bool) -> Result<()> {
-    let templates = store::read::templates(&*store.conn()?)?;
+    let templates = store::read::templates(&*store.conn()?, store::read::Window::ALL)?;
     if json {
         let views: Vec<TemplateView> = templates.iter().map(view).collect();
         return common::print_json(&views);
@@ -208,7 +208,7 @@ fn variables(uri_template: &str) -> Result<Vec<String>> {
 fn remove(store: &Store, uri_template: &str) -> Result<()> {
     let removed = store.write(|tx| store::write::remove_template(tx, uri_template))?;
     if !removed {
-        let known: Vec<String> = store::read::templates(&*store.conn()?)?
+        let known: Vec<String> = store::read::templates(&*store.conn()?, store::read::Window::ALL)?
             .into_iter()
             .map(|stored| stored.template.uri_template)
             .collect();

@@ -1,93 +1,129 @@
-//! Deterministic pages of a list, with opaque cursors bound to the list's version (a hash
-//! over its items' content hashes), so a cursor from before a change is refused and the
+//! Pages of a list, read as ranges of the list's key (`store::read::Window`), with opaque
+//! cursors that carry the key to go on after and the list's version (the change-log
+//! position of its last change), so a cursor from before a change is refused and the
 //! client starts over instead of skipping or repeating items.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use crate::model::ContentHash;
+use rusqlite::Connection;
+
 use crate::protocol::{Failure, Page};
+use crate::store::read::{self, Listed, Listing, Window};
+use crate::store::{self, StoreError};
 
-/// The version of a list: what a cursor is bound to.
-fn version(hashes: impl Iterator<Item = ContentHash>) -> String {
-    let mut hasher = blake3::Hasher::new();
-    for hash in hashes {
-        hasher.update(&hash);
-    }
-    hasher.finalize().to_hex()[..16].to_string()
-}
-
-/// Cuts `items` (already in their stable order) into the page `cursor` points at.
-pub fn paginate<T>(
-    items: Vec<T>,
+/// The page of `list` that `cursor` points at (the first without one): `read` reads the
+/// list's items in a window, `key_of` is the key the list is ordered by. The list's version
+/// and the page are read in one read transaction, so the page is of the list its next
+/// cursor is bound to.
+pub fn list<T>(
+    conn: &Connection,
+    list: Listed,
     cursor: Option<&str>,
     page_size: usize,
-    hash_of: impl Fn(&T) -> ContentHash,
-    modified_of: impl Fn(&T) -> i64,
+    read: impl FnOnce(&Connection, Window) -> store::Result<Vec<T>>,
+    key_of: impl Fn(&T) -> &str,
 ) -> Result<Page<T>, Failure> {
-    let version = version(items.iter().map(&hash_of));
-    let last_modified = items.iter().map(&modified_of).max().unwrap_or(0);
-    let start = match cursor {
-        None => 0,
-        Some(cursor) => {
-            let (cursor_version, offset) = decode(cursor).ok_or_else(|| {
-                Failure::InvalidParams(
-                    "invalid cursor: it was not issued by this server; list again without a cursor"
-                        .to_string(),
-                )
-            })?;
-            if cursor_version != version {
-                return Err(Failure::InvalidParams(
-                    "stale cursor: the list changed since this cursor was issued; list again without a cursor"
-                        .to_string(),
-                ));
-            }
-            offset.min(items.len())
-        }
+    let tx = conn.unchecked_transaction().map_err(StoreError::from)?;
+    let listing = read::listing(&tx, list)?;
+    let after = start_after(cursor, listing.version)?;
+    let window = Window {
+        after: &after,
+        limit: Some(page_size.max(1) + 1),
     };
-    let end = (start + page_size.max(1)).min(items.len());
-    let next_cursor = (end < items.len()).then(|| encode(&version, end));
-    let items = items.into_iter().skip(start).take(end - start).collect();
-    Ok(Page {
+    let items = read(&tx, window)?;
+    Ok(page(items, page_size, listing, key_of))
+}
+
+/// The key the page `cursor` points at goes on after ("" for the first page), checked
+/// against the list's `version`.
+fn start_after(cursor: Option<&str>, version: i64) -> Result<String, Failure> {
+    let Some(cursor) = cursor else {
+        return Ok(String::new());
+    };
+    let (cursor_version, after) = decode(cursor).ok_or_else(|| {
+        Failure::InvalidParams(
+            "invalid cursor: it was not issued by this server; list again without a cursor"
+                .to_string(),
+        )
+    })?;
+    if cursor_version != version {
+        return Err(Failure::InvalidParams(
+            "stale cursor: the list changed since this cursor was issued; list again without a cursor"
+                .to_string(),
+        ));
+    }
+    Ok(after)
+}
+
+/// The page made of `items`: those after the cursor's key, in key order, up to one more
+/// than `page_size` (the one more only says that another page follows).
+fn page<T>(
+    mut items: Vec<T>,
+    page_size: usize,
+    listing: Listing,
+    key_of: impl Fn(&T) -> &str,
+) -> Page<T> {
+    let page_size = page_size.max(1);
+    let more = items.len() > page_size;
+    items.truncate(page_size);
+    let next_cursor = match items.last() {
+        Some(last) if more => Some(encode(listing.version, key_of(last))),
+        _ => None,
+    };
+    Page {
         items,
         next_cursor,
-        last_modified,
-    })
+        last_modified: listing.last_modified,
+    }
 }
 
-fn encode(version: &str, offset: usize) -> String {
-    URL_SAFE_NO_PAD.encode(format!("{version}:{offset}"))
+fn encode(version: i64, after: &str) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{version}:{after}"))
 }
 
-fn decode(cursor: &str) -> Option<(String, usize)> {
+fn decode(cursor: &str) -> Option<(i64, String)> {
     let bytes = URL_SAFE_NO_PAD.decode(cursor).ok()?;
     let text = String::from_utf8(bytes).ok()?;
-    let (version, offset) = text.split_once(':')?;
-    Some((version.to_string(), offset.parse().ok()?))
+    let (version, after) = text.split_once(':')?;
+    Some((version.parse().ok()?, after.to_string()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn page(items: Vec<u8>, cursor: Option<&str>) -> Result<Page<u8>, Failure> {
-        paginate(items, cursor, 2, |item| [*item; 32], |item| *item as i64)
-    }
+    const LISTING: Listing = Listing {
+        version: 7,
+        last_modified: 1,
+    };
 
     #[test]
     fn pages_follow_one_another_and_stale_cursors_fail() {
-        let first = page(vec![1, 2, 3], None).unwrap();
-        assert_eq!(first.items, [1, 2]);
-        let cursor = first.next_cursor.unwrap();
-        let second = page(vec![1, 2, 3], Some(&cursor)).unwrap();
-        assert_eq!((second.items, second.next_cursor), (vec![3], None));
+        let names = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let first = page(names(&["a", "b", "c"]), 2, LISTING, String::as_str);
+        assert_eq!(first.items, ["a", "b"]);
+        let cursor = first.next_cursor.expect("a next page");
+        assert_eq!(start_after(Some(&cursor), 7), Ok("b".to_string()));
+        let last = page(names(&["c"]), 2, LISTING, String::as_str);
+        assert_eq!((last.items, last.next_cursor), (names(&["c"]), None));
         assert!(matches!(
-            page(vec![1, 2, 4], Some(&cursor)),
-            Err(Failure::InvalidParams(_))
+            start_after(Some(&cursor), 8),
+            Err(Failure::InvalidParams(message)) if message.starts_with("stale cursor")
         ));
         assert!(matches!(
-            page(vec![1], Some("nonsense")),
-            Err(Failure::InvalidParams(_))
+            start_after(Some("nonsense"), 7),
+            Err(Failure::InvalidParams(message)) if message.starts_with("invalid cursor")
         ));
+        assert_eq!(start_after(None, 7), Ok(String::new()));
+    }
+
+    #[test]
+    fn a_key_with_a_colon_comes_back_whole() {
+        let cursor = encode(3, "shelf://a:b/c");
+        assert_eq!(
+            start_after(Some(&cursor), 3),
+            Ok("shelf://a:b/c".to_string())
+        );
     }
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::Resolve;
-use super::paging::paginate;
+use super::paging;
 use crate::arguments::{self, ArgumentProblem, some_of};
 use crate::config::ServeConfig;
 use crate::model::{ArgumentType, PromptArgument, StoredPrompt};
@@ -21,7 +21,7 @@ use crate::protocol::{
     RenderedMessage, RenderedPrompt,
 };
 use crate::render::{self, Piece};
-use crate::store::read;
+use crate::store::read::{self, Listed};
 
 /// The key of our one input request: the form asking for missing arguments.
 const ARGUMENTS_KEY: &str = "arguments";
@@ -31,13 +31,13 @@ pub fn list(
     config: &ServeConfig,
     cursor: Option<&str>,
 ) -> Result<Page<StoredPrompt>, Failure> {
-    let prompts = read::prompts(conn, false)?;
-    paginate(
-        prompts,
+    paging::list(
+        conn,
+        Listed::Prompts,
         cursor,
         config.page_size,
-        |p| p.content_hash,
-        |p| p.last_modified,
+        |tx, window| read::prompts(tx, window, false),
+        |p| &p.prompt.name,
     )
 }
 

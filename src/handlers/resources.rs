@@ -6,24 +6,25 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 use super::Resolve;
-use super::paging::paginate;
+use super::paging;
 use super::templates::Templates;
 use crate::config::ServeConfig;
 use crate::model::StoredResource;
 use crate::protocol::{Failure, Page, ReadResult};
-use crate::store::read;
+use crate::store::read::{self, Listed};
 
 pub fn list(
     conn: &Connection,
     config: &ServeConfig,
     cursor: Option<&str>,
 ) -> Result<Page<StoredResource>, Failure> {
-    paginate(
-        read::resources(conn)?,
+    paging::list(
+        conn,
+        Listed::Resources,
         cursor,
         config.page_size,
-        |r| r.content_hash,
-        |r| r.last_modified,
+        read::resources,
+        |r| &r.info.uri,
     )
 }
 

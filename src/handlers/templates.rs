@@ -3,11 +3,11 @@
 
 use rusqlite::Connection;
 
-use super::paging::paginate;
+use super::paging;
 use crate::config::ServeConfig;
 use crate::model::StoredTemplate;
 use crate::protocol::{Failure, Page};
-use crate::store::read;
+use crate::store::read::{self, Listed, Window};
 use crate::uri_template::UriTemplate;
 
 pub fn list(
@@ -15,12 +15,13 @@ pub fn list(
     config: &ServeConfig,
     cursor: Option<&str>,
 ) -> Result<Page<StoredTemplate>, Failure> {
-    paginate(
-        read::templates(conn)?,
+    paging::list(
+        conn,
+        Listed::Templates,
         cursor,
         config.page_size,
-        |t| t.content_hash,
-        |t| t.last_modified,
+        read::templates,
+        |t| &t.template.uri_template,
     )
 }
 
@@ -35,7 +36,7 @@ pub struct Templates {
 
 impl Templates {
     pub fn load(conn: &Connection) -> Result<Templates, Failure> {
-        let entries = read::templates(conn)?
+        let entries = read::templates(conn, Window::ALL)?
             .into_iter()
             .map(|stored| {
                 let parsed = UriTemplate::parse(&stored.template.uri_template)

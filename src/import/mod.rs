@@ -634,7 +634,7 @@ fn plan(
     let template = collection.template();
     // The template is added when missing and otherwise left alone: someone may have given
     // it completions or a better title with `template add`.
-    let exists = store::read::templates(conn)?
+    let exists = store::read::templates(conn, store::read::Window::ALL)?
         .iter()
         .any(|stored| stored.template.uri_template == template.uri_template);
     if !exists {

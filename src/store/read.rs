@@ -94,24 +94,55 @@ fn message_row(row: &Row) -> rusqlite::Result<MessageTemplate> {
     })
 }
 
-/// Every prompt, by name, with its arguments, and with its message templates when
-/// `with_messages` (listings need no bodies, and bodies are most of a prompt's size).
-pub fn prompts(conn: &Connection, with_messages: bool) -> Result<Vec<StoredPrompt>> {
+/// Which part of a list to read: the items whose key (a prompt's name, a resource's URI, a
+/// template's text) sorts after `after`, in key order, at most `limit` of them. A page of a
+/// list is a range of the key's index, however long the list.
+#[derive(Debug, Clone, Copy)]
+pub struct Window<'a> {
+    pub after: &'a str,
+    pub limit: Option<usize>,
+}
+
+impl Window<'_> {
+    /// The whole list (every key is longer than "", the schema makes sure).
+    pub const ALL: Window<'static> = Window {
+        after: "",
+        limit: None,
+    };
+
+    /// SQLite's LIMIT: -1 for none.
+    fn sql_limit(&self) -> i64 {
+        self.limit
+            .map_or(-1, |limit| i64::try_from(limit).unwrap_or(i64::MAX))
+    }
+}
+
+/// The prompts in `window`, by name, with their arguments, and with their message templates
+/// when `with_messages` (listings need no bodies, and bodies are most of a prompt's size).
+pub fn prompts(
+    conn: &Connection,
+    window: Window,
+    with_messages: bool,
+) -> Result<Vec<StoredPrompt>> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {PROMPT_COLUMNS} FROM prompts ORDER BY name"
+        "SELECT {PROMPT_COLUMNS} FROM prompts WHERE name > ?1 ORDER BY name LIMIT ?2"
     ))?;
+    let bounds = rusqlite::params![window.after, window.sql_limit()];
     let mut prompts: Vec<(i64, StoredPrompt)> = stmt
-        .query_map([], prompt_row)?
+        .query_map(bounds, prompt_row)?
         .collect::<rusqlite::Result<_>>()?;
     let index: std::collections::HashMap<i64, usize> = prompts
         .iter()
         .enumerate()
         .map(|(at, (id, _))| (*id, at))
         .collect();
+    // The same window's ids: its rows of each table are a range of that table's key.
+    let window_ids = "SELECT id FROM prompts WHERE name > ?1 ORDER BY name LIMIT ?2";
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {ARGUMENT_COLUMNS} FROM prompt_arguments ORDER BY prompt_id, position"
+        "SELECT {ARGUMENT_COLUMNS} FROM prompt_arguments WHERE prompt_id IN ({window_ids})
+         ORDER BY prompt_id, position"
     ))?;
-    let mut rows = stmt.query([])?;
+    let mut rows = stmt.query(bounds)?;
     while let Some(row) = rows.next()? {
         let id: i64 = row.get(0)?;
         if let Some(&at) = index.get(&id) {
@@ -121,10 +152,11 @@ pub fn prompts(conn: &Connection, with_messages: bool) -> Result<Vec<StoredPromp
     if !with_messages {
         return Ok(prompts.into_iter().map(|(_, prompt)| prompt).collect());
     }
-    let mut stmt = conn.prepare_cached(
-        "SELECT prompt_id, role, body FROM prompt_messages ORDER BY prompt_id, position",
-    )?;
-    let mut rows = stmt.query([])?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT prompt_id, role, body FROM prompt_messages WHERE prompt_id IN ({window_ids})
+         ORDER BY prompt_id, position"
+    ))?;
+    let mut rows = stmt.query(bounds)?;
     while let Some(row) = rows.next()? {
         let id: i64 = row.get(0)?;
         if let Some(&at) = index.get(&id) {
@@ -199,13 +231,16 @@ fn resource_row(row: &Row) -> rusqlite::Result<StoredResource> {
     })
 }
 
-/// Every resource's metadata, by URI.
-pub fn resources(conn: &Connection) -> Result<Vec<StoredResource>> {
+/// The metadata of the resources in `window`, by URI.
+pub fn resources(conn: &Connection, window: Window) -> Result<Vec<StoredResource>> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {RESOURCE_COLUMNS} FROM resources ORDER BY uri"
+        "SELECT {RESOURCE_COLUMNS} FROM resources WHERE uri > ?1 ORDER BY uri LIMIT ?2"
     ))?;
     Ok(stmt
-        .query_map([], resource_row)?
+        .query_map(
+            rusqlite::params![window.after, window.sql_limit()],
+            resource_row,
+        )?
         .collect::<rusqlite::Result<_>>()?)
 }
 
@@ -272,6 +307,43 @@ fn after_prefix(prefix: &str) -> Option<String> {
     None
 }
 
+/// The three lists a client pages through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listed {
+    Prompts,
+    Resources,
+    Templates,
+}
+
+/// What a page of a list is told of the whole list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Listing {
+    /// The change-log position of the list's last change: a cursor is bound to it.
+    pub version: i64,
+    /// The newest `last_modified` in the list (Unix ms; 0 when it is empty).
+    pub last_modified: i64,
+}
+
+/// The listing of `list`: two index lookups (the change log by kind, `last_modified`).
+pub fn listing(conn: &Connection, list: Listed) -> Result<Listing> {
+    let (kind, table) = match list {
+        Listed::Prompts => ("prompt", "prompts"),
+        Listed::Resources => ("resource", "resources"),
+        Listed::Templates => ("template", "resource_templates"),
+    };
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT (SELECT coalesce(max(seq), 0) FROM change_log WHERE kind = '{kind}'),
+                    (SELECT coalesce(max(last_modified), 0) FROM {table})"
+        ))?
+        .query_row([], |row| {
+            Ok(Listing {
+                version: row.get(0)?,
+                last_modified: row.get(1)?,
+            })
+        })?)
+}
+
 /// What the handshake reports of the library.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Summary {
@@ -302,13 +374,14 @@ pub fn summary(conn: &Connection) -> Result<Summary> {
 }
 
 /// Every resource template, by URI template, with its variables' completion tables.
-pub fn templates(conn: &Connection) -> Result<Vec<StoredTemplate>> {
+pub fn templates(conn: &Connection, window: Window) -> Result<Vec<StoredTemplate>> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, uri_template, name, title, description, mime_type, icons, collection,
-         content_hash, last_modified FROM resource_templates ORDER BY uri_template",
+         content_hash, last_modified FROM resource_templates
+         WHERE uri_template > ?1 ORDER BY uri_template LIMIT ?2",
     )?;
     let rows: Vec<(i64, StoredTemplate)> = stmt
-        .query_map([], |row| {
+        .query_map(rusqlite::params![window.after, window.sql_limit()], |row| {
             Ok((
                 row.get(0)?,
                 StoredTemplate {
@@ -566,9 +639,9 @@ mod tests {
             .expect("plan rows")
     }
 
-    /// Every read a serving process makes at start, per handshake and per request (the
-    /// lists aside, which read their whole table) is a search of an index or a scan of a
-    /// table that stays small whatever the library holds, so none grows with the library.
+    /// Every read a serving process makes at start, per handshake and per request (a page of
+    /// a list too) is a search of an index or a scan of a table that stays small whatever
+    /// the library holds, so none grows with the library.
     #[test]
     fn serving_reads_search_indexes_instead_of_scanning_the_library() {
         let folder = tempfile::tempdir().expect("a temporary folder");
@@ -593,7 +666,18 @@ mod tests {
         resource(&conn, "shelf://library/guides/testing.md").expect("resource");
         resource_content(&conn, "shelf://library/guides/testing.md").expect("content");
         resource_uris_with_prefix(&conn, "shelf://library/").expect("uris");
-        templates(&conn).expect("templates");
+        templates(&conn, Window::ALL).expect("templates");
+        // A page of each list, after a key, as the list handlers read them.
+        let page = Window {
+            after: "b",
+            limit: Some(51),
+        };
+        for list in [Listed::Prompts, Listed::Resources, Listed::Templates] {
+            listing(&conn, list).expect("listing");
+        }
+        prompts(&conn, page, false).expect("prompts page");
+        resources(&conn, page).expect("resources page");
+        templates(&conn, page).expect("templates page");
         let (id, _) = table_version(&conn, &table)
             .expect("version")
             .expect("a table");

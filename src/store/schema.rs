@@ -168,7 +168,7 @@ mod tests {
              DROP TRIGGER prompts_counted_in; DROP TRIGGER prompts_counted_out;
              DROP TRIGGER resources_counted_in; DROP TRIGGER resources_counted_out;
              DROP INDEX prompts_by_last_modified; DROP INDEX resources_by_last_modified;
-             DROP INDEX templates_by_last_modified;
+             DROP INDEX templates_by_last_modified; DROP INDEX change_log_by_kind;
              DELETE FROM prompts WHERE rowid IN (SELECT rowid FROM prompts LIMIT 1);
              PRAGMA user_version = 1;",
         )

@@ -888,7 +888,7 @@ fn a_version_1_database_is_migrated_by_a_command_and_then_served() {
              DROP TRIGGER prompts_counted_in; DROP TRIGGER prompts_counted_out;
              DROP TRIGGER resources_counted_in; DROP TRIGGER resources_counted_out;
              DROP INDEX prompts_by_last_modified; DROP INDEX resources_by_last_modified;
-             DROP INDEX templates_by_last_modified;
+             DROP INDEX templates_by_last_modified; DROP INDEX change_log_by_kind;
              PRAGMA user_version = 1;",
         )
         .expect("make a version 1 database");
