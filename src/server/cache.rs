@@ -26,14 +26,15 @@ pub(super) enum ListKind {
     Templates,
 }
 
-/// Pages more than this are forgotten at once (cursors are bounded by list length, so only a
-/// client walking huge lists in every revision gets near it).
-const MAX_PAGES: usize = 1024;
-/// Prompts kept at most (a prompt is small; this bounds a library of many thousands).
-const MAX_PROMPTS: usize = 4096;
-/// Timings kept at most: a fill per prompt and a ranking per completable argument or
-/// variable of a large library.
-const MAX_TIMINGS: usize = 2 * MAX_PROMPTS;
+/// The JSON of kept list pages, in bytes: pages past it are forgotten at once (a client
+/// walking a list of half a million items in every revision would otherwise keep it all).
+const MAX_KEPT_PAGE_BYTES: usize = 4 * 1024 * 1024;
+/// The text of kept prompts (their templates, descriptions and argument declarations), in
+/// bytes: a few thousand ordinary prompts.
+const MAX_KEPT_PROMPT_BYTES: usize = 4 * 1024 * 1024;
+/// Timings kept at most (a few dozen bytes each): a fill per prompt and a ranking per
+/// completable argument or variable of a large library.
+const MAX_TIMINGS: usize = 8192;
 /// Resources are kept only when this small, and only this many bytes of them in all, so a
 /// large library cannot grow the server's memory (what is kept of each is its content and
 /// the JSON shaped from it, about twice its size).
@@ -132,8 +133,8 @@ pub(super) enum Timed {
 impl Default for Cache {
     fn default() -> Cache {
         Cache {
-            pages: Memo::counted(MAX_PAGES),
-            prompts: Memo::counted(MAX_PROMPTS),
+            pages: Memo::sized(MAX_KEPT_PAGE_BYTES, ShapedPage::size),
+            prompts: Memo::sized(MAX_KEPT_PROMPT_BYTES, prompt_bytes),
             resources: Memo::sized(MAX_KEPT_RESOURCE_BYTES, |read| {
                 let size = read.content.as_bytes().len();
                 // Over the per-resource limit: counted as over the whole budget, so never kept.
@@ -147,6 +148,26 @@ impl Default for Cache {
             timings: Memo::counted(MAX_TIMINGS),
         }
     }
+}
+
+/// About what keeping `stored` costs: its text, and a little for each piece of it.
+fn prompt_bytes(stored: &StoredPrompt) -> usize {
+    let text = |text: &Option<String>| text.as_ref().map_or(0, String::len);
+    let prompt = &stored.prompt;
+    let arguments: usize = prompt
+        .arguments
+        .iter()
+        .map(|argument| {
+            64 + argument.name.len()
+                + text(&argument.title)
+                + text(&argument.description)
+                + text(&argument.default)
+                + text(&argument.pattern)
+                + argument.values.iter().map(|v| v.len() + 24).sum::<usize>()
+        })
+        .sum();
+    let messages: usize = prompt.messages.iter().map(|m| 32 + m.body.len()).sum();
+    256 + prompt.name.len() + text(&prompt.title) + text(&prompt.description) + arguments + messages
 }
 
 impl Cache {
@@ -228,5 +249,30 @@ impl Cache {
         self.timings
             .get(work, position)
             .is_some_and(|took| *took <= limit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_memo_keeps_what_its_budget_holds_and_forgets_all_past_it() {
+        let memo: Memo<String, String> = Memo::sized(10, String::len);
+        memo.keep("a".into(), 1, &Arc::new("12345".into()));
+        memo.keep("b".into(), 1, &Arc::new("1234".into()));
+        assert_eq!(
+            memo.get("a", 1).as_deref().map(String::as_str),
+            Some("12345")
+        );
+        // Not kept at another position, and one value over the whole budget is never kept.
+        assert!(memo.get("a", 2).is_none());
+        memo.keep("huge".into(), 1, &Arc::new("x".repeat(11)));
+        assert!(memo.get("huge", 1).is_none());
+        assert!(memo.get("b", 1).is_some());
+        // Past the budget: everything kept before is forgotten, the new value kept.
+        memo.keep("c".into(), 1, &Arc::new("123".into()));
+        assert!(memo.get("a", 1).is_none() && memo.get("b", 1).is_none());
+        assert!(memo.get("c", 1).is_some());
     }
 }
