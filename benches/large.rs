@@ -210,7 +210,7 @@ fn build_library(sizes: &Sizes, db: &Path) {
 
     let folder = scratch.path().join(COLLECTION);
     let import = ["import", "--collection", COLLECTION];
-    let (mut written, mut imported) = (Duration::ZERO, Duration::ZERO);
+    let (mut written, mut imported, mut removed) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let mut first = 0;
     while first < sizes.documents {
         let last = (first + BATCH).min(sizes.documents);
@@ -220,7 +220,9 @@ fn build_library(sizes: &Sizes, db: &Path) {
         let start = Instant::now();
         common::cli(&partial, &import, &folder);
         imported += start.elapsed();
+        let start = Instant::now();
         std::fs::remove_dir_all(&folder).expect("remove the generated documents");
+        removed += start.elapsed();
         println!(
             "library: documents {first}..{last} ({:.0} MiB) written and imported, {:.0} s so far",
             bytes as f64 / (1024.0 * 1024.0),
@@ -248,11 +250,12 @@ fn build_library(sizes: &Sizes, db: &Path) {
     let _ = std::fs::remove_file(wal);
     std::fs::rename(&partial, db).expect("move the new database into the cache");
     println!(
-        "library: built in {:.0} s: values {:.1} s, documents written {:.0} s and imported {:.0} s, prompts {:.1} s",
+        "library: built in {:.0} s: values {:.1} s, documents written {:.0} s, imported {:.0} s and deleted {:.0} s, prompts {:.1} s",
         started.elapsed().as_secs_f64(),
         values_time.as_secs_f64(),
         written.as_secs_f64(),
         imported.as_secs_f64(),
+        removed.as_secs_f64(),
         prompts_time.as_secs_f64()
     );
 }
