@@ -35,9 +35,9 @@ const MAX_KEPT_PROMPT_BYTES: usize = 4 * 1024 * 1024;
 /// Timings kept at most (a few dozen bytes each): a fill per prompt and a ranking per
 /// completable argument or variable of a large library.
 const MAX_TIMINGS: usize = 8192;
-/// Resources are kept only when this small, and only this many bytes of them in all, so a
-/// large library cannot grow the server's memory (what is kept of each is its content and
-/// the JSON shaped from it, about twice its size).
+/// Resources are kept only when this small, and only this many bytes of them in all (their
+/// content and, counted the same again, the JSON shaped from it), so a large library cannot
+/// grow the server's memory.
 const MAX_KEPT_RESOURCE: usize = 64 * 1024;
 const MAX_KEPT_RESOURCE_BYTES: usize = 4 * 1024 * 1024;
 
@@ -141,7 +141,7 @@ impl Default for Cache {
                 if size > MAX_KEPT_RESOURCE {
                     usize::MAX
                 } else {
-                    size
+                    2 * size
                 }
             }),
             templates: Memo::counted(1),
