@@ -339,6 +339,64 @@ struct Scan {
     more: bool,
 }
 
+/// The rows of a run whose mask holds every bit of `wanted`, in order. The masks are tested
+/// 64 at a time into a word of bits, with no branch per row: in a fuzzy query's pass over a
+/// million rows, a branch per row, taken at random a fifth of the time, cost more than the
+/// rest of the query.
+struct Holding<'a> {
+    masks: &'a [u64],
+    /// The row id of `masks[0]`.
+    first: usize,
+    wanted: u64,
+    /// Where in `masks` the word in `bits` starts, and its rows not yet given.
+    at: usize,
+    bits: u64,
+}
+
+impl<'a> Holding<'a> {
+    fn new(masks: &'a [u64], first: usize, wanted: u64) -> Holding<'a> {
+        let mut holding = Holding {
+            masks,
+            first,
+            wanted,
+            at: 0,
+            bits: 0,
+        };
+        holding.bits = holding.word(0);
+        holding
+    }
+
+    /// The bits of the 64 masks from `at`: bit i set when `masks[at + i]` holds `wanted`.
+    fn word(&self, at: usize) -> u64 {
+        let end = (at + 64).min(self.masks.len());
+        self.masks
+            .get(at..end)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .fold(0, |bits, (i, &mask)| {
+                bits | (u64::from(mask & self.wanted == self.wanted) << i)
+            })
+    }
+}
+
+impl Iterator for Holding<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        while self.bits == 0 {
+            self.at += 64;
+            if self.at >= self.masks.len() {
+                return None;
+            }
+            self.bits = self.word(self.at);
+        }
+        let bit = self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(self.first + self.at + bit)
+    }
+}
+
 /// A row picked for an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Pick {
@@ -645,19 +703,20 @@ impl TableIndex {
         // Unshared rows that match, and matches that are not prefix matches.
         let mut matched = 0u64;
         let mut lower = 0usize;
-        let mut rows = group.rows.clone();
+        let mut candidates = Holding::new(
+            self.masks.get(group.rows.clone()).unwrap_or_default(),
+            group.rows.start,
+            query.mask,
+        );
         let mut stopped = false;
         loop {
             if word.len() >= need && (prefix_more || lower > need) {
                 stopped = true;
                 break;
             }
-            let Some(row) = rows.next() else {
+            let Some(row) = candidates.next() else {
                 break;
             };
-            if self.masks[row] & query.mask != query.mask {
-                continue;
-            }
             // Every class implies a subsequence match, and this check is the cheapest.
             let folded = self.folded_bytes(row);
             if !query.is_subsequence_of(folded) {
@@ -684,15 +743,9 @@ impl TableIndex {
         }
         let counted_all = !stopped || count_all;
         if stopped && count_all {
-            // The rest only counted: the mask alone turns most rows away.
-            let first = rows.start;
-            let masks = self.masks.get(rows).unwrap_or_default();
-            for (offset, &mask) in masks.iter().enumerate() {
-                let row = first + offset;
-                if mask & query.mask == query.mask
-                    && query.is_subsequence_of(self.folded_bytes(row))
-                    && !shared.holds(row)
-                {
+            // The rest only counted.
+            for row in candidates {
+                if query.is_subsequence_of(self.folded_bytes(row)) && !shared.holds(row) {
                     matched += 1;
                 }
             }
