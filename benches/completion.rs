@@ -18,9 +18,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use common::{Peer, Program, closed_loop, micros, percentile};
+use common::{Peer, Program, closed_loop, micros, percentile, total_matches};
 
 const VALUES: usize = 1_000_000;
 
@@ -122,23 +122,4 @@ fn request(query: &str) -> String {
             "argument": {"name": "service", "value": query},
         }),
     )
-}
-
-/// Sends one request and says how many values it matches: the answer's `completion.total`,
-/// or, where the server leaves that out (a long query matching more than one answer
-/// holds), that more than 100 match.
-fn total_matches(peer: &mut Peer, body: &str) -> String {
-    let line = peer
-        .call(0, body)
-        .unwrap_or_else(|message| panic!("completion: {message}"));
-    let answer: Value = serde_json::from_str(line).expect("parse an answer");
-    let completion = &answer["result"]["completion"];
-    match (
-        completion["total"].as_u64(),
-        completion["hasMore"].as_bool(),
-    ) {
-        (Some(total), _) => total.to_string(),
-        (None, Some(true)) => "over 100 (not counted)".to_string(),
-        _ => panic!("completion answer without total or hasMore: {line}"),
-    }
 }

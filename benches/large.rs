@@ -32,9 +32,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use common::{Peer, Program, closed_loop, micros, percentile};
+use common::{Peer, Program, closed_loop, micros, percentile, total_matches};
 
 /// The version of what `build_library` generates: change it whenever the generated library
 /// changes, so a cached database of the old generator is not measured as the new one.
@@ -763,23 +763,5 @@ fn run(sizes: &Sizes, db: &Path) {
     );
     for peer in servers {
         peer.finish();
-    }
-}
-
-/// Sends one completion request and says how many values it matches: the answer's
-/// `completion.total`, or, where the server leaves that out, that more than 100 match.
-fn total_matches(peer: &mut Peer, body: &str) -> String {
-    let line = peer
-        .call(0, body)
-        .unwrap_or_else(|message| panic!("completion: {message}"));
-    let answer: Value = serde_json::from_str(line).expect("parse an answer");
-    let completion = &answer["result"]["completion"];
-    match (
-        completion["total"].as_u64(),
-        completion["hasMore"].as_bool(),
-    ) {
-        (Some(total), _) => total.to_string(),
-        (None, Some(true)) => "over 100 (not counted)".to_string(),
-        _ => panic!("completion answer without total or hasMore: {line}"),
     }
 }

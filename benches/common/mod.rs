@@ -574,3 +574,22 @@ pub fn cold_start(program: &Program, body: &str, spawns: usize, what: &str) -> D
     times.sort_unstable();
     percentile(&times, 0.5)
 }
+
+/// Sends one request and says how many values it matches: the answer's `completion.total`,
+/// or, where the server leaves that out (a long query matching more than one answer
+/// holds), that more than 100 match.
+pub fn total_matches(peer: &mut Peer, body: &str) -> String {
+    let line = peer
+        .call(0, body)
+        .unwrap_or_else(|message| panic!("completion: {message}"));
+    let answer: Value = serde_json::from_str(line).expect("parse an answer");
+    let completion = &answer["result"]["completion"];
+    match (
+        completion["total"].as_u64(),
+        completion["hasMore"].as_bool(),
+    ) {
+        (Some(total), _) => total.to_string(),
+        (None, Some(true)) => "over 100 (not counted)".to_string(),
+        _ => panic!("completion answer without total or hasMore: {line}"),
+    }
+}
