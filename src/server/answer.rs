@@ -24,8 +24,8 @@ use crate::store::{Manager, Store, StoreError, read};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Reach {
     /// Only what is kept, for a request answered in bounded time from it (a list page, a
-    /// resource, a quick prompt's fill): the reader thread does it itself rather than hand
-    /// the request to a task and back.
+    /// resource, a quick prompt's fill or ranking): the reader thread does it itself rather
+    /// than hand the request to a task and back.
     Kept,
     /// The database too: a pool task.
     Store,
