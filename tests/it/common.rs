@@ -24,6 +24,28 @@ pub struct TestContext {
     pub db: PathBuf,
 }
 
+/// `promptshelf --db DB ARGS`, with nothing from the environment that would change it.
+pub fn command_on(db: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(BIN);
+    command
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env_remove("PROMPTSHELF_DB")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null());
+    command
+}
+
+/// Runs `promptshelf --db DB ARGS` and expects success; returns stdout.
+pub fn ok_on(db: &Path, args: &[&str]) -> String {
+    let output = command_on(db, args).output().expect("run promptshelf");
+    if !output.status.success() {
+        panic!("{}", describe(args, &output, "expected success"));
+    }
+    String::from_utf8(output.stdout).expect("stdout is UTF-8")
+}
+
 impl TestContext {
     pub fn new() -> TestContext {
         let dir = tempfile::tempdir().expect("temporary folder");
@@ -47,15 +69,7 @@ impl TestContext {
 
     /// `promptshelf --db <db> ARGS...`, not yet run.
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(BIN);
-        command
-            .arg("--db")
-            .arg(&self.db)
-            .args(args)
-            .env_remove("PROMPTSHELF_DB")
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null());
-        command
+        command_on(&self.db, args)
     }
 
     pub fn run(&self, args: &[&str]) -> Output {
@@ -65,11 +79,7 @@ impl TestContext {
 
     /// Runs and expects success; returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
-        let output = self.run(args);
-        if !output.status.success() {
-            panic!("{}", describe(args, &output, "expected success"));
-        }
-        String::from_utf8(output.stdout).expect("stdout is UTF-8")
+        ok_on(&self.db, args)
     }
 
     /// Runs with `--json` output expected; returns it parsed.

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::{BIN, Server, TestContext, describe};
+use crate::common::{BIN, Server, TestContext, describe, ok_on};
 
 const GUIDE: &str = "shelf://library/guides/api-design.md";
 
@@ -22,7 +22,7 @@ fn library(ctx: &TestContext) -> (PathBuf, PathBuf) {
     let dir = ctx.path("lib");
     std::fs::create_dir_all(&dir).expect("create the library folder");
     let db = dir.join("library.db");
-    on(&db, &["stats"]);
+    ok_on(&db, &["stats"]);
     // The last connection to close folds the -wal into the file and removes both.
     let conn = rusqlite::Connection::open(&db).expect("open");
     let _: i64 = conn
@@ -31,23 +31,6 @@ fn library(ctx: &TestContext) -> (PathBuf, PathBuf) {
     drop(conn);
     assert!(!wal(&db).exists(), "a closed library leaves no -wal");
     (dir, db)
-}
-
-/// `promptshelf --db DB ARGS`, which must succeed, run as the tests run.
-fn on(db: &Path, args: &[&str]) {
-    let output = Command::new(BIN)
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("PROMPTSHELF_DB")
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("run promptshelf");
-    assert!(
-        output.status.success(),
-        "{}",
-        describe(args, &output, "expected success")
-    );
 }
 
 fn wal(db: &Path) -> PathBuf {
@@ -281,21 +264,24 @@ fn serve_answers_from_a_read_only_mount_and_says_once_that_changes_are_not_watch
     assert_eq!(server.close(), Some(0));
 }
 
-#[test]
-fn a_read_only_mount_serves_what_the_wal_holds() {
-    let ctx = TestContext::new();
-    let (dir, db) = library(&ctx);
-    // A connection held open keeps the -wal and -shm a commit leaves (the last one to close
-    // would fold them into the file).
-    let holder = rusqlite::Connection::open(&db).expect("open");
+/// Adds the prompt `in-wal` to `db` while a connection, returned, is held open: it keeps
+/// the -wal and -shm the commit leaves (the last connection to close would fold them into
+/// the file).
+fn commit_kept_in_the_wal(ctx: &TestContext, db: &Path) -> rusqlite::Connection {
+    let holder = rusqlite::Connection::open(db).expect("open");
     let _: i64 = holder
         .query_row("SELECT count(*) FROM prompts", [], |row| row.get(0))
         .expect("read");
     let prompt = ctx.write("in-wal.prompt.md", "Only in the WAL: {{ x }}.\n");
-    on(
-        &db,
-        &["prompt", "add", prompt.to_str().expect("UTF-8 path")],
-    );
+    ok_on(db, &["prompt", "add", prompt.to_str().expect("UTF-8 path")]);
+    holder
+}
+
+#[test]
+fn a_read_only_mount_serves_what_the_wal_holds() {
+    let ctx = TestContext::new();
+    let (dir, db) = library(&ctx);
+    let holder = commit_kept_in_the_wal(&ctx, &db);
     assert!(
         wal(&db).exists() && shm(&db).exists(),
         "the -wal and -shm are there"
@@ -312,15 +298,7 @@ fn a_read_only_mount_serves_what_the_wal_holds() {
 fn a_wal_without_its_shm_on_a_read_only_mount_is_refused_naming_both() {
     let ctx = TestContext::new();
     let (_, db) = library(&ctx);
-    let holder = rusqlite::Connection::open(&db).expect("open");
-    let _: i64 = holder
-        .query_row("SELECT count(*) FROM prompts", [], |row| row.get(0))
-        .expect("read");
-    let prompt = ctx.write("in-wal.prompt.md", "Only in the WAL: {{ x }}.\n");
-    on(
-        &db,
-        &["prompt", "add", prompt.to_str().expect("UTF-8 path")],
-    );
+    let holder = commit_kept_in_the_wal(&ctx, &db);
     // A copy of the file and its -wal alone, as a backup taken without SQLite might be.
     let copy_dir = ctx.path("copy");
     std::fs::create_dir_all(&copy_dir).expect("folder");

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::{BIN, LEGACY, Server, TestContext, describe};
+use crate::common::{BIN, LEGACY, Server, TestContext, describe, ok_on};
 
 const GUIDE: &str = "shelf://library/guides/api-design.md";
 
@@ -56,25 +56,13 @@ fn a_database_renamed_over_the_served_one_is_served_from_then_on() {
     assert!(read_text(&mut server, GUIDE)["result"]["contents"].is_array());
     // A second library, built beside it and closed.
     let new = ctx.path("new.db");
-    let on_new = |args: &[&str]| {
-        let output = Command::new(BIN)
-            .arg("--db")
-            .arg(&new)
-            .args(args)
-            .env_remove("PROMPTSHELF_DB")
-            .env_remove("RUST_LOG")
-            .output()
-            .expect("run promptshelf");
-        assert!(
-            output.status.success(),
-            "{}",
-            describe(args, &output, "expected success")
-        );
-    };
     let prompt = ctx.write("only-new.prompt.md", "Only in the new library.\n");
-    on_new(&["prompt", "add", prompt.to_str().expect("UTF-8 path")]);
-    on_new(&["prompt", "rm", "code-review"]);
-    on_new(&["resource", "rm", GUIDE]);
+    ok_on(
+        &new,
+        &["prompt", "add", prompt.to_str().expect("UTF-8 path")],
+    );
+    ok_on(&new, &["prompt", "rm", "code-review"]);
+    ok_on(&new, &["resource", "rm", GUIDE]);
     assert!(
         !ctx.path("new.db-wal").exists(),
         "the new library is closed"
