@@ -647,13 +647,7 @@ fn run(sizes: &Sizes, db: &Path) {
         ("server/discover", &discovered),
         ("initialize, fresh session", &initialized),
     ] {
-        println!(
-            "{what:<44} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
-            micros(percentile(&times[0], 0.5)),
-            micros(percentile(&times[0], 0.99)),
-            micros(percentile(&times[1], 0.5)),
-            micros(percentile(&times[1], 0.99)),
-        );
+        latency_row(what, times);
     }
 
     println!();
@@ -682,13 +676,7 @@ fn run(sizes: &Sizes, db: &Path) {
                 )
             })
             .collect();
-        println!(
-            "{what:<44} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
-            micros(percentile(&times[0], 0.5)),
-            micros(percentile(&times[0], 0.99)),
-            micros(percentile(&times[1], 0.5)),
-            micros(percentile(&times[1], 0.99)),
-        );
+        latency_row(what, &times);
     }
 
     println!();
@@ -764,4 +752,15 @@ fn run(sizes: &Sizes, db: &Path) {
     for peer in servers {
         peer.finish();
     }
+}
+
+/// One row of p50 and p99 in µs: promptshelf's (`times[0]`), then the echo's (`times[1]`).
+fn latency_row(what: &str, times: &[Vec<Duration>]) {
+    println!(
+        "{what:<44} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
+        micros(percentile(&times[0], 0.5)),
+        micros(percentile(&times[0], 0.99)),
+        micros(percentile(&times[1], 0.5)),
+        micros(percentile(&times[1], 0.99)),
+    );
 }
