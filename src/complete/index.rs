@@ -5,7 +5,8 @@
 //! group per context `argument=value`), and inside a group best first by the within-class
 //! order (higher weight, shorter, alphabetical), so a row's id is its rank in its group.
 //! Per row: the folded value (see `fold`) in one byte arena, the original spelling in a
-//! second arena only when it differs, and a 64-bit mask of the characters it holds.
+//! second arena only when it differs, and the characters it holds, as one bit per row in
+//! a bitmap per character (`Columns`).
 //! Per group: the rows sorted by folded value (and by original value when some differ); and,
 //! for large groups, how many rows hold each character and each ordered pair of characters.
 //!
@@ -15,7 +16,7 @@
 //! word-prefix, substring and subsequence matches only when those give fewer than
 //! `MAX_VALUES`, and counts `total` (every class implies a subsequence match) from the
 //! character counts for one- and two-character queries, else in the same scan behind the
-//! mask prefilter.
+//! prefilter of the rows that hold every character of the query.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -166,7 +167,7 @@ impl IndexBuilder {
 
         let mut folded = String::with_capacity(text.len());
         let mut starts = Vec::with_capacity(order.len() + 1);
-        let mut masks = Vec::with_capacity(order.len());
+        let mut columns = Columns::new(order.len());
         let mut originals = Originals {
             text: String::new(),
             starts: Vec::with_capacity(order.len() + 1),
@@ -185,7 +186,7 @@ impl IndexBuilder {
                 folded.extend(original.chars().flat_map(char::to_lowercase));
             }
             let this = &folded[before..];
-            masks.push(mask_of(this));
+            columns.set(starts.len() - 1, mask_of(this));
             if this != original {
                 originals.text.push_str(original);
             }
@@ -208,7 +209,7 @@ impl IndexBuilder {
             folded,
             starts,
             originals: (!originals.text.is_empty()).then_some(originals),
-            masks,
+            columns,
             ranks,
             by_folded: Vec::new(),
             by_original: None,
@@ -285,7 +286,7 @@ pub struct TableIndex {
     folded: String,
     starts: Vec<u32>,
     originals: Option<Originals>,
-    masks: Vec<u64>,
+    columns: Columns,
     /// Each row's rank in the whole table; empty when there is only one group.
     ranks: Vec<u32>,
     /// Each group's rows sorted by folded value, at the group's own positions (the same
@@ -339,45 +340,81 @@ struct Scan {
     more: bool,
 }
 
-/// The rows of a run whose mask holds every bit of `wanted`, in order. The masks are tested
-/// 64 at a time into a word of bits, with no branch per row, which the processor cannot
-/// predict when the rows that pass are spread at random: a fuzzy query over a million
-/// values took 2.4-2.7 ms at p50 with a test and branch per row, 1.8-2.1 ms this way
-/// (docs/benchmarks.md, `completion`).
+/// Which rows hold each mask bit's characters: one bitmap over all rows per bit, row `r` at
+/// bit `r % 64` of word `r / 64`. A query reads only the bitmaps of its own characters, 64
+/// rows a word: a fuzzy query of five characters over a million values reads 625 KB, where
+/// a 64-bit mask per row made it read 8 MB and test every row (13.1 M instructions for
+/// `abr12` then; docs/benchmarks.md, `completion`). The same memory as a mask per row.
+struct Columns {
+    /// Words per bitmap: the rows, rounded up to a multiple of 64.
+    words: usize,
+    /// The 64 bitmaps back to back.
+    bits: Vec<u64>,
+}
+
+impl Columns {
+    fn new(rows: usize) -> Columns {
+        let words = rows.div_ceil(64);
+        Columns {
+            words,
+            bits: vec![0; 64 * words],
+        }
+    }
+
+    /// Marks `row` as holding the characters of `mask`.
+    fn set(&mut self, row: usize, mask: u64) {
+        for bit in bits(mask) {
+            self.bits[bit * self.words + row / 64] |= 1 << (row % 64);
+        }
+    }
+
+    /// The bitmap of one mask bit.
+    fn column(&self, bit: usize) -> &[u64] {
+        &self.bits[bit * self.words..(bit + 1) * self.words]
+    }
+
+    /// Whether `row` holds every character of `wanted`.
+    fn holds(&self, row: usize, wanted: u64) -> bool {
+        bits(wanted).all(|bit| self.column(bit)[row / 64] >> (row % 64) & 1 == 1)
+    }
+}
+
+/// The rows of a run that hold every character of a query (every bit of `wanted`), in
+/// order: the AND of the query's bitmaps, a word of 64 rows at a time.
 struct Holding<'a> {
-    masks: &'a [u64],
-    /// The row id of `masks[0]`.
-    first: usize,
-    wanted: u64,
-    /// Where in `masks` the word in `bits` starts, and its rows not yet given.
-    at: usize,
+    /// The bitmaps of the wanted bits.
+    columns: Vec<&'a [u64]>,
+    rows: Range<usize>,
+    /// The word of rows in `bits`, and its rows not yet given.
+    word: usize,
     bits: u64,
 }
 
 impl<'a> Holding<'a> {
-    fn new(masks: &'a [u64], first: usize, wanted: u64) -> Holding<'a> {
+    fn new(columns: &'a Columns, rows: Range<usize>, wanted: u64) -> Holding<'a> {
         let mut holding = Holding {
-            masks,
-            first,
-            wanted,
-            at: 0,
+            columns: bits(wanted).map(|bit| columns.column(bit)).collect(),
+            word: rows.start / 64,
+            rows,
             bits: 0,
         };
-        holding.bits = holding.word(0);
+        holding.bits = holding.word_bits(holding.word);
         holding
     }
 
-    /// The bits of the 64 masks from `at`: bit i set when `masks[at + i]` holds `wanted`.
-    fn word(&self, at: usize) -> u64 {
-        let end = (at + 64).min(self.masks.len());
-        self.masks
-            .get(at..end)
-            .unwrap_or_default()
-            .iter()
-            .enumerate()
-            .fold(0, |bits, (i, &mask)| {
-                bits | (u64::from(mask & self.wanted == self.wanted) << i)
-            })
+    /// The rows of word `word` that are in the run and hold every wanted bit.
+    fn word_bits(&self, word: usize) -> u64 {
+        let mut bits = self.columns.iter().fold(!0u64, |bits, column| {
+            bits & column.get(word).copied().unwrap_or(0)
+        });
+        let first = word * 64;
+        if first < self.rows.start {
+            bits &= !0 << (self.rows.start - first);
+        }
+        if let Some(past) = self.rows.end.checked_sub(first).filter(|&past| past < 64) {
+            bits &= (1 << past) - 1;
+        }
+        bits
     }
 }
 
@@ -386,15 +423,15 @@ impl Iterator for Holding<'_> {
 
     fn next(&mut self) -> Option<usize> {
         while self.bits == 0 {
-            self.at += 64;
-            if self.at >= self.masks.len() {
+            self.word += 1;
+            if self.word * 64 >= self.rows.end {
                 return None;
             }
-            self.bits = self.word(self.at);
+            self.bits = self.word_bits(self.word);
         }
         let bit = self.bits.trailing_zeros() as usize;
         self.bits &= self.bits - 1;
-        Some(self.first + self.at + bit)
+        Some(self.word * 64 + bit)
     }
 }
 
@@ -449,7 +486,7 @@ impl Query<'_> {
 impl TableIndex {
     /// How many rows the index holds (a value with several contexts counts each time).
     pub fn rows(&self) -> usize {
-        self.masks.len()
+        self.starts.len() - 1
     }
 
     /// The best `MAX_VALUES` values for `query` among those offered in `context` (values
@@ -534,7 +571,7 @@ impl TableIndex {
         self.folded.capacity()
             + 4 * self.starts.capacity()
             + originals
-            + 8 * self.masks.capacity()
+            + 8 * self.columns.bits.capacity()
             + 4 * self.ranks.capacity()
             + 4 * self.by_folded.capacity()
             + self
@@ -704,11 +741,7 @@ impl TableIndex {
         // Unshared rows that match, and matches that are not prefix matches.
         let mut matched = 0u64;
         let mut lower = 0usize;
-        let mut candidates = Holding::new(
-            self.masks.get(group.rows.clone()).unwrap_or_default(),
-            group.rows.start,
-            query.mask,
-        );
+        let mut candidates = Holding::new(&self.columns, group.rows.clone(), query.mask);
         let mut stopped = false;
         loop {
             if word.len() >= need && (prefix_more || lower > need) {
@@ -767,7 +800,7 @@ impl TableIndex {
         for group in active.iter().filter_map(|&group| self.groups.get(group)) {
             for &row in self.group_shared(group) {
                 let matches = query.raw.is_empty()
-                    || (self.masks[row as usize] & query.mask == query.mask
+                    || (self.columns.holds(row as usize, query.mask)
                         && query.is_subsequence_of(self.folded_bytes(row as usize)));
                 if matches {
                     seen.insert(self.original(row));
@@ -782,7 +815,7 @@ impl TableIndex {
         if self.groups.len() < 2 {
             return Vec::new();
         }
-        let mut rows: Vec<u32> = (0..self.masks.len() as u32).collect();
+        let mut rows: Vec<u32> = (0..self.rows() as u32).collect();
         rows.sort_unstable_by(|&a, &b| self.original(a).cmp(self.original(b)));
         let mut shared = Vec::new();
         for run in rows.chunk_by(|&a, &b| self.original(a) == self.original(b)) {
@@ -796,7 +829,7 @@ impl TableIndex {
 
     /// Every group's rows sorted by `key`, each group at its own positions.
     fn sorted_rows(&self, key: impl Fn(&TableIndex, u32) -> &str) -> Vec<u32> {
-        let mut rows: Vec<u32> = (0..self.masks.len() as u32).collect();
+        let mut rows: Vec<u32> = (0..self.rows() as u32).collect();
         for group in &self.groups {
             rows[group.rows.clone()].sort_unstable_by(|&a, &b| key(self, a).cmp(key(self, b)));
         }
