@@ -4,6 +4,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::ArgValueCompleter;
+
+use crate::shell;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -27,6 +30,12 @@ pub struct Cli {
 pub enum Command {
     /// Serve the library over MCP on stdin/stdout (what a host runs)
     Serve(ServeArgs),
+    /// Create the library database, with the seed library or empty, and say where it is
+    Init {
+        /// Create it without the seed library's prompts and resources
+        #[arg(long)]
+        empty: bool,
+    },
     /// List, show, add or remove prompts
     #[command(subcommand)]
     Prompt(PromptCommand),
@@ -53,6 +62,12 @@ pub enum Command {
         /// The host to print the configuration for
         #[arg(value_enum)]
         host: Host,
+    },
+    /// Print the script that makes a shell complete commands, flags, prompt names and URIs
+    Completions {
+        /// The shell to complete in
+        #[arg(value_enum)]
+        shell: shell::Shell,
     },
 }
 
@@ -174,6 +189,7 @@ pub enum PromptCommand {
     /// Show one prompt: its arguments and message templates
     Show {
         /// The prompt's name (see `prompt list`)
+        #[arg(add = ArgValueCompleter::new(shell::prompt_names))]
         name: String,
         /// Print JSON instead of text
         #[arg(long)]
@@ -182,22 +198,29 @@ pub enum PromptCommand {
     /// Fill a prompt with arguments and print the messages a host would get
     Render {
         /// The prompt's name (see `prompt list`)
+        #[arg(add = ArgValueCompleter::new(shell::prompt_names))]
         name: String,
-        /// An argument value: NAME=VALUE (repeatable)
+        /// An argument value: NAME=VALUE, NAME=@FILE (the file's text) or NAME=@- (standard
+        /// input); a value starting with @ is written @@ (repeatable, once per name)
         #[arg(long = "arg", value_name = "NAME=VALUE")]
         args: Vec<String>,
         /// Print the exact `prompts/get` result (protocol 2026-07-28) as JSON
         #[arg(long)]
         json: bool,
+        /// Words after the name that are not flags: refused with a hint to use --arg
+        #[arg(hide = true)]
+        stray: Vec<String>,
     },
     /// Add or replace a prompt from a markdown file (docs/format.md)
     Add {
-        /// A `*.prompt.md` file, or a markdown file whose front matter says `kind: prompt`
+        /// A `*.prompt.md` file, or a markdown file whose front matter says `kind: prompt`;
+        /// `-` reads the prompt file from standard input
         file: PathBuf,
     },
     /// Remove a prompt
     Rm {
         /// The prompt's name
+        #[arg(add = ArgValueCompleter::new(shell::prompt_names))]
         name: String,
     },
 }
@@ -209,6 +232,7 @@ pub enum ResourceCommand {
     /// Show one resource's metadata
     Show {
         /// The resource's URI (see `resource list`)
+        #[arg(add = ArgValueCompleter::new(shell::resource_uris))]
         uri: String,
         /// Print JSON instead of text
         #[arg(long)]
@@ -217,11 +241,16 @@ pub enum ResourceCommand {
     /// Print a resource's content (binary content as it is)
     Cat {
         /// The resource's URI
+        #[arg(add = ArgValueCompleter::new(shell::resource_uris))]
         uri: String,
+        /// Write binary content to a terminal too (by default it is refused there)
+        #[arg(long)]
+        force: bool,
     },
     /// Add or replace a resource from a file; the MIME type is guessed from its name
     Add {
-        /// The file to store (markdown front matter becomes metadata, not content)
+        /// The file to store (markdown front matter becomes metadata, not content); `-`
+        /// reads standard input, which needs --uri
         file: PathBuf,
         /// The resource's URI (default: shelf://local/<file name>)
         #[arg(long)]
@@ -236,6 +265,7 @@ pub enum ResourceCommand {
     /// Remove a resource
     Rm {
         /// The resource's URI
+        #[arg(add = ArgValueCompleter::new(shell::resource_uris))]
         uri: String,
     },
 }
@@ -276,6 +306,7 @@ pub enum ValuesCommand {
     /// List completion tables, or the values of one table
     List {
         /// List this table's values instead of the tables
+        #[arg(add = ArgValueCompleter::new(shell::table_names))]
         table: Option<String>,
         /// Print JSON instead of a table
         #[arg(long)]
@@ -308,6 +339,7 @@ pub enum ValuesCommand {
     /// Remove a value from a table, or the whole table
     Rm {
         /// The completion table
+        #[arg(add = ArgValueCompleter::new(shell::table_names))]
         table: String,
         /// The value to remove (in every context); without it, the whole table goes
         value: Option<String>,

@@ -18,7 +18,8 @@
 //!   rank large completion tables.
 //! - `uri_template`: RFC 6570 expansion and matching.
 //! - `check`: the library lint behind `promptshelf check`.
-//! - `cli`, `cmd`, `config`, `logging`: the command line and what it runs on.
+//! - `cli`, `cmd`, `config`, `logging`: the command line and what it runs on; `shell`: the
+//!   shell completion scripts and the names they offer.
 
 pub mod arguments;
 pub mod check;
@@ -36,5 +37,6 @@ pub mod protocol;
 pub mod render;
 pub mod seed;
 pub mod server;
+pub mod shell;
 pub mod store;
 pub mod uri_template;

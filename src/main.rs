@@ -3,9 +3,13 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 fn main() -> ExitCode {
+    // A completion script asking for candidates gets them, and the process ends there.
+    clap_complete::CompleteEnv::with_factory(promptshelf::cli::Cli::command)
+        .var(promptshelf::shell::VARIABLE)
+        .complete();
     let cli = promptshelf::cli::Cli::parse();
     promptshelf::logging::init();
     match promptshelf::cmd::run(cli) {

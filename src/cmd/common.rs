@@ -109,6 +109,11 @@ pub fn one_line(text: &str) -> String {
         .collect()
 }
 
+/// `1 prompt`, `2 prompts`: a count with the word that fits it.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// `1023 B`, `1.5 KiB`, `12.0 MiB`.
 pub fn human_size(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
@@ -134,6 +139,31 @@ pub fn timestamp(ms: i64) -> String {
 /// The whole file, or an error that names it and says why it cannot be read.
 pub fn read_file(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|err| anyhow!("cannot read {}: {}", path.display(), reason(&err)))
+}
+
+/// Whether a file argument is `-`, standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How messages name a file argument.
+pub fn shown(path: &Path) -> String {
+    if is_stdin(path) {
+        "standard input".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// A file argument's bytes: the file, or standard input for `-`.
+pub fn read_input(path: &Path) -> Result<Vec<u8>> {
+    if !is_stdin(path) {
+        return read_file(path);
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+        .map_err(|err| anyhow!("cannot read standard input: {}", reason(&err)))?;
+    Ok(bytes)
 }
 
 /// An io::Error's message without the " (os error 2)" tail, which tells a person nothing.
@@ -179,18 +209,25 @@ pub fn folder_of(file: &Path) -> library::Folder {
 /// top of the collection `local` in a folder like `folder`. Errors name the file as the user
 /// gave it.
 pub fn parse_local_file(file: &Path, bytes: &[u8], folder: library::Folder) -> Result<Item> {
-    let shown = file.display().to_string();
     // The format skips hidden files when importing a folder; one named on the command line
     // is meant to be read.
     let name = file_name(file)?;
-    let visible = name.trim_start_matches('.');
-    let item =
-        library::parse_file_in(&local_collection(), visible, folder, bytes).map_err(|err| {
-            anyhow!(library::FileError {
-                path: shown.clone(),
-                ..err
-            })
-        })?;
+    parse_named(
+        &file.display().to_string(),
+        name.trim_start_matches('.'),
+        bytes,
+        folder,
+    )
+}
+
+/// Reads `bytes` as the file `name` of the format would be read; errors name `shown`.
+pub fn parse_named(shown: &str, name: &str, bytes: &[u8], folder: library::Folder) -> Result<Item> {
+    let item = library::parse_file_in(&local_collection(), name, folder, bytes).map_err(|err| {
+        anyhow!(library::FileError {
+            path: shown.to_string(),
+            ..err
+        })
+    })?;
     item.ok_or_else(|| anyhow!("{shown} is not a file promptshelf can read"))
 }
 

@@ -2,9 +2,11 @@
 
 mod check;
 mod common;
+mod completions;
 mod config;
 mod export;
 mod import;
+mod init;
 mod prompt;
 mod resource;
 mod serve;
@@ -17,30 +19,31 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::cli::{Cli, Command, PromptCommand, ResourceCommand, TemplateCommand, ValuesCommand};
-use crate::store::{Access, Store};
+use crate::store::{self, Access, Store};
 
 pub fn run(cli: Cli) -> Result<()> {
-    let db = match cli.db {
-        Some(path) => path,
-        None => default_db()?,
-    };
-    let access = if reads_only(&cli.command) {
+    let Cli { db, command } = cli;
+    // Every command but `completions` works on a library.
+    let db = || db.clone().map_or_else(default_db, Ok);
+    let access = if reads_only(&command) {
         Access::Read
     } else {
         Access::ReadWrite
     };
-    let open = |db: &Path| -> Result<Store> { Ok(Store::open(db, access, crate::seed::load)?) };
-    match cli.command {
-        Command::Serve(args) => serve::run(&db, args),
-        Command::Config { host } => config::run(&db, host),
-        Command::Prompt(command) => prompt::run(&open(&db)?, command),
-        Command::Resource(command) => resource::run(&open(&db)?, command),
-        Command::Template(command) => template::run(&open(&db)?, command),
-        Command::Values(command) => values::run(&open(&db)?, command),
-        Command::Stats(flags) => stats::run(&open(&db)?, flags),
-        Command::Import(args) => import::run(&open(&db)?, args),
-        Command::Export(args) => export::run(&open(&db)?, args),
-        Command::Check(flags) => check::run(&open(&db)?, flags),
+    let open = || -> Result<Store> { Ok(Store::open(&db()?, access, crate::seed::load)?) };
+    match command {
+        Command::Completions { shell } => completions::run(shell),
+        Command::Serve(args) => serve::run(&db()?, args),
+        Command::Init { empty } => init::run(&db()?, empty),
+        Command::Config { host } => config::run(&db()?, host),
+        Command::Prompt(command) => prompt::run(&open()?, command),
+        Command::Resource(command) => resource::run(&open()?, command),
+        Command::Template(command) => template::run(&open()?, command),
+        Command::Values(command) => values::run(&open()?, command),
+        Command::Stats(flags) => stats::run(&open()?, flags),
+        Command::Import(args) => import::run(&open()?, args),
+        Command::Export(args) => export::run(&open()?, args),
+        Command::Check(flags) => check::run(&open()?, flags),
     }
 }
 
@@ -60,7 +63,10 @@ fn reads_only(command: &Command) -> bool {
         Command::Values(command) => matches!(command, ValuesCommand::List { .. }),
         Command::Import(args) => args.dry_run,
         Command::Export(_) | Command::Check(_) | Command::Stats(_) => true,
-        Command::Serve(_) | Command::Config { .. } => false,
+        Command::Serve(_)
+        | Command::Config { .. }
+        | Command::Init { .. }
+        | Command::Completions { .. } => false,
     }
 }
 
@@ -69,13 +75,14 @@ pub fn open(db: &Path) -> Result<Store> {
     Ok(Store::open(db, Access::ReadWrite, crate::seed::load)?)
 }
 
-/// `library.db` in the user's data directory (created if missing), when `--db` is not given.
+/// `store::default_database`, its folder created if missing, when `--db` is not given.
 fn default_db() -> Result<PathBuf> {
-    let dirs = directories::ProjectDirs::from("", "", "promptshelf").context(
+    let path = store::default_database().context(
         "no home directory to keep the library in; pass --db PATH or set PROMPTSHELF_DB",
     )?;
-    let dir = dirs.data_dir();
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create {}; pass --db PATH", dir.display()))?;
-    Ok(dir.join("library.db"))
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create {}; pass --db PATH", dir.display()))?;
+    }
+    Ok(path)
 }

@@ -1,5 +1,6 @@
 //! `promptshelf prompt`: list, show, add (from a markdown file) and remove prompts.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -16,7 +17,12 @@ pub fn run(store: &Store, command: PromptCommand) -> Result<()> {
     match command {
         PromptCommand::List(flags) => list(store, flags.json),
         PromptCommand::Show { name, json } => show(store, &name, json),
-        PromptCommand::Render { name, args, json } => render(store, &name, &args, json),
+        PromptCommand::Render {
+            name,
+            args,
+            json,
+            stray,
+        } => render(store, &name, &arguments(&args, &stray)?, json),
         PromptCommand::Add { file } => add(store, &file),
         PromptCommand::Rm { name } => remove(store, &name),
     }
@@ -220,9 +226,19 @@ fn argument_type(arg: &PromptArgument) -> String {
 }
 
 fn add(store: &Store, file: &Path) -> Result<()> {
-    let bytes = common::read_file(file)?;
-    let shown = file.display().to_string();
-    let item = common::parse_local_file(file, &bytes, common::folder_of(file))?;
+    let bytes = common::read_input(file)?;
+    let shown = common::shown(file);
+    let item = if common::is_stdin(file) {
+        // Standard input has no file name to say what it is: it is read as a prompt file.
+        common::parse_named(
+            &shown,
+            "stdin.prompt.md",
+            &bytes,
+            crate::library::Folder::Plain,
+        )?
+    } else {
+        common::parse_local_file(file, &bytes, common::folder_of(file))?
+    };
     let mut prompt = match item {
         Item::Prompt(prompt) => prompt,
         _ => {
@@ -251,23 +267,73 @@ fn remove(store: &Store, name: &str) -> Result<()> {
     common::say(&format!("removed prompt {}", common::one_line(name)))
 }
 
-/// Renders through the same handler `prompts/get` uses, so the preview is what a host gets.
-fn render(store: &Store, name: &str, args: &[String], json: bool) -> Result<()> {
-    let mut arguments = std::collections::BTreeMap::new();
+/// The `--arg NAME=VALUE` flags as argument values: `@FILE` reads a file, `@-` standard
+/// input, `@@` stands for a leading `@`. `stray` are words given without `--arg`.
+fn arguments(args: &[String], stray: &[String]) -> Result<BTreeMap<String, String>> {
+    if let Some(word) = stray.first() {
+        let example = if word.contains('=') {
+            format!("--arg {word}")
+        } else {
+            "--arg NAME=VALUE".to_string()
+        };
+        return Err(anyhow!(
+            "unexpected '{word}' after the prompt name; give argument values with --arg, e.g. \
+             {example}"
+        ));
+    }
+    let mut arguments = BTreeMap::new();
+    let mut stdin_read_by: Option<&str> = None;
     for arg in args {
-        let Some((key, value)) = arg.split_once('=') else {
+        let Some((key, given)) = arg.split_once('=').filter(|(key, _)| !key.is_empty()) else {
             return Err(anyhow!(
                 "--arg '{arg}' is not NAME=VALUE; write e.g. --arg language=rust"
             ));
         };
-        arguments.insert(key.to_string(), value.to_string());
+        if arguments.contains_key(key) {
+            return Err(anyhow!(
+                "--arg {key} is given twice; give each argument once"
+            ));
+        }
+        let value = if let Some(literal) = given.strip_prefix("@@") {
+            format!("@{literal}")
+        } else if given == "@-" {
+            if let Some(first) = stdin_read_by {
+                return Err(anyhow!(
+                    "--arg {first} and --arg {key} both read standard input; read one of them \
+                     from a file with {key}=@FILE"
+                ));
+            }
+            stdin_read_by = Some(key);
+            text_of(common::read_input(Path::new("-"))?, "standard input", key)?
+        } else if let Some(file) = given.strip_prefix('@') {
+            text_of(common::read_file(Path::new(file))?, file, key)?
+        } else {
+            given.to_string()
+        };
+        arguments.insert(key.to_string(), value);
     }
+    Ok(arguments)
+}
+
+/// Bytes read for an argument, as its text.
+fn text_of(bytes: Vec<u8>, source: &str, key: &str) -> Result<String> {
+    String::from_utf8(bytes)
+        .map_err(|_| anyhow!("{source} is not UTF-8 text, which the value of --arg {key} must be"))
+}
+
+/// Renders through the same handler `prompts/get` uses, so the preview is what a host gets.
+fn render(
+    store: &Store,
+    name: &str,
+    arguments: &BTreeMap<String, String>,
+    json: bool,
+) -> Result<()> {
     let conn = store.conn()?;
     let config = crate::config::ServeConfig::default();
     let secret = store::read::secret(&conn)?;
     let params = crate::protocol::GetPromptParams {
         name: name.to_string(),
-        arguments,
+        arguments: arguments.clone(),
         input_responses: None,
         request_state: None,
     };

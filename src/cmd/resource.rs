@@ -1,6 +1,6 @@
 //! `promptshelf resource`: list, show, print, add (from a file) and remove resources.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use anyhow::{Result, anyhow};
@@ -16,7 +16,7 @@ pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
     match command {
         ResourceCommand::List(flags) => list(store, flags.json),
         ResourceCommand::Show { uri, json } => show(store, &uri, json),
-        ResourceCommand::Cat { uri } => cat(store, &uri),
+        ResourceCommand::Cat { uri, force } => cat(store, &uri, force),
         ResourceCommand::Add {
             file,
             uri,
@@ -151,10 +151,22 @@ fn show(store: &Store, uri: &str, json: bool) -> Result<()> {
     Ok(())
 }
 
-fn cat(store: &Store, uri: &str) -> Result<()> {
-    let Some((_, content)) = store::read::resource_content(&*store.conn()?, uri)? else {
+fn cat(store: &Store, uri: &str, force: bool) -> Result<()> {
+    let Some((stored, content)) = store::read::resource_content(&*store.conn()?, uri)? else {
         return Err(unknown(store, uri)?);
     };
+    if let Content::Binary(bytes) = &content
+        && !force
+        && std::io::stdout().is_terminal()
+    {
+        return Err(anyhow!(
+            "{} is binary ({}, {}) and would garble the terminal; redirect it to a file \
+             (`> FILE`) or pass --force",
+            common::one_line(uri),
+            stored.info.mime_type,
+            common::human_size(bytes.len() as u64)
+        ));
+    }
     let mut out = common::stdout();
     out.write_all(content.as_bytes())?;
     out.flush()?;
@@ -169,10 +181,22 @@ struct Overrides {
 }
 
 fn add(store: &Store, file: &Path, overrides: Overrides) -> Result<()> {
-    let shown = file.display();
+    let shown = common::shown(file);
     if let Some(uri) = &overrides.uri {
         check_uri(uri)?;
     }
+    let file_name = if common::is_stdin(file) {
+        // The URI's last segment stands in for the missing file name: it tells the MIME type.
+        let Some(uri) = &overrides.uri else {
+            return Err(anyhow!(
+                "a resource read from standard input needs a URI: pass --uri, e.g. \
+                 --uri shelf://local/notes.md"
+            ));
+        };
+        last_segment(uri)
+    } else {
+        common::file_name(file)?
+    };
     let mime = overrides
         .mime_type
         .as_deref()
@@ -187,10 +211,15 @@ fn add(store: &Store, file: &Path, overrides: Overrides) -> Result<()> {
     {
         return Err(anyhow!("--name is empty; give the resource a name"));
     }
-    let bytes = common::read_file(file)?;
-    let file_name = common::file_name(file)?;
+    let bytes = common::read_input(file)?;
     // Named as a document on purpose: a markdown file in a `commands/` folder stays one.
-    let mut resource = match common::parse_local_file(file, &bytes, library::Folder::Plain)? {
+    let parsed = common::parse_named(
+        &shown,
+        file_name.trim_start_matches('.'),
+        &bytes,
+        library::Folder::Plain,
+    )?;
+    let mut resource = match parsed {
         Item::Resource(resource) => resource,
         Item::Prompt(_) => {
             return Err(anyhow!(
@@ -229,6 +258,19 @@ fn add(store: &Store, file: &Path, overrides: Overrides) -> Result<()> {
         Outcome::Updated => format!("updated resource {uri} ({details})"),
         Outcome::Unchanged => format!("resource {uri} is unchanged"),
     })
+}
+
+/// The last segment of a URI's path, percent-decoded (`notes.md` of
+/// `shelf://local/notes.md`), or `stdin` when it has none.
+fn last_segment(uri: &str) -> String {
+    let path = uri.split(['?', '#']).next().unwrap_or_default();
+    let segment = path.rsplit('/').next().unwrap_or_default();
+    let decoded = percent_encoding::percent_decode_str(segment).decode_utf8_lossy();
+    if decoded.is_empty() || decoded.contains(':') {
+        "stdin".to_string()
+    } else {
+        decoded.into_owned()
+    }
 }
 
 /// An overridden MIME type decides whether the content is served as text: text types as

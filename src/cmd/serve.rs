@@ -2,6 +2,7 @@
 //! does not exist) and serves it over MCP on stdin/stdout. An existing file is never written:
 //! one that is empty or holds an older schema is refused, naming the command that prepares it.
 
+use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Duration;
 
@@ -41,5 +42,14 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
     };
     let store = Store::open(db, Access::ReadOnly, crate::seed::load)?;
     tracing::info!("serving {}", db.display());
+    if std::io::stdin().is_terminal() {
+        // Someone typed the command rather than a host starting it: say what is going on.
+        eprintln!(
+            "promptshelf: serving {} over MCP, waiting for JSON-RPC messages on stdin; a host \
+             starts this command itself (register it with `promptshelf config HOST`, e.g. \
+             claude-desktop); Ctrl-D stops",
+            db.display()
+        );
+    }
     crate::server::serve(store, config)
 }

@@ -73,6 +73,13 @@ pub enum StoreError {
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
+/// Where the library lives when no path is given: `library.db` in the user's data
+/// directory; None without a home directory.
+pub fn default_database() -> Option<PathBuf> {
+    let dirs = directories::ProjectDirs::from("", "", "promptshelf")?;
+    Some(dirs.data_dir().join("library.db"))
+}
+
 /// Whether this process may write through the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {

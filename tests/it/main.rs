@@ -5,6 +5,7 @@
 mod common;
 
 mod cli;
+mod commands;
 mod completion;
 mod import;
 mod interop;
@@ -13,3 +14,4 @@ mod readonly;
 mod render;
 mod replaced;
 mod server;
+mod terminal;

@@ -1,0 +1,229 @@
+//! Starting a library and feeding the commands: `init`, argument values from files and
+//! standard input, prompts and resources added from standard input, and the mistakes people
+//! make typing them.
+
+use std::io::Write;
+use std::process::Stdio;
+
+use crate::common::{TestContext, command_on, describe};
+
+/// Runs `promptshelf --db DB ARGS` with `input` on standard input; returns the output.
+fn run_with_input(ctx: &TestContext, args: &[&str], input: &[u8]) -> std::process::Output {
+    let mut child = ctx
+        .command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start promptshelf");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write stdin");
+    child.wait_with_output().expect("wait for promptshelf")
+}
+
+fn ok_with_input(ctx: &TestContext, args: &[&str], input: &[u8]) -> String {
+    let output = run_with_input(ctx, args, input);
+    assert!(
+        output.status.success(),
+        "{}",
+        describe(args, &output, "expected success")
+    );
+    String::from_utf8(output.stdout).expect("UTF-8")
+}
+
+fn fails_with_input(ctx: &TestContext, args: &[&str], input: &[u8]) -> String {
+    let output = run_with_input(ctx, args, input);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        describe(args, &output, "expected exit status 1")
+    );
+    String::from_utf8(output.stderr).expect("UTF-8")
+}
+
+/// A prompt that shows its arguments back, to see which values arrived.
+const ECHO_PROMPT: &str = "---
+name: echo
+arguments:
+  - name: first
+    required: true
+  - name: second
+---
+first=[{{ first }}] second=[{{ second }}]
+";
+
+fn with_echo_prompt() -> TestContext {
+    let ctx = TestContext::new();
+    let file = ctx.write("echo.prompt.md", ECHO_PROMPT);
+    ctx.ok(&["prompt", "add", file.to_str().expect("UTF-8 path")]);
+    ctx
+}
+
+#[test]
+fn init_creates_the_seed_library_or_an_empty_one_and_refuses_an_existing_file() {
+    let ctx = TestContext::new();
+    let db = ctx.db.to_str().expect("UTF-8 path");
+    let said = ctx.ok(&["init"]);
+    assert!(
+        said.starts_with(&format!("created {db} with the seed library (")),
+        "{said}"
+    );
+    let seeded: i64 = ctx.query("SELECT count(*) FROM prompts");
+    assert!(seeded > 0, "the seed's prompts are there");
+    assert!(said.contains(&format!("{seeded} prompts")), "{said}");
+
+    // Again on the same file: refused, and the library is left as it was.
+    let refused = ctx.fails(&["init"]);
+    assert!(
+        refused.contains(&format!("{db} already exists")) && refused.contains("--db PATH"),
+        "{refused}"
+    );
+    assert_eq!(ctx.query::<i64>("SELECT count(*) FROM prompts"), seeded);
+
+    let empty = ctx.path("empty.db");
+    let said = command_on(&empty, &["init", "--empty"])
+        .output()
+        .expect("run promptshelf");
+    assert!(said.status.success(), "{said:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&said.stdout).trim(),
+        format!("created {} with an empty library", empty.display())
+    );
+    let stats = crate::common::ok_on(&empty, &["stats", "--json"]);
+    let stats: serde_json::Value = serde_json::from_str(&stats).expect("stats JSON");
+    assert_eq!(
+        (&stats["prompts"], &stats["resources"]),
+        (&serde_json::json!(0), &serde_json::json!(0)),
+        "an empty library stays empty when another command opens it: {stats}"
+    );
+}
+
+#[test]
+fn argument_values_come_from_files_standard_input_or_the_command_line() {
+    let ctx = with_echo_prompt();
+    let file = ctx.write("first.txt", "from a file");
+    let from_file = format!("first=@{}", file.display());
+    let shown = ctx.ok(&[
+        "prompt",
+        "render",
+        "echo",
+        "--arg",
+        &from_file,
+        "--arg",
+        "second=@@literal",
+    ]);
+    assert!(
+        shown.contains("first=[from a file] second=[@literal]"),
+        "{shown}"
+    );
+
+    let shown = ok_with_input(
+        &ctx,
+        &["prompt", "render", "echo", "--arg", "first=@-"],
+        b"from stdin",
+    );
+    assert!(shown.contains("first=[from stdin] second=[]"), "{shown}");
+}
+
+#[test]
+fn mistaken_argument_flags_are_refused_with_what_to_write() {
+    let ctx = with_echo_prompt();
+    let twice = ctx.fails(&[
+        "prompt", "render", "echo", "--arg", "first=a", "--arg", "first=b",
+    ]);
+    assert!(
+        twice.contains("--arg first is given twice; give each argument once"),
+        "{twice}"
+    );
+
+    let bare = ctx.fails(&["prompt", "render", "echo", "first=a"]);
+    assert!(
+        bare.contains("unexpected 'first=a' after the prompt name")
+            && bare.contains("e.g. --arg first=a"),
+        "{bare}"
+    );
+
+    let both = fails_with_input(
+        &ctx,
+        &[
+            "prompt",
+            "render",
+            "echo",
+            "--arg",
+            "first=@-",
+            "--arg",
+            "second=@-",
+        ],
+        b"x",
+    );
+    assert!(
+        both.contains("--arg first and --arg second both read standard input"),
+        "{both}"
+    );
+
+    let missing = ctx.path("nowhere.txt");
+    let missing_arg = format!("first=@{}", missing.display());
+    let unreadable = ctx.fails(&["prompt", "render", "echo", "--arg", &missing_arg]);
+    assert!(
+        unreadable.contains(&format!("cannot read {}", missing.display())),
+        "{unreadable}"
+    );
+
+    let binary = ctx.write("binary.bin", [0xff, 0xfe, 0x00]);
+    let binary_arg = format!("first=@{}", binary.display());
+    let not_text = ctx.fails(&["prompt", "render", "echo", "--arg", &binary_arg]);
+    assert!(
+        not_text.contains("is not UTF-8 text, which the value of --arg first must be"),
+        "{not_text}"
+    );
+}
+
+#[test]
+fn prompts_and_resources_are_added_from_standard_input() {
+    let ctx = TestContext::new();
+    let said = ok_with_input(
+        &ctx,
+        &["prompt", "add", "-"],
+        b"---\nname: piped\n---\nHello from a pipe.\n",
+    );
+    assert_eq!(said.trim(), "added prompt piped");
+    let shown = ctx.ok(&["prompt", "render", "piped"]);
+    assert!(shown.contains("Hello from a pipe."), "{shown}");
+
+    let said = ok_with_input(
+        &ctx,
+        &[
+            "resource",
+            "add",
+            "-",
+            "--uri",
+            "shelf://local/notes/today.md",
+        ],
+        b"# Today\n\nNotes piped in.\n",
+    );
+    assert_eq!(
+        said.trim(),
+        "added resource shelf://local/notes/today.md (text/markdown, 25 B)"
+    );
+    assert_eq!(
+        ctx.ok(&["resource", "cat", "shelf://local/notes/today.md"]),
+        "# Today\n\nNotes piped in.\n"
+    );
+    let name: String =
+        ctx.query("SELECT name FROM resources WHERE uri = 'shelf://local/notes/today.md'");
+    assert_eq!(name, "today.md", "the URI's last segment names it");
+
+    let no_uri = fails_with_input(&ctx, &["resource", "add", "-"], b"text");
+    assert!(
+        no_uri.contains("a resource read from standard input needs a URI: pass --uri"),
+        "{no_uri}"
+    );
+
+    let not_a_prompt = fails_with_input(&ctx, &["prompt", "add", "-"], b"---\n: [\n---\nx\n");
+    assert!(not_a_prompt.contains("standard input"), "{not_a_prompt}");
+}
