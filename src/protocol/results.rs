@@ -4,10 +4,10 @@
 
 use std::sync::{Arc, OnceLock};
 
-use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::revision::Revision;
+use crate::arguments::ObjectSchema;
 use crate::model::{Content, Role, StoredResource};
 
 /// One page of a list.
@@ -83,8 +83,9 @@ pub enum PromptOutcome {
 pub struct InputRequest {
     pub key: String,
     pub message: String,
-    /// A flat JSON Schema object (the subset elicitation allows).
-    pub schema: Value,
+    /// A flat JSON Schema object (the subset elicitation allows), its fields in the
+    /// prompt's order.
+    pub schema: ObjectSchema,
 }
 
 /// A prompt filled with its arguments.

@@ -14,6 +14,8 @@ mod content;
 mod escape;
 mod items;
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -23,6 +25,7 @@ use super::error::RpcError;
 use super::id::RequestId;
 use super::results::{Discovery, InputRequest, Page, PromptOutcome, ReadResult, RenderedPrompt};
 use super::revision::Revision;
+use crate::arguments::ObjectSchema;
 use crate::complete::Ranking;
 use crate::config::{CacheScope, ServeConfig};
 use crate::model::{StoredPrompt, StoredResource, StoredTemplate};
@@ -165,8 +168,24 @@ struct ReadBody<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct InputRequiredBody<'a> {
-    input_requests: Map<String, Value>,
+    input_requests: BTreeMap<&'a str, Form<'a>>,
     request_state: &'a str,
+}
+
+/// An `elicitation/create` request carried by an `input_required` result: serialized from
+/// the schema as it is, so its fields keep their order.
+#[derive(Serialize)]
+struct Form<'a> {
+    method: &'static str,
+    params: FormParams<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FormParams<'a> {
+    mode: &'static str,
+    message: &'a str,
+    requested_schema: &'a ObjectSchema,
 }
 
 /// `message` as one line of JSON and its newline.
@@ -496,19 +515,19 @@ fn shaped_page<T>(kind: ListKind, items: &[Value], page: &Page<T>) -> ShapedPage
     }
 }
 
-fn input_requests(requests: &[InputRequest]) -> Map<String, Value> {
+fn input_requests(requests: &[InputRequest]) -> BTreeMap<&str, Form<'_>> {
     requests
         .iter()
         .map(|request| {
-            let form = json!({
-                "method": "elicitation/create",
-                "params": {
-                    "mode": "form",
-                    "message": request.message,
-                    "requestedSchema": request.schema,
-                }
-            });
-            (request.key.clone(), form)
+            let form = Form {
+                method: "elicitation/create",
+                params: FormParams {
+                    mode: "form",
+                    message: &request.message,
+                    requested_schema: &request.schema,
+                },
+            };
+            (request.key.as_str(), form)
         })
         .collect()
 }
@@ -570,7 +589,7 @@ mod tests {
                     requests: vec![InputRequest {
                         key: "arguments".into(),
                         message: "m".into(),
-                        schema: json!({"type": "object"}),
+                        schema: ObjectSchema::of(&[], |_| Map::new(), Vec::new(), false),
                     }],
                     state: "s".into(),
                 },
