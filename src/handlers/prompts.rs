@@ -31,11 +31,21 @@ pub fn list(
     config: &ServeConfig,
     cursor: Option<&str>,
 ) -> Result<Page<StoredPrompt>, Failure> {
+    page(conn, cursor, config.page_size)
+}
+
+/// The page of the prompt list `cursor` points at, of at most `size` prompts (their
+/// arguments without their messages).
+pub fn page(
+    conn: &Connection,
+    cursor: Option<&str>,
+    size: usize,
+) -> Result<Page<StoredPrompt>, Failure> {
     paging::list(
         conn,
         Listed::Prompts,
         cursor,
-        config.page_size,
+        size,
         |tx, window| read::prompts(tx, window, false),
         |p| &p.prompt.name,
     )
