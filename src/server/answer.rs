@@ -13,9 +13,10 @@ use rusqlite::Connection;
 use super::cache::{ListKind, Timed};
 use super::state::Shared;
 use crate::handlers::completion::{self, Target};
+use crate::handlers::discover::discover;
 use crate::handlers::templates::Templates;
 use crate::handlers::tools::{self, Call};
-use crate::handlers::{discover, prompts, resources, templates};
+use crate::handlers::{prompts, resources, templates};
 use crate::protocol::{
     CompletionRef, Envelope, Failure, GetPromptParams, Method, PromptOutcome, Revision, RpcError,
     ShapedPage, ToolAnswer, error_line,
@@ -205,8 +206,10 @@ fn run(
         outcome
     };
     Ok(match &envelope.method {
-        Method::Discover => shaper.discover(id, &discover::discover(reads.conn()?)?),
-        Method::Initialize { .. } => shaper.initialize(id, &discover::discover(reads.conn()?)?),
+        Method::Discover => shaper.discover(id, &discover(reads.conn()?, &config.mirrors)?),
+        Method::Initialize { .. } => {
+            shaper.initialize(id, &discover(reads.conn()?, &config.mirrors)?)
+        }
         Method::Ping => shaper.empty(id),
         Method::ListPrompts { cursor } => list(ListKind::Prompts, cursor, prompts_page)?,
         Method::ListResources { cursor } => list(ListKind::Resources, cursor, resources_page)?,

@@ -32,17 +32,23 @@ fn at_least(revision: &str, since: &str) -> bool {
 /// A server with `flags`, spoken to in `revision`: a legacy one after its `initialize`.
 /// Returns it and the capabilities its handshake declared (validated).
 fn open(ctx: &TestContext, flags: &[&str], revision: &str) -> (Server, Value) {
+    let (server, handshake) = handshake(ctx, flags, revision);
+    (server, handshake["capabilities"].clone())
+}
+
+/// A server with `flags` and the result of its handshake in `revision` (validated).
+fn handshake(ctx: &TestContext, flags: &[&str], revision: &str) -> (Server, Value) {
     let mut server = Server::start(&ctx.db, flags);
-    let capabilities = if revision == MODERN {
+    let response = if revision == MODERN {
         let response = server.modern("server/discover", json!({}));
         validate(MODERN, "DiscoverResult", &response["result"]);
-        response["result"]["capabilities"].clone()
+        response
     } else {
         let response = server.initialize(revision);
         validate(revision, "InitializeResult", &response["result"]);
-        response["result"]["capabilities"].clone()
+        response
     };
-    (server, capabilities)
+    (server, response["result"].clone())
 }
 
 /// A request in `revision`'s way: modern `_meta`, or plain params in a legacy session.
@@ -252,7 +258,10 @@ fn a_form_asks_for_fields_in_the_prompts_order_with_titles_and_integer_bounds() 
 fn without_tools_there_is_no_tools_capability_and_tools_are_not_served() {
     let ctx = TestContext::new();
     for revision in revisions() {
-        let (mut server, capabilities) = open(&ctx, &[], revision);
+        let (mut server, handshake) = handshake(&ctx, &[], revision);
+        let capabilities = &handshake["capabilities"];
+        let instructions = handshake["instructions"].as_str().expect("instructions");
+        assert!(!instructions.contains("tools"), "{instructions}");
         assert!(
             capabilities.get("tools").is_none(),
             "{revision}: {capabilities}"
@@ -501,9 +510,15 @@ fn a_bad_input_is_the_tools_error_in_the_words_of_prompts_get_and_an_unknown_too
 #[test]
 fn only_the_mirrors_asked_for_are_offered() {
     let ctx = TestContext::new();
-    let (mut server, capabilities) = open(&ctx, &["--tools", "resources"], MODERN);
+    let (mut server, discovered) = handshake(&ctx, &["--tools", "resources"], MODERN);
     // Its tools do not change with the library.
-    assert_eq!(capabilities["tools"], json!({}));
+    assert_eq!(discovered["capabilities"]["tools"], json!({}));
+    let instructions = discovered["instructions"].as_str().expect("instructions");
+    assert!(
+        instructions.contains("through tools: list_resources and read_resource")
+            && !instructions.contains("get_prompt"),
+        "{instructions}"
+    );
     let listed = server.modern("tools/list", json!({}));
     validate(MODERN, "ListToolsResult", &listed["result"]);
     let names: Vec<&str> = listed["result"]["tools"]
