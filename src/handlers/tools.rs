@@ -266,7 +266,7 @@ fn page_input(kind: &str) -> Value {
 /// `get_prompt`'s input: `name` (one of `described` unless there are `more`), and
 /// `arguments`, typed per prompt by a conditional.
 #[derive(Serialize)]
-struct GetPromptInput<'a> {
+struct GetPromptInput {
     #[serde(rename = "$schema")]
     dialect: &'static str,
     #[serde(rename = "type")]
@@ -276,7 +276,7 @@ struct GetPromptInput<'a> {
     #[serde(rename = "additionalProperties")]
     additional_properties: bool,
     #[serde(rename = "allOf", skip_serializing_if = "Vec::is_empty")]
-    all_of: Vec<ForPrompt<'a>>,
+    all_of: Vec<ForPrompt>,
 }
 
 /// `name` before `arguments`, as a form shows them.
@@ -286,29 +286,12 @@ struct GetPromptProperties {
     arguments: Value,
 }
 
-/// If `name` is this prompt's, `arguments` is its arguments' object.
+/// If `name` is this prompt's (`named`), `arguments` is its arguments' object.
 #[derive(Serialize)]
-struct ForPrompt<'a> {
+struct ForPrompt {
     #[serde(rename = "if")]
-    named: NamedIs<'a>,
+    named: Value,
     then: ArgumentsAre,
-}
-
-#[derive(Serialize)]
-struct NamedIs<'a> {
-    properties: NameConst<'a>,
-    required: [&'static str; 1],
-}
-
-#[derive(Serialize)]
-struct NameConst<'a> {
-    name: Const<'a>,
-}
-
-#[derive(Serialize)]
-struct Const<'a> {
-    #[serde(rename = "const")]
-    value: &'a str,
 }
 
 #[derive(Serialize)]
@@ -321,7 +304,7 @@ struct ArgumentsProperty {
     arguments: ObjectSchema,
 }
 
-fn get_prompt_input(described: &[StoredPrompt], more: bool) -> GetPromptInput<'_> {
+fn get_prompt_input(described: &[StoredPrompt], more: bool) -> GetPromptInput {
     let mut name = json!({
         "type": "string",
         "title": "Prompt",
@@ -342,14 +325,7 @@ fn get_prompt_input(described: &[StoredPrompt], more: bool) -> GetPromptInput<'_
                 .map(|arg| arg.name.clone())
                 .collect();
             ForPrompt {
-                named: NamedIs {
-                    properties: NameConst {
-                        name: Const {
-                            value: &prompt.name,
-                        },
-                    },
-                    required: ["name"],
-                },
+                named: json!({"properties": {"name": {"const": prompt.name}}, "required": ["name"]}),
                 then: ArgumentsAre {
                     properties: ArgumentsProperty {
                         arguments: ObjectSchema::of(
