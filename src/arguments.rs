@@ -6,6 +6,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use serde::Serialize;
+use serde::ser::SerializeMap;
 use serde_json::{Map, Value, json};
 
 use crate::model::{ArgumentType, Prompt, PromptArgument};
@@ -331,11 +333,19 @@ pub fn json_schema(arg: &PromptArgument) -> Value {
                 "number"
             };
             schema.insert("type".into(), json!(kind));
+            let bound = |bound: f64| match arg.kind {
+                // An integer's bounds are written as integers (`9`, not `9.0`) when they are
+                // whole, as a form or a validator reading `"type": "integer"` expects.
+                ArgumentType::Integer if bound.fract() == 0.0 && bound.abs() < 2f64.powi(53) => {
+                    json!(bound as i64)
+                }
+                _ => json!(bound),
+            };
             if let Some(min) = arg.min {
-                schema.insert("minimum".into(), json!(min));
+                schema.insert("minimum".into(), bound(min));
             }
             if let Some(max) = arg.max {
-                schema.insert("maximum".into(), json!(max));
+                schema.insert("maximum".into(), bound(max));
             }
         }
         ArgumentType::Boolean => {
@@ -366,4 +376,119 @@ pub fn json_schema(arg: &PromptArgument) -> Value {
         schema.insert("default".into(), typed);
     }
     Value::Object(schema)
+}
+
+/// One argument as a field of a form or of a tool's input: its JSON Schema with a `title`
+/// (the author's, else the argument's name) and the `describe` text as its description.
+pub fn field_schema(arg: &PromptArgument) -> Map<String, Value> {
+    let mut field = match json_schema(arg) {
+        Value::Object(schema) => schema,
+        _ => Map::new(),
+    };
+    let title = arg.title.as_deref().unwrap_or(&arg.name);
+    field.insert("title".into(), json!(title));
+    field.insert("description".into(), json!(describe(arg)));
+    field
+}
+
+/// The JSON Schema of an object whose properties are some of a prompt's arguments, in the
+/// order the prompt declares them: a form lays its fields out in the order of the JSON it
+/// is sent, and the author's order is the one that reads well (code, then language, ...).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ObjectSchema {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    properties: InOrder,
+    required: Vec<String>,
+    /// `false` where names other than the arguments are refused (a tool's input).
+    #[serde(
+        rename = "additionalProperties",
+        skip_serializing_if = "Option::is_none"
+    )]
+    additional_properties: Option<bool>,
+}
+
+impl ObjectSchema {
+    /// `args` as properties, each shaped by `field`; `required` are the names that must
+    /// be given; `closed` refuses other names.
+    pub fn of<'a>(
+        args: impl IntoIterator<Item = &'a PromptArgument>,
+        field: impl Fn(&PromptArgument) -> Map<String, Value>,
+        required: Vec<String>,
+        closed: bool,
+    ) -> ObjectSchema {
+        ObjectSchema {
+            kind: "object",
+            properties: InOrder(
+                args.into_iter()
+                    .map(|arg| (arg.name.clone(), Value::Object(field(arg))))
+                    .collect(),
+            ),
+            required,
+            additional_properties: closed.then_some(false),
+        }
+    }
+}
+
+/// A JSON object written with its members in the order given. serde_json's `Map` sorts its
+/// keys; its `preserve_order` feature would keep them, but for every map in the program
+/// (an index kept beside each one, and every other object's order changed), where only
+/// these objects need an order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InOrder(Vec<(String, Value)>);
+
+impl Serialize for InOrder {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argument(
+        name: &str,
+        kind: ArgumentType,
+        min: Option<f64>,
+        max: Option<f64>,
+    ) -> PromptArgument {
+        PromptArgument {
+            name: name.into(),
+            title: None,
+            description: None,
+            required: true,
+            kind,
+            default: None,
+            values: Vec::new(),
+            pattern: None,
+            max_length: None,
+            min,
+            max,
+            completion: None,
+        }
+    }
+
+    #[test]
+    fn whole_integer_bounds_are_integers_and_properties_keep_their_order() {
+        let count = argument("count", ArgumentType::Integer, Some(1.0), Some(9.0));
+        assert_eq!(
+            json_schema(&count),
+            json!({"type": "integer", "minimum": 1, "maximum": 9})
+        );
+        let odd = argument("odd", ArgumentType::Integer, Some(0.5), None);
+        assert_eq!(json_schema(&odd)["minimum"], json!(0.5));
+        let ratio = argument("ratio", ArgumentType::Number, Some(0.0), Some(1.0));
+        assert_eq!(json_schema(&ratio)["maximum"], json!(1.0));
+        let schema = ObjectSchema::of([&ratio, &count], field_schema, vec!["count".into()], true);
+        let text = serde_json::to_string(&schema).expect("JSON");
+        let at = |key: &str| text.find(key).expect("written");
+        assert!(at("\"ratio\":") < at("\"count\":"), "{text}");
+        assert!(text.contains("\"additionalProperties\":false"), "{text}");
+        assert!(text.contains("\"title\":\"count\""), "{text}");
+    }
 }

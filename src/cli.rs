@@ -131,6 +131,18 @@ pub struct ServeArgs {
     /// The most resource URIs a legacy session may subscribe to with `resources/subscribe`
     #[arg(long, default_value_t = 4_096, value_name = "URIS")]
     pub max_subscriptions: usize,
+    /// Offer parts of the library as tools too, for hosts that only use tools: a
+    /// comma-separated list of `prompts` (tools list_prompts and get_prompt) and
+    /// `resources` (list_resources and read_resource). Off by default
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
+    pub tools: Vec<MirrorArg>,
+}
+
+/// What `serve --tools` can mirror.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MirrorArg {
+    Prompts,
+    Resources,
 }
 
 #[derive(Debug, Args)]

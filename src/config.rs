@@ -1,5 +1,6 @@
 //! The plain settings the server runs on, filled from the command line.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 /// The longest `serve --request-state-ttl` accepted, in seconds: one day.
@@ -10,6 +11,42 @@ pub const MAX_REQUEST_STATE_TTL_SECS: u64 = 86_400;
 pub enum CacheScope {
     Public,
     Private,
+}
+
+/// A part of the library offered as tools too (`serve --tools`), for hosts that use tools
+/// and show no prompts or resources. In the order their tools are listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Mirror {
+    /// `list_prompts` and `get_prompt`.
+    Prompts,
+    /// `list_resources` and `read_resource`.
+    Resources,
+}
+
+/// The mirrors that are on; none by default.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mirrors(BTreeSet<Mirror>);
+
+impl Mirrors {
+    pub fn of(mirrors: impl IntoIterator<Item = Mirror>) -> Mirrors {
+        Mirrors(mirrors.into_iter().collect())
+    }
+
+    /// Whether any mirror is on: only then are there tools at all (the `tools` capability,
+    /// `tools/list` and `tools/call`).
+    pub fn any(&self) -> bool {
+        !self.0.is_empty()
+    }
+
+    pub fn has(&self, mirror: Mirror) -> bool {
+        self.0.contains(&mirror)
+    }
+
+    /// Whether the tool list changes when the prompt list does: `get_prompt` names the
+    /// prompts and their arguments in its input schema.
+    pub fn follow_prompts(&self) -> bool {
+        self.has(Mirror::Prompts)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -42,6 +79,8 @@ pub struct ServeConfig {
     pub max_stream_uris: usize,
     /// Resource URIs a legacy session may hold through `resources/subscribe`.
     pub max_subscriptions: usize,
+    /// What is offered as tools too.
+    pub mirrors: Mirrors,
 }
 
 impl Default for ServeConfig {
@@ -62,6 +101,7 @@ impl Default for ServeConfig {
             max_streams: 64,
             max_stream_uris: 1_024,
             max_subscriptions: 4_096,
+            mirrors: Mirrors::default(),
         }
     }
 }

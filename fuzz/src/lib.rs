@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use promptshelf::config::ServeConfig;
+use promptshelf::config::{Mirror, Mirrors, ServeConfig};
 use promptshelf::store::{Access, Store};
 
 /// The folder holding this process's database, removed when the process exits.
@@ -38,12 +38,14 @@ extern "C" fn remove_folder() {
 }
 
 /// The settings the targets serve with: the defaults, with pages of three items so that
-/// the seed's lists have several pages (and cursors to follow), and lines of at most 4 KiB
-/// so that a long line is skipped as it would be at the real limit.
+/// the seed's lists have several pages (and cursors to follow), lines of at most 4 KiB
+/// so that a long line is skipped as it would be at the real limit, and every tool mirror
+/// on so that `tools/call` is fuzzed too.
 pub fn config() -> ServeConfig {
     ServeConfig {
         page_size: 3,
         max_line: 4096,
+        mirrors: Mirrors::of([Mirror::Prompts, Mirror::Resources]),
         ..ServeConfig::default()
     }
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::cli::{CacheScopeArg, ServeArgs};
-use crate::config::{CacheScope, ServeConfig};
+use crate::cli::{CacheScopeArg, MirrorArg, ServeArgs};
+use crate::config::{CacheScope, Mirror, Mirrors, ServeConfig};
 use crate::store::{Access, Store};
 
 pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
@@ -39,6 +39,10 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
         max_streams: args.max_streams,
         max_stream_uris: args.max_stream_uris,
         max_subscriptions: args.max_subscriptions,
+        mirrors: Mirrors::of(args.tools.iter().map(|mirror| match mirror {
+            MirrorArg::Prompts => Mirror::Prompts,
+            MirrorArg::Resources => Mirror::Resources,
+        })),
     };
     let store = Store::open(db, Access::ReadOnly, crate::seed::load)?;
     tracing::info!("serving {}", db.display());

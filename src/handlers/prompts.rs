@@ -9,11 +9,11 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::Resolve;
 use super::paging;
-use crate::arguments::{self, ArgumentProblem, some_of};
+use crate::arguments::{self, ArgumentProblem, ObjectSchema, some_of};
 use crate::config::ServeConfig;
 use crate::model::{ArgumentType, PromptArgument, StoredPrompt};
 use crate::protocol::{
@@ -31,11 +31,21 @@ pub fn list(
     config: &ServeConfig,
     cursor: Option<&str>,
 ) -> Result<Page<StoredPrompt>, Failure> {
+    page(conn, cursor, config.page_size)
+}
+
+/// The page of the prompt list `cursor` points at, of at most `size` prompts (their
+/// arguments without their messages).
+pub fn page(
+    conn: &Connection,
+    cursor: Option<&str>,
+    size: usize,
+) -> Result<Page<StoredPrompt>, Failure> {
     paging::list(
         conn,
         Listed::Prompts,
         cursor,
-        config.page_size,
+        size,
         |tx, window| read::prompts(tx, window, false),
         |p| &p.prompt.name,
     )
@@ -451,11 +461,7 @@ fn ask_for(
     given: &BTreeMap<String, String>,
     now: i64,
 ) -> PromptOutcome {
-    let mut properties = Map::new();
-    for arg in missing {
-        properties.insert(arg.name.clone(), form_field(arg));
-    }
-    let required: Vec<&str> = missing.iter().map(|arg| arg.name.as_str()).collect();
+    let required: Vec<String> = missing.iter().map(|arg| arg.name.clone()).collect();
     let names: Vec<String> = missing
         .iter()
         .map(|arg| arg.title.clone().unwrap_or_else(|| arg.name.clone()))
@@ -470,7 +476,7 @@ fn ask_for(
         requests: vec![InputRequest {
             key: ARGUMENTS_KEY.to_string(),
             message: format!("The prompt '{prompt}' needs: {}", names.join(", ")),
-            schema: json!({"type": "object", "properties": properties, "required": required}),
+            schema: ObjectSchema::of(missing, form_field, required, false),
         }],
         state: sign(secret, &state),
     }
@@ -481,19 +487,12 @@ fn expiry(now: i64, ttl: std::time::Duration) -> i64 {
     now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// One field of the elicitation form: the argument's JSON Schema within the primitive
-/// subset elicitation allows (no `pattern`; the value is checked on the retry anyway).
-fn form_field(arg: &PromptArgument) -> Value {
-    let mut field = match arguments::json_schema(arg) {
-        Value::Object(schema) => schema,
-        _ => Map::new(),
-    };
+/// One field of the elicitation form: the argument's field within the primitive subset
+/// elicitation allows (no `pattern`; the value is checked on the retry anyway).
+fn form_field(arg: &PromptArgument) -> Map<String, Value> {
+    let mut field = arguments::field_schema(arg);
     field.remove("pattern");
-    if let Some(title) = &arg.title {
-        field.insert("title".into(), json!(title));
-    }
-    field.insert("description".into(), json!(arguments::describe(arg)));
-    Value::Object(field)
+    field
 }
 
 #[cfg(test)]

@@ -1,19 +1,22 @@
 //! Which revision answers a request, and which methods each era serves. A request's era is
 //! decided by its own `_meta` (`request::Era`); a legacy request is answered in the
-//! revision its process's `initialize` negotiated.
+//! revision its process's `initialize` negotiated. Tools are served only when a mirror is
+//! on (`serve --tools`): without one, `tools/*` are methods this server does not serve.
 
 use serde_json::json;
 
 use super::error::{RpcError, code};
 use super::request::{Envelope, Era, Method};
 use super::revision::{Revision, legacy_names};
+use crate::config::Mirrors;
 
 /// The revision `envelope` is answered in, given the revision the process's `initialize`
-/// negotiated (None: no legacy client has opened). An `initialize` negotiates its own: the
-/// caller keeps it for the legacy requests that follow.
+/// negotiated (None: no legacy client has opened) and the mirrors that are on. An
+/// `initialize` negotiates its own: the caller keeps it for the legacy requests that follow.
 pub fn revision_of(
     envelope: &Envelope,
     negotiated: Option<Revision>,
+    mirrors: &Mirrors,
 ) -> Result<Revision, RpcError> {
     let revision = match (&envelope.era, &envelope.method) {
         (_, Method::Initialize { version }) => negotiate(version),
@@ -22,7 +25,7 @@ pub fn revision_of(
         (Era::Legacy, Method::Discover) => Revision::MODERN,
         (Era::Legacy, _) => negotiated.ok_or_else(no_session)?,
     };
-    served(&envelope.method, revision)?;
+    served(&envelope.method, revision, mirrors)?;
     Ok(revision)
 }
 
@@ -50,14 +53,17 @@ fn no_session() -> RpcError {
     .with_data(json!({ "supported": supported }))
 }
 
-/// Methods that exist but not in this era, and methods that do not exist: -32601.
-fn served(method: &Method, revision: Revision) -> Result<(), RpcError> {
+/// Methods that exist but not in this era, tools without a mirror, and methods that do not
+/// exist: -32601.
+fn served(method: &Method, revision: Revision, mirrors: &Mirrors) -> Result<(), RpcError> {
     let modern = revision.is_modern();
     let name = match method {
         Method::Ping if modern => "ping",
         Method::Subscribe { .. } if modern => "resources/subscribe",
         Method::Unsubscribe { .. } if modern => "resources/unsubscribe",
         Method::Listen(_) if !modern => "subscriptions/listen",
+        Method::ListTools { .. } if !mirrors.any() => "tools/list",
+        Method::CallTool(_) if !mirrors.any() => "tools/call",
         Method::Unknown(name) => name.as_str(),
         _ => return Ok(()),
     };
@@ -66,11 +72,21 @@ fn served(method: &Method, revision: Revision) -> Result<(), RpcError> {
     } else {
         "resources/subscribe"
     };
+    let tools = if mirrors.any() {
+        "tools/list, tools/call, "
+    } else {
+        ""
+    };
     Err(RpcError::new(
         code::METHOD_NOT_FOUND,
         format!(
-            "method '{name}' is not served by promptshelf in protocol {}; it serves prompts/list, prompts/get, resources/list, resources/read, resources/templates/list, completion/complete and {subscribe}",
-            revision.as_str()
+            "method '{name}' is not served by promptshelf in protocol {}; it serves prompts/list, prompts/get, resources/list, resources/read, resources/templates/list, completion/complete, {tools}and {subscribe}{}",
+            revision.as_str(),
+            if mirrors.any() {
+                ""
+            } else {
+                " (tools only with serve --tools)"
+            }
         ),
     ))
 }

@@ -9,7 +9,8 @@
 //! - `results`: the plain values handlers answer with.
 //! - `error`: `Failure` (a handler's words) and `RpcError` (the client's error, with the
 //!   code the revision gives it).
-//! - `shape`: results and errors into response lines, per revision.
+//! - `shape`: results and errors into response lines, per revision (a tool's result
+//!   wraps the result it mirrors).
 //! - `notification`: change notifications, legacy and on modern streams.
 
 mod era;
@@ -24,14 +25,14 @@ mod shape;
 pub use era::revision_of;
 pub use error::{Failure, RpcError, code};
 pub use id::RequestId;
-pub use notification::{Changed, acknowledged, notification, stream_notification};
+pub use notification::{Changed, Lists, acknowledged, notification, stream_notification};
 pub use request::{
-    CompleteParams, CompletionRef, Envelope, Era, GetPromptParams, Incoming, ListenParams, Method,
-    Notification, id_of, parse_line,
+    CallToolParams, CompleteParams, CompletionRef, Envelope, Era, GetPromptParams, Incoming,
+    ListenParams, Method, Notification, id_of, parse_line,
 };
 pub use results::{
     Block, Discovery, InputRequest, MediaKind, Page, PromptOutcome, ReadResult, RenderedMessage,
-    RenderedPrompt, ShapedBlocks,
+    RenderedPrompt, ShapedBlocks, Tool, ToolList, ToolOutput,
 };
 pub use revision::{Revision, legacy_names};
-pub use shape::{ShapedPage, Shaper, error_line};
+pub use shape::{ShapedPage, Shaper, ToolAnswer, error_line};

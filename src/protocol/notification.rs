@@ -14,6 +14,8 @@ use super::id::RequestId;
 pub enum Changed<'a> {
     Prompts,
     Resources,
+    /// The tool list (when a mirror's tools describe the prompts).
+    Tools,
     /// One resource's content (`notifications/resources/updated`).
     Resource(&'a str),
 }
@@ -23,6 +25,7 @@ impl Changed<'_> {
         match self {
             Changed::Prompts => "notifications/prompts/list_changed",
             Changed::Resources => "notifications/resources/list_changed",
+            Changed::Tools => "notifications/tools/list_changed",
             Changed::Resource(_) => "notifications/resources/updated",
         }
     }
@@ -30,7 +33,7 @@ impl Changed<'_> {
     fn uri(self) -> Option<String> {
         match self {
             Changed::Resource(uri) => Some(uri.to_string()),
-            Changed::Prompts | Changed::Resources => None,
+            Changed::Prompts | Changed::Resources | Changed::Tools => None,
         }
     }
 }
@@ -79,14 +82,17 @@ pub fn stream_notification(changed: Changed, subscription: &RequestId) -> Vec<u8
     })
 }
 
+/// Which list-changed notifications a stream will be sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Lists {
+    pub prompts: bool,
+    pub resources: bool,
+    /// Honoured only when the tool list changes with the prompts (`serve --tools prompts`).
+    pub tools: bool,
+}
+
 /// The first message of a stream: which of the requested notifications will be sent.
-/// (`toolsListChanged` is never honoured: there are no tools.)
-pub fn acknowledged(
-    subscription: &RequestId,
-    prompts: bool,
-    resources: bool,
-    uris: &BTreeSet<String>,
-) -> Vec<u8> {
+pub fn acknowledged(subscription: &RequestId, lists: Lists, uris: &BTreeSet<String>) -> Vec<u8> {
     #[derive(Serialize)]
     struct Params<'a> {
         #[serde(rename = "_meta")]
@@ -94,11 +100,14 @@ pub fn acknowledged(
         notifications: Map<String, Value>,
     }
     let mut honoured = Map::new();
-    if prompts {
+    if lists.prompts {
         honoured.insert("promptsListChanged".into(), json!(true));
     }
-    if resources {
+    if lists.resources {
         honoured.insert("resourcesListChanged".into(), json!(true));
+    }
+    if lists.tools {
+        honoured.insert("toolsListChanged".into(), json!(true));
     }
     if !uris.is_empty() {
         honoured.insert("resourceSubscriptions".into(), json!(uris));

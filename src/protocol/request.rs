@@ -120,7 +120,13 @@ pub enum Method {
         uri: String,
     },
     Listen(ListenParams),
-    /// A method this server does not serve (tools, sampling, ...): -32601.
+    /// Served only when a mirror is on (`serve --tools`): otherwise -32601, as a method
+    /// this server does not serve.
+    ListTools {
+        cursor: Option<String>,
+    },
+    CallTool(CallToolParams),
+    /// A method this server does not serve (sampling, ...): -32601.
     Unknown(String),
 }
 
@@ -137,6 +143,15 @@ pub struct GetPromptParams {
     /// The opaque state an earlier `input_required` result carried.
     #[serde(default)]
     pub request_state: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct CallToolParams {
+    pub name: String,
+    /// The tool's input, checked by the tool (a misfit is the tool's error, not the
+    /// request's).
+    #[serde(default)]
+    pub arguments: Map<String, Value>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize)]
@@ -176,6 +191,8 @@ pub struct ListenFilter {
     pub prompts_list_changed: bool,
     #[serde(default)]
     pub resources_list_changed: bool,
+    #[serde(default)]
+    pub tools_list_changed: bool,
     #[serde(default)]
     pub resource_subscriptions: Vec<String>,
 }
@@ -578,6 +595,10 @@ fn typed_method(method: &str, params: &Params) -> Result<Method, RpcError> {
             uri: typed::<UriParams>(method, params)?.uri,
         },
         "subscriptions/listen" => Method::Listen(typed(method, params)?),
+        "tools/list" => Method::ListTools {
+            cursor: typed::<CursorParams>(method, params)?.cursor,
+        },
+        "tools/call" => Method::CallTool(typed(method, params)?),
         other => Method::Unknown(other.to_string()),
     })
 }
@@ -728,7 +749,7 @@ mod tests {
                 "server/discover", "initialize", "ping", "prompts/list", "prompts/get",
                 "resources/list", "resources/templates/list", "resources/read",
                 "completion/complete", "resources/subscribe", "resources/unsubscribe",
-                "subscriptions/listen", "tools/list", "notifications/cancelled",
+                "subscriptions/listen", "tools/list", "tools/call", "notifications/cancelled",
             ]),
             params in json_value(),
             meta in json_value(),

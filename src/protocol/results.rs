@@ -4,10 +4,10 @@
 
 use std::sync::{Arc, OnceLock};
 
-use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::revision::Revision;
+use crate::arguments::ObjectSchema;
 use crate::model::{Content, Role, StoredResource};
 
 /// One page of a list.
@@ -83,8 +83,9 @@ pub enum PromptOutcome {
 pub struct InputRequest {
     pub key: String,
     pub message: String,
-    /// A flat JSON Schema object (the subset elicitation allows).
-    pub schema: Value,
+    /// A flat JSON Schema object (the subset elicitation allows), its fields in the
+    /// prompt's order.
+    pub schema: ObjectSchema,
 }
 
 /// A prompt filled with its arguments.
@@ -119,4 +120,37 @@ pub enum Block {
 pub enum MediaKind {
     Image,
     Audio,
+}
+
+/// The tools the mirrors offer, as `tools/list` answers them.
+#[derive(Debug)]
+pub struct ToolList {
+    pub tools: Vec<Tool>,
+    /// The newest change the list depends on (the prompts `get_prompt` describes; drives
+    /// the TTL hint).
+    pub last_modified: i64,
+}
+
+/// One tool a mirror offers. Its input schema is the tool's own JSON Schema; what its
+/// results look like (`outputSchema`, `structuredContent`) is the protocol's, by `output`.
+#[derive(Debug)]
+pub struct Tool {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: String,
+    pub input_schema: Box<RawValue>,
+    pub output: ToolOutput,
+}
+
+/// The MCP result a tool mirrors, which its output is shaped as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolOutput {
+    /// A page of `prompts/list`.
+    Prompts,
+    /// A rendered prompt, as `prompts/get`.
+    Prompt,
+    /// A page of `resources/list`.
+    Resources,
+    /// A resource's contents, as `resources/read`.
+    Contents,
 }

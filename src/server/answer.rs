@@ -13,10 +13,13 @@ use rusqlite::Connection;
 use super::cache::{ListKind, Timed};
 use super::state::Shared;
 use crate::handlers::completion::{self, Target};
+use crate::handlers::discover::discover;
 use crate::handlers::templates::Templates;
-use crate::handlers::{discover, prompts, resources, templates};
+use crate::handlers::tools::{self, Call};
+use crate::handlers::{prompts, resources, templates};
 use crate::protocol::{
-    CompletionRef, Envelope, Failure, Method, Revision, RpcError, ShapedPage, error_line,
+    CompletionRef, Envelope, Failure, GetPromptParams, Method, PromptOutcome, Revision, RpcError,
+    ShapedPage, ToolAnswer, error_line,
 };
 use crate::store::{Manager, Store, StoreError, read};
 
@@ -151,13 +154,19 @@ fn run(
     let cache = &shared.cache;
     let id = &envelope.id;
     // A page of a list: kept until the library changes, shaped by `shape` otherwise.
-    let list = |kind: ListKind, cursor: &Option<String>, shape: ShapePage| {
+    let page = |kind: ListKind, cursor: &Option<String>, shape: ShapePage| {
         let cursor = cursor.as_deref();
-        let page = cache.page(position, (kind, revision, cursor), || {
+        cache.page(position, (kind, revision, cursor), || {
             Ok::<_, Stop>(shape(reads.conn()?, cursor)?)
-        })?;
-        Ok::<_, Stop>(shaper.page_line(id, &page))
+        })
     };
+    let list = |kind: ListKind, cursor: &Option<String>, shape: ShapePage| {
+        Ok::<_, Stop>(shaper.page_line(id, &*page(kind, cursor, shape)?))
+    };
+    let prompts_page: ShapePage =
+        &|conn, cursor| Ok(shaper.prompts_page(&prompts::list(conn, config, cursor)?));
+    let resources_page: ShapePage =
+        &|conn, cursor| Ok(shaper.resources_page(&resources::list(conn, config, cursor)?));
     // A resource stored under exactly `uri`, kept when small.
     let resource = |uri: &str| {
         cache.resource(position, uri, || {
@@ -170,45 +179,87 @@ fn run(
             Ok::<_, Stop>(read::prompt(reads.conn()?, name).map_err(Failure::from)?)
         })
     };
+    let read = |uri: &str| resources::read(uri, &resource, templates);
+    // A prompt filled (or, when the client can answer a form, asked for what it lacks).
+    let get_prompt = |params: &GetPromptParams, can_elicit: bool| {
+        let Some(stored) = prompt(&params.name)? else {
+            return Err(prompts::unknown(reads.conn()?, &params.name).into());
+        };
+        let caller = prompts::Caller {
+            can_elicit,
+            now: shaper.now,
+        };
+        let started = Instant::now();
+        let outcome = prompts::get(
+            config,
+            &library.secret,
+            params,
+            &stored,
+            &resource,
+            caller,
+            &shared.used_states,
+        );
+        if !matches!(outcome, Err(Stop::NeedsStore)) {
+            let work = Timed::Fill(params.name.clone());
+            cache.took(position, work, started.elapsed());
+        }
+        outcome
+    };
     Ok(match &envelope.method {
-        Method::Discover => shaper.discover(id, &discover::discover(reads.conn()?)?),
-        Method::Initialize { .. } => shaper.initialize(id, &discover::discover(reads.conn()?)?),
+        Method::Discover => shaper.discover(id, &discover(reads.conn()?, &config.mirrors)?),
+        Method::Initialize { .. } => {
+            shaper.initialize(id, &discover(reads.conn()?, &config.mirrors)?)
+        }
         Method::Ping => shaper.empty(id),
-        Method::ListPrompts { cursor } => list(ListKind::Prompts, cursor, &|conn, cursor| {
-            Ok(shaper.prompts_page(&prompts::list(conn, config, cursor)?))
-        })?,
-        Method::ListResources { cursor } => list(ListKind::Resources, cursor, &|conn, cursor| {
-            Ok(shaper.resources_page(&resources::list(conn, config, cursor)?))
-        })?,
+        Method::ListPrompts { cursor } => list(ListKind::Prompts, cursor, prompts_page)?,
+        Method::ListResources { cursor } => list(ListKind::Resources, cursor, resources_page)?,
         Method::ListTemplates { cursor } => list(ListKind::Templates, cursor, &|conn, cursor| {
             Ok(shaper.templates_page(&templates::list(conn, config, cursor)?))
         })?,
-        Method::ReadResource { uri } => {
-            shaper.read_line(id, &*resources::read(uri, &resource, templates)?)
-        }
+        Method::ReadResource { uri } => shaper.read_line(id, &*read(uri)?),
         Method::GetPrompt(params) => {
-            let Some(stored) = prompt(&params.name)? else {
-                return Err(prompts::unknown(reads.conn()?, &params.name).into());
+            let outcome = get_prompt(params, envelope.era.can_elicit_forms())?;
+            shaper.prompt_outcome(id, &outcome)
+        }
+        Method::ListTools { cursor } => {
+            let list = tools::list(reads.conn()?, &config.mirrors, cursor.as_deref())?;
+            shaper.tools_line(id, &list)
+        }
+        // The request the call mirrors, answered as it is; a failure about the call's
+        // input is the tool's error.
+        Method::CallTool(params) => {
+            let answered = match tools::call(&config.mirrors, params)? {
+                Call::ListPrompts { cursor } => page(ListKind::Prompts, &cursor, prompts_page)
+                    .map(|page| shaper.tool_line(id, &ToolAnswer::Page(&page))),
+                Call::ListResources { cursor } => {
+                    page(ListKind::Resources, &cursor, resources_page)
+                        .map(|page| shaper.tool_line(id, &ToolAnswer::Page(&page)))
+                }
+                Call::ReadResource { uri } => {
+                    read(&uri).map(|read| shaper.tool_line(id, &ToolAnswer::Read(&read)))
+                }
+                // Missing arguments are the tool's error: a tool call asks for no form.
+                Call::GetPrompt(params) => {
+                    get_prompt(&params, false).and_then(|outcome| match outcome {
+                        PromptOutcome::Rendered { prompt, .. } => {
+                            Ok(shaper.tool_line(id, &ToolAnswer::Prompt(&prompt)))
+                        }
+                        PromptOutcome::InputRequired { .. } => Err(Stop::Failed(
+                            Failure::Internal("a tool call asked for a form".into()),
+                        )),
+                    })
+                }
+                Call::Refused(sentence) => {
+                    Ok(shaper.tool_line(id, &ToolAnswer::Refused(&sentence)))
+                }
             };
-            let caller = prompts::Caller {
-                can_elicit: envelope.era.can_elicit_forms(),
-                now: shaper.now,
-            };
-            let started = Instant::now();
-            let outcome = prompts::get(
-                config,
-                &library.secret,
-                params,
-                &stored,
-                &resource,
-                caller,
-                &shared.used_states,
-            );
-            if !matches!(outcome, Err(Stop::NeedsStore)) {
-                let work = Timed::Fill(params.name.clone());
-                cache.took(position, work, started.elapsed());
+            match answered {
+                Err(Stop::Failed(failure)) => {
+                    let sentence = tools::refusal(failure)?;
+                    shaper.tool_line(id, &ToolAnswer::Refused(&sentence))
+                }
+                other => other?,
             }
-            shaper.prompt_outcome(id, &outcome?)
         }
         Method::Complete(params) => {
             let (found, kept_templates);

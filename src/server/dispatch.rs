@@ -89,7 +89,8 @@ impl Dispatcher {
     }
 
     fn request(&mut self, envelope: Envelope) {
-        let revision = match revision_of(&envelope, self.session.legacy()) {
+        let legacy = self.session.legacy();
+        let revision = match revision_of(&envelope, legacy, &self.shared.config.mirrors) {
             Ok(revision) => revision,
             Err(error) => return self.reject(&envelope.id, &error),
         };

@@ -10,8 +10,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use super::state::Shared;
 use super::watch::Changes;
 use crate::protocol::{
-    Changed, Failure, ListenParams, RequestId, Revision, acknowledged, error_line, notification,
-    stream_notification,
+    Changed, Failure, ListenParams, Lists, RequestId, Revision, acknowledged, error_line,
+    notification, stream_notification,
 };
 
 #[derive(Default)]
@@ -32,8 +32,7 @@ struct State {
 /// One open `subscriptions/listen` stream: what it asked for, under the listen request's id.
 struct Listener {
     id: RequestId,
-    prompts: bool,
-    resources: bool,
+    lists: Lists,
     uris: BTreeSet<String>,
 }
 
@@ -93,16 +92,16 @@ impl Session {
         }
         let listener = Listener {
             id: id.clone(),
-            prompts: filter.prompts_list_changed,
-            resources: filter.resources_list_changed,
+            lists: Lists {
+                prompts: filter.prompts_list_changed,
+                resources: filter.resources_list_changed,
+                tools: filter.tools_list_changed && config.mirrors.follow_prompts(),
+            },
             uris: named.iter().cloned().collect(),
         };
-        shared.output.send(acknowledged(
-            &listener.id,
-            listener.prompts,
-            listener.resources,
-            &listener.uris,
-        ));
+        shared
+            .output
+            .send(acknowledged(&listener.id, listener.lists, &listener.uris));
         state.listeners.push(listener);
     }
 
@@ -155,13 +154,18 @@ impl Session {
     /// Tells every subscriber what a batch of commits changed, each only what it asked for.
     pub(super) fn notify(&self, shared: &Shared, changes: &Changes) {
         let send = |line: Vec<u8>| shared.output.send(line);
+        // The tool list changes with the prompts when `get_prompt` describes them.
+        let tools = changes.prompts && shared.config.mirrors.follow_prompts();
         let state = self.lock();
         for listener in &state.listeners {
-            if listener.prompts && changes.prompts {
+            if listener.lists.prompts && changes.prompts {
                 send(stream_notification(Changed::Prompts, &listener.id));
             }
-            if listener.resources && changes.resources {
+            if listener.lists.resources && changes.resources {
                 send(stream_notification(Changed::Resources, &listener.id));
+            }
+            if listener.lists.tools && tools {
+                send(stream_notification(Changed::Tools, &listener.id));
             }
             for uri in touched(changes, &listener.uris) {
                 send(stream_notification(Changed::Resource(uri), &listener.id));
@@ -173,6 +177,9 @@ impl Session {
             }
             if changes.resources {
                 send(notification(Changed::Resources));
+            }
+            if tools {
+                send(notification(Changed::Tools));
             }
             for uri in touched(changes, &state.legacy_uris) {
                 send(notification(Changed::Resource(uri)));

@@ -9,7 +9,8 @@ Usage: python_client.py BINARY DB [--era legacy|modern|both]
 
 The server speaks both eras, and so does the SDK, so by default the checks run twice, each time
 against a fresh server process on the same database: once after the legacy `initialize`
-handshake and once after the modern `server/discover` probe.
+handshake and once after the modern `server/discover` probe. In each era a second server, with
+`serve --tools prompts,resources`, is used through its tools alone.
 
 Prints one line per check ("ok ..." or "FAIL ...") and ends with `interop: N passed, M failed`
 (CI reads that shape). Exits 0 only when nothing failed.
@@ -195,6 +196,7 @@ async def run_checks(session: ClientSession, era: str, report: Report) -> None:
         expect(capabilities.prompts is not None, "the server does not declare the prompts capability")
         expect(capabilities.resources is not None, "the server does not declare the resources capability")
         expect(capabilities.completions is not None, "the server does not declare the completions capability")
+        expect(capabilities.tools is None, f"the server declares tools without serve --tools: {capabilities.tools}")
         info = session.server_info
         name = info.name if info else None
         return f"protocol {version}, server {name}"
@@ -358,6 +360,96 @@ async def run_checks(session: ClientSession, era: str, report: Report) -> None:
     await report.check(f"{tag} completion/complete template path", complete_path)
 
 
+TOOLS = ["list_prompts", "get_prompt", "list_resources", "read_resource"]
+
+
+async def run_tools_era(binary: str, db: str, era: str, report: Report) -> None:
+    """Starts a server with every tool mirror on, connects in `era`, and uses each tool."""
+    tag = f"[{era} --tools]"
+    server = StdioServerParameters(command=binary, args=["--db", db, "serve", "--tools", "prompts,resources"])
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS) as session:
+
+            async def handshake() -> str:
+                if era == "legacy":
+                    await session.initialize()
+                else:
+                    await session.discover()
+                capabilities = session.server_capabilities
+                expect(capabilities is not None and capabilities.tools is not None, "no tools capability with --tools")
+                assert capabilities is not None and capabilities.tools is not None
+                expect(capabilities.tools.list_changed, "the tool list is not said to change with the prompts")
+                return f"protocol {session.protocol_version}, tools {capabilities.tools}"
+
+            if not await report.check(f"{tag} handshake declares tools", handshake):
+                return
+
+            async def list_tools() -> str:
+                listed = await session.list_tools()
+                names = [tool.name for tool in listed.tools]
+                expect(names == TOOLS, f"tools/list gave {names}, not {TOOLS}")
+                for tool in listed.tools:
+                    expect(tool.input_schema.get("type") == "object", f"{tool.name}'s inputSchema is not an object schema")
+                    expect(tool.annotations is not None and tool.annotations.read_only_hint, f"{tool.name} is not read-only")
+                    expect(tool.output_schema is not None, f"{tool.name} has no outputSchema")
+                get_prompt = listed.tools[1]
+                expect("summarize" in get_prompt.input_schema["properties"]["name"].get("enum", []), "get_prompt's name does not list summarize")
+                return f"{len(names)} tools"
+
+            async def call(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+                # The SDK checks structuredContent against the tool's outputSchema itself.
+                result = await session.call_tool(name, arguments)
+                assert isinstance(result, types.CallToolResult)
+                return result
+
+            async def list_prompts() -> str:
+                result = await call("list_prompts", {})
+                expect(not result.is_error, f"list_prompts failed: {result.content}")
+                names = {prompt["name"] for prompt in (result.structured_content or {}).get("prompts", [])}
+                expect(SEED_PROMPTS <= names, f"list_prompts lacks seed prompts: {sorted(SEED_PROMPTS - names)}")
+                return f"{len(names)} prompts"
+
+            async def get_prompt() -> str:
+                text = "The release moved from Friday to Monday."
+                result = await call("get_prompt", {"name": "summarize", "arguments": {"text": text, "length": "short"}})
+                expect(not result.is_error, f"get_prompt failed: {result.content}")
+                first = result.content[0]
+                expect(isinstance(first, types.TextContent) and text in first.text, "the rendered text lacks the argument")
+                messages = (result.structured_content or {}).get("messages", [])
+                expect(messages and messages[0]["role"] == "user", f"structuredContent messages: {messages}")
+                return f"{len(result.content)} block(s)"
+
+            async def list_resources() -> str:
+                result = await call("list_resources", {})
+                expect(not result.is_error, f"list_resources failed: {result.content}")
+                uris = [resource["uri"] for resource in (result.structured_content or {}).get("resources", [])]
+                expect(GUIDE_URI in uris, f"list_resources lacks {GUIDE_URI}")
+                return f"{len(uris)} resources"
+
+            async def read_resource() -> str:
+                result = await call("read_resource", {"uri": GUIDE_URI})
+                expect(not result.is_error, f"read_resource failed: {result.content}")
+                block = result.content[0]
+                expect(isinstance(block, types.EmbeddedResource), f"read_resource gave a {type(block).__name__}")
+                assert isinstance(block, types.EmbeddedResource)
+                expect(isinstance(block.resource, types.TextResourceContents) and "HTTP API" in block.resource.text, "the guide's text is missing")
+                return f"{GUIDE_URI} as an embedded resource"
+
+            async def bad_argument() -> str:
+                result = await call("get_prompt", {"name": "write-tests", "arguments": {"code": "x", "cases": 99}})
+                expect(result.is_error, "a value out of bounds was not a tool error")
+                sentence = result.content[0].text if isinstance(result.content[0], types.TextContent) else ""
+                expect("argument 'cases' of prompt 'write-tests' expects an integer from 1 to 50" in sentence, f"the tool error says {sentence!r}")
+                return sentence
+
+            await report.check(f"{tag} tools/list", list_tools)
+            await report.check(f"{tag} tools/call list_prompts", list_prompts)
+            await report.check(f"{tag} tools/call get_prompt", get_prompt)
+            await report.check(f"{tag} tools/call list_resources", list_resources)
+            await report.check(f"{tag} tools/call read_resource", read_resource)
+            await report.check(f"{tag} tools/call get_prompt with a bad argument", bad_argument)
+
+
 async def check_elicitation(binary: str, db: str, report: Report) -> None:
     """The SDK's own multi-round-trip driver fills a missing argument through a form."""
     asked: list[Any] = []
@@ -394,6 +486,13 @@ async def main_async(binary: str, db: str, eras: list[str]) -> Report:
         except Exception as error:  # noqa: BLE001 - a broken connection is a failure to report
             report.fail(f"[{era}] session", f"{type(error).__name__}: {error}")
         print(f"[{era}] took {time.monotonic() - started:.2f}s", flush=True)
+        try:
+            with anyio.fail_after(ERA_TIMEOUT_SECONDS):
+                await run_tools_era(binary, db, era, report)
+        except TimeoutError:
+            report.fail(f"[{era} --tools] session", f"did not finish within {ERA_TIMEOUT_SECONDS:.0f}s")
+        except Exception as error:  # noqa: BLE001 - a broken connection is a failure to report
+            report.fail(f"[{era} --tools] session", f"{type(error).__name__}: {error}")
     if "modern" in eras:
         try:
             with anyio.fail_after(ERA_TIMEOUT_SECONDS):

@@ -57,6 +57,22 @@ fn the_official_python_sdk_can_use_the_server() {
         passed > 0,
         "unexpected summary 'interop: {summary}'\n{shown}"
     );
+    // The tool mirrors were used in both eras (a check that did not run is not a pass).
+    for era in ["legacy", "modern"] {
+        for tool in [
+            "list_prompts",
+            "get_prompt",
+            "list_resources",
+            "read_resource",
+            "get_prompt with a bad argument",
+        ] {
+            let check = format!("ok   [{era} --tools] tools/call {tool}");
+            assert!(
+                stdout.lines().any(|line| line.starts_with(&check)),
+                "no '{check}'\n{shown}"
+            );
+        }
+    }
     // Shown with --nocapture: the negotiated versions and each check's result.
     println!("{shown}");
 }

@@ -15,3 +15,4 @@ mod render;
 mod replaced;
 mod server;
 mod terminal;
+mod tools;

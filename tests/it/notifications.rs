@@ -84,7 +84,7 @@ fn listen_streams_deliver_only_what_each_asked_for() {
         "prompts-and-testing",
         json!({"promptsListChanged": true, "toolsListChanged": true, "resourceSubscriptions": [TESTING]}),
     );
-    // Tools are never honoured: there are none.
+    // Tools are not honoured without serve --tools: there are none.
     assert_eq!(
         ack["params"]["notifications"],
         json!({"promptsListChanged": true, "resourceSubscriptions": [TESTING]})

@@ -135,7 +135,7 @@ fn each_argument_type_is_accepted_and_refused_with_a_useful_sentence() {
     );
     assert_eq!(
         count["_meta"]["promptshelf/type"],
-        json!({"type": "integer", "minimum": 1.0, "maximum": 10.0})
+        json!({"type": "integer", "minimum": 1, "maximum": 10})
     );
 }
 

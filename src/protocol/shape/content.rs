@@ -55,7 +55,7 @@ struct Contents<'a> {
 
 /// An embedded resource block.
 #[derive(Serialize)]
-struct Embedded<'a> {
+pub(super) struct Embedded<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     resource: &'a RawValue,
@@ -64,6 +64,11 @@ struct Embedded<'a> {
 }
 
 impl Message<'_> {
+    /// The message's one block.
+    pub(super) fn content(&self) -> &impl Serialize {
+        &self.content
+    }
+
     /// About how many bytes `write` writes.
     pub(super) fn size_hint(&self) -> usize {
         match &self.content {
@@ -138,7 +143,8 @@ impl Shaper<'_> {
         })
     }
 
-    fn embedded<'a>(&self, read: &'a ReadResult) -> Embedded<'a> {
+    /// The resource as an embedded resource block.
+    pub(super) fn embedded<'a>(&self, read: &'a ReadResult) -> Embedded<'a> {
         Embedded {
             kind: "resource",
             resource: self.contents(read),

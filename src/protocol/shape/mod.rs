@@ -5,7 +5,8 @@
 //! contents) is kept as JSON text and copied in as it is.
 //!
 //! `items` writes list entries (prompts, resources, templates) and `content` a resource's
-//! contents and prompt-message blocks, each losing in older revisions what they lack. Two
+//! contents and prompt-message blocks, each losing in older revisions what they lack;
+//! `tools` the tool mirrors' entries and results, around the results they mirror. Two
 //! results' own members are written by hand, a rendered prompt's and a completion's
 //! (`written_line`, each pinned by a test to its serde shape), with `escape` for their
 //! strings.
@@ -13,6 +14,11 @@
 mod content;
 mod escape;
 mod items;
+mod tools;
+
+pub use tools::ToolAnswer;
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -23,8 +29,9 @@ use super::error::RpcError;
 use super::id::RequestId;
 use super::results::{Discovery, InputRequest, Page, PromptOutcome, ReadResult, RenderedPrompt};
 use super::revision::Revision;
+use crate::arguments::ObjectSchema;
 use crate::complete::Ranking;
-use crate::config::{CacheScope, ServeConfig};
+use crate::config::{CacheScope, Mirrors, ServeConfig};
 use crate::model::{StoredPrompt, StoredResource, StoredTemplate};
 
 #[cfg(test)]
@@ -61,6 +68,19 @@ impl ShapedPage {
     /// How much memory keeping it costs, roughly.
     pub fn size(&self) -> usize {
         self.items.get().len()
+    }
+
+    /// The page's own members: its items under the list's name, and `nextCursor`.
+    fn body(&self) -> ListBody<'_> {
+        let items = self.items.as_ref();
+        ListBody {
+            items: match self.kind {
+                ListKind::Prompts => ListItems::Prompts(items),
+                ListKind::Resources => ListItems::Resources(items),
+                ListKind::ResourceTemplates => ListItems::ResourceTemplates(items),
+            },
+            next_cursor: self.next_cursor.as_deref(),
+        }
     }
 }
 
@@ -165,8 +185,24 @@ struct ReadBody<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct InputRequiredBody<'a> {
-    input_requests: Map<String, Value>,
+    input_requests: BTreeMap<&'a str, Form<'a>>,
     request_state: &'a str,
+}
+
+/// An `elicitation/create` request carried by an `input_required` result: serialized from
+/// the schema as it is, so its fields keep their order.
+#[derive(Serialize)]
+struct Form<'a> {
+    method: &'static str,
+    params: FormParams<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FormParams<'a> {
+    mode: &'static str,
+    message: &'a str,
+    requested_schema: &'a ObjectSchema,
 }
 
 /// `message` as one line of JSON and its newline.
@@ -222,12 +258,22 @@ pub(super) fn iso(ms: i64) -> String {
         .unwrap_or_else(|_| "1970-01-01T00:00:00Z".to_string())
 }
 
-fn capabilities() -> Value {
-    json!({
+/// What the server offers. `tools` only when a mirror is on; its list changes with the
+/// prompts when `get_prompt` describes them.
+fn capabilities(mirrors: &Mirrors) -> Value {
+    let mut offered = json!({
         "prompts": {"listChanged": true},
         "resources": {"subscribe": true, "listChanged": true},
         "completions": {},
-    })
+    });
+    if mirrors.any() {
+        offered["tools"] = if mirrors.follow_prompts() {
+            json!({"listChanged": true})
+        } else {
+            json!({})
+        };
+    }
+    offered
 }
 
 impl Shaper<'_> {
@@ -308,7 +354,7 @@ impl Shaper<'_> {
             "supportedVersions".into(),
             json!([Revision::MODERN.as_str()]),
         );
-        body.insert("capabilities".into(), capabilities());
+        body.insert("capabilities".into(), capabilities(&self.config.mirrors));
         body.insert("instructions".into(), json!(discovery.instructions));
         self.respond(
             id,
@@ -321,7 +367,7 @@ impl Shaper<'_> {
     pub fn initialize(&self, id: &RequestId, discovery: &Discovery) -> Vec<u8> {
         let mut body = Map::new();
         body.insert("protocolVersion".into(), json!(self.revision.as_str()));
-        body.insert("capabilities".into(), capabilities());
+        body.insert("capabilities".into(), capabilities(&self.config.mirrors));
         body.insert("serverInfo".into(), json!(SERVER_INFO));
         body.insert("instructions".into(), json!(discovery.instructions));
         self.respond(id, body, "complete", None)
@@ -357,16 +403,8 @@ impl Shaper<'_> {
 
     /// The response line for a shaped page, with the `ttlMs` of this moment.
     pub fn page_line(&self, id: &RequestId, page: &ShapedPage) -> Vec<u8> {
-        let items = page.items.as_ref();
-        let body = ListBody {
-            items: match page.kind {
-                ListKind::Prompts => ListItems::Prompts(items),
-                ListKind::Resources => ListItems::Resources(items),
-                ListKind::ResourceTemplates => ListItems::ResourceTemplates(items),
-            },
-            next_cursor: page.next_cursor.as_deref(),
-        };
-        self.respond(id, body, "complete", Some(Hints::Since(page.last_modified)))
+        let hints = Hints::Since(page.last_modified);
+        self.respond(id, page.body(), "complete", Some(hints))
     }
 
     /// A `resources/read` answer line; the contents come from the resource's memo.
@@ -496,19 +534,19 @@ fn shaped_page<T>(kind: ListKind, items: &[Value], page: &Page<T>) -> ShapedPage
     }
 }
 
-fn input_requests(requests: &[InputRequest]) -> Map<String, Value> {
+fn input_requests(requests: &[InputRequest]) -> BTreeMap<&str, Form<'_>> {
     requests
         .iter()
         .map(|request| {
-            let form = json!({
-                "method": "elicitation/create",
-                "params": {
-                    "mode": "form",
-                    "message": request.message,
-                    "requestedSchema": request.schema,
-                }
-            });
-            (request.key.clone(), form)
+            let form = Form {
+                method: "elicitation/create",
+                params: FormParams {
+                    mode: "form",
+                    message: &request.message,
+                    requested_schema: &request.schema,
+                },
+            };
+            (request.key.as_str(), form)
         })
         .collect()
 }
@@ -570,7 +608,7 @@ mod tests {
                     requests: vec![InputRequest {
                         key: "arguments".into(),
                         message: "m".into(),
-                        schema: json!({"type": "object"}),
+                        schema: ObjectSchema::of(&[], |_| Map::new(), Vec::new(), false),
                     }],
                     state: "s".into(),
                 },
@@ -583,6 +621,21 @@ mod tests {
                     has_more: false,
                 },
             ),
+            shaper.tools_line(
+                &id,
+                &crate::protocol::ToolList {
+                    tools: vec![crate::protocol::Tool {
+                        name: "t",
+                        title: "T",
+                        description: "d".into(),
+                        input_schema: raw(&json!({"type": "object"})),
+                        output: crate::protocol::ToolOutput::Prompt,
+                    }],
+                    last_modified: 0,
+                },
+            ),
+            shaper.tool_line(&id, &ToolAnswer::Refused("no")),
+            shaper.tool_line(&id, &ToolAnswer::Page(&shaper.prompts_page(&empty_page))),
         ]
     }
 
