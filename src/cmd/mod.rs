@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::cli::{Cli, Command, PromptCommand, ResourceCommand, TemplateCommand, ValuesCommand};
-use crate::store::{self, Access, Store};
+use crate::store::{self, Access, Store, StoreError};
 
 pub fn run(cli: Cli) -> Result<()> {
     let Cli { db, command } = cli;
@@ -31,7 +31,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Access::ReadWrite
     };
     let open = || -> Result<Store> { Ok(Store::open(&db()?, access, crate::seed::load)?) };
-    match command {
+    let outcome = match command {
         Command::Completions { shell } => completions::run(shell),
         Command::Serve(args) => serve::run(&db()?, args),
         Command::Init { empty } => init::run(&db()?, empty),
@@ -44,7 +44,15 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Import(args) => import::run(&open()?, args),
         Command::Export(args) => export::run(&open()?, args),
         Command::Check(flags) => check::run(&open()?, flags),
-    }
+    };
+    outcome.map_err(|err| match err.downcast_ref::<StoreError>() {
+        // SQLite's failures name no file; the person may have several libraries.
+        Some(StoreError::Sqlite(_)) => match db() {
+            Ok(path) => err.context(path.display().to_string()),
+            Err(_) => err,
+        },
+        _ => err,
+    })
 }
 
 /// Whether `command` only reads the library, so that it works on a read-only mount or file

@@ -63,8 +63,9 @@ pub enum StoreError {
     /// naming which and the way out.
     #[error("{0}")]
     ReadOnly(String),
-    #[error("database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    /// What SQLite refused, said once (see `sqlite_sentence`); the command adds the path.
+    #[error("{}", sqlite_sentence(.0))]
+    Sqlite(rusqlite::Error),
     #[error("database pool error: {0}")]
     Pool(#[from] r2d2::Error),
     #[error("{0}")]
@@ -72,6 +73,69 @@ pub enum StoreError {
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+impl From<rusqlite::Error> for StoreError {
+    /// Not a `source`: rusqlite's text of an SQLite failure already holds SQLite's message
+    /// and code, and a chain would print them again after the sentence.
+    fn from(err: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite(err)
+    }
+}
+
+/// What a failed SQLite call means to the person who ran the command, and what to do about
+/// it, in one sentence. rusqlite's own text says SQLite's message, then its code, then the
+/// message again ("database is locked: Error code 5: database is locked").
+fn sqlite_sentence(err: &rusqlite::Error) -> String {
+    use rusqlite::ErrorCode as Code;
+    let rusqlite::Error::SqliteFailure(failure, message) = err else {
+        return format!("database error: {err}");
+    };
+    let said = message.as_deref().unwrap_or("no message");
+    match failure.code {
+        Code::DatabaseBusy | Code::DatabaseLocked => format!(
+            "the database is locked by another program writing to it (waited {} s); try \
+             again when it is done, or close it",
+            BUSY_TIMEOUT.as_secs()
+        ),
+        Code::DiskFull => "the disk holding the database is full, so nothing was written; free \
+                           some space and try again"
+            .to_string(),
+        Code::ReadOnly => "the database cannot be written: the file, its folder or the disk is \
+                           read-only; make them writable, or use a read-only command"
+            .to_string(),
+        Code::NotADatabase => {
+            "the file is not a promptshelf database; point --db at another file".to_string()
+        }
+        Code::DatabaseCorrupt => format!(
+            "the database file is damaged ({said}); restore it from a backup, or `export` what \
+             still reads into a folder and import that into a new database"
+        ),
+        Code::CannotOpen | Code::PermissionDenied => format!(
+            "the database cannot be opened ({said}); check that the file and its folder exist \
+             and that this user may read and write them"
+        ),
+        Code::SystemIoFailure => format!(
+            "reading or writing the database failed with an I/O error ({said}); check the disk"
+        ),
+        Code::OutOfMemory => "SQLite ran out of memory; free some and try again".to_string(),
+        _ => format!("database error: {said}"),
+    }
+}
+
+/// An error opening or preparing the file at `path`: a sentence naming it.
+fn opening(path: &Path, err: rusqlite::Error) -> StoreError {
+    match &err {
+        rusqlite::Error::SqliteFailure(failure, _)
+            if failure.code == rusqlite::ErrorCode::NotADatabase =>
+        {
+            StoreError::NotADatabase {
+                path: path.display().to_string(),
+                reason: "it is not an SQLite file".into(),
+            }
+        }
+        _ => StoreError::Open(format!("{}: {}", path.display(), sqlite_sentence(&err))),
+    }
+}
 
 /// Where the library lives when no path is given: `library.db` in the user's data
 /// directory; None without a home directory.
@@ -191,10 +255,9 @@ impl Store {
         // the connection that checked as the pool's first.
         let mut checked = None;
         if access == Access::ReadOnly && place.exists {
-            let conn = Connection::open_with_flags(&name, read_only_flags).map_err(|err| {
-                StoreError::Open(format!("cannot open {}: {err}", path.display()))
-            })?;
-            configure(&conn).map_err(|err| not_a_database(path, err))?;
+            let conn = Connection::open_with_flags(&name, read_only_flags)
+                .map_err(|err| opening(path, err))?;
+            configure(&conn).map_err(|err| opening(path, err))?;
             let shown = || path.display().to_string();
             match schema::inspect(&conn, path)? {
                 schema::Found::Current => checked = Some(conn),
@@ -231,8 +294,8 @@ impl Store {
                     | OpenFlags::SQLITE_OPEN_CREATE
                     | OpenFlags::SQLITE_OPEN_NO_MUTEX,
             )
-            .map_err(|err| StoreError::Open(format!("cannot open {}: {err}", path.display())))?;
-            configure(&conn).map_err(|err| not_a_database(path, err))?;
+            .map_err(|err| opening(path, err))?;
+            configure(&conn).map_err(|err| opening(path, err))?;
             schema::prepare(&mut conn, path, fill)?;
         }
         let flags = match access {
@@ -438,13 +501,6 @@ fn check_folder(path: &Path) -> Result<&Path> {
             path.display(),
             folder.display()
         ))),
-    }
-}
-
-fn not_a_database(path: &Path, err: rusqlite::Error) -> StoreError {
-    StoreError::NotADatabase {
-        path: path.display().to_string(),
-        reason: err.to_string(),
     }
 }
 

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
-use super::{Result, StoreError, not_a_database};
+use super::{Result, StoreError, opening};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
 pub const SCHEMA_VERSION: i64 = 2;
@@ -22,14 +22,14 @@ pub(super) fn prepare(
     path: &Path,
     fill: impl FnOnce(&Transaction) -> Result<()>,
 ) -> Result<()> {
-    let version = user_version(conn).map_err(|err| not_a_database(path, err))?;
+    let version = user_version(conn).map_err(|err| opening(path, err))?;
     if version == SCHEMA_VERSION {
         return Ok(());
     }
     check_not_newer(path, version)?;
     // WAL can only be switched on outside a transaction; it is a property of the file.
     conn.pragma_update(None, "journal_mode", "WAL")
-        .map_err(|err| not_a_database(path, err))?;
+        .map_err(|err| opening(path, err))?;
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     // Another process may have created or migrated it while we waited for the lock.
     let version = user_version(&tx)?;
@@ -73,7 +73,7 @@ pub(super) enum Found {
 
 /// Looks at the database at `conn` without writing to it; a newer or foreign one is refused.
 pub(super) fn inspect(conn: &Connection, path: &Path) -> Result<Found> {
-    let version = user_version(conn).map_err(|err| not_a_database(path, err))?;
+    let version = user_version(conn).map_err(|err| opening(path, err))?;
     check_not_newer(path, version)?;
     if version == SCHEMA_VERSION {
         return Ok(Found::Current);
@@ -83,7 +83,7 @@ pub(super) fn inspect(conn: &Connection, path: &Path) -> Result<Found> {
     }
     let tables: i64 = conn
         .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))
-        .map_err(|err| not_a_database(path, err))?;
+        .map_err(|err| opening(path, err))?;
     if tables > 0 {
         return Err(other_tables(path));
     }

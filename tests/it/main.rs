@@ -14,5 +14,6 @@ mod readonly;
 mod render;
 mod replaced;
 mod server;
+mod store_errors;
 mod terminal;
 mod tools;
