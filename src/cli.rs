@@ -290,9 +290,10 @@ pub enum TemplateCommand {
     Add {
         /// An RFC 6570 URI template, e.g. 'shelf://docs/{+path}'
         uri_template: String,
-        /// A short name for the template
+        /// A short name for the template (default: the literal text before its first
+        /// variable, e.g. `docs` for 'docs://{component}/{page}')
         #[arg(long)]
-        name: String,
+        name: Option<String>,
         /// A title for people
         #[arg(long)]
         title: Option<String>,

@@ -26,6 +26,7 @@ pub fn run(db: &Path, empty: bool) -> Result<()> {
         Store::open(db, Access::ReadWrite, crate::seed::load)?
     };
     let stats = store::read::stats(&*store.conn()?)?;
+    store.close();
     let what = if empty {
         "an empty library".to_string()
     } else {

@@ -14,7 +14,7 @@ mod stats;
 mod template;
 mod values;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
@@ -30,20 +30,20 @@ pub fn run(cli: Cli) -> Result<()> {
     } else {
         Access::ReadWrite
     };
-    let open = || -> Result<Store> { Ok(Store::open(&db()?, access, crate::seed::load)?) };
+    let library = || -> Result<Library> { Ok(Library { db: db()?, access }) };
     let outcome = match command {
         Command::Completions { shell } => completions::run(shell),
         Command::Serve(args) => serve::run(&db()?, args),
         Command::Init { empty } => init::run(&db()?, empty),
         Command::Config { host } => config::run(&db()?, host),
-        Command::Prompt(command) => prompt::run(&open()?, command),
-        Command::Resource(command) => resource::run(&open()?, command),
-        Command::Template(command) => template::run(&open()?, command),
-        Command::Values(command) => values::run(&open()?, command),
-        Command::Stats(flags) => stats::run(&open()?, flags),
-        Command::Import(args) => import::run(&open()?, args),
-        Command::Export(args) => export::run(&open()?, args),
-        Command::Check(flags) => check::run(&open()?, flags),
+        Command::Prompt(command) => library()?.run(|store| prompt::run(store, command)),
+        Command::Resource(command) => library()?.run(|store| resource::run(store, command)),
+        Command::Template(command) => library()?.run(|store| template::run(store, command)),
+        Command::Values(command) => library()?.run(|store| values::run(store, command)),
+        Command::Stats(flags) => library()?.run(|store| stats::run(store, flags)),
+        Command::Import(args) => library()?.run(|store| import::run(store, args)),
+        Command::Export(args) => library()?.run(|store| export::run(store, args)),
+        Command::Check(flags) => library()?.run(|store| check::run(store, flags)),
     };
     outcome.map_err(|err| match err.downcast_ref::<StoreError>() {
         // SQLite's failures name no file; the person may have several libraries.
@@ -53,6 +53,23 @@ pub fn run(cli: Cli) -> Result<()> {
         },
         _ => err,
     })
+}
+
+/// The library a command works on, and how it may open it.
+struct Library {
+    db: PathBuf,
+    access: Access,
+}
+
+impl Library {
+    /// Opens the library (creating it from the seed if missing), runs `command` on it, and
+    /// closes it (`Store::close`), so that no `-wal` or `-shm` file is left behind.
+    fn run(self, command: impl FnOnce(&Store) -> Result<()>) -> Result<()> {
+        let store = Store::open(&self.db, self.access, crate::seed::load)?;
+        let outcome = command(&store);
+        store.close();
+        outcome
+    }
 }
 
 /// Whether `command` only reads the library, so that it works on a read-only mount or file
@@ -76,11 +93,6 @@ fn reads_only(command: &Command) -> bool {
         | Command::Init { .. }
         | Command::Completions { .. } => false,
     }
-}
-
-/// Opens (or creates, from the seed) the database for the admin commands.
-pub fn open(db: &Path) -> Result<Store> {
-    Ok(Store::open(db, Access::ReadWrite, crate::seed::load)?)
 }
 
 /// `store::default_database`, its folder created if missing, when `--db` is not given.

@@ -24,8 +24,8 @@ pub fn run(store: &Store, command: TemplateCommand) -> Result<()> {
         } => add(
             store,
             ResourceTemplate {
+                name: name.unwrap_or_else(|| name_of(&uri_template)),
                 uri_template,
-                name,
                 title,
                 description,
                 mime_type,
@@ -100,7 +100,7 @@ fn list(store: &Store, json: bool) -> Result<()> {
 fn add(store: &Store, mut template: ResourceTemplate, completions: &[String]) -> Result<()> {
     let variables = variables(&template.uri_template)?;
     if template.name.trim().is_empty() {
-        return Err(anyhow!("--name is empty; give the template a name"));
+        return Err(anyhow!("the template's name is empty; give it one with --name NAME"));
     }
     if let Some(mime) = &template.mime_type
         && mime.parse::<mime_guess::Mime>().is_err()
@@ -160,6 +160,24 @@ fn add(store: &Store, mut template: ResourceTemplate, completions: &[String]) ->
         Outcome::Updated => format!("updated template {shown}"),
         Outcome::Unchanged => format!("template {shown} is unchanged"),
     })
+}
+
+/// A name for a template given none: the literal text before its first expression, past
+/// the scheme, its runs of other characters than letters and digits made one `-`
+/// (`docs://{component}/{page}` -> `docs`, `shelf://team/notes/{+path}` ->
+/// `team-notes`); the scheme when that leaves nothing.
+fn name_of(uri_template: &str) -> String {
+    let literal = uri_template.split('{').next().unwrap_or_default();
+    let (scheme, rest) = literal.split_once(':').unwrap_or(("", literal));
+    let words: Vec<&str> = rest
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .collect();
+    if words.is_empty() {
+        scheme.to_string()
+    } else {
+        words.join("-")
+    }
 }
 
 /// The variable names of an RFC 6570 template, in order of first appearance; an error that

@@ -68,13 +68,10 @@ fn list_tables(store: &Store, json: bool) -> Result<()> {
             .collect();
         return common::print_json(&views);
     }
-    let mut out = Table::new(&["TABLE", "VALUES", "DESCRIPTION"]);
+    // No command sets a table's description, so the listing has no column for it.
+    let mut out = Table::new(&["TABLE", "VALUES"]);
     for table in &tables {
-        out.row(vec![
-            table.name.clone(),
-            table.values.to_string(),
-            table.description.clone().unwrap_or_default(),
-        ]);
+        out.row(vec![table.name.clone(), table.values.to_string()]);
     }
     out.print("no completion tables (add one with `promptshelf values add TABLE VALUE...`)")
 }
@@ -179,23 +176,34 @@ fn add(
             context: context.clone(),
         });
     }
-    // Read in the writing transaction, so that of two concurrent adds only one "creates".
-    let (existed, total) = store.write(|tx| {
-        let existed = store::read::tables(tx)?.iter().any(|t| t.name == table);
-        let total = store::write::put_values(tx, table, None, &rows, ValuesMode::Append)?;
-        Ok((existed, total))
-    })?;
+    let written =
+        store.write(|tx| store::write::put_values(tx, table, None, &rows, ValuesMode::Append))?;
     let table = common::one_line(table);
-    let added = format!("{} {}", rows.len(), plural(rows.len(), "value", "values"));
-    common::say(&if existed {
-        format!("added {added} to {table} ({total} now)")
+    let total = written.total;
+    let given = rows.len() as u64;
+    common::say(&if written.created {
+        format!("created table {table} with {}", values_count(written.changed))
+    } else if written.changed == 0 {
+        match values {
+            [one] => format!(
+                "{} is already in {table} with that weight; unchanged ({total} now)",
+                common::one_line(one.trim())
+            ),
+            _ => format!("all {given} values are already in {table} with those weights; unchanged ({total} now)"),
+        }
+    } else if written.changed < given {
+        format!(
+            "added or reweighted {} in {table} ({total} now); {} already there",
+            values_count(written.changed),
+            given - written.changed
+        )
     } else {
-        format!("created table {table} with {added}")
+        format!("added {} to {table} ({total} now)", values_count(written.changed))
     })
 }
 
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
+fn values_count(n: u64) -> String {
+    common::count(n, "value", "values")
 }
 
 /// The header that marks a CSV file whatever its name.
@@ -232,22 +240,22 @@ fn import(store: &Store, table: &str, file: &Path, replace: bool) -> Result<()> 
     } else {
         ValuesMode::Append
     };
-    let total = store.write(|tx| {
+    let written = store.write(|tx| {
         store::write::put_values_with_progress(tx, table, None, &values, mode, |done| {
             progress.set_position(done)
         })
     })?;
     progress.finish_and_clear();
     let table = common::one_line(table);
-    let read = format!(
-        "{} {}",
-        values.len(),
-        plural(values.len(), "value", "values")
-    );
-    common::say(&if replace {
-        format!("replaced the values of {table} with {read} from {shown}")
-    } else {
-        format!("imported {read} from {shown} into {table} ({total} now)")
+    let read = values_count(values.len() as u64);
+    let total = written.total;
+    common::say(&match (replace, written.changed) {
+        (true, 0) => format!("the values of {table} are already the {read} of {shown}; unchanged"),
+        (true, _) => format!("replaced the values of {table} with {read} from {shown}"),
+        (false, 0) => format!(
+            "{table} already holds the {read} of {shown} with those weights; unchanged ({total} now)"
+        ),
+        (false, _) => format!("imported {read} from {shown} into {table} ({total} now)"),
     })
 }
 
@@ -279,8 +287,8 @@ fn remove(store: &Store, table: &str, value: Option<&str>) -> Result<()> {
     match (removed, value) {
         (None, _) => Err(unknown_table(store, table)?),
         (Some((count, _)), None) => common::say(&format!(
-            "removed table {shown} ({count} {})",
-            plural(count as usize, "value", "values")
+            "removed table {shown} ({})",
+            values_count(count)
         )),
         (Some((_, true)), Some(value)) => {
             common::say(&format!("removed {} from {shown}", common::one_line(value)))

@@ -27,7 +27,7 @@ use place::Place;
 pub use place::{FileId, Reading};
 pub use read::{Change, ItemState, Stats};
 pub use schema::SCHEMA_VERSION;
-pub use write::{Outcome, ValuesMode};
+pub use write::{Outcome, ValuesMode, ValuesWritten};
 
 /// How long a connection waits for another process's write lock before giving up; long
 /// enough that a client never sees `SQLITE_BUSY` while an import commits.
@@ -159,6 +159,8 @@ pub enum Access {
 #[derive(Clone)]
 pub struct Store {
     pool: r2d2::Pool<Manager>,
+    /// The one thread the pool opens connections on (see `close`).
+    opener: Arc<scheduled_thread_pool::ScheduledThreadPool>,
     path: PathBuf,
     reading: Reading,
     /// The file the store reads, for a read-only store: what the path named when it opened.
@@ -327,6 +329,12 @@ impl Store {
         // schema on its first statement, so none is opened ahead (cold start is a budget)
         // and none is closed for being idle or old (a served file that was deleted could
         // not be opened again).
+        let opener = Arc::new(
+            scheduled_thread_pool::ScheduledThreadPool::builder()
+                .num_threads(1)
+                .thread_name_pattern("sqlite-open")
+                .build(),
+        );
         let pool = r2d2::Pool::builder()
             .max_size(8)
             .min_idle(Some(0))
@@ -336,20 +344,33 @@ impl Store {
             .test_on_check_out(false)
             // Connections are opened one at a time anyway; r2d2's default of three threads
             // for that costs a cold start more than the one it opens.
-            .thread_pool(Arc::new(
-                scheduled_thread_pool::ScheduledThreadPool::builder()
-                    .num_threads(1)
-                    .thread_name_pattern("sqlite-open")
-                    .build(),
-            ))
+            .thread_pool(opener.clone())
             .build(manager)?;
         Ok(Store {
             pool,
+            opener,
             path: path.to_path_buf(),
             reading,
             identity,
             immutable_because: (reading == Reading::Immutable).then(|| place.folder_reason()),
         })
+    }
+
+    /// Closes every connection before returning, so that SQLite, closing the last one,
+    /// checkpoints the WAL and removes the `-wal` and `-shm` files: a command leaves the
+    /// folder as it found it. Dropping the store alone may leave the pool's last reference
+    /// with the thread that opened a connection, and a command's process can end before
+    /// that thread gets to close it (seen as `-wal` files left by one run in three).
+    pub fn close(self) {
+        let Store { pool, opener, .. } = self;
+        drop(pool);
+        // The opener runs one job at a time: when this one runs, the job before it (and the
+        // pool it may have held last) is gone.
+        let (done, finished) = std::sync::mpsc::channel();
+        opener.execute(move || {
+            let _ = done.send(());
+        });
+        let _ = finished.recv();
     }
 
     /// Whether the store reads the file `immutable`, and why: SQLite then assumes nothing

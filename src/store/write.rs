@@ -300,16 +300,28 @@ pub fn remove_template(tx: &Transaction, uri_template: &str) -> Result<bool> {
     )? > 0)
 }
 
+/// What writing a completion table's values did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValuesWritten {
+    /// How many values the table holds afterwards.
+    pub total: u64,
+    /// How many values were added or took a new weight (for a replacement that changed
+    /// anything: all of them); 0 when the table was already so, and then nothing was written.
+    pub changed: u64,
+    /// Whether the table was created.
+    pub created: bool,
+}
+
 /// Adds `values` to the completion table `name` (created if missing), or replaces its values.
-/// A value already present (same value and context) takes the new weight. Returns how many
-/// values the table holds afterwards.
+/// A value already present (same value and context) takes the new weight. A table left as
+/// it was keeps its version, so a server keeps its index and notifies nothing.
 pub fn put_values(
     tx: &Transaction,
     name: &str,
     description: Option<&str>,
     values: &[CompletionValue],
     mode: ValuesMode,
-) -> Result<u64> {
+) -> Result<ValuesWritten> {
     put_values_with_progress(tx, name, description, values, mode, |_| {})
 }
 
@@ -347,50 +359,106 @@ pub fn put_values_with_progress(
     values: &[CompletionValue],
     mode: ValuesMode,
     mut progress: impl FnMut(u64),
-) -> Result<u64> {
-    tx.execute(
+) -> Result<ValuesWritten> {
+    let created = tx.execute(
         "INSERT INTO completion_tables (name, description) VALUES (?1, ?2)
-         ON CONFLICT (name) DO UPDATE SET description = coalesce(?2, description)",
+         ON CONFLICT (name) DO NOTHING",
         params![name, description],
-    )?;
+    )? > 0;
+    let described = !created
+        && description.is_some()
+        && tx.execute(
+            "UPDATE completion_tables SET description = ?2
+             WHERE name = ?1 AND description IS NOT ?2",
+            params![name, description],
+        )? > 0;
     let id: i64 = tx.query_row(
         "SELECT id FROM completion_tables WHERE name = ?1",
         [name],
         |row| row.get(0),
     )?;
-    if mode == ValuesMode::Replace {
+    let replacing = mode == ValuesMode::Replace && !holds_exactly(tx, id, values)?;
+    if replacing {
         tx.execute("DELETE FROM completion_values WHERE table_id = ?1", [id])?;
     }
-    let mut insert = tx.prepare_cached(
-        "INSERT INTO completion_values (table_id, value, weight, context_name, context_value)
-         VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT DO UPDATE SET weight = excluded.weight",
-    )?;
-    for (done, value) in values.iter().enumerate() {
-        if done % PROGRESS_EVERY == 0 {
-            progress(done as u64);
+    let mut changed = 0u64;
+    if mode == ValuesMode::Append || replacing {
+        // A value already there with the same weight is left alone, so that it is not
+        // counted as a change.
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO completion_values (table_id, value, weight, context_name, context_value)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT DO UPDATE SET weight = excluded.weight
+             WHERE weight IS NOT excluded.weight",
+        )?;
+        for (done, value) in values.iter().enumerate() {
+            if done % PROGRESS_EVERY == 0 {
+                progress(done as u64);
+            }
+            let (context_name, context_value) = context_columns(value);
+            changed += insert.execute(params![
+                id,
+                value.value,
+                value.weight,
+                context_name,
+                context_value
+            ])? as u64;
         }
-        let (context_name, context_value) = match &value.context {
-            Some((name, value)) => (name.as_str(), value.as_str()),
-            None => ("", ""),
-        };
-        insert.execute(params![
-            id,
-            value.value,
-            value.weight,
-            context_name,
-            context_value
-        ])?;
     }
     progress(values.len() as u64);
-    tx.execute(
-        "UPDATE completion_tables SET version = version + 1 WHERE id = ?1",
-        [id],
-    )?;
-    let count: i64 = tx.query_row(
+    if replacing {
+        changed = changed.max(1);
+    }
+    if created || described || changed > 0 {
+        tx.execute(
+            "UPDATE completion_tables SET version = version + 1 WHERE id = ?1",
+            [id],
+        )?;
+    }
+    let total: i64 = tx.query_row(
         "SELECT count(*) FROM completion_values WHERE table_id = ?1",
         [id],
         |row| row.get(0),
     )?;
-    Ok(count as u64)
+    Ok(ValuesWritten {
+        total: total as u64,
+        changed,
+        created,
+    })
+}
+
+/// A value's context as the two columns store it ("" for none).
+fn context_columns(value: &CompletionValue) -> (&str, &str) {
+    match &value.context {
+        Some((name, value)) => (name.as_str(), value.as_str()),
+        None => ("", ""),
+    }
+}
+
+/// Whether table `id` holds exactly `values` (a value given twice counts with its last
+/// weight, as the insert would leave it).
+fn holds_exactly(tx: &Transaction, id: i64, values: &[CompletionValue]) -> Result<bool> {
+    let mut wanted = std::collections::HashMap::with_capacity(values.len());
+    for value in values {
+        wanted.insert(
+            (value.value.as_str(), context_columns(value)),
+            value.weight.to_bits(),
+        );
+    }
+    let mut stmt = tx.prepare_cached(
+        "SELECT value, weight, context_name, context_value FROM completion_values
+         WHERE table_id = ?1",
+    )?;
+    let mut rows = stmt.query([id])?;
+    let mut held = 0usize;
+    while let Some(row) = rows.next()? {
+        held += 1;
+        let (value, weight, context_name, context_value): (String, f64, String, String) =
+            (row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?);
+        let key = (value.as_str(), (context_name.as_str(), context_value.as_str()));
+        if wanted.get(&key) != Some(&weight.to_bits()) {
+            return Ok(false);
+        }
+    }
+    Ok(held == wanted.len())
 }

@@ -227,3 +227,147 @@ fn prompts_and_resources_are_added_from_standard_input() {
     let not_a_prompt = fails_with_input(&ctx, &["prompt", "add", "-"], b"---\n: [\n---\nx\n");
     assert!(not_a_prompt.contains("standard input"), "{not_a_prompt}");
 }
+
+#[test]
+fn values_already_there_are_reported_unchanged_and_change_nothing() {
+    let ctx = TestContext::new();
+    assert_eq!(
+        ctx.ok(&["values", "add", "fruits", "apple", "pear"]).trim(),
+        "created table fruits with 2 values"
+    );
+    let changes_before: i64 = ctx.query("SELECT count(*) FROM change_log");
+    assert_eq!(
+        ctx.ok(&["values", "add", "fruits", "apple"]).trim(),
+        "apple is already in fruits with that weight; unchanged (2 now)"
+    );
+    assert_eq!(
+        ctx.ok(&["values", "add", "fruits", "apple", "pear"]).trim(),
+        "all 2 values are already in fruits with those weights; unchanged (2 now)"
+    );
+    assert_eq!(
+        ctx.query::<i64>("SELECT count(*) FROM change_log"),
+        changes_before,
+        "nothing was written"
+    );
+    assert_eq!(
+        ctx.ok(&["values", "add", "fruits", "apple", "plum"]).trim(),
+        "added or reweighted 1 value in fruits (3 now); 1 already there"
+    );
+    assert_eq!(
+        ctx.ok(&["values", "add", "fruits", "apple", "--weight", "5"])
+            .trim(),
+        "added 1 value to fruits (3 now)"
+    );
+
+    let csv = ctx.write(
+        "fruits.csv",
+        "value,weight,context\napple,5,\npear,0,\nplum,0,\n",
+    );
+    let csv = csv.to_str().expect("UTF-8 path");
+    let changes_before: i64 = ctx.query("SELECT count(*) FROM change_log");
+    assert_eq!(
+        ctx.ok(&["values", "import", "fruits", csv]).trim(),
+        format!("fruits already holds the 3 values of {csv} with those weights; unchanged (3 now)")
+    );
+    assert_eq!(
+        ctx.ok(&["values", "import", "fruits", csv, "--replace"])
+            .trim(),
+        format!("the values of fruits are already the 3 values of {csv}; unchanged")
+    );
+    assert_eq!(
+        ctx.query::<i64>("SELECT count(*) FROM change_log"),
+        changes_before,
+        "nothing was written"
+    );
+    let fewer = ctx.write("fewer.csv", "value,weight,context\napple,5,\n");
+    let fewer = fewer.to_str().expect("UTF-8 path");
+    assert_eq!(
+        ctx.ok(&["values", "import", "fruits", fewer, "--replace"])
+            .trim(),
+        format!("replaced the values of fruits with 1 value from {fewer}")
+    );
+    assert_eq!(
+        ctx.query::<i64>(
+            "SELECT count(*) FROM completion_values
+             WHERE table_id = (SELECT id FROM completion_tables WHERE name = 'fruits')"
+        ),
+        1
+    );
+}
+
+#[test]
+fn values_list_has_no_empty_description_column_and_templates_get_a_name() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    ctx.ok(&["values", "add", "fruits", "apple"]);
+    let listed = ctx.ok(&["values", "list"]);
+    assert_eq!(
+        listed
+            .lines()
+            .next()
+            .map(str::split_whitespace)
+            .map(Iterator::collect::<Vec<_>>),
+        Some(vec!["TABLE", "VALUES"]),
+        "{listed}"
+    );
+
+    assert_eq!(
+        ctx.ok(&["template", "add", "shelf://team/notes/{+path}"])
+            .trim(),
+        "added template shelf://team/notes/{+path}"
+    );
+    assert_eq!(
+        ctx.ok(&["template", "add", "docs://{component}/{page}"])
+            .trim(),
+        "added template docs://{component}/{page}"
+    );
+    let names: Vec<String> = ctx
+        .json(&["template", "list", "--json"])
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|template| template["name"].as_str().expect("name").to_string())
+        .collect();
+    assert_eq!(names, ["docs", "team-notes"]);
+}
+
+#[test]
+fn commands_leave_no_wal_or_shm_files_behind() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init"]);
+    let wal = ctx.path("library.db-wal");
+    let shm = ctx.path("library.db-shm");
+    let prompt = ctx.write("p.prompt.md", "---\nname: p\n---\nx\n");
+    let prompt = prompt.to_str().expect("UTF-8 path");
+    let out = ctx.path("out");
+    let out = out.to_str().expect("UTF-8 path");
+    let commands: [&[&str]; 9] = [
+        &["stats"],
+        &["prompt", "list"],
+        &["prompt", "show", "code-review"],
+        &["resource", "list"],
+        &["template", "list"],
+        &["values", "list"],
+        &["check"],
+        &["export", out],
+        &["prompt", "add", prompt],
+    ];
+    // A file left behind depended on which thread closed the last connection: run each
+    // command a few times.
+    for _ in 0..4 {
+        for args in commands {
+            let output = ctx.command(args).output().expect("run");
+            assert!(
+                output.status.success(),
+                "{}",
+                describe(args, &output, "expected success")
+            );
+            assert!(
+                !wal.exists() && !shm.exists(),
+                "promptshelf {args:?} left {} or {}",
+                wal.display(),
+                shm.display()
+            );
+        }
+    }
+}
