@@ -7,6 +7,7 @@ mod export;
 mod import;
 mod prompt;
 mod resource;
+mod search;
 mod serve;
 mod stats;
 mod template;
@@ -37,6 +38,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Resource(command) => resource::run(&open(&db)?, command),
         Command::Template(command) => template::run(&open(&db)?, command),
         Command::Values(command) => values::run(&open(&db)?, command),
+        Command::Search(args) => search::run(&open(&db)?, args),
         Command::Stats(flags) => stats::run(&open(&db)?, flags),
         Command::Import(args) => import::run(&open(&db)?, args),
         Command::Export(args) => export::run(&open(&db)?, args),
@@ -59,7 +61,7 @@ fn reads_only(command: &Command) -> bool {
         Command::Template(command) => matches!(command, TemplateCommand::List(_)),
         Command::Values(command) => matches!(command, ValuesCommand::List { .. }),
         Command::Import(args) => args.dry_run,
-        Command::Export(_) | Command::Check(_) | Command::Stats(_) => true,
+        Command::Export(_) | Command::Check(_) | Command::Search(_) | Command::Stats(_) => true,
         Command::Serve(_) | Command::Config { .. } => false,
     }
 }

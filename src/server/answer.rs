@@ -14,7 +14,7 @@ use super::cache::{ListKind, Timed};
 use super::state::Shared;
 use crate::handlers::completion::{self, Target};
 use crate::handlers::templates::Templates;
-use crate::handlers::{discover, prompts, resources, templates};
+use crate::handlers::{discover, prompts, resources, search, templates};
 use crate::protocol::{
     CompletionRef, Envelope, Failure, Method, Revision, RpcError, ShapedPage, error_line,
 };
@@ -184,7 +184,16 @@ fn run(
             Ok(shaper.templates_page(&templates::list(conn, config, cursor)?))
         })?,
         Method::ReadResource { uri } => {
-            shaper.read_line(id, &*resources::read(uri, &resource, templates)?)
+            // A search's hits change only with the library: kept as a resource is.
+            let search = |query: &str| {
+                let found = cache.resource(position, uri, || {
+                    Ok::<_, Stop>(Some(search::read(reads.conn()?, uri, query)?))
+                })?;
+                found.ok_or_else(|| {
+                    Stop::Failed(Failure::Internal("a search found no answer".into()))
+                })
+            };
+            shaper.read_line(id, &*resources::read(uri, &resource, search, templates)?)
         }
         Method::GetPrompt(params) => {
             let Some(stored) = prompt(&params.name)? else {

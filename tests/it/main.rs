@@ -12,4 +12,5 @@ mod notifications;
 mod readonly;
 mod render;
 mod replaced;
+mod search;
 mod server;
