@@ -204,6 +204,31 @@ pub fn last_change(conn: &Connection) -> Result<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever is typed, the expression is one FTS5 accepts, or there was no word.
+        #[test]
+        fn no_text_is_an_fts5_syntax_error(text in "(\\PC|[\"*():^+-]| (AND|OR|NOT|NEAR) ){0,40}") {
+            let conn = Connection::open_in_memory().expect("a database");
+            conn.execute_batch(
+                "CREATE VIRTUAL TABLE t USING fts5(a, b, tokenize = 'unicode61 remove_diacritics 2');
+                 INSERT INTO t VALUES ('some text', 'and more near or not');",
+            )
+            .expect("a table");
+            match match_expression(&text) {
+                Err(NoWords) => prop_assert!(!text.chars().any(char::is_alphanumeric)),
+                Ok(expression) => {
+                    let found = conn.query_row(
+                        "SELECT count(*) FROM t WHERE t MATCH ?1",
+                        [&expression],
+                        |row| row.get::<_, i64>(0),
+                    );
+                    prop_assert!(found.is_ok(), "{text:?} -> {expression:?}: {found:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn words_are_quoted_and_operators_are_plain_text() {
