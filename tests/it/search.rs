@@ -4,6 +4,7 @@
 //! read, completed), every message validated against the official schema.
 
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -274,6 +275,7 @@ fn search_template_works(
     server: &mut Server,
     revision: &str,
     ask: fn(&mut Server, &str, Value) -> Value,
+    stored: &[String],
 ) {
     let listed = ask(server, "resources/templates/list", json!({}));
     validate(revision, "JSONRPCMessage", &listed);
@@ -365,22 +367,40 @@ fn legacy(server: &mut Server, method: &str, params: Value) -> Value {
 fn the_search_template_is_listed_read_and_completed_in_both_eras() {
     let ctx = TestContext::new();
     notes(&ctx);
+    let stored: Vec<String> = ctx
+        .json(&["template", "list", "--json"])
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|template| template["uriTemplate"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        stored.contains(&"shelf://notes/{+path}".to_string()),
+        "{stored:?}"
+    );
     let mut server = Server::start(&ctx.db, &["--page-size", "1"]);
-    search_template_works(&mut server, MODERN, modern);
+    search_template_works(&mut server, MODERN, modern, &stored);
     assert_eq!(server.close(), Some(0));
     for revision in LEGACY {
         let mut server = Server::start(&ctx.db, &["--page-size", "1"]);
         server.initialize(revision);
-        search_template_works(&mut server, revision, legacy);
+        search_template_works(&mut server, revision, legacy, &stored);
         assert_eq!(server.close(), Some(0));
     }
 }
 
 #[test]
-fn a_search_read_follows_the_library_and_its_hint_is_short_after_a_change() {
+fn a_search_follows_the_library_tells_its_subscribers_and_its_hint_is_short_after_a_change() {
     let ctx = TestContext::new();
     notes(&ctx);
     let mut server = ctx.server();
+    let mut subscriber = ctx.server();
+    subscriber.initialize("2025-06-18");
+    let subscribed = subscriber.request(
+        "resources/subscribe",
+        json!({"uri": "shelf://search/dingo"}),
+    );
+    assert!(subscribed.get("result").is_some(), "{subscribed}");
     let read = |server: &mut Server| {
         let response = server.modern("resources/read", json!({"uri": "shelf://search/dingo"}));
         result(&response)["contents"][0]["text"]
@@ -396,4 +416,14 @@ fn a_search_read_follows_the_library_and_its_hint_is_short_after_a_change() {
     let response = server.modern("resources/read", json!({"uri": "shelf://search/dingo"}));
     assert_eq!(result(&response)["ttlMs"], 1000, "{response}");
     assert_eq!(server.close(), Some(0));
+    // A subscriber to a search is told when the library changes under it.
+    let told = subscriber.drain(Duration::from_millis(1500));
+    assert!(
+        told.iter().any(
+            |message| message["method"] == "notifications/resources/updated"
+                && message["params"]["uri"] == "shelf://search/dingo"
+        ),
+        "{told:?}"
+    );
+    assert_eq!(subscriber.close(), Some(0));
 }
