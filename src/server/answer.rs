@@ -184,13 +184,9 @@ fn run(
             Ok(shaper.templates_page(&templates::list(conn, config, cursor)?))
         })?,
         Method::ReadResource { uri } => {
-            // A search's hits change only with the library: kept as a resource is.
             let search = |query: &str| {
-                let found = cache.resource(position, uri, || {
-                    Ok::<_, Stop>(Some(search::read(reads.conn()?, uri, query)?))
-                })?;
-                found.ok_or_else(|| {
-                    Stop::Failed(Failure::Internal("a search found no answer".into()))
+                cache.search(position, uri, || {
+                    Ok::<_, Stop>(search::read(reads.conn()?, uri, query)?)
                 })
             };
             shaper.read_line(id, &*resources::read(uri, &resource, search, templates)?)
