@@ -65,18 +65,16 @@ fn main() -> Result<()> {
         cold.count(Action::Add),
         cold_time.as_secs_f64() - unindexed_time.as_secs_f64()
     );
-    // The file and its WAL: what the import wrote, checkpointed or not.
-    let size = |path: &Path| {
-        let wal = path.with_extension("db-wal");
-        [path, wal.as_path()]
-            .iter()
-            .map(|file| std::fs::metadata(file).map_or(0, |meta| meta.len()))
-            .sum::<u64>()
+    // Each file once its WAL is written back into it.
+    let size = |path: &Path| -> Result<u64> {
+        let conn = rusqlite::Connection::open(path)?;
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        Ok(std::fs::metadata(path)?.len())
     };
     println!(
         "database after the cold import: {:.1} MiB with the index, {:.1} MiB without",
-        size(&dir.path().join("library.db")) as f64 / (1024.0 * 1024.0),
-        size(&unindexed) as f64 / (1024.0 * 1024.0)
+        size(&dir.path().join("library.db"))? as f64 / (1024.0 * 1024.0),
+        size(&unindexed)? as f64 / (1024.0 * 1024.0)
     );
     Ok(())
 }
