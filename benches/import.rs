@@ -1,8 +1,11 @@
 //! `cargo bench --bench import`: the import budget of docs/benchmarks.md ("Budgets").
 //! Generates 10,000 markdown files of about 4 KB (one in ten a prompt with arguments, the
 //! rest documents that link to one another) in a temporary folder, imports them into a new
-//! database, imports them again unchanged, and prints both times. It asserts nothing: the
-//! budget (5 s cold, 1 s unchanged, release build) is read off its output.
+//! database, imports them again unchanged, and prints both times; then imports them cold
+//! into a database whose full-text index is not kept (its triggers dropped: the write path
+//! as schema version 2 had it), so the difference is what keeping the index costs. It
+//! asserts nothing: the budget (5 s cold, 1 s unchanged, release build) is read off its
+//! output.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -49,8 +52,41 @@ fn main() -> Result<()> {
         again.unchanged,
         again.changes.len()
     );
+
+    let unindexed = dir.path().join("unindexed.db");
+    let store = Store::open(&unindexed, Access::ReadWrite, promptshelf::seed::load)?;
+    store.write(|tx| Ok(tx.execute_batch(WITHOUT_THE_INDEX)?))?;
+    let start = Instant::now();
+    let cold = import::run(&store, &folder, &options, &Silent)?;
+    let unindexed_time = start.elapsed();
+    println!(
+        "cold import without the search index: {:>8.3} s  (added {}); the index costs {:+.3} s",
+        unindexed_time.as_secs_f64(),
+        cold.count(Action::Add),
+        cold_time.as_secs_f64() - unindexed_time.as_secs_f64()
+    );
+    // Each file once its WAL is written back into it.
+    let size = |path: &Path| -> Result<u64> {
+        let conn = rusqlite::Connection::open(path)?;
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        Ok(std::fs::metadata(path)?.len())
+    };
+    println!(
+        "database after the cold import: {:.1} MiB with the index, {:.1} MiB without",
+        size(&dir.path().join("library.db"))? as f64 / (1024.0 * 1024.0),
+        size(&unindexed)? as f64 / (1024.0 * 1024.0)
+    );
     Ok(())
 }
+
+/// The triggers that keep the full-text index (schema.sql): without them a write is what it
+/// was before the index.
+const WITHOUT_THE_INDEX: &str =
+    "DROP TRIGGER prompts_searchable; DROP TRIGGER prompts_search_update;
+     DROP TRIGGER prompts_unsearchable; DROP TRIGGER prompt_messages_searchable;
+     DROP TRIGGER prompt_messages_search_update; DROP TRIGGER prompt_messages_unsearchable;
+     DROP TRIGGER resources_searchable; DROP TRIGGER resources_search_update;
+     DROP TRIGGER resources_unsearchable;";
 
 /// Writes the files; returns their total size.
 fn generate(folder: &Path) -> Result<u64> {

@@ -55,6 +55,8 @@ pub enum Command {
     /// Check the library: every prompt renders, every embedded or linked URI resolves,
     /// every completion source exists, every template parses
     Check(JsonFlag),
+    /// Search prompts and resources (names, titles, descriptions, bodies), best match first
+    Search(SearchArgs),
     /// Count what the library holds
     Stats(JsonFlag),
     /// Print the configuration that registers this server with a host
@@ -170,6 +172,33 @@ pub struct ImportArgs {
     /// Refuse files larger than this
     #[arg(long, default_value_t = crate::import::DEFAULT_MAX_FILE_SIZE, value_name = "BYTES")]
     pub max_file_size: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The words to look for: every word must be there; `word*` matches words it starts,
+    /// "two words" a phrase; other punctuation separates words
+    #[arg(required = true, num_args = 1.., value_name = "TEXT")]
+    pub text: Vec<String>,
+    /// Only prompts, or only resources
+    #[arg(long, value_enum)]
+    pub kind: Option<SearchKind>,
+    /// Only what this collection holds
+    #[arg(long, value_name = "NAME")]
+    pub collection: Option<String>,
+    /// The most hits to print
+    #[arg(long, default_value_t = 20, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub limit: u32,
+    /// Print JSON instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SearchKind {
+    Prompt,
+    Resource,
 }
 
 #[derive(Debug, Args)]

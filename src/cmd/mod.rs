@@ -9,6 +9,7 @@ mod import;
 mod init;
 mod prompt;
 mod resource;
+mod search;
 mod serve;
 mod stats;
 mod template;
@@ -40,6 +41,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Resource(command) => library()?.run(|store| resource::run(store, command)),
         Command::Template(command) => library()?.run(|store| template::run(store, command)),
         Command::Values(command) => library()?.run(|store| values::run(store, command)),
+        Command::Search(args) => library()?.run(|store| search::run(store, args)),
         Command::Stats(flags) => library()?.run(|store| stats::run(store, flags)),
         Command::Import(args) => library()?.run(|store| import::run(store, args)),
         Command::Export(args) => library()?.run(|store| export::run(store, args)),
@@ -87,7 +89,7 @@ fn reads_only(command: &Command) -> bool {
         Command::Template(command) => matches!(command, TemplateCommand::List(_)),
         Command::Values(command) => matches!(command, ValuesCommand::List { .. }),
         Command::Import(args) => args.dry_run,
-        Command::Export(_) | Command::Check(_) | Command::Stats(_) => true,
+        Command::Export(_) | Command::Check(_) | Command::Search(_) | Command::Stats(_) => true,
         Command::Serve(_)
         | Command::Config { .. }
         | Command::Init { .. }

@@ -62,6 +62,9 @@ pub fn complete<E: From<Failure> + From<StoreError>>(
             return Err(super::prompts::unknown(conn()?, name).into());
         }
         (Target::Templates(templates), CompletionRef::Resource { uri }) => {
+            if super::search::is_referred_to(uri) && !names_a_stored_template(templates, uri) {
+                return search_query(conn, variable, query);
+            }
             template_source(templates, uri, variable)?
         }
         (Target::Prompt(None) | Target::Templates(_), _) => {
@@ -87,6 +90,31 @@ pub fn complete<E: From<Failure> + From<StoreError>>(
         }
     };
     Ok(from_list(list, query))
+}
+
+/// Whether `uri` is the text of one of the library's own templates (which may start as the
+/// built-in search template does, and is then what the reference means).
+fn names_a_stored_template(templates: &Templates, uri: &str) -> bool {
+    templates
+        .entries()
+        .any(|(stored, _)| stored.template.uri_template == uri)
+}
+
+/// The built-in search template's one variable, completed from the index's terms.
+fn search_query<E: From<Failure> + From<StoreError>>(
+    conn: Connect<E>,
+    variable: &str,
+    typed: &str,
+) -> Result<Ranking, E> {
+    if variable != super::search::VARIABLE {
+        return Err(Failure::InvalidParams(format!(
+            "template '{}' has no variable '{variable}'; its variables are: {}",
+            super::search::TEMPLATE,
+            super::search::VARIABLE
+        ))
+        .into());
+    }
+    Ok(super::search::complete(conn()?, typed)?)
 }
 
 /// The other arguments' values the client sent, which narrow table values with a context.

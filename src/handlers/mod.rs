@@ -9,6 +9,7 @@ pub mod discover;
 mod paging;
 pub mod prompts;
 pub mod resources;
+pub mod search;
 pub mod templates;
 pub mod tools;
 

@@ -36,15 +36,20 @@ pub fn stored(conn: &Connection, uri: &str) -> Result<Option<Arc<ReadResult>>, F
 }
 
 /// Reads `uri`; `resolve` finds a resource by its exact URI (the caller's cache, or the
-/// database), `templates` gives the library's resource templates, asked for only when no
-/// resource has that exact URI.
+/// database), `search` answers a URI of the built-in search template with its query
+/// (`handlers::search`), `templates` gives the library's resource templates; each is asked
+/// only when the one before has no answer.
 pub fn read<E: From<Failure>>(
     uri: &str,
     resolve: Resolve<E>,
+    search: impl FnOnce(&str) -> Result<Arc<ReadResult>, E>,
     templates: impl FnOnce() -> Result<Arc<Templates>, E>,
 ) -> Result<Arc<ReadResult>, E> {
     if let Some(found) = resolve(uri)? {
         return Ok(found);
+    }
+    if let Some(query) = super::search::query_of(uri) {
+        return search(&query);
     }
     // A URI that matches a template resolves to the stored resource the template maps its
     // variables to (e.g. a percent-encoded spelling of a stored URI).

@@ -10,19 +10,26 @@ use crate::protocol::{Failure, Page};
 use crate::store::read::{self, Listed, Window};
 use crate::uri_template::UriTemplate;
 
+/// A page of the templates. The built-in search template (`handlers::search`) heads the
+/// first page, on top of its page size; cursors carry only stored templates' keys, so the
+/// pages after the first are the stored templates' as they would be without it.
 pub fn list(
     conn: &Connection,
     config: &ServeConfig,
     cursor: Option<&str>,
 ) -> Result<Page<StoredTemplate>, Failure> {
-    paging::list(
+    let mut page = paging::list(
         conn,
         Listed::Templates,
         cursor,
         config.page_size,
         read::templates,
         |t| &t.template.uri_template,
-    )
+    )?;
+    if cursor.is_none() {
+        page.items.insert(0, super::search::template());
+    }
+    Ok(page)
 }
 
 /// Every stored template with its parsed form: parsing (and compiling the matcher) costs

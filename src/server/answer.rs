@@ -16,7 +16,7 @@ use crate::handlers::completion::{self, Target};
 use crate::handlers::discover::discover;
 use crate::handlers::templates::Templates;
 use crate::handlers::tools::{self, Call};
-use crate::handlers::{prompts, resources, templates};
+use crate::handlers::{prompts, resources, search, templates};
 use crate::protocol::{
     CompletionRef, Envelope, Failure, GetPromptParams, Method, PromptOutcome, Revision, RpcError,
     ShapedPage, ToolAnswer, error_line,
@@ -179,7 +179,14 @@ fn run(
             Ok::<_, Stop>(read::prompt(reads.conn()?, name).map_err(Failure::from)?)
         })
     };
-    let read = |uri: &str| resources::read(uri, &resource, templates);
+    let read = |uri: &str| {
+        let search = |query: &str| {
+            cache.search(position, uri, || {
+                Ok::<_, Stop>(search::read(reads.conn()?, uri, query)?)
+            })
+        };
+        resources::read(uri, &resource, search, templates)
+    };
     // A prompt filled (or, when the client can answer a form, asked for what it lacks).
     let get_prompt = |params: &GetPromptParams, can_elicit: bool| {
         let Some(stored) = prompt(&params.name)? else {

@@ -225,6 +225,23 @@ impl Cache {
         Ok(Some(read))
     }
 
+    /// The answer to a read of the built-in search template's `uri` as of `position`, from
+    /// `search` unless kept: it changes only with the library, so it is kept as a small
+    /// resource is, under its URI.
+    pub(super) fn search<E>(
+        &self,
+        position: i64,
+        uri: &str,
+        search: impl FnOnce() -> Result<Arc<ReadResult>, E>,
+    ) -> Result<Arc<ReadResult>, E> {
+        if let Some(kept) = self.resources.get(uri, position) {
+            return Ok(kept);
+        }
+        let read = search()?;
+        self.resources.keep(uri.to_string(), position, &read);
+        Ok(read)
+    }
+
     /// The library's templates as of `position`, from `load` unless kept.
     pub(super) fn templates<E>(
         &self,

@@ -9,6 +9,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::state::Shared;
 use super::watch::Changes;
+use crate::handlers::search;
 use crate::protocol::{
     Changed, Failure, ListenParams, Lists, RequestId, Revision, acknowledged, error_line,
     notification, stream_notification,
@@ -188,16 +189,25 @@ impl Session {
     }
 }
 
-/// The URIs of `subscribed` that `changes` touched.
+/// The URIs of `subscribed` that `changes` touched. A search's hits may change with any
+/// prompt or resource, so a subscribed `shelf://search/...` URI is touched by every change
+/// to either.
 fn touched<'a>(
     changes: &'a Changes,
     subscribed: &'a BTreeSet<String>,
 ) -> Box<dyn Iterator<Item = &'a String> + 'a> {
     if changes.every_uri {
-        Box::new(subscribed.iter())
-    } else {
-        Box::new(changes.uris.intersection(subscribed))
+        return Box::new(subscribed.iter());
     }
+    let searched = changes.prompts || !changes.uris.is_empty();
+    if !searched {
+        return Box::new(changes.uris.intersection(subscribed));
+    }
+    Box::new(
+        subscribed
+            .iter()
+            .filter(|uri| changes.uris.contains(*uri) || search::query_of(uri).is_some()),
+    )
 }
 
 /// Answers a subscription request with an invalid-params error; nothing is kept for it.

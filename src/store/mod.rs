@@ -13,6 +13,7 @@ mod hash;
 mod place;
 pub mod read;
 mod schema;
+pub mod search;
 pub mod write;
 
 use std::path::{Path, PathBuf};

@@ -7,13 +7,16 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::{Result, StoreError, opening};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// Steps from each older version to the next: `MIGRATIONS[v - 1]` takes version `v` to `v + 1`.
 /// Each leaves the database as schema.sql would have created it (a test checks).
-const MIGRATIONS: &[&str] = &[include_str!("migrations/2.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("migrations/2.sql"),
+    include_str!("migrations/3.sql"),
+];
 
 /// Brings the database at `conn` to `SCHEMA_VERSION`: creates it (and runs `fill`) when it is
 /// empty, migrates it when it is older, refuses it when it is newer or not ours.
@@ -143,8 +146,39 @@ mod tests {
         .expect("counts")
     }
 
-    #[test]
-    fn a_database_migrated_from_version_1_is_what_schema_sql_creates() {
+    /// What migration 3 adds, gone: the database as version 2 left it.
+    const BACK_TO_VERSION_2: &str = "DROP TABLE search_terms; DROP TABLE search;
+         DROP TRIGGER prompts_searchable; DROP TRIGGER prompts_search_update;
+         DROP TRIGGER prompts_unsearchable; DROP TRIGGER prompt_messages_searchable;
+         DROP TRIGGER prompt_messages_search_update; DROP TRIGGER prompt_messages_unsearchable;
+         DROP TRIGGER resources_searchable; DROP TRIGGER resources_search_update;
+         DROP TRIGGER resources_unsearchable;
+         PRAGMA user_version = 2;";
+
+    /// What migration 2 adds, gone too: the database as version 1 left it.
+    const BACK_TO_VERSION_1: &str = "DROP TABLE item_counts;
+         DROP TRIGGER prompts_counted_in; DROP TRIGGER prompts_counted_out;
+         DROP TRIGGER resources_counted_in; DROP TRIGGER resources_counted_out;
+         DROP INDEX prompts_by_last_modified; DROP INDEX resources_by_last_modified;
+         DROP INDEX templates_by_last_modified; DROP INDEX change_log_by_kind;
+         PRAGMA user_version = 1;";
+
+    /// How many prompts and resources the search index holds, and how many items match a
+    /// word every text of the seed library's `code-review` prompt holds.
+    fn indexed(conn: &Connection) -> (i64, i64, i64) {
+        conn.query_row(
+            "SELECT (SELECT count(*) FROM search WHERE kind = 'prompt'),
+                    (SELECT count(*) FROM search WHERE kind = 'resource'),
+                    (SELECT count(*) FROM search WHERE search MATCH 'review')",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .expect("search counts")
+    }
+
+    /// A seeded database taken back to an older version by `back`, with one prompt
+    /// removed meanwhile (the migration must count and index what is there), then migrated.
+    fn migrated_from(back: &[&str]) {
         let folder = tempfile::tempdir().expect("a temporary folder");
         let path = folder.path().join("library.db");
         let mut conn = Connection::open(&path).expect("open");
@@ -162,26 +196,42 @@ mod tests {
             seeded.0 > 0 && seeded.1 > 0,
             "the seed has prompts and resources"
         );
-        // Back to version 1: what migration 2 adds, gone.
-        conn.execute_batch(
-            "DROP TABLE item_counts;
-             DROP TRIGGER prompts_counted_in; DROP TRIGGER prompts_counted_out;
-             DROP TRIGGER resources_counted_in; DROP TRIGGER resources_counted_out;
-             DROP INDEX prompts_by_last_modified; DROP INDEX resources_by_last_modified;
-             DROP INDEX templates_by_last_modified; DROP INDEX change_log_by_kind;
-             DELETE FROM prompts WHERE rowid IN (SELECT rowid FROM prompts LIMIT 1);
-             PRAGMA user_version = 1;",
-        )
-        .expect("go back to version 1");
+        let (_, _, matching) = indexed(&conn);
+        assert!(matching > 0, "the seed mentions reviews");
+        assert_eq!(indexed(&conn), (seeded.0, seeded.1, matching));
+        for step in back {
+            conn.execute_batch(step).expect("go back a version");
+        }
+        conn.execute("DELETE FROM prompts WHERE name = 'code-review'", [])
+            .expect("remove a prompt");
         prepare(&mut conn, &path, |_| {
             panic!("an existing database is not filled")
         })
         .expect("migrate");
         assert_eq!(user_version(&conn).expect("version"), SCHEMA_VERSION);
         assert_eq!(objects(&conn), created);
-        // The counts are the rows there are, and the triggers keep them.
+        // The counts and the index are of the rows there are, and the triggers keep them.
         assert_eq!(counts(&conn), (seeded.0 - 1, seeded.1));
+        let (prompts, resources, fewer) = indexed(&conn);
+        assert_eq!((prompts, resources), (seeded.0 - 1, seeded.1));
+        assert!(fewer < matching, "the removed prompt is not found");
         conn.execute("DELETE FROM prompts", []).expect("delete");
         assert_eq!(counts(&conn), (0, seeded.1));
+        assert_eq!(indexed(&conn).0, 0);
+        conn.execute(
+            "INSERT INTO search (search, rank) VALUES ('integrity-check', 1)",
+            [],
+        )
+        .expect("the index agrees with its content");
+    }
+
+    #[test]
+    fn a_database_migrated_from_version_1_is_what_schema_sql_creates() {
+        migrated_from(&[BACK_TO_VERSION_2, BACK_TO_VERSION_1]);
+    }
+
+    #[test]
+    fn a_database_migrated_from_version_2_is_what_schema_sql_creates() {
+        migrated_from(&[BACK_TO_VERSION_2]);
     }
 }

@@ -92,10 +92,10 @@ fn a_new_database_is_created_and_seeded() {
     ] {
         assert!(stats[key].as_u64().unwrap_or(0) > 0, "{key}: {stats}");
     }
-    assert_eq!(stats["schemaVersion"], 2);
+    assert_eq!(stats["schemaVersion"], 3);
     assert_eq!(
         ctx.query::<i64>("PRAGMA user_version"),
-        2,
+        3,
         "schema.sql's version is recorded"
     );
     let resources = ctx.json(&["resource", "list", "--json"]);
@@ -877,26 +877,60 @@ fn broken_front_matter_names_the_file_and_line() {
     assert!(error.contains("nmae"), "{error}");
 }
 
-#[test]
-fn a_version_1_database_is_migrated_by_a_command_and_then_served() {
+/// What version 3 added: the full-text index and its triggers.
+const BACK_TO_VERSION_2: &str = "DROP TABLE search_terms; DROP TABLE search;
+     DROP TRIGGER prompts_searchable; DROP TRIGGER prompts_search_update;
+     DROP TRIGGER prompts_unsearchable; DROP TRIGGER prompt_messages_searchable;
+     DROP TRIGGER prompt_messages_search_update; DROP TRIGGER prompt_messages_unsearchable;
+     DROP TRIGGER resources_searchable; DROP TRIGGER resources_search_update;
+     DROP TRIGGER resources_unsearchable;
+     PRAGMA user_version = 2;";
+
+/// What version 2 added: the summary the handshake reads.
+const BACK_TO_VERSION_1: &str = "DROP TABLE item_counts;
+     DROP TRIGGER prompts_counted_in; DROP TRIGGER prompts_counted_out;
+     DROP TRIGGER resources_counted_in; DROP TRIGGER resources_counted_out;
+     DROP INDEX prompts_by_last_modified; DROP INDEX resources_by_last_modified;
+     DROP INDEX templates_by_last_modified; DROP INDEX change_log_by_kind;
+     PRAGMA user_version = 1;";
+
+/// Every table, index and trigger with its SQL.
+fn schema_of(ctx: &TestContext) -> Vec<(String, String, Option<String>)> {
+    let conn = ctx.open_db();
+    let mut stmt = conn
+        .prepare("SELECT type, name, sql FROM sqlite_schema ORDER BY name")
+        .expect("prepare");
+    stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows")
+}
+
+/// A library with a document of its own, taken back to `version` by `back`, is migrated by
+/// a command to what a new database holds, its document found by search, and served.
+fn migrated_by_a_command_and_served(version: i64, back: &[&str]) {
+    let fresh = TestContext::new();
+    fresh.ok(&["stats"]);
     let ctx = TestContext::new();
-    ctx.ok(&["stats"]);
-    // What version 1 lacked: the summary the handshake reads.
-    ctx.open_db()
-        .execute_batch(
-            "DROP TABLE item_counts;
-             DROP TRIGGER prompts_counted_in; DROP TRIGGER prompts_counted_out;
-             DROP TRIGGER resources_counted_in; DROP TRIGGER resources_counted_out;
-             DROP INDEX prompts_by_last_modified; DROP INDEX resources_by_last_modified;
-             DROP INDEX templates_by_last_modified; DROP INDEX change_log_by_kind;
-             PRAGMA user_version = 1;",
-        )
-        .expect("make a version 1 database");
+    let doc = ctx.write("doc.md", "About the quokka.\n");
+    ctx.add_resource(&doc, "shelf://local/doc.md");
+    let conn = ctx.open_db();
+    for step in back {
+        conn.execute_batch(step).expect("go back a version");
+    }
+    drop(conn);
     let stderr = ctx.fails(&["serve"]);
-    assert!(stderr.contains("schema version 1, older"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("schema version {version}, older")),
+        "{stderr}"
+    );
     assert!(stderr.contains("stats"), "{stderr}");
     ctx.ok(&["stats"]);
-    assert_eq!(ctx.query::<i64>("PRAGMA user_version"), 2);
+    assert_eq!(ctx.query::<i64>("PRAGMA user_version"), 3);
+    assert_eq!(schema_of(&ctx), schema_of(&fresh));
+    // What was stored before the migration is indexed by it.
+    let hits = ctx.json(&["search", "quokka", "--json"]);
+    assert_eq!(hits[0]["key"], "shelf://local/doc.md", "{hits}");
     let prompts: i64 = ctx.query("SELECT count(*) FROM prompts");
     let resources: i64 = ctx.query("SELECT count(*) FROM resources");
     let mut server = ctx.server();
@@ -910,5 +944,18 @@ fn a_version_1_database_is_migrated_by_a_command_and_then_served() {
         )),
         "{instructions}"
     );
+    let read = server.modern("resources/read", json!({"uri": "shelf://search/quokka"}));
+    let text = read["result"]["contents"][0]["text"].as_str().unwrap_or("");
+    assert!(text.contains("(shelf://local/doc.md)"), "{read}");
     assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn a_version_1_database_is_migrated_by_a_command_and_then_served() {
+    migrated_by_a_command_and_served(1, &[BACK_TO_VERSION_2, BACK_TO_VERSION_1]);
+}
+
+#[test]
+fn a_version_2_database_is_migrated_by_a_command_and_then_served() {
+    migrated_by_a_command_and_served(2, &[BACK_TO_VERSION_2]);
 }

@@ -13,6 +13,7 @@ mod notifications;
 mod readonly;
 mod render;
 mod replaced;
+mod search;
 mod server;
 mod store_errors;
 mod terminal;

@@ -156,6 +156,7 @@ fn read_only_commands(ctx: &TestContext) -> Vec<(Vec<String>, &'static str)> {
         (vec!["values", "list"], "languages"),
         (vec!["values", "list", "languages"], "rust"),
         (vec!["stats"], "prompts"),
+        (vec!["search", "review"], "prompt code-review"),
         (vec!["check"], ""),
         (vec!["export", &out], ""),
         (vec!["import", &source, "--dry-run"], "added 1"),

@@ -150,8 +150,13 @@ fn modern_lists_page_through_every_item_with_hints() {
 
     let response = server.modern("resources/templates/list", json!({}));
     check(MODERN, &response, "ListResourceTemplatesResult");
+    // The built-in search template heads the first page, then the library's own.
     assert_eq!(
         result(&response)["resourceTemplates"][0]["uriTemplate"],
+        "shelf://search/{query}"
+    );
+    assert_eq!(
+        result(&response)["resourceTemplates"][1]["uriTemplate"],
         "shelf://library/{+path}"
     );
 }

@@ -1,0 +1,255 @@
+//! Full-text search over the library: what a person types turned into an FTS5 query that
+//! cannot be a syntax error, the ranked hits, and the index's terms for completing a query.
+//! The index itself is schema.sql's `search` table, kept by triggers.
+
+use rusqlite::Connection;
+use serde::Serialize;
+
+use super::Result;
+
+/// bm25's weight for each indexed column, in the table's order (name, title, description,
+/// body): a word in an item's name or title counts ten times one in its body, one in its
+/// description five times.
+const WEIGHTS: &str = "bm25(10.0, 10.0, 5.0, 1.0)";
+
+/// How many words a snippet holds at most.
+const SNIPPET_WORDS: i64 = 12;
+
+/// What a search looks for, and among what.
+#[derive(Debug, Clone)]
+pub struct Query<'a> {
+    /// The FTS5 expression (`match_expression`).
+    pub expression: &'a str,
+    pub kind: Option<Kind>,
+    pub collection: Option<&'a str>,
+    pub limit: usize,
+    /// What a snippet puts around each matched word.
+    pub marks: (&'a str, &'a str),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Prompt,
+    Resource,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Prompt => "prompt",
+            Kind::Resource => "resource",
+        }
+    }
+}
+
+/// One item found, best first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hit {
+    pub kind: Kind,
+    /// The prompt's name, or the resource's URI.
+    pub key: String,
+    pub title: Option<String>,
+    /// The passage around the matched words, each between the query's marks.
+    pub snippet: String,
+}
+
+/// Why search text cannot be searched for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the search text holds no word to look for (only spaces and punctuation); give at least one word or number, e.g. `review`"
+)]
+pub struct NoWords;
+
+/// `text` as an FTS5 expression that matches the items holding every word of it. The
+/// syntax is small and none of it can fail: a word is a run of letters and digits, matched
+/// as written (quoted, so FTS5's operators `AND`, `OR`, `NOT` and `NEAR` are plain words),
+/// and everything else separates words (`-`, `^`, `:`, parentheses...), except that a word
+/// followed by `*` matches every word it starts, and text between two double quotes is a
+/// phrase, its words in that order. A double quote without a partner separates words.
+pub fn match_expression(text: &str) -> Result<String, NoWords> {
+    let mut parts: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let mut phrase_end = 0;
+    for (at, c) in text.char_indices() {
+        if at < phrase_end {
+            continue;
+        }
+        if c.is_alphanumeric() {
+            word.push(c);
+            continue;
+        }
+        if !word.is_empty() {
+            parts.push(quoted(&word, c == '*'));
+            word.clear();
+        }
+        if c == '"'
+            && let Some(length) = text[at + 1..].find('"')
+        {
+            let phrase = &text[at + 1..at + 1 + length];
+            // FTS5 finds no word in punctuation, and a phrase without one matches nothing.
+            if phrase.chars().any(char::is_alphanumeric) {
+                parts.push(quoted(phrase, false));
+            }
+            phrase_end = at + length + 2;
+        }
+    }
+    if !word.is_empty() {
+        parts.push(quoted(&word, false));
+    }
+    if parts.is_empty() {
+        return Err(NoWords);
+    }
+    Ok(parts.join(" "))
+}
+
+/// `text` as one FTS5 string, a prefix query when `prefix`. It holds no double quote (a
+/// word is letters and digits, a phrase ends at one), so it needs no escape.
+fn quoted(text: &str, prefix: bool) -> String {
+    let star = if prefix { "*" } else { "" };
+    format!("\"{text}\"{star}")
+}
+
+/// The items that match `query`, best first: bm25 over the weighted columns (`WEIGHTS`),
+/// ties in the index's order.
+pub fn search(conn: &Connection, query: &Query) -> Result<Vec<Hit>> {
+    // `ORDER BY rank` lets FTS5 rank the matches itself, and the snippet is then made only
+    // for the rows returned; ordering by a bm25() call would make one for every match.
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT kind, coalesce(uri, name), title, snippet(search, -1, ?5, ?6, '…', {SNIPPET_WORDS})
+         FROM search
+         WHERE search MATCH ?1 AND rank MATCH '{WEIGHTS}'
+           AND (?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR collection = ?3)
+         ORDER BY rank LIMIT ?4"
+    ))?;
+    let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
+    let params = rusqlite::params![
+        query.expression,
+        query.kind.map(Kind::as_str),
+        query.collection,
+        limit,
+        query.marks.0,
+        query.marks.1
+    ];
+    let hits = stmt
+        .query_map(params, |row| {
+            let kind: String = row.get(0)?;
+            Ok(Hit {
+                kind: if kind == "prompt" {
+                    Kind::Prompt
+                } else {
+                    Kind::Resource
+                },
+                key: row.get(1)?,
+                title: row.get(2)?,
+                snippet: one_passage(&row.get::<_, Option<String>>(3)?.unwrap_or_default()),
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(hits)
+}
+
+/// A snippet on one line: its runs of white space (line breaks of the body) as one space.
+fn one_passage(snippet: &str) -> String {
+    snippet.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Every collection the library's prompts and resources belong to, sorted.
+pub fn collections(conn: &Connection) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT collection FROM prompts WHERE collection IS NOT NULL
+         UNION SELECT collection FROM resources WHERE collection IS NOT NULL
+         ORDER BY 1",
+    )?;
+    Ok(stmt
+        .query_map([], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// The index's terms that start with `prefix` (already folded to lower case, as the index
+/// keeps them), at most `limit` of them in term order, each with how many items hold it.
+/// A range of the vocabulary's own order, so a prefix costs what its terms do.
+pub fn terms_with_prefix(
+    conn: &Connection,
+    prefix: &str,
+    limit: usize,
+) -> Result<Vec<(String, i64)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT term, doc FROM search_terms WHERE term >= ?1 ORDER BY term LIMIT ?2",
+    )?;
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let mut terms = Vec::new();
+    let mut rows = stmt.query(rusqlite::params![prefix, limit])?;
+    while let Some(row) = rows.next()? {
+        let term: String = row.get(0)?;
+        if !term.starts_with(prefix) {
+            break;
+        }
+        terms.push((term, row.get(1)?));
+    }
+    Ok(terms)
+}
+
+/// When the library last changed (any write or removal: the change log's last row), in
+/// Unix milliseconds; 0 for a library never changed.
+pub fn last_change(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row(
+        "SELECT coalesce((SELECT at FROM change_log ORDER BY seq DESC LIMIT 1), 0)",
+        [],
+        |row| row.get(0),
+    )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever is typed, the expression is one FTS5 accepts, or there was no word.
+        #[test]
+        fn no_text_is_an_fts5_syntax_error(text in "(\\PC|[\"*():^+-]| (AND|OR|NOT|NEAR) ){0,40}") {
+            let conn = Connection::open_in_memory().expect("a database");
+            conn.execute_batch(
+                "CREATE VIRTUAL TABLE t USING fts5(a, b, tokenize = 'unicode61 remove_diacritics 2');
+                 INSERT INTO t VALUES ('some text', 'and more near or not');",
+            )
+            .expect("a table");
+            match match_expression(&text) {
+                Err(NoWords) => prop_assert!(!text.chars().any(char::is_alphanumeric)),
+                Ok(expression) => {
+                    let found = conn.query_row(
+                        "SELECT count(*) FROM t WHERE t MATCH ?1",
+                        [&expression],
+                        |row| row.get::<_, i64>(0),
+                    );
+                    prop_assert!(found.is_ok(), "{text:?} -> {expression:?}: {found:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn words_are_quoted_and_operators_are_plain_text() {
+        assert_eq!(
+            match_expression("code review").as_deref(),
+            Ok("\"code\" \"review\"")
+        );
+        assert_eq!(
+            match_expression("a NEAR(b) OR -c").as_deref(),
+            Ok("\"a\" \"NEAR\" \"b\" \"OR\" \"c\"")
+        );
+        assert_eq!(match_expression("a*b").as_deref(), Ok("\"a\"* \"b\""));
+        assert_eq!(match_expression("rev*").as_deref(), Ok("\"rev\"*"));
+        assert_eq!(
+            match_expression("say \"code review\" now").as_deref(),
+            Ok("\"say\" \"code review\" \"now\"")
+        );
+        // A double quote without a partner separates words.
+        assert_eq!(match_expression("\"open").as_deref(), Ok("\"open\""));
+        assert_eq!(match_expression("it\"s").as_deref(), Ok("\"it\" \"s\""));
+        assert_eq!(match_expression("( ) * - \"\" \"-\""), Err(NoWords));
+        assert_eq!(match_expression("   "), Err(NoWords));
+    }
+}
