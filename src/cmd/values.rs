@@ -182,14 +182,19 @@ fn add(
     let total = written.total;
     let given = rows.len() as u64;
     common::say(&if written.created {
-        format!("created table {table} with {}", values_count(written.changed))
+        format!(
+            "created table {table} with {}",
+            values_count(written.changed)
+        )
     } else if written.changed == 0 {
         match values {
             [one] => format!(
                 "{} is already in {table} with that weight; unchanged ({total} now)",
                 common::one_line(one.trim())
             ),
-            _ => format!("all {given} values are already in {table} with those weights; unchanged ({total} now)"),
+            _ => format!(
+                "all {given} values are already in {table} with those weights; unchanged ({total} now)"
+            ),
         }
     } else if written.changed < given {
         format!(
@@ -198,7 +203,10 @@ fn add(
             given - written.changed
         )
     } else {
-        format!("added {} to {table} ({total} now)", values_count(written.changed))
+        format!(
+            "added {} to {table} ({total} now)",
+            values_count(written.changed)
+        )
     })
 }
 
@@ -286,10 +294,9 @@ fn remove(store: &Store, table: &str, value: Option<&str>) -> Result<()> {
     let shown = common::one_line(table);
     match (removed, value) {
         (None, _) => Err(unknown_table(store, table)?),
-        (Some((count, _)), None) => common::say(&format!(
-            "removed table {shown} ({})",
-            values_count(count)
-        )),
+        (Some((count, _)), None) => {
+            common::say(&format!("removed table {shown} ({})", values_count(count)))
+        }
         (Some((_, true)), Some(value)) => {
             common::say(&format!("removed {} from {shown}", common::one_line(value)))
         }

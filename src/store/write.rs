@@ -455,7 +455,10 @@ fn holds_exactly(tx: &Transaction, id: i64, values: &[CompletionValue]) -> Resul
         held += 1;
         let (value, weight, context_name, context_value): (String, f64, String, String) =
             (row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?);
-        let key = (value.as_str(), (context_name.as_str(), context_value.as_str()));
+        let key = (
+            value.as_str(),
+            (context_name.as_str(), context_value.as_str()),
+        );
         if wanted.get(&key) != Some(&weight.to_bits()) {
             return Ok(false);
         }
