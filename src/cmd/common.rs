@@ -58,7 +58,9 @@ impl Table {
         self.rows.is_empty()
     }
 
-    pub fn write(&self, out: &mut impl Write) -> std::io::Result<()> {
+    /// Writes the table; with `width`, each line is cut to that many characters, ending in
+    /// `…`, so that a long last column (a title, a description) does not wrap.
+    pub fn write(&self, out: &mut impl Write, width: Option<usize>) -> std::io::Result<()> {
         let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
         for row in &self.rows {
             for (at, cell) in row.iter().enumerate() {
@@ -82,7 +84,14 @@ impl Table {
                     line.extend(std::iter::repeat_n(' ', pad));
                 }
             }
-            writeln!(out, "{}", line.trim_end())?;
+            let line = line.trim_end();
+            match width {
+                Some(width) if line.chars().count() > width => {
+                    let kept: String = line.chars().take(width.saturating_sub(1)).collect();
+                    writeln!(out, "{kept}…")?;
+                }
+                _ => writeln!(out, "{line}")?,
+            }
         }
         Ok(())
     }
@@ -95,10 +104,16 @@ impl Table {
             return Ok(());
         }
         let mut out = stdout();
-        self.write(&mut out)?;
+        self.write(&mut out, terminal_width())?;
         out.flush()?;
         Ok(())
     }
+}
+
+/// The width of the terminal stdout is, to cut table lines to; None when stdout is not a
+/// terminal, so that piped output keeps every character.
+pub fn terminal_width() -> Option<usize> {
+    terminal_size::terminal_size().map(|(width, _)| usize::from(width.0))
 }
 
 /// Names and titles come from files; a newline or an escape sequence in one must not break
@@ -313,10 +328,26 @@ mod tests {
         table.row(vec!["a".into(), "first\nline".into()]);
         table.row(vec!["longer".into(), String::new()]);
         let mut out = Vec::new();
-        table.write(&mut out).unwrap();
+        table.write(&mut out, None).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "NAME    TITLE\na       first line\nlonger\n"
+        );
+    }
+
+    #[test]
+    fn lines_are_cut_to_the_width_with_an_ellipsis() {
+        let mut table = Table::new(&["NAME", "TITLE"]);
+        table.row(vec![
+            "a".into(),
+            "a title much longer than the width".into(),
+        ]);
+        table.row(vec!["b".into(), "short".into()]);
+        let mut out = Vec::new();
+        table.write(&mut out, Some(16)).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "NAME  TITLE\na     a title m…\nb     short\n"
         );
     }
 

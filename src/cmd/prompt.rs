@@ -196,7 +196,7 @@ fn show(store: &Store, name: &str, json: bool) -> Result<()> {
                 arg.description.clone().unwrap_or_default(),
             ]);
         }
-        table.write(&mut out)?;
+        table.write(&mut out, common::terminal_width())?;
     }
     for message in &prompt.messages {
         writeln!(out, "\n--- {}", message.role.as_str())?;

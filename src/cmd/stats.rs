@@ -72,7 +72,7 @@ pub fn run(store: &Store, flags: JsonFlag) -> Result<()> {
         ],
     )?;
     std::io::Write::write_all(&mut out, b"\n")?;
-    table.write(&mut out)?;
+    table.write(&mut out, None)?;
     std::io::Write::flush(&mut out)?;
     Ok(())
 }

@@ -6,15 +6,16 @@ use std::process::{Command, Stdio};
 
 use crate::common::{BIN, TestContext, describe};
 
-/// Runs the binary with stdin, stdout and stderr on one new pseudo-terminal; after the
-/// first line of output, sends Ctrl-D (end of input) when `end_input_after_a_line`.
-/// Returns what the terminal showed and the exit status.
+/// Runs the binary with stdin, stdout and stderr on one new pseudo-terminal 80 columns
+/// wide; after the first line of output, sends Ctrl-D (end of input) when
+/// `end_input_after_a_line`. Returns what the terminal showed and the exit status.
 fn in_terminal(ctx: &TestContext, args: &[&str], end_input_after_a_line: bool) -> (String, i32) {
     const RUN: &str = r#"
-import os, pty, sys
+import fcntl, os, pty, struct, sys, termios
 end_input = sys.argv[1] == "1"
 pid, fd = pty.fork()
 if pid == 0:
+    fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     os.execv(sys.argv[2], sys.argv[2:])
 shown = b""
 sent = False
@@ -177,4 +178,23 @@ fn serve_on_a_terminal_says_what_it_waits_for_and_stops_at_end_of_input() {
             .all(|line| !line.contains("waiting for JSON-RPC")),
         "{lines:?}"
     );
+}
+
+#[test]
+fn tables_on_a_terminal_fit_its_width_and_piped_ones_keep_everything() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    let long_title = "A title far longer than any terminal line, ".repeat(4);
+    let prompt = ctx.write(
+        "long.prompt.md",
+        format!("---\nname: long\ntitle: {long_title}\n---\nHello.\n"),
+    );
+    ctx.ok(&["prompt", "add", prompt.to_str().expect("UTF-8 path")]);
+    let (shown, status) = in_terminal(&ctx, &["prompt", "list"], false);
+    assert_eq!(status, 0, "{shown}");
+    let row = shown.lines().nth(1).expect("a row");
+    assert_eq!(row.chars().count(), 80, "{shown}");
+    assert!(row.ends_with('…') && row.starts_with("long"), "{shown}");
+    let piped = ctx.ok(&["prompt", "list"]);
+    assert!(piped.contains(long_title.trim_end()), "{piped}");
 }
