@@ -38,3 +38,4 @@ pub mod seed;
 pub mod server;
 pub mod store;
 pub mod uri_template;
+pub mod validate;

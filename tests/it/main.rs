@@ -13,3 +13,4 @@ mod readonly;
 mod render;
 mod replaced;
 mod server;
+mod validate;
