@@ -199,13 +199,7 @@ pub fn run(
     let mut parsed = without_duplicates(parsed, &mut report.failures);
     resolve_links(&mut parsed);
     tracing::debug!(elapsed = ?started.elapsed(), "resolved links");
-    let parsed = validated(
-        &source,
-        &walk.files,
-        parsed,
-        &*store.conn()?,
-        &mut report.failures,
-    )?;
+    let parsed = validated(&source, &walk.files, parsed, store, &mut report.failures)?;
     tracing::debug!(elapsed = ?started.elapsed(), "validated");
     // Items of a file that failed are not pruned: the file is still there.
     let protected: Vec<String> = report
@@ -506,7 +500,7 @@ fn qualify_shared_command_names(parsed: &mut [Parsed], folder: Folder) {
 
 /// The import as `validate` sees it: the store, and the files being imported.
 struct Incoming<'a> {
-    conn: &'a Connection,
+    store: &'a Store,
     collection: &'a str,
     files: Files,
     /// The URIs of the import's resources.
@@ -517,7 +511,10 @@ struct Incoming<'a> {
 
 impl validate::Library for Incoming<'_> {
     fn has_resource(&self, uri: &str) -> store::Result<bool> {
-        Ok(self.resources.contains(uri) || store::read::resource(self.conn, uri)?.is_some())
+        if self.resources.contains(uri) {
+            return Ok(true);
+        }
+        Ok(store::read::resource(&*self.store.conn()?, uri)?.is_some())
     }
 
     fn has_table(&self, name: &str) -> bool {
@@ -531,15 +528,16 @@ impl validate::Library for Incoming<'_> {
 
 /// The parsed files that pass `validate`; each one that does not is a failure for every
 /// finding, at its line of the file where it can be found. Documents go first, so that a
-/// prompt embedding a document that failed fails too rather than import broken.
+/// prompt embedding a document that failed fails too rather than import broken. Both passes
+/// are spread over the cores: a document's links are parsed again.
 fn validated(
     source: &Source,
     found: &[walk::Found],
     parsed: Vec<Parsed>,
-    conn: &Connection,
+    store: &Store,
     failures: &mut Vec<FileError>,
 ) -> store::Result<Vec<Parsed>> {
-    let mut tables: HashSet<String> = store::read::tables(conn)?
+    let mut tables: HashSet<String> = store::read::tables(&*store.conn()?)?
         .into_iter()
         .map(|table| table.name)
         .collect();
@@ -556,32 +554,39 @@ fn validated(
         }
     }
     let mut incoming = Incoming {
-        conn,
+        store,
         collection: &source.collection.name,
         files: Files::new(found.iter().map(|file| file.relative.as_str())),
         resources,
         tables,
     };
-    let mut findings: Vec<Vec<Finding>> = vec![Vec::new(); parsed.len()];
-    for (file, findings) in parsed.iter().zip(findings.iter_mut()) {
+    let mut findings: Vec<Vec<Finding>> = in_parallel(&parsed, |file| match &file.item {
+        Item::Resource(resource) => match &resource.content {
+            Content::Text(text) => Ok(validate::document(text, &resource.info.origin, &incoming)),
+            Content::Binary(_) => Ok(Vec::new()),
+        },
+        _ => Ok(Vec::new()),
+    })?;
+    for (file, findings) in parsed.iter().zip(&findings) {
         if let Item::Resource(resource) = &file.item
-            && let Content::Text(text) = &resource.content
+            && !findings.is_empty()
         {
-            *findings = validate::document(text, &resource.info.origin, &incoming);
-            if !findings.is_empty() {
-                incoming.resources.remove(&resource.info.uri);
-            }
+            incoming.resources.remove(&resource.info.uri);
         }
     }
-    for (file, findings) in parsed.iter().zip(findings.iter_mut()) {
-        if let (Item::Prompt(prompt), Some(content_hash)) = (&file.item, file.hash) {
+    let prompts = in_parallel(&parsed, |file| match (&file.item, file.hash) {
+        (Item::Prompt(prompt), Some(content_hash)) => {
             let stored = StoredPrompt {
                 prompt: prompt.clone(),
                 content_hash,
                 last_modified: file.modified_ms,
             };
-            *findings = validate::prompt(&stored, &incoming)?;
+            validate::prompt(&stored, &incoming)
         }
+        _ => Ok(Vec::new()),
+    })?;
+    for (findings, more) in findings.iter_mut().zip(prompts) {
+        findings.extend(more);
     }
     let mut kept = Vec::with_capacity(parsed.len());
     for (file, findings) in parsed.into_iter().zip(findings) {
@@ -604,6 +609,36 @@ fn validated(
         }
     }
     Ok(kept)
+}
+
+/// `check` of every file, spread over the cores; results keep the files' order.
+fn in_parallel(
+    parsed: &[Parsed],
+    check: impl Fn(&Parsed) -> store::Result<Vec<Finding>> + Sync,
+) -> store::Result<Vec<Vec<Finding>>> {
+    let chunk = parsed.len().div_ceil(workers()).max(1);
+    let check = &check;
+    let parts: Vec<store::Result<Vec<Vec<Finding>>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = parsed
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(check).collect()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle.join().unwrap_or_else(|_| {
+                    Err(StoreError::Invalid(
+                        "validating a file failed unexpectedly".into(),
+                    ))
+                })
+            })
+            .collect()
+    });
+    let mut all = Vec::with_capacity(parsed.len());
+    for part in parts {
+        all.extend(part?);
+    }
+    Ok(all)
 }
 
 /// The text of a file of the folder, opened as `read_one` opens it; None if that fails.
