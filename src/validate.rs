@@ -316,13 +316,18 @@ fn line_using(body: &str, name: &str) -> Option<usize> {
         .map(|index| index + 1)
 }
 
-/// A render error's reason without the "line N: " the place already gives.
+/// A render error's reason without what the place already gives: minijinja's "line N: "
+/// before it and " (in TEMPLATE:LINE)" after it, which name the message by its index.
 fn without_line(reason: &str) -> &str {
-    reason
+    let reason = reason
         .strip_prefix("line ")
         .and_then(|rest| rest.split_once(": "))
         .filter(|(number, _)| number.bytes().all(|b| b.is_ascii_digit()))
-        .map_or(reason, |(_, rest)| rest)
+        .map_or(reason, |(_, rest)| rest);
+    match reason.rfind(" (in ") {
+        Some(at) if reason.ends_with(')') => &reason[..at],
+        _ => reason,
+    }
 }
 
 #[cfg(test)]
@@ -343,5 +348,14 @@ mod tests {
         assert_eq!(line_using("who is there\nHi {{ who }}\n", "who"), Some(2));
         assert_eq!(line_using("{% if whom %}\n{{ who }}", "who"), Some(2));
         assert_eq!(line_using("nothing", "who"), None);
+    }
+
+    #[test]
+    fn a_reason_loses_the_place_minijinja_gives() {
+        assert_eq!(
+            without_line("line 2: syntax error: unexpected end of input (in 0:2)"),
+            "syntax error: unexpected end of input"
+        );
+        assert_eq!(without_line("plain"), "plain");
     }
 }
