@@ -1,7 +1,8 @@
 //! The library folder format (docs/format.md): turns one file of a collection into a prompt,
 //! a resource or a completion table. The embedded seed and `promptshelf import` both read
 //! files through here, so they cannot drift apart. This file holds the entry points
-//! (`parse_file`, `parse_file_in`) and decides what a file is; each submodule reads or writes
+//! (`parse_file`, `parse_file_in`), decides what a file is, names nested commands that share
+//! a name, and places a problem at its line of a file (`Place`); each submodule reads or writes
 //! one part of the format:
 //!
 //! - `paths`: collections and their URIs, which paths are skipped, which files are commands
@@ -9,11 +10,12 @@
 //! - `prompt_file`: our own prompt files (front matter keys, typed arguments) into prompts
 //! - `roles`: role markers, which split a body into messages
 //! - `summary`: a markdown body's first heading and paragraph, the fallback title and
-//!   description
+//!   description (for a prompt, plain words only)
 //! - `resource_file`: documents and other files into resources
 //! - `value_table`: `_values/` files into completion tables
 //! - `dialect`: the prompt files of Claude Code and VS Code into prompts
-//! - `links`: relative links between files pointed at their URIs
+//! - `links`: relative links between files pointed at their URIs, and the ones that point
+//!   at no file
 //! - `emit`: the way back, from an item to the text of its file
 
 mod dialect;

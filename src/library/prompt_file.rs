@@ -4,7 +4,7 @@
 use serde::Deserialize;
 
 use super::FileError;
-use super::front_matter::{key_line, parse_yaml};
+use super::front_matter::{argument_line, key_line, parse_yaml};
 use super::roles::split_roles;
 use super::summary::prompt_heading_and_paragraph;
 use crate::model::{ArgumentType, Icon, Origin, Prompt, PromptArgument};
@@ -84,11 +84,13 @@ pub(super) fn prompt_from(
     let (heading, paragraph) = prompt_heading_and_paragraph(body);
     let mut arguments: Vec<PromptArgument> = Vec::with_capacity(front.arguments.len());
     for arg in front.arguments {
-        let argument = argument_from(arg).map_err(|message| FileError::new(path, None, message))?;
+        // An error about an argument is shown at its `- name:` line.
+        let line = yaml.and_then(|yaml| argument_line(yaml, &arg.name));
+        let argument = argument_from(arg).map_err(|message| FileError::new(path, line, message))?;
         if arguments.iter().any(|seen| seen.name == argument.name) {
             return Err(FileError::new(
                 path,
-                None,
+                line,
                 format!(
                     "argument '{}' is declared twice; give each argument its own name",
                     argument.name

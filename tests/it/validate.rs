@@ -47,16 +47,15 @@ fn imported(ctx: &TestContext, dir: &Path) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-/// stderr names `path` (under the test folder) and `line`, then says `words`.
+/// A line of stderr names `path` (under the test folder) and `line`, then says `words`.
 fn assert_failure_at(ctx: &TestContext, stderr: &str, path: &str, line: u64, words: &[&str]) {
     let prefix = format!("{}:{line}: ", ctx.path(path).display());
     let found = stderr
         .lines()
-        .find(|message| message.starts_with(&prefix))
-        .unwrap_or_else(|| panic!("no failure at {prefix} in:\n{stderr}"));
-    for word in words {
-        assert!(found.contains(word), "«{word}» missing from «{found}»");
-    }
+        .find(|message| {
+            message.starts_with(&prefix) && words.iter().all(|word| message.contains(word))
+        })
+        .unwrap_or_else(|| panic!("no failure at {prefix} saying {words:?} in:\n{stderr}"));
     // Every failure says how to fix it after what is wrong.
     assert!(found.contains("; "), "no fix given in «{found}»");
 }
@@ -302,4 +301,21 @@ fn check_reports_what_import_would_refuse_in_a_stored_library() {
     ] {
         assert!(items.contains(&item), "{problems}");
     }
+}
+
+#[test]
+fn an_argument_declared_so_it_cannot_work_fails_at_its_line() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "v/count.prompt.md",
+        "---\narguments:\n  - name: topic\n  - name: n\n    min: 3\n    completion: nowhere\n---\n{{ topic }} {{ n }}\n",
+    );
+    ctx.write(
+        "v/typed.prompt.md",
+        "---\ndescription: d\narguments:\n  - name: when\n    type: datetime\n---\n{{ when }}\n",
+    );
+    let stderr = refused(&ctx, &ctx.path("v"));
+    assert_failure_at(&ctx, &stderr, "v/count.prompt.md", 4, &["`min:`", "string"]);
+    assert_failure_at(&ctx, &stderr, "v/count.prompt.md", 4, &["'nowhere'"]);
+    assert_failure_at(&ctx, &stderr, "v/typed.prompt.md", 4, &["datetime"]);
 }
