@@ -171,7 +171,7 @@ fn descriptions_and_titles_never_show_template_code() {
     );
     ctx.write(
         "v/.claude/commands/commit.md",
-        "## Context\n\n- Current status: !`git status`\n\n## Your task\n\nWrite a commit message for $1.\n",
+        "## Context\n\n- Current status: !`git status`\n\n## What to do\n\nWrite a commit message for $1.\n",
     );
     ctx.write(
         "v/one-line.prompt.md",
