@@ -1,21 +1,24 @@
 //! `promptshelf check`: a lint of the whole library, so an author learns of a broken prompt
-//! before a host does. Every prompt is rendered with sample values, every URI it embeds or
-//! links must resolve, every completion source must exist, every template must parse.
+//! before a host does. Every prompt and every markdown document of a collection goes through
+//! `validate`, the same checks `import` makes of the files it reads (templates parse and
+//! render, variables are arguments, embedded and linked URIs resolve, relative links point at
+//! files of the collection, arguments are declared so they can work); every resource template
+//! must parse and complete from tables that exist.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
 
 use rusqlite::Connection;
 
-use crate::arguments::{self, Misfit};
-use crate::model::{ArgumentType, Prompt, StoredPrompt};
-use crate::render::{self, Piece};
+use crate::library::Place;
+use crate::model::Content;
 use crate::store::{self, read};
 use crate::uri_template::UriTemplate;
+use crate::validate::{self, Files, Finding};
 
 /// One thing wrong, and where.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Problem {
-    /// `prompt 'name'` or `template 'uri'`.
+    /// `prompt 'name'`, `resource 'uri'` or `template 'uri'`.
     pub item: String,
     pub problem: String,
 }
@@ -24,23 +27,89 @@ pub struct Problem {
 #[derive(Debug, Default)]
 pub struct Report {
     pub prompts: usize,
+    pub resources: usize,
     pub templates: usize,
     pub problems: Vec<Problem>,
 }
 
+/// The stored library as `validate` sees it.
+struct Stored<'a> {
+    conn: &'a Connection,
+    tables: BTreeSet<String>,
+    /// Each collection's files: the paths its prompts and resources were imported from,
+    /// and its completion tables' files.
+    files: HashMap<String, Files>,
+}
+
+impl validate::Library for Stored<'_> {
+    fn has_resource(&self, uri: &str) -> store::Result<bool> {
+        Ok(read::resource(self.conn, uri)?.is_some())
+    }
+
+    fn has_table(&self, name: &str) -> bool {
+        self.tables.contains(name)
+    }
+
+    fn files(&self, collection: &str) -> Option<&Files> {
+        self.files.get(collection)
+    }
+}
+
+impl<'a> Stored<'a> {
+    fn read(conn: &'a Connection) -> store::Result<Stored<'a>> {
+        let tables: BTreeSet<String> = read::tables(conn)?.into_iter().map(|t| t.name).collect();
+        let mut paths: HashMap<String, Vec<String>> = HashMap::new();
+        for state in read::prompt_states(conn)?
+            .into_iter()
+            .chain(read::resource_states(conn)?)
+        {
+            if let (Some(collection), Some(path)) = (state.origin.collection, state.origin.path) {
+                paths.entry(collection).or_default().push(path);
+            }
+        }
+        // Tables keep no file of their own; a link to `_values/NAME.csv` finds the table.
+        for list in paths.values_mut() {
+            for table in &tables {
+                for extension in ["csv", "txt"] {
+                    list.push(format!("_values/{table}.{extension}"));
+                }
+            }
+        }
+        let files = paths
+            .into_iter()
+            .map(|(collection, list)| (collection, Files::new(list.iter().map(String::as_str))))
+            .collect();
+        Ok(Stored {
+            conn,
+            tables,
+            files,
+        })
+    }
+}
+
 pub fn check(conn: &Connection) -> store::Result<Report> {
-    let tables: BTreeSet<String> = read::tables(conn)?.into_iter().map(|t| t.name).collect();
+    let library = Stored::read(conn)?;
     let mut report = Report::default();
     for stored in read::prompts(conn, read::Window::ALL, true)? {
         report.prompts += 1;
         let item = format!("prompt '{}'", stored.prompt.name);
-        for problem in check_prompt(conn, &stored, &tables)? {
-            report.problems.push(Problem {
-                item: item.clone(),
-                problem,
-            });
-        }
+        let findings = validate::prompt(&stored, &library)?;
+        report.add(&item, true, findings);
     }
+    for stored in read::resources(conn, read::Window::ALL)? {
+        report.resources += 1;
+        let info = &stored.info;
+        let markdown = info.mime_type == "text/markdown";
+        if !markdown || info.origin.collection.is_none() {
+            continue;
+        }
+        let Some((_, Content::Text(text))) = read::resource_content(conn, &info.uri)? else {
+            continue;
+        };
+        let findings = validate::document(&text, &info.origin, &library);
+        report.add(&format!("resource '{}'", info.uri), false, findings);
+    }
+    let tables = &library.tables;
     for stored in read::templates(conn, read::Window::ALL)? {
         report.templates += 1;
         let template = &stored.template;
@@ -71,90 +140,22 @@ pub fn check(conn: &Connection) -> store::Result<Report> {
     Ok(report)
 }
 
-fn check_prompt(
-    conn: &Connection,
-    stored: &StoredPrompt,
-    tables: &BTreeSet<String>,
-) -> store::Result<Vec<String>> {
-    let prompt = &stored.prompt;
-    let mut problems = Vec::new();
-    for arg in &prompt.arguments {
-        if let Some(table) = &arg.completion
-            && !tables.contains(table)
-        {
-            problems.push(format!(
-                "argument '{}' completes from table '{table}', which does not exist",
-                arg.name
-            ));
-        }
-        if let Some(pattern) = &arg.pattern
-            && let Err(err) = arguments::compiled_pattern(pattern)
-        {
-            problems.push(format!(
-                "argument '{}' has an invalid pattern {pattern}: {err}",
-                arg.name
-            ));
-        }
-        if let Some(default) = &arg.default
-            && let Err(Misfit::Value(message)) = arguments::check(&prompt.name, arg, default)
-        {
-            problems.push(format!(
-                "the default of argument '{}' does not fit: {message}",
-                arg.name
-            ));
-        }
+impl Report {
+    /// The findings of one item; a prompt's lines are counted in its messages, a document's
+    /// in its text.
+    fn add(&mut self, item: &str, prompt: bool, findings: Vec<Finding>) {
+        self.problems
+            .extend(findings.into_iter().map(|finding| Problem {
+                item: item.to_string(),
+                problem: match finding.place {
+                    Some(Place::Message { message, line }) if prompt => {
+                        format!("message {}, line {line}: {}", message + 1, finding.message)
+                    }
+                    Some(Place::Message { line, .. }) => {
+                        format!("line {line}: {}", finding.message)
+                    }
+                    _ => finding.message,
+                },
+            }));
     }
-    // Two renders with different sample values: a URI that is the same in both is fixed by
-    // the author and must resolve; one that changes is built from arguments.
-    let first = samples(prompt, 0);
-    let second = samples(prompt, 1);
-    let (first, second) = match (
-        render::render(stored, &first),
-        render::render(stored, &second),
-    ) {
-        (Ok(first), Ok(second)) => (uris(&first), uris(&second)),
-        (Err(err), _) | (_, Err(err)) => {
-            problems.push(format!("does not render: {err}"));
-            return Ok(problems);
-        }
-    };
-    for uri in first.intersection(&second) {
-        if read::resource(conn, uri)?.is_none() {
-            problems.push(format!("refers to {uri}, which is not in the library"));
-        }
-    }
-    Ok(problems)
-}
-
-/// A value for every argument; `variant` picks another value where the type allows.
-fn samples(prompt: &Prompt, variant: usize) -> BTreeMap<String, String> {
-    prompt
-        .arguments
-        .iter()
-        .map(|arg| {
-            let value = match (&arg.kind, variant) {
-                (ArgumentType::Enum, _) => arg
-                    .values
-                    .get(variant % arg.values.len().max(1))
-                    .cloned()
-                    .unwrap_or_default(),
-                (_, 0) => arguments::example(arg),
-                (ArgumentType::String, _) => "other text".to_string(),
-                (ArgumentType::Uri, _) => "https://example.org/other".to_string(),
-                _ => arguments::example(arg),
-            };
-            (arg.name.clone(), value)
-        })
-        .collect()
-}
-
-fn uris(rendered: &[render::RenderedTemplate]) -> BTreeSet<String> {
-    rendered
-        .iter()
-        .flat_map(|template| &template.pieces)
-        .filter_map(|piece| match piece {
-            Piece::Embed(uri) | Piece::Link(uri) => Some(uri.clone()),
-            Piece::Text(_) => None,
-        })
-        .collect()
 }

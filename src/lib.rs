@@ -40,3 +40,4 @@ pub mod server;
 pub mod shell;
 pub mod store;
 pub mod uri_template;
+pub mod validate;

@@ -7,7 +7,7 @@
 
 use std::borrow::Borrow;
 use std::cell::Cell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use minijinja::{Environment, UndefinedBehavior, Value};
@@ -40,6 +40,8 @@ pub struct RenderedTemplate {
 pub struct RenderError {
     pub prompt: String,
     pub message: usize,
+    /// The line of the message template minijinja points at, when it does.
+    pub line: Option<usize>,
     pub reason: String,
 }
 
@@ -85,6 +87,7 @@ pub fn render<Name: Borrow<str> + Ord, Text: AsRef<str>>(
         Unrendered::Over(over) => RenderError {
             prompt: stored.prompt.name.clone(),
             message: 0,
+            line: None,
             reason: format!("the rendered prompt is too large ({over:?})"),
         },
     })
@@ -155,6 +158,7 @@ pub fn render_within<Name: Borrow<str> + Ord, Text: AsRef<str>>(
             return Err(Unrendered::Template(RenderError {
                 prompt: prompt.name.clone(),
                 message: index + 1,
+                line: err.line(),
                 reason: describe(&err),
             }));
         }
@@ -283,6 +287,7 @@ fn compiled(prompt: &Prompt, key: ContentHash) -> Result<Arc<Environment<'static
             .map_err(|err| RenderError {
                 prompt: prompt.name.clone(),
                 message: index + 1,
+                line: err.line(),
                 reason: describe(&err),
             })?;
     }
@@ -293,6 +298,31 @@ fn compiled(prompt: &Prompt, key: ContentHash) -> Result<Arc<Environment<'static
     }
     cache.insert(key, Arc::clone(&env));
     Ok(env)
+}
+
+/// For each message template of `stored`, the names it looks up that neither it defines
+/// (`set`, `for`) nor the environment (`embed`, `link`, minijinja's own functions): what
+/// only an argument can give. Fails as a render would when a template does not parse.
+pub fn looked_up(stored: &StoredPrompt) -> Result<Vec<BTreeSet<String>>, RenderError> {
+    let env = compiled(&stored.prompt, stored.content_hash)?;
+    let globals: BTreeSet<&str> = env.globals().map(|(name, _)| name).collect();
+    (0..stored.prompt.messages.len())
+        .map(|index| {
+            let template = env
+                .get_template(&template_name(index))
+                .map_err(|err| RenderError {
+                    prompt: stored.prompt.name.clone(),
+                    message: index + 1,
+                    line: err.line(),
+                    reason: describe(&err),
+                })?;
+            Ok(template
+                .undeclared_variables(false)
+                .into_iter()
+                .filter(|name| !globals.contains(name.as_str()))
+                .collect())
+        })
+        .collect()
 }
 
 /// The name a message's template has in its environment: its index.

@@ -21,16 +21,18 @@ pub fn run(store: &Store, flags: JsonFlag) -> Result<()> {
     }
     if !report.problems.is_empty() {
         bail!(
-            "{} problem{} in {} prompts and {} templates; fix them and run check again",
+            "{} problem{} in {} prompts, {} resources and {} templates; fix them and run check \
+             again",
             report.problems.len(),
             if report.problems.len() == 1 { "" } else { "s" },
             report.prompts,
+            report.resources,
             report.templates
         );
     }
     eprintln!(
-        "checked {} prompts and {} templates: no problems",
-        report.prompts, report.templates
+        "checked {} prompts, {} resources and {} templates: no problems",
+        report.prompts, report.resources, report.templates
     );
     Ok(())
 }

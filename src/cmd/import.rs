@@ -117,7 +117,7 @@ fn print(dir: &Path, report: &Report, options: &Options, list_changes: bool) -> 
         report.count(Action::Update),
         report.unchanged,
         report.count(Action::Remove),
-        report.failures.len()
+        report.failed_files()
     );
     if !report.skipped.is_empty() {
         summary.push_str(&format!(", skipped {}", report.skipped.len()));
@@ -137,7 +137,7 @@ fn print(dir: &Path, report: &Report, options: &Options, list_changes: bool) -> 
 
 /// Failures make the command fail, after the summary said what happened.
 fn outcome(report: &Report, options: &Options) -> Result<()> {
-    let failed = report.failures.len();
+    let failed = report.failed_files();
     if failed == 0 {
         return Ok(());
     }

@@ -22,8 +22,9 @@ use rusqlite::Connection;
 pub use walk::Skipped;
 
 use crate::library::{self, Collection, FileError, Folder, Item};
-use crate::model::{CompletionValue, ContentHash};
+use crate::model::{CompletionValue, Content, ContentHash, StoredPrompt};
 use crate::store::{self, ItemState, Store, StoreError, ValuesMode};
+use crate::validate::{self, Files, Finding};
 
 /// The largest file read unless `--max-file-size` says otherwise.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
@@ -130,6 +131,15 @@ pub struct Report {
 }
 
 impl Report {
+    /// How many files failed (a file can fail for several reasons, each a failure).
+    pub fn failed_files(&self) -> usize {
+        self.failures
+            .iter()
+            .map(|failure| failure.path.as_str())
+            .collect::<HashSet<_>>()
+            .len()
+    }
+
     /// How many files' items had this action (the collection's template is not a file).
     pub fn count(&self, action: Action) -> usize {
         self.changes
@@ -184,9 +194,13 @@ pub fn run(
         report.skipped.extend(skipped);
         report.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     }
+    let mut parsed = parsed;
+    qualify_shared_command_names(&mut parsed, source.folder);
     let mut parsed = without_duplicates(parsed, &mut report.failures);
     resolve_links(&mut parsed);
     tracing::debug!(elapsed = ?started.elapsed(), "resolved links");
+    let parsed = validated(&source, &walk.files, parsed, store, &mut report.failures)?;
+    tracing::debug!(elapsed = ?started.elapsed(), "validated");
     // Items of a file that failed are not pruned: the file is still there.
     let protected: Vec<String> = report
         .failures
@@ -458,6 +472,182 @@ fn resolve_links(parsed: &mut [Parsed]) {
             });
         }
     });
+}
+
+/// Nested Claude Code commands whose file's name another prompt of the import also has take
+/// their folders into their names (`git/commit.md` is `git-commit`, see
+/// `library::nested_command_names`), so that `git/commit.md` and `svn/commit.md` both import.
+fn qualify_shared_command_names(parsed: &mut [Parsed], folder: Folder) {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for file in parsed.iter() {
+        if let Item::Prompt(prompt) = &file.item {
+            *counts.entry(prompt.name.clone()).or_default() += 1;
+        }
+    }
+    for file in parsed.iter_mut() {
+        let Item::Prompt(prompt) = &mut file.item else {
+            continue;
+        };
+        if counts.get(&prompt.name).is_some_and(|&count| count > 1)
+            && let Some((name, qualified)) = library::nested_command_names(&file.path, folder)
+            && prompt.name == name
+        {
+            prompt.name = qualified;
+            file.hash = hash(&file.item);
+        }
+    }
+}
+
+/// The import as `validate` sees it: the store, and the files being imported.
+struct Incoming<'a> {
+    store: &'a Store,
+    collection: &'a str,
+    files: Files,
+    /// The URIs of the import's resources.
+    resources: HashSet<String>,
+    /// The store's tables and the import's.
+    tables: HashSet<String>,
+}
+
+impl validate::Library for Incoming<'_> {
+    fn has_resource(&self, uri: &str) -> store::Result<bool> {
+        if self.resources.contains(uri) {
+            return Ok(true);
+        }
+        Ok(store::read::resource(&*self.store.conn()?, uri)?.is_some())
+    }
+
+    fn has_table(&self, name: &str) -> bool {
+        self.tables.contains(name)
+    }
+
+    fn files(&self, collection: &str) -> Option<&Files> {
+        (collection == self.collection).then_some(&self.files)
+    }
+}
+
+/// The parsed files that pass `validate`; each one that does not is a failure for every
+/// finding, at its line of the file where it can be found. Documents go first, so that a
+/// prompt embedding a document that failed fails too rather than import broken. Both passes
+/// are spread over the cores: a document's links are parsed again.
+fn validated(
+    source: &Source,
+    found: &[walk::Found],
+    parsed: Vec<Parsed>,
+    store: &Store,
+    failures: &mut Vec<FileError>,
+) -> store::Result<Vec<Parsed>> {
+    let mut tables: HashSet<String> = store::read::tables(&*store.conn()?)?
+        .into_iter()
+        .map(|table| table.name)
+        .collect();
+    let mut resources = HashSet::new();
+    for file in &parsed {
+        match &file.item {
+            Item::Values { table, .. } => {
+                tables.insert(table.clone());
+            }
+            Item::Resource(resource) => {
+                resources.insert(resource.info.uri.clone());
+            }
+            Item::Prompt(_) => {}
+        }
+    }
+    let mut incoming = Incoming {
+        store,
+        collection: &source.collection.name,
+        files: Files::new(found.iter().map(|file| file.relative.as_str())),
+        resources,
+        tables,
+    };
+    let mut findings: Vec<Vec<Finding>> = in_parallel(&parsed, |file| match &file.item {
+        Item::Resource(resource) => match &resource.content {
+            Content::Text(text) => Ok(validate::document(text, &resource.info.origin, &incoming)),
+            Content::Binary(_) => Ok(Vec::new()),
+        },
+        _ => Ok(Vec::new()),
+    })?;
+    for (file, findings) in parsed.iter().zip(&findings) {
+        if let Item::Resource(resource) = &file.item
+            && !findings.is_empty()
+        {
+            incoming.resources.remove(&resource.info.uri);
+        }
+    }
+    let prompts = in_parallel(&parsed, |file| match (&file.item, file.hash) {
+        (Item::Prompt(prompt), Some(content_hash)) => {
+            let stored = StoredPrompt {
+                prompt: prompt.clone(),
+                content_hash,
+                last_modified: file.modified_ms,
+            };
+            validate::prompt(&stored, &incoming)
+        }
+        _ => Ok(Vec::new()),
+    })?;
+    for (findings, more) in findings.iter_mut().zip(prompts) {
+        findings.extend(more);
+    }
+    let mut kept = Vec::with_capacity(parsed.len());
+    for (file, findings) in parsed.into_iter().zip(findings) {
+        if findings.is_empty() {
+            kept.push(file);
+            continue;
+        }
+        // Read again only to place the findings: most imports have none.
+        let text = reread(source, &file.path);
+        let is_prompt = matches!(file.item, Item::Prompt(_));
+        for finding in findings {
+            failures.push(FileError {
+                path: file.path.clone(),
+                line: finding
+                    .place
+                    .as_ref()
+                    .and_then(|place| library::line_in_file(text.as_deref()?, is_prompt, place)),
+                message: finding.message,
+            });
+        }
+    }
+    Ok(kept)
+}
+
+/// `check` of every file, spread over the cores; results keep the files' order.
+fn in_parallel(
+    parsed: &[Parsed],
+    check: impl Fn(&Parsed) -> store::Result<Vec<Finding>> + Sync,
+) -> store::Result<Vec<Vec<Finding>>> {
+    let chunk = parsed.len().div_ceil(workers()).max(1);
+    let check = &check;
+    let parts: Vec<store::Result<Vec<Vec<Finding>>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = parsed
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(check).collect()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle.join().unwrap_or_else(|_| {
+                    Err(StoreError::Invalid(
+                        "validating a file failed unexpectedly".into(),
+                    ))
+                })
+            })
+            .collect()
+    });
+    let mut all = Vec::with_capacity(parsed.len());
+    for part in parts {
+        all.extend(part?);
+    }
+    Ok(all)
+}
+
+/// The text of a file of the folder, opened as `read_one` opens it; None if that fails.
+fn reread(source: &Source, relative: &str) -> Option<String> {
+    use std::io::Read as _;
+    let mut file = open::open_inside(&source.root, &source.root.join(relative)).ok()?;
+    let mut text = String::new();
+    file.read_to_string(&mut text).ok()?;
+    Some(text)
 }
 
 /// Threads for reading and parsing: one per core, within reason.

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::front_matter::{opens_yaml_front_matter, split_front_matter};
 use super::paths::{Folder, has_extension, is_command_path};
-use super::summary::heading_and_paragraph;
+use super::summary::{heading_and_paragraph, prompt_heading_and_paragraph};
 use crate::model::{
     ArgumentType, CompletionValue, Content, Icon, MessageTemplate, Prompt, PromptArgument,
     Resource, Role,
@@ -23,7 +23,7 @@ pub fn prompt_file(prompt: &Prompt, relative_path: &str) -> String {
         .or_else(|| file_name.strip_suffix(".md"))
         .unwrap_or(file_name);
     let body = prompt_body(&prompt.messages);
-    let (heading, paragraph) = heading_and_paragraph(&body);
+    let (heading, paragraph) = prompt_heading_and_paragraph(&body);
     let mut front = Yaml::default();
     // Outside `*.prompt.md` only `kind` makes a prompt; inside, it also keeps a body with a
     // `${...}` in it from being taken for a VS Code prompt file.

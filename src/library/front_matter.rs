@@ -47,6 +47,33 @@ pub(super) fn opens_yaml_front_matter(text: &str) -> bool {
             .is_some_and(|after| after.is_empty() || after.starts_with(' '))
 }
 
+/// The line of the file on which the top-level `key:` of `yaml` is written (front matter
+/// starts on line 2), for errors about that key's value.
+pub(super) fn key_line(yaml: &str, key: &str) -> Option<u64> {
+    yaml.lines()
+        .position(|line| {
+            line.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+        .map(|index| index as u64 + 2)
+}
+
+/// The line of the file on which the argument `name` is declared (`- name: NAME` under
+/// `arguments:`), for errors about that argument.
+pub(super) fn argument_line(yaml: &str, name: &str) -> Option<u64> {
+    let arguments = yaml
+        .lines()
+        .position(|line| line.starts_with("arguments:"))?;
+    yaml.lines()
+        .skip(arguments + 1)
+        .position(|line| {
+            let line = line.trim_start().trim_start_matches(['-', ' ']);
+            line.strip_prefix("name:")
+                .is_some_and(|value| value.trim().trim_matches(['"', '\'']) == name)
+        })
+        .map(|index| (arguments + 1 + index) as u64 + 2)
+}
+
 pub(super) fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
     path: &str,
     yaml: &str,

@@ -5,6 +5,8 @@
 //!
 //! Only links whose target is a resource of the same import are rewritten; anything else
 //! (web links, anchors, links to prompts or to files that are not there) stays as written.
+//! `missing_links` finds the relative links whose target is no file of the collection, which
+//! `validate` reports.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -41,10 +43,7 @@ pub fn resolve_links(
     if !has_extension(file_name, &["md", "markdown"]) {
         return false;
     }
-    let folder = relative_path
-        .rsplit_once('/')
-        .map(|(folder, _)| folder)
-        .unwrap_or("");
+    let folder = folder_of(relative_path);
     let mut changed = false;
     let mut rewrite = |text: &mut String| {
         if let Some(rewritten) = rewrite_links(text, folder, targets) {
@@ -70,42 +69,12 @@ pub fn resolve_links(
 
 /// `text` with its relative link destinations replaced, or None when none resolves.
 fn rewrite_links(text: &str, folder: &str, targets: &HashMap<String, String>) -> Option<String> {
-    // Most files link nowhere; skip the parse for them.
-    if !text.contains("](") && !text.contains("]:") {
-        return None;
-    }
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
-    let parser = Parser::new(text).into_offset_iter();
-    for (_, definition) in parser.reference_definitions().iter() {
-        if let Some(edit) = edit(
-            text,
-            definition.span.clone(),
-            "]:",
-            &definition.dest,
-            folder,
-            targets,
-        ) {
+    each_link(text, |span, opener, dest| {
+        if let Some(edit) = edit(text, span, opener, dest, folder, targets) {
             edits.push(edit);
         }
-    }
-    for (event, range) in parser {
-        let (Event::Start(Tag::Link {
-            link_type: LinkType::Inline,
-            dest_url,
-            ..
-        })
-        | Event::Start(Tag::Image {
-            link_type: LinkType::Inline,
-            dest_url,
-            ..
-        })) = event
-        else {
-            continue;
-        };
-        if let Some(edit) = edit(text, range, "](", &dest_url, folder, targets) {
-            edits.push(edit);
-        }
-    }
+    });
     if edits.is_empty() {
         return None;
     }
@@ -123,6 +92,88 @@ fn rewrite_links(text: &str, folder: &str, targets: &HashMap<String, String>) ->
     }
     out.push_str(&text[at..]);
     Some(out)
+}
+
+/// Calls `found` with the span, the opener (`](` or `]:`) and the destination of every
+/// inline link, image and link reference definition of the markdown `text`.
+fn each_link(text: &str, mut found: impl FnMut(Range<usize>, &str, &str)) {
+    // Most files link nowhere; skip the parse for them.
+    if !text.contains("](") && !text.contains("]:") {
+        return;
+    }
+    let parser = Parser::new(text).into_offset_iter();
+    for (_, definition) in parser.reference_definitions().iter() {
+        found(definition.span.clone(), "]:", &definition.dest);
+    }
+    for (event, range) in parser {
+        let (Event::Start(Tag::Link {
+            link_type: LinkType::Inline,
+            dest_url,
+            ..
+        })
+        | Event::Start(Tag::Image {
+            link_type: LinkType::Inline,
+            dest_url,
+            ..
+        })) = event
+        else {
+            continue;
+        };
+        found(range, "](", &dest_url);
+    }
+}
+
+/// A relative link whose target is not a file of the collection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MissingLink {
+    /// As the author wrote it.
+    pub dest: String,
+    /// The line of `text` (from 1) it is on.
+    pub line: usize,
+    /// It climbs out of the collection's folder (`../../x.md` one folder down).
+    pub outside: bool,
+}
+
+/// The relative links and images of the markdown `text`, read from `relative_path`, whose
+/// target `exists` does not know (it is given the target's path in the collection, without
+/// its `#fragment`). Links a template writes (`{{ ... }}` in the destination) are not
+/// checked: their target is known only when the prompt renders.
+pub fn missing_links(
+    text: &str,
+    relative_path: &str,
+    exists: impl Fn(&str) -> bool,
+) -> Vec<MissingLink> {
+    let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
+    if !has_extension(file_name, &["md", "markdown"]) {
+        return Vec::new();
+    }
+    let folder = folder_of(relative_path);
+    let mut missing = Vec::new();
+    each_link(text, |span, _, dest| {
+        if dest.contains("{{") || dest.contains("{%") {
+            return;
+        }
+        let outside = match target_path(dest, folder) {
+            None => return,
+            Some(Ok((path, _))) if exists(&path) => return,
+            Some(Ok(_)) => false,
+            Some(Err(Outside)) => true,
+        };
+        missing.push(MissingLink {
+            dest: dest.to_string(),
+            line: text[..span.start].matches('\n').count() + 1,
+            outside,
+        });
+    });
+    missing
+}
+
+/// The folder part of a relative path ("" at the top).
+fn folder_of(relative_path: &str) -> &str {
+    relative_path
+        .rsplit_once('/')
+        .map(|(folder, _)| folder)
+        .unwrap_or("")
 }
 
 /// Where `dest` is written inside `span` (after the last `opener`, as the author wrote it,
@@ -153,6 +204,18 @@ fn edit(
 
 /// The URI of the resource a relative `dest` in `folder` points at, keeping its `#fragment`.
 fn resolve(dest: &str, folder: &str, targets: &HashMap<String, String>) -> Option<String> {
+    let (path, fragment) = target_path(dest, folder)?.ok()?;
+    let uri = targets.get(&path)?;
+    Some(format!("{uri}{fragment}"))
+}
+
+/// A relative destination that climbs out of the collection's folder.
+struct Outside;
+
+/// The path in the collection a relative `dest` in `folder` points at, and its `#fragment`
+/// (a query means nothing to a stored file and is dropped); None for a destination that is
+/// not a relative path (a URI, an anchor, an absolute path) or not UTF-8 once decoded.
+fn target_path<'a>(dest: &'a str, folder: &str) -> Option<Result<(String, &'a str), Outside>> {
     let has_scheme = dest.split_once(':').is_some_and(|(scheme, _)| {
         scheme.starts_with(|c: char| c.is_ascii_alphabetic())
             && scheme
@@ -172,19 +235,19 @@ fn resolve(dest: &str, folder: &str, targets: &HashMap<String, String>) -> Optio
         match segment {
             "" | "." => {}
             ".." => {
-                segments.pop()?;
+                if segments.pop().is_none() {
+                    return Some(Err(Outside));
+                }
             }
             segment => segments.push(segment),
         }
     }
-    let uri = targets.get(&segments.join("/"))?;
-    // A query means nothing to a stored resource; a fragment still points into it.
     let fragment = if fragment.starts_with('#') {
         fragment
     } else {
         ""
     };
-    Some(format!("{uri}{fragment}"))
+    Some(Ok((segments.join("/"), fragment)))
 }
 
 #[cfg(test)]
@@ -257,6 +320,25 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn links_to_files_that_are_not_there_are_found_with_their_lines() {
+        let text = "# T\n\n[ok](../guides/style.md) [gone](gone.md#x)\n[up](../../x.md) \
+                    [web](https://e.com) [made]({{ x }}.md)\n\n[ref]: nope.md\n";
+        let exists = |path: &str| path == "guides/style.md";
+        let missing: Vec<(String, usize, bool)> = missing_links(text, "docs/a.md", exists)
+            .into_iter()
+            .map(|link| (link.dest, link.line, link.outside))
+            .collect();
+        assert_eq!(
+            missing,
+            [
+                ("nope.md".to_string(), 6, false),
+                ("gone.md#x".to_string(), 3, false),
+                ("../../x.md".to_string(), 4, true),
+            ]
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The library folder format (docs/format.md): turns one file of a collection into a prompt,
 //! a resource or a completion table. The embedded seed and `promptshelf import` both read
 //! files through here, so they cannot drift apart. This file holds the entry points
-//! (`parse_file`, `parse_file_in`) and decides what a file is; each submodule reads or writes
+//! (`parse_file`, `parse_file_in`), decides what a file is, names nested commands that share
+//! a name, and places a problem at its line of a file (`Place`); each submodule reads or writes
 //! one part of the format:
 //!
 //! - `paths`: collections and their URIs, which paths are skipped, which files are commands
@@ -9,11 +10,12 @@
 //! - `prompt_file`: our own prompt files (front matter keys, typed arguments) into prompts
 //! - `roles`: role markers, which split a body into messages
 //! - `summary`: a markdown body's first heading and paragraph, the fallback title and
-//!   description
+//!   description (for a prompt, plain words only)
 //! - `resource_file`: documents and other files into resources
 //! - `value_table`: `_values/` files into completion tables
 //! - `dialect`: the prompt files of Claude Code and VS Code into prompts
-//! - `links`: relative links between files pointed at their URIs
+//! - `links`: relative links between files pointed at their URIs, and the ones that point
+//!   at no file
 //! - `emit`: the way back, from an item to the text of its file
 
 mod dialect;
@@ -29,8 +31,10 @@ mod value_table;
 
 use serde::Deserialize;
 
-pub use links::{link_targets, resolve_links};
-pub use paths::{Collection, DEFAULT_SCHEME, Folder, is_command_path, is_skipped, skips_folder};
+pub use links::{MissingLink, link_targets, missing_links, resolve_links};
+pub use paths::{
+    Collection, DEFAULT_SCHEME, Folder, command_folder, is_command_path, is_skipped, skips_folder,
+};
 pub use prompt_file::validate_name;
 pub use resource_file::is_textual;
 pub use roles::split_roles;
@@ -125,6 +129,7 @@ pub fn parse_file_in(
             default_name,
             body_line,
             origin: origin.clone(),
+            command_folder: command_folder(relative_path, folder),
         };
         // A command file whose front matter names a `kind` is written in our format (that
         // is how `export` keeps a prompt at a command's path).
@@ -165,6 +170,51 @@ pub fn parse_file_in(
     }
     other_resource(collection, relative_path, file_name, bytes, origin)
         .map(|resource| Some(Item::Resource(resource)))
+}
+
+/// The name a Claude Code command in a subfolder of its `commands` folder takes when another
+/// prompt of the same import has its file's name: the folders and the name joined by `-`
+/// (`git/commit.md` is `git-commit`). Returns (the file's name, that name); None for a file
+/// that is not such a command.
+pub fn nested_command_names(relative_path: &str, folder: Folder) -> Option<(String, String)> {
+    let folders = command_folder(relative_path, folder)?;
+    let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
+    let stem = file_name.strip_suffix(".md").unwrap_or(file_name);
+    let name = prompt_file::sanitize_name(stem);
+    let qualified = prompt_file::sanitize_name(&format!("{}-{stem}", folders.replace('/', "-")));
+    Some((name, qualified))
+}
+
+/// Where in an item's file a problem with the item lies.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Place {
+    /// A line (from 1) of a message template (from 0); a document's text is message 0.
+    Message { message: usize, line: usize },
+    /// The declaration of this argument in the front matter.
+    Argument(String),
+    /// The first line of the body that holds this text (a URI, say).
+    Text(String),
+}
+
+/// The line of the file `text` (of a prompt, or else of a document) that `place` is on, when
+/// it can be found.
+pub fn line_in_file(text: &str, prompt: bool, place: &Place) -> Option<u64> {
+    let (front, body, body_line) = split_front_matter(text);
+    match place {
+        Place::Message { message, line } => {
+            let start = if prompt {
+                roles::split_roles_at_lines(body).get(*message)?.1
+            } else {
+                0
+            };
+            Some(body_line + start + *line as u64 - 1)
+        }
+        Place::Argument(name) => front_matter::argument_line(front?, name),
+        Place::Text(needle) => body
+            .lines()
+            .position(|line| line.contains(needle.as_str()))
+            .map(|index| body_line + index as u64),
+    }
 }
 
 /// Whether front matter sets `kind`; YAML that does not parse does not.
@@ -219,6 +269,41 @@ mod tests {
         };
         assert_eq!(prompt.name, "review");
         assert_eq!(prompt.arguments[0].name, "code");
+    }
+
+    #[test]
+    fn places_are_found_at_their_lines_of_the_file() {
+        let text =
+            "---\narguments:\n  - name: who\n---\n\nHello\n<!-- assistant -->\n\nHi {{ x }}\n";
+        let at = |place: Place| line_in_file(text, true, &place);
+        assert_eq!(at(Place::Argument("who".into())), Some(3));
+        assert_eq!(
+            at(Place::Message {
+                message: 0,
+                line: 1
+            }),
+            Some(6)
+        );
+        assert_eq!(
+            at(Place::Message {
+                message: 1,
+                line: 1
+            }),
+            Some(9)
+        );
+        assert_eq!(at(Place::Text("{{ x }}".into())), Some(9));
+        assert_eq!(at(Place::Argument("nobody".into())), None);
+        assert_eq!(
+            line_in_file(
+                "# Doc\n\n[x](y.md)\n",
+                false,
+                &Place::Message {
+                    message: 0,
+                    line: 3
+                }
+            ),
+            Some(3)
+        );
     }
 
     #[test]

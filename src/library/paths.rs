@@ -144,6 +144,26 @@ pub fn is_command_path(relative_path: &str, folder: Folder) -> bool {
     in_commands && has_extension(file_name, &["md"]) && !file_name.ends_with(".prompt.md")
 }
 
+/// The folders between a command's `commands` folder and its file, joined by `/` (`git` for
+/// `.claude/commands/git/commit.md`); None for a command directly in its `commands` folder
+/// and for a file that is not a command.
+pub fn command_folder(relative_path: &str, folder: Folder) -> Option<String> {
+    if !is_command_path(relative_path, folder) {
+        return None;
+    }
+    let segments: Vec<&str> = relative_path.split('/').collect();
+    let folders = &segments[..segments.len() - 1];
+    let inside = match folders
+        .iter()
+        .rposition(|segment| *segment == COMMANDS_FOLDER)
+    {
+        Some(at) => &folders[at + 1..],
+        // The collection folder is the commands folder.
+        None => folders,
+    };
+    (!inside.is_empty()).then(|| inside.join("/"))
+}
+
 pub(super) fn has_extension(file_name: &str, extensions: &[&str]) -> bool {
     file_name
         .rsplit_once('.')
@@ -183,5 +203,18 @@ mod tests {
         assert!(!is_command_path("commands/fix.prompt.md", Folder::Plain));
         assert!(!is_command_path("commands/notes.txt", Folder::Plain));
         assert!(!is_command_path("commands.md", Folder::Plain));
+        assert_eq!(
+            command_folder(".claude/commands/git/sub/commit.md", Folder::Plain).as_deref(),
+            Some("git/sub")
+        );
+        assert_eq!(
+            command_folder(".claude/commands/commit.md", Folder::Plain),
+            None
+        );
+        assert_eq!(
+            command_folder("git/commit.md", Folder::Commands).as_deref(),
+            Some("git")
+        );
+        assert_eq!(command_folder("git/commit.md", Folder::Plain), None);
     }
 }

@@ -4,9 +4,9 @@
 use serde::Deserialize;
 
 use super::FileError;
-use super::front_matter::parse_yaml;
+use super::front_matter::{argument_line, key_line, parse_yaml};
 use super::roles::split_roles;
-use super::summary::heading_and_paragraph;
+use super::summary::prompt_heading_and_paragraph;
 use crate::model::{ArgumentType, Icon, Origin, Prompt, PromptArgument};
 
 #[derive(Debug, Default, Deserialize)]
@@ -74,18 +74,23 @@ pub(super) fn prompt_from(
     path: &str,
     origin: Origin,
 ) -> Result<Prompt, FileError> {
+    let yaml = front;
     let front: PromptFront = match front {
         Some(yaml) => parse_yaml(path, yaml)?,
         None => PromptFront::default(),
     };
-    let (heading, paragraph) = heading_and_paragraph(body);
+    // A name the author wrote must be one; a file's name is made one.
+    let name_line = yaml.and_then(|yaml| key_line(yaml, "name"));
+    let (heading, paragraph) = prompt_heading_and_paragraph(body);
     let mut arguments: Vec<PromptArgument> = Vec::with_capacity(front.arguments.len());
     for arg in front.arguments {
-        let argument = argument_from(arg).map_err(|message| FileError::new(path, None, message))?;
+        // An error about an argument is shown at its `- name:` line.
+        let line = yaml.and_then(|yaml| argument_line(yaml, &arg.name));
+        let argument = argument_from(arg).map_err(|message| FileError::new(path, line, message))?;
         if arguments.iter().any(|seen| seen.name == argument.name) {
             return Err(FileError::new(
                 path,
-                None,
+                line,
                 format!(
                     "argument '{}' is declared twice; give each argument its own name",
                     argument.name
@@ -95,7 +100,7 @@ pub(super) fn prompt_from(
         arguments.push(argument);
     }
     let prompt = Prompt {
-        name: front.name.unwrap_or_else(|| default_name.to_string()),
+        name: front.name.unwrap_or_else(|| sanitize_name(default_name)),
         title: front.title.or(heading),
         description: front.description.or(paragraph),
         icons: front.icons,
@@ -110,8 +115,29 @@ pub(super) fn prompt_from(
             "the prompt has no body; write the prompt text after the front matter",
         ));
     }
-    validate_name(&prompt.name).map_err(|message| FileError::new(path, Some(2), message))?;
+    validate_name(&prompt.name).map_err(|message| FileError::new(path, name_line, message))?;
     Ok(prompt)
+}
+
+/// A prompt name from a file name or another tool's `name:`: characters our names do not
+/// allow (a space, say) become `-`, so `code review.prompt.md` is `code-review`.
+pub(super) fn sanitize_name(name: &str) -> String {
+    let cleaned: String = name
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if cleaned.is_empty() {
+        "prompt".to_string()
+    } else {
+        cleaned
+    }
 }
 
 /// A prompt name is what a host shows and sends back: keep it to one plain token.
@@ -124,7 +150,8 @@ pub fn validate_name(name: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "prompt name '{name}' must be letters, digits, '-', '_', '.' or '/' (e.g. code-review)"
+            "prompt name '{name}' must be letters, digits, '-', '_', '.' or '/'; write it as one \
+             word, e.g. code-review"
         ))
     }
 }

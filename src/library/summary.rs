@@ -1,5 +1,8 @@
 //! What a markdown body says about itself: its first heading and first paragraph, the
-//! fallbacks for an item's title and description.
+//! fallbacks for an item's title and description. A prompt's body is a template, so for a
+//! prompt only plain text counts: a heading or paragraph with template code or another
+//! tool's placeholders would show that code to whoever picks the prompt from a list, and a
+//! section heading (`## Context`) names a part of the prompt, not the prompt.
 
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 
@@ -18,12 +21,45 @@ fn summary(paragraph: &str) -> String {
     format!("{}…", cut[..at_word].trim_end())
 }
 
-/// The body's first heading and first paragraph, as plain text.
+/// A document's first heading (of any level) and first paragraph, as plain text.
 pub(super) fn heading_and_paragraph(body: &str) -> (Option<String>, Option<String>) {
+    first_heading_and_paragraph(body, |_, _| true)
+}
+
+/// A prompt body's title and description: its first level-1 heading and first paragraph
+/// that hold no template code and no placeholder (`{{`, `{%`, `{#`, `$ARGUMENTS`, `$1`,
+/// `${...}`, `` !`command` ``); None where there is none.
+pub(super) fn prompt_heading_and_paragraph(body: &str) -> (Option<String>, Option<String>) {
+    first_heading_and_paragraph(body, |level, text| {
+        level.is_none_or(|level| level == HeadingLevel::H1) && !has_template_code(text)
+    })
+}
+
+/// Whether `text` holds something a host would show as code rather than words.
+fn has_template_code(text: &str) -> bool {
+    ["{{", "{%", "{#", "$ARGUMENTS", "${", "!`"]
+        .iter()
+        .any(|code| text.contains(code))
+        || text.match_indices('$').any(|(at, _)| {
+            let digits = text[at + 1..]
+                .bytes()
+                .take_while(u8::is_ascii_digit)
+                .count();
+            digits == 1
+        })
+}
+
+/// The first heading and paragraph that `usable` accepts (the heading's level, None for a
+/// paragraph, and its text as written in the source).
+fn first_heading_and_paragraph(
+    body: &str,
+    usable: impl Fn(Option<HeadingLevel>, &str) -> bool,
+) -> (Option<String>, Option<String>) {
     let mut heading: Option<String> = None;
     let mut paragraph: Option<String> = None;
     let mut current: Option<String> = None;
-    for event in Parser::new(body) {
+    for (event, range) in Parser::new(body).into_offset_iter() {
+        let source = body.get(range).unwrap_or_default();
         match event {
             Event::Start(Tag::Heading { .. }) | Event::Start(Tag::Paragraph) => {
                 current = Some(String::new())
@@ -40,13 +76,13 @@ pub(super) fn heading_and_paragraph(body: &str) -> (Option<String>, Option<Strin
             }
             Event::End(TagEnd::Heading(level)) => {
                 let text = current.take().unwrap_or_default();
-                if heading.is_none() && level <= HeadingLevel::H6 && !text.trim().is_empty() {
+                if heading.is_none() && !text.trim().is_empty() && usable(Some(level), source) {
                     heading = Some(text.trim().to_string());
                 }
             }
             Event::End(TagEnd::Paragraph) => {
                 let text = current.take().unwrap_or_default();
-                if paragraph.is_none() && !text.trim().is_empty() {
+                if paragraph.is_none() && !text.trim().is_empty() && usable(None, source) {
                     paragraph = Some(summary(text.trim()));
                 }
             }
@@ -70,5 +106,17 @@ mod tests {
         let description = description.unwrap_or_default();
         assert!(description.chars().count() <= 301, "{}", description.len());
         assert!(description.ends_with("word…"), "{description}");
+    }
+
+    #[test]
+    fn a_prompt_s_title_and_description_are_plain_words() {
+        let (title, description) = prompt_heading_and_paragraph(
+            "## Context\n\nRun $1 now, for $ARGUMENTS.\n\n# Fix {{ x }}\n\n`{{ y }}`\n\n\
+             It costs $10.\n",
+        );
+        assert_eq!(title, None);
+        assert_eq!(description.as_deref(), Some("It costs $10."));
+        let (title, _) = prompt_heading_and_paragraph("# Review\n\nText.\n");
+        assert_eq!(title.as_deref(), Some("Review"));
     }
 }

@@ -93,7 +93,7 @@ fn write_notes(ctx: &TestContext) -> PathBuf {
     );
     ctx.write(
         "notes/ask.md",
-        "---\nkind: prompt\ndescription: Ask a question\n---\nAnswer: {{ question }}\n",
+        "---\nkind: prompt\ndescription: Ask a question\narguments:\n  - name: question\n---\nAnswer: {{ question }}\n",
     );
     ctx.write("notes/reference/codes.txt", "200 OK\n404 Not Found\n");
     ctx.write("notes/images/layers.png", PNG);

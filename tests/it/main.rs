@@ -18,3 +18,4 @@ mod server;
 mod store_errors;
 mod terminal;
 mod tools;
+mod validate;

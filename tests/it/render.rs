@@ -486,7 +486,7 @@ fn check_reports_broken_prompts_and_templates() {
         "prompt 'broken': argument 'lang' completes from table 'no-such-table'",
         "prompt 'broken': the default of argument 'n' does not fit",
         "prompt 'broken': refers to shelf://nowhere/x.md",
-        "prompt 'syntax': does not render",
+        "prompt 'syntax': message 1, line 1: the template does not parse",
         "template 'shelf://x/{id}': variable 'id' completes from table 'missing-table'",
     ] {
         assert!(

@@ -169,14 +169,24 @@ pub(in crate::library) fn claude_command(
         let n = claude_position(rest)?;
         Some((var(&position_names[n - 1]), 2))
     });
-    finish(
+    let folder = source.command_folder.clone();
+    let mut prompt = finish(
         front.description,
         arguments,
         body,
         &template,
         source.default_name,
         source,
-    )
+    )?;
+    // Claude Code lists a command of a subfolder with that folder beside it (`/commit`
+    // "(project:git)"); the description is where a host shows it.
+    if let Some(folder) = folder {
+        prompt.description = Some(match prompt.description {
+            Some(description) => format!("{description} ({folder})"),
+            None => format!("({folder})"),
+        });
+    }
+    Ok(prompt)
 }
 
 enum ClaudePlaceholder {

@@ -16,8 +16,9 @@ pub(super) use claude_code::claude_command;
 pub(super) use vscode::{is_vscode_prompt, vscode_prompt};
 
 use super::FileError;
+use super::prompt_file::sanitize_name;
 use super::roles::{role_marker, split_roles};
-use super::summary::heading_and_paragraph;
+use super::summary::prompt_heading_and_paragraph;
 use crate::model::{Origin, Prompt, PromptArgument};
 
 /// What a prompt file needs besides its front matter and body.
@@ -27,6 +28,9 @@ pub(super) struct Source<'a> {
     pub default_name: &'a str,
     pub body_line: u64,
     pub origin: Origin,
+    /// The folders between a command's `commands` folder and its file (`git` for
+    /// `commands/git/commit.md`), which Claude Code shows with the command.
+    pub command_folder: Option<String>,
 }
 
 fn finish(
@@ -39,7 +43,7 @@ fn finish(
 ) -> Result<Prompt, FileError> {
     // Title and description fall back to the body as the author wrote it, not to its
     // escaped template.
-    let (heading, paragraph) = heading_and_paragraph(body);
+    let (heading, paragraph) = prompt_heading_and_paragraph(body);
     let messages = split_roles(template);
     if messages.is_empty() {
         return Err(FileError::new(
@@ -150,27 +154,6 @@ fn identifier(word: &str) -> Option<String> {
     Some(name)
 }
 
-/// A prompt name from a file name or another tool's `name:`: characters our names do not
-/// allow become `-`.
-fn sanitize_name(name: &str) -> String {
-    let cleaned: String = name
-        .trim()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if cleaned.is_empty() {
-        "prompt".to_string()
-    } else {
-        cleaned
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,6 +165,7 @@ mod tests {
             default_name: "review",
             body_line: 1,
             origin: Origin::default(),
+            command_folder: None,
         }
     }
 
