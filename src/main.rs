@@ -19,7 +19,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("promptshelf: {err:#}");
-            ExitCode::FAILURE
+            ExitCode::from(promptshelf::cmd::exit_code(&err))
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use super::common;
 use crate::cli::JsonFlag;
@@ -19,20 +19,25 @@ pub fn run(store: &Store, flags: JsonFlag) -> Result<()> {
         }
         out.flush()?;
     }
-    if !report.problems.is_empty() {
-        bail!(
-            "{} problem{} in {} prompts, {} resources and {} templates; fix them and run check \
-             again",
-            report.problems.len(),
-            if report.problems.len() == 1 { "" } else { "s" },
-            report.prompts,
-            report.resources,
-            report.templates
-        );
-    }
-    eprintln!(
-        "checked {} prompts, {} resources and {} templates: no problems",
-        report.prompts, report.resources, report.templates
+    let checked = format!(
+        "{}, {} and {}",
+        common::count(report.prompts as u64, "prompt", "prompts"),
+        common::count(report.resources as u64, "resource", "resources"),
+        common::count(report.templates as u64, "template", "templates")
     );
+    if !report.problems.is_empty() {
+        return Err(ProblemsFound(format!(
+            "{} in {checked}; fix them and run check again",
+            common::count(report.problems.len() as u64, "problem", "problems")
+        ))
+        .into());
+    }
+    eprintln!("checked {checked}: no problems");
     Ok(())
 }
+
+/// `check` ran and found problems: exit status 1, where a check that could not run at all
+/// exits 2 (`cmd::CouldNotRun`), so that a script can tell the two apart.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ProblemsFound(String);

@@ -32,6 +32,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Access::ReadWrite
     };
     let library = || -> Result<Library> { Ok(Library { db: db()?, access }) };
+    let checking = matches!(command, Command::Check(_));
     let outcome = match command {
         Command::Completions { shell } => completions::run(shell),
         Command::Serve(args) => serve::run(&db()?, args),
@@ -47,14 +48,33 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Export(args) => library()?.run(|store| export::run(store, args)),
         Command::Check(flags) => library()?.run(|store| check::run(store, flags)),
     };
-    outcome.map_err(|err| match err.downcast_ref::<StoreError>() {
-        // SQLite's failures name no file; the person may have several libraries.
-        Some(StoreError::Sqlite(_)) => match db() {
-            Ok(path) => err.context(path.display().to_string()),
-            Err(_) => err,
-        },
-        _ => err,
+    outcome.map_err(|err| {
+        let err = match err.downcast_ref::<StoreError>() {
+            // SQLite's failures name no file; the person may have several libraries.
+            Some(StoreError::Sqlite(_)) => match db() {
+                Ok(path) => err.context(path.display().to_string()),
+                Err(_) => err,
+            },
+            _ => err,
+        };
+        if checking && !err.is::<check::ProblemsFound>() {
+            CouldNotRun(err).into()
+        } else {
+            err
+        }
     })
+}
+
+/// A command that could not do its work at all, as opposed to one that did it and found
+/// something wrong: exit status 2 (`exit_code`). Only `check` makes the difference, as `grep`
+/// and `diff` do; clap's usage errors exit 2 as well.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:#}")]
+pub struct CouldNotRun(anyhow::Error);
+
+/// The exit status for a command's error: 2 when it could not run (`CouldNotRun`), else 1.
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    if err.is::<CouldNotRun>() { 2 } else { 1 }
 }
 
 /// The library a command works on, and how it may open it.

@@ -371,3 +371,47 @@ fn commands_leave_no_wal_or_shm_files_behind() {
         }
     }
 }
+
+#[test]
+fn check_exits_1_for_problems_and_2_when_it_cannot_run() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    let clean = ctx.run(&["check"]);
+    assert_eq!(clean.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&clean.stderr).trim(),
+        "checked 0 prompts, 0 resources and 0 templates: no problems"
+    );
+    ctx.ok(&[
+        "template",
+        "add",
+        "shelf://x/{id}",
+        "--complete",
+        "id=missing-table",
+    ]);
+    let found = ctx.run(&["check"]);
+    assert_eq!(
+        found.status.code(),
+        Some(1),
+        "{}",
+        describe(&["check"], &found, "problems found")
+    );
+    assert!(
+        String::from_utf8_lossy(&found.stderr)
+            .contains("1 problem in 0 prompts, 0 resources and 1 template; fix them"),
+        "{found:?}"
+    );
+
+    let broken = TestContext::new();
+    std::fs::write(&broken.db, "not a database at all\n".repeat(200)).expect("write");
+    let cannot = broken.run(&["check"]);
+    assert_eq!(
+        cannot.status.code(),
+        Some(2),
+        "{}",
+        describe(&["check"], &cannot, "could not run")
+    );
+    // Every other command's failure is 1, and a usage error is clap's 2.
+    assert_eq!(broken.run(&["stats"]).status.code(), Some(1));
+    assert_eq!(ctx.run(&["check", "--no-such-flag"]).status.code(), Some(2));
+}
