@@ -166,6 +166,9 @@ pub struct ImportArgs {
     /// After importing, import again whenever a file changes, until interrupted
     #[arg(long, conflicts_with = "dry_run")]
     pub watch: bool,
+    /// Print the outcome (changes, failures, skips, counts) as one JSON object
+    #[arg(long, conflicts_with = "watch")]
+    pub json: bool,
     /// Import the files that are fine even when others fail (by default nothing is imported)
     #[arg(long)]
     pub keep_going: bool,
@@ -208,6 +211,9 @@ pub struct ExportArgs {
     /// Export this collection straight into DIR; without it, each collection goes into DIR/<collection>
     #[arg(long, value_name = "NAME")]
     pub collection: Option<String>,
+    /// Print the outcome (counts and warnings) as one JSON object
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -257,12 +263,18 @@ pub enum PromptCommand {
         /// A `*.prompt.md` file, or a markdown file whose front matter says `kind: prompt`;
         /// `-` reads the prompt file from standard input
         file: PathBuf,
+        /// Print the outcome as JSON
+        #[arg(long)]
+        json: bool,
     },
     /// Remove a prompt
     Rm {
         /// The prompt's name
         #[arg(add = ArgValueCompleter::new(shell::prompt_names))]
         name: String,
+        /// Print the outcome as JSON
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -302,12 +314,18 @@ pub enum ResourceCommand {
         /// Override the name (default: the file name)
         #[arg(long)]
         name: Option<String>,
+        /// Print the outcome as JSON
+        #[arg(long)]
+        json: bool,
     },
     /// Remove a resource
     Rm {
         /// The resource's URI
         #[arg(add = ArgValueCompleter::new(shell::resource_uris))]
         uri: String,
+        /// Print the outcome as JSON
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -335,11 +353,17 @@ pub enum TemplateCommand {
         /// Complete a variable from a completion table: VARIABLE=TABLE (repeatable)
         #[arg(long = "complete", value_name = "VARIABLE=TABLE")]
         completions: Vec<String>,
+        /// Print the outcome as JSON
+        #[arg(long)]
+        json: bool,
     },
     /// Remove a resource template
     Rm {
         /// The URI template, exactly as listed
         uri_template: String,
+        /// Print the outcome as JSON
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -367,6 +391,9 @@ pub enum ValuesCommand {
         /// Offer the values only when another argument has a value: ARGUMENT=VALUE
         #[arg(long)]
         context: Option<String>,
+        /// Print the outcome as JSON
+        #[arg(long)]
+        json: bool,
     },
     /// Import values from a file: one per line, or CSV with a value,weight,context header
     Import {
@@ -377,6 +404,9 @@ pub enum ValuesCommand {
         /// Replace the table's values instead of adding to them
         #[arg(long)]
         replace: bool,
+        /// Print the outcome as JSON
+        #[arg(long)]
+        json: bool,
     },
     /// Remove a value from a table, or the whole table
     Rm {
@@ -385,5 +415,8 @@ pub enum ValuesCommand {
         table: String,
         /// The value to remove (in every context); without it, the whole table goes
         value: Option<String>,
+        /// Print the outcome as JSON
+        #[arg(long)]
+        json: bool,
     },
 }

@@ -35,6 +35,52 @@ pub fn say(line: &str) -> Result<()> {
     Ok(())
 }
 
+/// What `--json` prints for a prompt, resource or template written or removed.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ItemReport<'a> {
+    /// `added`, `updated`, `unchanged` or `removed`.
+    pub action: &'static str,
+    /// `prompt`, `resource` or `template`.
+    pub kind: &'static str,
+    /// The prompt's name, the resource's URI or the URI template.
+    pub key: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+}
+
+impl<'a> ItemReport<'a> {
+    pub fn new(action: &'static str, kind: &'static str, key: &'a str) -> ItemReport<'a> {
+        ItemReport {
+            action,
+            kind,
+            key,
+            mime_type: None,
+            size: None,
+        }
+    }
+}
+
+/// A write's outcome as `ItemReport::action` says it.
+pub fn action(outcome: crate::store::Outcome) -> &'static str {
+    match outcome {
+        crate::store::Outcome::Added => "added",
+        crate::store::Outcome::Updated => "updated",
+        crate::store::Outcome::Unchanged => "unchanged",
+    }
+}
+
+/// Prints a command's outcome: `line` for people, or `value` as JSON with `--json`.
+pub fn report<T: Serialize>(json: bool, line: &str, value: &T) -> Result<()> {
+    if json {
+        print_json(value)
+    } else {
+        say(line)
+    }
+}
+
 /// Rows printed as columns aligned on their widest cell, under an upper-case header.
 pub struct Table {
     header: Vec<&'static str>,

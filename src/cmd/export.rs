@@ -2,17 +2,45 @@
 //! was written; items the format cannot carry exactly are warned about on stderr.
 
 use anyhow::Result;
+use serde::Serialize;
 
 use super::common;
 use crate::cli::ExportArgs;
 use crate::export::{self, Options};
 use crate::store::Store;
 
+/// What `export --json` prints.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ExportJson<'a> {
+    folder: String,
+    prompts: usize,
+    resources: usize,
+    tables: usize,
+    /// Files written because they were missing or different.
+    written: usize,
+    /// Files that already held what would be written.
+    unchanged: usize,
+    /// Items that will not read back exactly as stored, and items left out.
+    warnings: &'a [String],
+}
+
 pub fn run(store: &Store, args: ExportArgs) -> Result<()> {
     let options = Options {
         collection: args.collection,
     };
     let report = export::run(store, &args.dir, &options)?;
+    if args.json {
+        return common::print_json(&ExportJson {
+            folder: args.dir.display().to_string(),
+            prompts: report.prompts,
+            resources: report.resources,
+            tables: report.tables,
+            written: report.written,
+            unchanged: report.unchanged,
+            warnings: &report.warnings,
+        });
+    }
     for warning in &report.warnings {
         eprintln!("warning: {}", common::one_line(warning));
     }

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use anyhow::{Result, anyhow};
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
 
 use super::common;
 use crate::cli::ImportArgs;
@@ -24,7 +25,11 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
     };
     if !args.watch {
         let report = import::run(store, &args.dir, &options, &bar())?;
-        print(&args.dir, &report, &options, options.dry_run)?;
+        if args.json {
+            common::print_json(&ImportJson::of(&args.dir, &report, &options))?;
+        } else {
+            print(&args.dir, &report, &options, options.dry_run)?;
+        }
         return outcome(&report, &options);
     }
     // Watching: a round's failures are printed and watching goes on, since fixing the file
@@ -133,6 +138,90 @@ fn print(dir: &Path, report: &Report, options: &Options, list_changes: bool) -> 
     }
     out.flush()?;
     Ok(())
+}
+
+/// What `import --json` prints: the summary's counts, each change, failure and skip.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ImportJson<'a> {
+    collection: &'a str,
+    /// Whether nothing was written (`--dry-run`): the changes are those it would make.
+    dry_run: bool,
+    added: usize,
+    updated: usize,
+    unchanged: usize,
+    removed: usize,
+    /// Files that failed.
+    failed: usize,
+    skipped: usize,
+    changes: Vec<ChangeJson<'a>>,
+    failures: Vec<FailureJson>,
+    skips: Vec<SkipJson>,
+}
+
+#[derive(Serialize)]
+struct ChangeJson<'a> {
+    /// `add`, `update` or `remove`.
+    action: &'static str,
+    /// `prompt`, `resource`, `values` or `template`.
+    kind: &'static str,
+    key: &'a str,
+    file: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct FailureJson {
+    file: String,
+    line: Option<u64>,
+    message: String,
+}
+
+#[derive(Serialize)]
+struct SkipJson {
+    file: String,
+    reason: String,
+}
+
+impl<'a> ImportJson<'a> {
+    fn of(dir: &Path, report: &'a Report, options: &Options) -> ImportJson<'a> {
+        ImportJson {
+            collection: &report.collection,
+            dry_run: options.dry_run,
+            added: report.count(Action::Add),
+            updated: report.count(Action::Update),
+            unchanged: report.unchanged,
+            removed: report.count(Action::Remove),
+            failed: report.failed_files(),
+            skipped: report.skipped.len(),
+            changes: report
+                .changes
+                .iter()
+                .map(|change| ChangeJson {
+                    action: change.action.as_str(),
+                    kind: change.kind.as_str(),
+                    key: &change.key,
+                    file: change.path.as_deref(),
+                })
+                .collect(),
+            failures: report
+                .failures
+                .iter()
+                .map(|failure| FailureJson {
+                    file: import::shown_path(dir, &failure.path),
+                    line: failure.line,
+                    message: failure.message.clone(),
+                })
+                .collect(),
+            skips: report
+                .skipped
+                .iter()
+                .map(|skipped| SkipJson {
+                    file: import::shown_path(dir, &skipped.path),
+                    reason: skipped.reason.clone(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Failures make the command fail, after the summary said what happened.

@@ -23,8 +23,8 @@ pub fn run(store: &Store, command: PromptCommand) -> Result<()> {
             json,
             stray,
         } => render(store, &name, &arguments(&args, &stray)?, json),
-        PromptCommand::Add { file } => add(store, &file),
-        PromptCommand::Rm { name } => remove(store, &name),
+        PromptCommand::Add { file, json } => add(store, &file, json),
+        PromptCommand::Rm { name, json } => remove(store, &name, json),
     }
 }
 
@@ -225,7 +225,7 @@ fn argument_type(arg: &PromptArgument) -> String {
     text
 }
 
-fn add(store: &Store, file: &Path) -> Result<()> {
+fn add(store: &Store, file: &Path, json: bool) -> Result<()> {
     let bytes = common::read_input(file)?;
     let shown = common::shown(file);
     let item = if common::is_stdin(file) {
@@ -252,19 +252,22 @@ fn add(store: &Store, file: &Path) -> Result<()> {
     prompt.origin = Origin::default();
     let outcome = store.write(|tx| store::write::put_prompt(tx, &prompt, store::now_ms()))?;
     let name = common::one_line(&prompt.name);
-    common::say(&match outcome {
+    let line = match outcome {
         Outcome::Added => format!("added prompt {name}"),
         Outcome::Updated => format!("updated prompt {name}"),
         Outcome::Unchanged => format!("prompt {name} is unchanged"),
-    })
+    };
+    let report = common::ItemReport::new(common::action(outcome), "prompt", &prompt.name);
+    common::report(json, &line, &report)
 }
 
-fn remove(store: &Store, name: &str) -> Result<()> {
+fn remove(store: &Store, name: &str, json: bool) -> Result<()> {
     let removed = store.write(|tx| store::write::remove_prompt(tx, name))?;
     if !removed {
         return Err(unknown(&store::read::prompt_names(&*store.conn()?)?, name));
     }
-    common::say(&format!("removed prompt {}", common::one_line(name)))
+    let line = format!("removed prompt {}", common::one_line(name));
+    common::report(json, &line, &common::ItemReport::new("removed", "prompt", name))
 }
 
 /// The `--arg NAME=VALUE` flags as argument values: `@FILE` reads a file, `@-` standard

@@ -22,6 +22,7 @@ pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
             uri,
             mime_type,
             name,
+            json,
         } => add(
             store,
             &file,
@@ -30,8 +31,9 @@ pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
                 mime_type,
                 name,
             },
+            json,
         ),
-        ResourceCommand::Rm { uri } => remove(store, &uri),
+        ResourceCommand::Rm { uri, json } => remove(store, &uri, json),
     }
 }
 
@@ -180,7 +182,7 @@ struct Overrides {
     name: Option<String>,
 }
 
-fn add(store: &Store, file: &Path, overrides: Overrides) -> Result<()> {
+fn add(store: &Store, file: &Path, overrides: Overrides, json: bool) -> Result<()> {
     let shown = common::shown(file);
     if let Some(uri) = &overrides.uri {
         check_uri(uri)?;
@@ -253,11 +255,17 @@ fn add(store: &Store, file: &Path, overrides: Overrides) -> Result<()> {
         resource.info.mime_type,
         common::human_size(resource.content.as_bytes().len() as u64)
     );
-    common::say(&match outcome {
+    let line = match outcome {
         Outcome::Added => format!("added resource {uri} ({details})"),
         Outcome::Updated => format!("updated resource {uri} ({details})"),
         Outcome::Unchanged => format!("resource {uri} is unchanged"),
-    })
+    };
+    let report = common::ItemReport {
+        mime_type: Some(&resource.info.mime_type),
+        size: Some(resource.content.as_bytes().len() as u64),
+        ..common::ItemReport::new(common::action(outcome), "resource", &resource.info.uri)
+    };
+    common::report(json, &line, &report)
 }
 
 /// The last segment of a URI's path, percent-decoded (`notes.md` of
@@ -330,12 +338,13 @@ fn check_uri(uri: &str) -> Result<()> {
     Ok(())
 }
 
-fn remove(store: &Store, uri: &str) -> Result<()> {
+fn remove(store: &Store, uri: &str, json: bool) -> Result<()> {
     let removed = store.write(|tx| store::write::remove_resource(tx, uri))?;
     if !removed {
         return Err(unknown(store, uri)?);
     }
-    common::say(&format!("removed resource {}", common::one_line(uri)))
+    let line = format!("removed resource {}", common::one_line(uri));
+    common::report(json, &line, &common::ItemReport::new("removed", "resource", uri))
 }
 
 #[cfg(test)]

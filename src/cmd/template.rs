@@ -21,6 +21,7 @@ pub fn run(store: &Store, command: TemplateCommand) -> Result<()> {
             description,
             mime_type,
             completions,
+            json,
         } => add(
             store,
             ResourceTemplate {
@@ -34,8 +35,9 @@ pub fn run(store: &Store, command: TemplateCommand) -> Result<()> {
                 collection: None,
             },
             &completions,
+            json,
         ),
-        TemplateCommand::Rm { uri_template } => remove(store, &uri_template),
+        TemplateCommand::Rm { uri_template, json } => remove(store, &uri_template, json),
     }
 }
 
@@ -97,10 +99,17 @@ fn list(store: &Store, json: bool) -> Result<()> {
     table.print("no resource templates (add one with `promptshelf template add`)")
 }
 
-fn add(store: &Store, mut template: ResourceTemplate, completions: &[String]) -> Result<()> {
+fn add(
+    store: &Store,
+    mut template: ResourceTemplate,
+    completions: &[String],
+    json: bool,
+) -> Result<()> {
     let variables = variables(&template.uri_template)?;
     if template.name.trim().is_empty() {
-        return Err(anyhow!("the template's name is empty; give it one with --name NAME"));
+        return Err(anyhow!(
+            "the template's name is empty; give it one with --name NAME"
+        ));
     }
     if let Some(mime) = &template.mime_type
         && mime.parse::<mime_guess::Mime>().is_err()
@@ -155,11 +164,14 @@ fn add(store: &Store, mut template: ResourceTemplate, completions: &[String]) ->
         }
     }
     let shown = common::one_line(&template.uri_template);
-    common::say(&match outcome {
+    let line = match outcome {
         Outcome::Added => format!("added template {shown}"),
         Outcome::Updated => format!("updated template {shown}"),
         Outcome::Unchanged => format!("template {shown} is unchanged"),
-    })
+    };
+    let report =
+        common::ItemReport::new(common::action(outcome), "template", &template.uri_template);
+    common::report(json, &line, &report)
 }
 
 /// A name for a template given none: the literal text before its first expression, past
@@ -223,7 +235,7 @@ fn variables(uri_template: &str) -> Result<Vec<String>> {
     Ok(names)
 }
 
-fn remove(store: &Store, uri_template: &str) -> Result<()> {
+fn remove(store: &Store, uri_template: &str, json: bool) -> Result<()> {
     let removed = store.write(|tx| store::write::remove_template(tx, uri_template))?;
     if !removed {
         let known: Vec<String> = store::read::templates(&*store.conn()?, store::read::Window::ALL)?
@@ -238,10 +250,9 @@ fn remove(store: &Store, uri_template: &str) -> Result<()> {
             "template list",
         ));
     }
-    common::say(&format!(
-        "removed template {}",
-        common::one_line(uri_template)
-    ))
+    let line = format!("removed template {}", common::one_line(uri_template));
+    let report = common::ItemReport::new("removed", "template", uri_template);
+    common::report(json, &line, &report)
 }
 
 #[cfg(test)]

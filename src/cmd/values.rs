@@ -24,13 +24,17 @@ pub fn run(store: &Store, command: ValuesCommand) -> Result<()> {
             values,
             weight,
             context,
-        } => add(store, &table, &values, weight, context.as_deref()),
+            json,
+        } => add(store, &table, &values, weight, context.as_deref(), json),
         ValuesCommand::Import {
             table,
             file,
             replace,
-        } => import(store, &table, &file, replace),
-        ValuesCommand::Rm { table, value } => remove(store, &table, value.as_deref()),
+            json,
+        } => import(store, &table, &file, replace, json),
+        ValuesCommand::Rm { table, value, json } => {
+            remove(store, &table, value.as_deref(), json)
+        }
     }
 }
 
@@ -142,12 +146,27 @@ fn check_table_name(table: &str) -> Result<()> {
     Ok(())
 }
 
+/// What `--json` prints for `values add`, `import` and `rm`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ValuesReport<'a> {
+    table: &'a str,
+    /// `created`, `added`, `unchanged`, `replaced` or `removed`.
+    action: &'static str,
+    /// Values added or given a new weight; for a replacement, the values it now holds;
+    /// for a removal, the values removed.
+    changed: u64,
+    /// The values the table holds afterwards.
+    total: u64,
+}
+
 fn add(
     store: &Store,
     table: &str,
     values: &[String],
     weight: f64,
     context: Option<&str>,
+    json: bool,
 ) -> Result<()> {
     check_table_name(table)?;
     if !weight.is_finite() {
@@ -178,10 +197,20 @@ fn add(
     }
     let written =
         store.write(|tx| store::write::put_values(tx, table, None, &rows, ValuesMode::Append))?;
+    let report = ValuesReport {
+        table,
+        action: match (written.created, written.changed) {
+            (true, _) => "created",
+            (false, 0) => "unchanged",
+            (false, _) => "added",
+        },
+        changed: written.changed,
+        total: written.total,
+    };
     let table = common::one_line(table);
     let total = written.total;
     let given = rows.len() as u64;
-    common::say(&if written.created {
+    let line = if written.created {
         format!(
             "created table {table} with {}",
             values_count(written.changed)
@@ -207,7 +236,8 @@ fn add(
             "added {} to {table} ({total} now)",
             values_count(written.changed)
         )
-    })
+    };
+    common::report(json, &line, &report)
 }
 
 fn values_count(n: u64) -> String {
@@ -217,7 +247,7 @@ fn values_count(n: u64) -> String {
 /// The header that marks a CSV file whatever its name.
 const CSV_HEADER: &str = "value,weight,context";
 
-fn import(store: &Store, table: &str, file: &Path, replace: bool) -> Result<()> {
+fn import(store: &Store, table: &str, file: &Path, replace: bool, json: bool) -> Result<()> {
     check_table_name(table)?;
     let bytes = common::read_file(file)?;
     let shown = file.display().to_string();
@@ -254,17 +284,28 @@ fn import(store: &Store, table: &str, file: &Path, replace: bool) -> Result<()> 
         })
     })?;
     progress.finish_and_clear();
+    let report = ValuesReport {
+        table,
+        action: match (replace, written.changed) {
+            (_, 0) => "unchanged",
+            (true, _) => "replaced",
+            (false, _) => "added",
+        },
+        changed: written.changed,
+        total: written.total,
+    };
     let table = common::one_line(table);
     let read = values_count(values.len() as u64);
     let total = written.total;
-    common::say(&match (replace, written.changed) {
+    let line = match (replace, written.changed) {
         (true, 0) => format!("the values of {table} are already the {read} of {shown}; unchanged"),
         (true, _) => format!("replaced the values of {table} with {read} from {shown}"),
         (false, 0) => format!(
             "{table} already holds the {read} of {shown} with those weights; unchanged ({total} now)"
         ),
         (false, _) => format!("imported {read} from {shown} into {table} ({total} now)"),
-    })
+    };
+    common::report(json, &line, &report)
 }
 
 /// Whether the file starts (after a BOM and blank lines) with the `value,weight,context`
@@ -278,7 +319,7 @@ fn first_line_is_header(bytes: &[u8]) -> bool {
         .is_some_and(|line| line.split(',').map(str::trim).eq(CSV_HEADER.split(',')))
 }
 
-fn remove(store: &Store, table: &str, value: Option<&str>) -> Result<()> {
+fn remove(store: &Store, table: &str, value: Option<&str>, json: bool) -> Result<()> {
     let removed = store.write(|tx| {
         let summary = store::read::tables(tx)?
             .into_iter()
@@ -287,20 +328,34 @@ fn remove(store: &Store, table: &str, value: Option<&str>) -> Result<()> {
             None => Ok(None),
             Some(summary) => {
                 let removed = store::write::remove_values(tx, table, value)?;
-                Ok(Some((summary.values, removed)))
+                let left = store::read::tables(tx)?
+                    .into_iter()
+                    .find(|t| t.name == table)
+                    .map_or(0, |t| t.values);
+                Ok(Some((summary.values, left, removed)))
             }
         }
     })?;
     let shown = common::one_line(table);
+    let removal = |changed: u64, total: u64| ValuesReport {
+        table,
+        action: "removed",
+        changed,
+        total,
+    };
     match (removed, value) {
         (None, _) => Err(unknown_table(store, table)?),
-        (Some((count, _)), None) => {
-            common::say(&format!("removed table {shown} ({})", values_count(count)))
-        }
-        (Some((_, true)), Some(value)) => {
-            common::say(&format!("removed {} from {shown}", common::one_line(value)))
-        }
-        (Some((_, false)), Some(value)) => Err(anyhow!(
+        (Some((count, _, _)), None) => common::report(
+            json,
+            &format!("removed table {shown} ({})", values_count(count)),
+            &removal(count, 0),
+        ),
+        (Some((count, left, true)), Some(value)) => common::report(
+            json,
+            &format!("removed {} from {shown}", common::one_line(value)),
+            &removal(count - left, left),
+        ),
+        (Some((_, _, false)), Some(value)) => Err(anyhow!(
             "table {shown} has no value '{}' (see `promptshelf values list {shown}`)",
             common::one_line(value)
         )),

@@ -415,3 +415,123 @@ fn check_exits_1_for_problems_and_2_when_it_cannot_run() {
     assert_eq!(broken.run(&["stats"]).status.code(), Some(1));
     assert_eq!(ctx.run(&["check", "--no-such-flag"]).status.code(), Some(2));
 }
+
+#[test]
+fn commands_that_report_something_report_it_as_json_too() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    let prompt = ctx.write("hi.prompt.md", "---\nname: hi\n---\nHello.\n");
+    let prompt = prompt.to_str().expect("UTF-8 path");
+    assert_eq!(
+        ctx.json(&["prompt", "add", prompt, "--json"]),
+        serde_json::json!({"action": "added", "kind": "prompt", "key": "hi"})
+    );
+    assert_eq!(
+        ctx.json(&["prompt", "add", prompt, "--json"])["action"],
+        "unchanged"
+    );
+    let doc = ctx.write("doc.md", "# Doc\n\nText.\n");
+    let doc = doc.to_str().expect("UTF-8 path");
+    assert_eq!(
+        ctx.json(&[
+            "resource",
+            "add",
+            doc,
+            "--uri",
+            "shelf://t/doc.md",
+            "--json"
+        ]),
+        serde_json::json!({"action": "added", "kind": "resource", "key": "shelf://t/doc.md", "mimeType": "text/markdown", "size": 13})
+    );
+    assert_eq!(
+        ctx.json(&["template", "add", "shelf://t/{+path}", "--json"]),
+        serde_json::json!({"action": "added", "kind": "template", "key": "shelf://t/{+path}"})
+    );
+    assert_eq!(
+        ctx.json(&["values", "add", "fruits", "apple", "pear", "--json"]),
+        serde_json::json!({"table": "fruits", "action": "created", "changed": 2, "total": 2})
+    );
+    let csv = ctx.write("more.csv", "value,weight,context\nplum,1,\napple,0,\n");
+    assert_eq!(
+        ctx.json(&[
+            "values",
+            "import",
+            "fruits",
+            csv.to_str().expect("UTF-8"),
+            "--json"
+        ]),
+        serde_json::json!({"table": "fruits", "action": "added", "changed": 1, "total": 3})
+    );
+    assert_eq!(
+        ctx.json(&["values", "rm", "fruits", "plum", "--json"]),
+        serde_json::json!({"table": "fruits", "action": "removed", "changed": 1, "total": 2})
+    );
+    for (args, kind, key) in [
+        (vec!["prompt", "rm", "hi"], "prompt", "hi"),
+        (
+            vec!["resource", "rm", "shelf://t/doc.md"],
+            "resource",
+            "shelf://t/doc.md",
+        ),
+        (
+            vec!["template", "rm", "shelf://t/{+path}"],
+            "template",
+            "shelf://t/{+path}",
+        ),
+    ] {
+        let mut args = args;
+        args.push("--json");
+        assert_eq!(
+            ctx.json(&args),
+            serde_json::json!({"action": "removed", "kind": kind, "key": key})
+        );
+    }
+
+    // An import with a failure: the JSON on stdout has it with its file and line, and the
+    // exit status says it failed.
+    ctx.write("notes/good.md", "# Good\n\nFine.\n");
+    ctx.write(
+        "notes/bad.prompt.md",
+        "---\nname: bad\n---\n{% if x %}never closed\n",
+    );
+    let notes = ctx.path("notes");
+    let notes = notes.to_str().expect("UTF-8 path");
+    let output = ctx
+        .command(&["import", notes, "--keep-going", "--json"])
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("import JSON");
+    assert_eq!(report["collection"], "notes", "{report}");
+    assert_eq!(
+        (&report["added"], &report["failed"]),
+        (&serde_json::json!(1), &serde_json::json!(1)),
+        "{report}"
+    );
+    let failure = &report["failures"][0];
+    assert!(
+        failure["file"]
+            .as_str()
+            .is_some_and(|file| file.ends_with("bad.prompt.md")),
+        "{report}"
+    );
+    assert!(
+        failure["line"].as_u64().is_some() && failure["message"].is_string(),
+        "{report}"
+    );
+    assert!(
+        report["changes"].as_array().is_some_and(|changes| changes
+            .iter()
+            .any(|change| change["key"] == "shelf://notes/good.md" && change["action"] == "add")),
+        "{report}"
+    );
+
+    let out = ctx.path("out");
+    let exported = ctx.json(&["export", out.to_str().expect("UTF-8"), "--json"]);
+    assert_eq!(exported["resources"], 1, "{exported}");
+    assert!(
+        exported["written"].as_u64().is_some_and(|n| n > 0),
+        "{exported}"
+    );
+    assert!(exported["warnings"].is_array(), "{exported}");
+}
