@@ -74,11 +74,7 @@ pub fn action(outcome: crate::store::Outcome) -> &'static str {
 
 /// Prints a command's outcome: `line` for people, or `value` as JSON with `--json`.
 pub fn report<T: Serialize>(json: bool, line: &str, value: &T) -> Result<()> {
-    if json {
-        print_json(value)
-    } else {
-        say(line)
-    }
+    if json { print_json(value) } else { say(line) }
 }
 
 /// Rows printed as columns aligned on their widest cell, under an upper-case header.
