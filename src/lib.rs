@@ -29,6 +29,7 @@ pub mod complete;
 pub mod config;
 pub mod export;
 pub mod handlers;
+pub mod hosts;
 pub mod import;
 pub mod library;
 pub mod logging;

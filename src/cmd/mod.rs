@@ -35,7 +35,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Completions { shell } => completions::run(shell),
         Command::Serve(args) => serve::run(&db()?, args),
         Command::Init { empty } => init::run(&db()?, empty),
-        Command::Config { host } => config::run(&db()?, host),
+        Command::Config(args) => config::run(&db()?, args),
         Command::Prompt(command) => prompt::run(&open()?, command),
         Command::Resource(command) => resource::run(&open()?, command),
         Command::Template(command) => template::run(&open()?, command),
@@ -64,7 +64,7 @@ fn reads_only(command: &Command) -> bool {
         Command::Import(args) => args.dry_run,
         Command::Export(_) | Command::Check(_) | Command::Stats(_) => true,
         Command::Serve(_)
-        | Command::Config { .. }
+        | Command::Config(_)
         | Command::Init { .. }
         | Command::Completions { .. } => false,
     }

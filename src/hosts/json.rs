@@ -1,0 +1,91 @@
+//! JSON and JSON with comments: parsed and edited with jsonc-parser's concrete syntax tree, so
+//! comments, key order, indentation and trailing commas outside the entry stay as they were.
+
+use jsonc_parser::ParseOptions;
+use jsonc_parser::cst::{CstInputValue, CstRootNode};
+use serde_json::Value;
+
+use super::{Entry, Field, MergeError, NAME, Place, Shape};
+
+/// Strict JSON, unless the host reads comments (and with them trailing commas).
+fn options(comments: bool) -> ParseOptions {
+    ParseOptions {
+        allow_comments: comments,
+        allow_trailing_commas: comments,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    }
+}
+
+pub fn parse(text: &str, comments: bool) -> Result<Value, MergeError> {
+    jsonc_parser::parse_to_serde_value::<Value>(text, &options(comments)).map_err(|err| {
+        MergeError::Syntax {
+            format: if comments {
+                "JSON with comments"
+            } else {
+                "JSON"
+            },
+            message: err.kind().to_string(),
+            line: err.line_display(),
+            column: err.column_display(),
+        }
+    })
+}
+
+/// `text` with the entry set at `place` (and, in a new file, the preamble's keys first).
+/// Only called once `parse` accepted `text` (with comments allowed, the looser reading).
+pub fn edit(
+    text: &str,
+    place: &Place,
+    entry: &Entry,
+    preamble: &[(&'static str, Field)],
+) -> Result<String, String> {
+    let root = CstRootNode::parse(text, &options(true)).map_err(|err| err.to_string())?;
+    let document = root.object_value_or_set();
+    for (key, field) in preamble {
+        document.append(key, input(field));
+    }
+    if place.shape != Shape::Map {
+        return Err(format!("{} as a list is not written in JSON", place.key));
+    }
+    let servers = document.object_value_or_set(place.key);
+    let value = fields(&entry.fields);
+    match servers.get(NAME) {
+        Some(old) => old.set_value(value),
+        None => {
+            servers.append(NAME, value);
+        }
+    }
+    let mut text = root.to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+fn fields(fields: &[(&'static str, Field)]) -> CstInputValue {
+    CstInputValue::Object(
+        fields
+            .iter()
+            .map(|(key, field)| (key.to_string(), input(field)))
+            .collect(),
+    )
+}
+
+fn input(field: &Field) -> CstInputValue {
+    match field {
+        Field::Text(text) => CstInputValue::String(text.clone()),
+        Field::Texts(texts) => {
+            CstInputValue::Array(texts.iter().cloned().map(CstInputValue::String).collect())
+        }
+        Field::Flag(flag) => CstInputValue::Bool(*flag),
+        Field::Number(number) => CstInputValue::Number(number.to_string()),
+        Field::EmptyMap => CstInputValue::Object(Vec::new()),
+    }
+}
