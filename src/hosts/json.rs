@@ -5,13 +5,13 @@ use jsonc_parser::ParseOptions;
 use jsonc_parser::cst::{CstInputValue, CstRootNode};
 use serde_json::Value;
 
-use super::{Entry, Field, MergeError, NAME, Place, Shape};
+use super::{Entry, Field, Json, MergeError, NAME, Place, Shape};
 
-/// Strict JSON, unless the host reads comments (and with them trailing commas).
-fn options(comments: bool) -> ParseOptions {
+/// What the host's own reader accepts, and nothing more.
+fn options(dialect: Json) -> ParseOptions {
     ParseOptions {
-        allow_comments: comments,
-        allow_trailing_commas: comments,
+        allow_comments: dialect != Json::Strict,
+        allow_trailing_commas: dialect == Json::CommentsAndTrailingCommas,
         allow_loose_object_property_names: false,
         allow_missing_commas: false,
         allow_single_quoted_strings: false,
@@ -23,14 +23,10 @@ fn options(comments: bool) -> ParseOptions {
     }
 }
 
-pub fn parse(text: &str, comments: bool) -> Result<Value, MergeError> {
-    jsonc_parser::parse_to_serde_value::<Value>(text, &options(comments)).map_err(|err| {
+pub fn parse(text: &str, dialect: Json) -> Result<Value, MergeError> {
+    jsonc_parser::parse_to_serde_value::<Value>(text, &options(dialect)).map_err(|err| {
         MergeError::Syntax {
-            format: if comments {
-                "JSON with comments"
-            } else {
-                "JSON"
-            },
+            format: super::Format::Json(dialect).describe(),
             message: err.kind().to_string(),
             line: err.line_display(),
             column: err.column_display(),
@@ -46,7 +42,8 @@ pub fn edit(
     entry: &Entry,
     preamble: &[(&'static str, Field)],
 ) -> Result<String, String> {
-    let root = CstRootNode::parse(text, &options(true)).map_err(|err| err.to_string())?;
+    let root = CstRootNode::parse(text, &options(Json::CommentsAndTrailingCommas))
+        .map_err(|err| err.to_string())?;
     let document = root.object_value_or_set();
     for (key, field) in preamble {
         document.append(key, input(field));

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 pub use file::{Written, write};
-pub use table::{Launch, display_name, target, tools_only};
+pub use table::{Launch, display_name, target};
 
 /// The name the entry is registered under in every host.
 pub const NAME: &str = "promptshelf";
@@ -45,10 +45,7 @@ pub enum Scope {
 /// How a host's file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// JSON; `comments` when the host reads `//` and `/* */` comments and trailing commas.
-    Json {
-        comments: bool,
-    },
+    Json(Json),
     Toml,
     Yaml,
 }
@@ -56,12 +53,22 @@ pub enum Format {
 impl Format {
     pub fn describe(self) -> &'static str {
         match self {
-            Format::Json { comments: false } => "JSON",
-            Format::Json { comments: true } => "JSON with comments",
+            Format::Json(Json::Strict) => "JSON",
+            Format::Json(_) => "JSON with comments",
             Format::Toml => "TOML",
             Format::Yaml => "YAML",
         }
     }
+}
+
+/// What a host's JSON reader accepts beyond strict JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Json {
+    Strict,
+    /// `//` and `/* */` comments (Gemini CLI strips them before parsing).
+    Comments,
+    /// Comments and trailing commas (VS Code's and Zed's JSONC).
+    CommentsAndTrailingCommas,
 }
 
 /// Where the entry goes inside the file: under a top-level key, either as the member `NAME`
@@ -174,7 +181,7 @@ pub fn merge(target: &Target, text: &str) -> Result<(String, Change), MergeError
     };
     let expected = with_preamble(expected, preamble);
     let merged = match format {
-        Format::Json { .. } => json::edit(text, &target.place, &target.entry, preamble),
+        Format::Json(_) => json::edit(text, &target.place, &target.entry, preamble),
         Format::Toml => toml::edit(text, &target.place, &target.entry, preamble),
         Format::Yaml => yaml::edit(text, &target.place, &before, &target.entry, preamble),
     }
@@ -199,7 +206,7 @@ fn parse(format: Format, text: &str) -> Result<Value, MergeError> {
         return Ok(Value::Null);
     }
     match format {
-        Format::Json { comments } => json::parse(text, comments),
+        Format::Json(dialect) => json::parse(text, dialect),
         Format::Toml => toml::parse(text),
         Format::Yaml => yaml::parse(text),
     }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 
 use super::paths::{app_config, codex_home, home, xdg_config};
-use super::{Entry, Field, Format, Host, NAME, Place, Scope, Shape, Target};
+use super::{Entry, Field, Format, Host, Json, NAME, Place, Scope, Shape, Target};
 
 /// How the host starts this server: the binary and its arguments.
 pub struct Launch {
@@ -34,7 +34,7 @@ impl Launch {
 }
 
 /// Hosts that show no MCP prompts, so the library reaches them only as tools.
-pub fn tools_only(host: Host) -> bool {
+fn tools_only(host: Host) -> bool {
     matches!(host, Host::Windsurf | Host::Codex)
 }
 
@@ -59,8 +59,8 @@ const MCP_SERVERS: Place = Place {
 pub fn target(host: Host, scope: Scope, launch: &Launch) -> Result<Target> {
     let project =
         |relative: &str| -> Result<PathBuf> { Ok(std::env::current_dir()?.join(relative)) };
-    let json = Format::Json { comments: false };
-    let jsonc = Format::Json { comments: true };
+    let json = Format::Json(Json::Strict);
+    let jsonc = Format::Json(Json::CommentsAndTrailingCommas);
     let mut target = Target {
         file: PathBuf::new(),
         format: json,
@@ -135,7 +135,7 @@ pub fn target(host: Host, scope: Scope, launch: &Launch) -> Result<Target> {
                 Scope::User => home()?.join(".gemini/settings.json"),
                 Scope::Project => project(".gemini/settings.json")?,
             };
-            target.format = jsonc;
+            target.format = Format::Json(Json::Comments);
             target.note = Some(
                 "Gemini CLI starts servers only in a folder it trusts (`/permissions` in \
                  gemini, or GEMINI_CLI_TRUST_WORKSPACE=true)",
