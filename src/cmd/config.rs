@@ -68,7 +68,7 @@ fn write(target: &Target) -> Result<()> {
     let place = target.place.describe();
     if change == Change::Unchanged {
         return common::say(&format!(
-            "unchanged: {} already has this {place}; nothing written",
+            "unchanged: {} already has {place} with these settings; nothing written",
             file.display()
         ));
     }
