@@ -16,7 +16,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -113,6 +113,12 @@ impl Home {
     /// Runs a host's command line in the project folder with this home; returns its status,
     /// stdout and stderr, shown together for assertion messages.
     fn host(&self, program: &str, args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
+        // One host at a time: each is a node process that takes a core while it starts, and
+        // the machine's other tests wait for servers with a deadline.
+        static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+        let _turn = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut command = Command::new(host_bin().join(program));
         command
             .args(args)
