@@ -55,7 +55,7 @@ fn host_bin() -> &'static Path {
         if !HOST_CLIS.iter().all(installed) {
             std::fs::create_dir_all(&prefix).expect("create the host-clis folder");
             let ctx = TestContext::new();
-            let mut npm = Command::new("npm");
+            let mut npm = lowly("npm");
             npm.arg("install")
                 .arg("--prefix")
                 .arg(&prefix)
@@ -76,6 +76,18 @@ fn host_bin() -> &'static Path {
         }
         prefix.join("node_modules").join(".bin")
     })
+}
+
+/// A command run at the lowest CPU priority where `nice` exists: node starting up takes a
+/// core for seconds, and the suite's other tests wait for servers with a deadline.
+fn lowly(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    if cfg!(unix) {
+        let mut command = Command::new("nice");
+        command.args(["-n", "19"]).arg(program);
+        command
+    } else {
+        Command::new(program)
+    }
 }
 
 /// A temporary home with a project folder to run the hosts in.
@@ -113,13 +125,12 @@ impl Home {
     /// Runs a host's command line in the project folder with this home; returns its status,
     /// stdout and stderr, shown together for assertion messages.
     fn host(&self, program: &str, args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
-        // One host at a time: each is a node process that takes a core while it starts, and
-        // the machine's other tests wait for servers with a deadline.
+        // One host at a time, for the same reason as `lowly`.
         static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
         let _turn = ONE_AT_A_TIME
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let mut command = Command::new(host_bin().join(program));
+        let mut command = lowly(host_bin().join(program));
         command
             .args(args)
             .current_dir(self.home().join("project"))
