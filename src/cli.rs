@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::ArgValueCompleter;
 
-use crate::shell;
+use crate::{hosts, shell};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -59,18 +59,29 @@ pub enum Command {
     Search(SearchArgs),
     /// Count what the library holds
     Stats(JsonFlag),
-    /// Print the configuration that registers this server with a host
-    Config {
-        /// The host to print the configuration for
-        #[arg(value_enum)]
-        host: Host,
-    },
+    /// Print the configuration that registers this server with a host, or write it into the
+    /// host's own file
+    Config(ConfigArgs),
     /// Print the script that makes a shell complete commands, flags, prompt names and URIs
     Completions {
         /// The shell to complete in
         #[arg(value_enum)]
         shell: shell::Shell,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// The host to register the server with
+    #[arg(value_enum)]
+    pub host: hosts::Host,
+    /// Merge the entry into the host's file (a backup of the old file is kept beside it)
+    /// instead of printing it
+    #[arg(long)]
+    pub write: bool,
+    /// The user's file (in the home folder) or the project's (under the current folder)
+    #[arg(long, value_enum, default_value_t)]
+    pub scope: hosts::Scope,
 }
 
 #[derive(Debug, Args)]
@@ -220,13 +231,6 @@ pub struct ExportArgs {
 pub enum CacheScopeArg {
     Public,
     Private,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Host {
-    ClaudeDesktop,
-    Vscode,
-    Cursor,
 }
 
 #[derive(Debug, Subcommand)]

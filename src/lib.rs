@@ -19,7 +19,8 @@
 //! - `uri_template`: RFC 6570 expansion and matching.
 //! - `check`: the library lint behind `promptshelf check`.
 //! - `cli`, `cmd`, `config`, `logging`: the command line and what it runs on; `shell`: the
-//!   shell completion scripts and the names they offer.
+//!   shell completion scripts and the names they offer; `hosts`: the MCP hosts' own files
+//!   that `config` writes the server's entry into.
 
 pub mod arguments;
 pub mod check;
@@ -29,6 +30,7 @@ pub mod complete;
 pub mod config;
 pub mod export;
 pub mod handlers;
+pub mod hosts;
 pub mod import;
 pub mod library;
 pub mod logging;

@@ -1,90 +1,94 @@
-//! `promptshelf config HOST`: prints the JSON that registers this server with an MCP host,
-//! with this binary's path and the database's absolute path filled in.
+//! `promptshelf config HOST [--write] [--scope user|project]`: the entry that registers this
+//! server with an MCP host (this binary's path and the database's absolute path filled in),
+//! printed as a snippet of the host's file or merged into that file (`hosts`).
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, anyhow};
-use serde::Serialize;
+use anyhow::{Result, anyhow, bail};
 
 use super::common;
-use crate::cli::Host;
+use crate::cli::ConfigArgs;
+use crate::hosts::{self, Change, Launch, Target};
 
-/// Claude Desktop and Cursor: `{"mcpServers": {"promptshelf": {...}}}`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct McpServers {
-    mcp_servers: Servers,
-}
-
-/// VS Code (`.vscode/mcp.json`): `{"servers": {"promptshelf": {"type": "stdio", ...}}}`.
-#[derive(Serialize)]
-struct VsCodeServers {
-    servers: Servers,
-}
-
-#[derive(Serialize)]
-#[serde(untagged)]
-enum Config {
-    Mcp(McpServers),
-    VsCode(VsCodeServers),
-}
-
-#[derive(Serialize)]
-struct Servers {
-    #[serde(rename = "promptshelf")]
-    server: Server,
-}
-
-#[derive(Serialize)]
-struct Server {
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    kind: Option<&'static str>,
-    command: String,
-    args: Vec<String>,
-}
-
-pub fn run(db: &Path, host: Host) -> Result<()> {
+pub fn run(db: &Path, args: ConfigArgs) -> Result<()> {
     let command = std::env::current_exe()
         .and_then(|exe| exe.canonicalize())
         .map_err(|err| anyhow!("cannot find the path of this promptshelf binary: {err}"))?;
     let db = absolute_db(db)?;
-    let server = |kind| Server {
-        kind,
-        command: command.display().to_string(),
-        args: vec![
-            "--db".to_string(),
-            db.display().to_string(),
-            "serve".to_string(),
-        ],
+    let launch = Launch::new(&command, &db, args.host);
+    let target = hosts::target(args.host, args.scope, &launch)?;
+    let host = hosts::display_name(args.host);
+    if args.write {
+        write(&target)?;
+    } else {
+        let snippet = hosts::snippet(&target)
+            .map_err(|err| anyhow!("cannot write the {host} entry: {err}"))?;
+        eprintln!(
+            "Paste this into {} ({}), beside any servers already there, or run this command \
+             again with --write to merge it in:",
+            target.file.display(),
+            target.format.describe()
+        );
+        print!("{snippet}");
+    }
+    if let Some(note) = target.note {
+        eprintln!("note: {note}");
+    }
+    note_database(&db);
+    Ok(())
+}
+
+/// Merges the entry into the host's file, saying what changed; a file that cannot take it is
+/// left as it was.
+fn write(target: &Target) -> Result<()> {
+    let file = &target.file;
+    let old = match std::fs::read(file) {
+        Ok(bytes) => Some(bytes),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+        Err(err) => bail!("cannot read {}: {err}", file.display()),
     };
-    let (file, config) = match host {
-        Host::ClaudeDesktop => (
-            "~/Library/Application Support/Claude/claude_desktop_config.json on macOS, \
-             %APPDATA%\\Claude\\claude_desktop_config.json on Windows",
-            Config::Mcp(McpServers {
-                mcp_servers: Servers {
-                    server: server(None),
-                },
-            }),
-        ),
-        Host::Cursor => (
-            "~/.cursor/mcp.json (or .cursor/mcp.json in a project)",
-            Config::Mcp(McpServers {
-                mcp_servers: Servers {
-                    server: server(None),
-                },
-            }),
-        ),
-        Host::Vscode => (
-            ".vscode/mcp.json in your workspace",
-            Config::VsCode(VsCodeServers {
-                servers: Servers {
-                    server: server(Some("stdio")),
-                },
-            }),
-        ),
+    let text = match &old {
+        Some(bytes) => std::str::from_utf8(bytes).map_err(|err| {
+            anyhow!(
+                "{} is not UTF-8 text ({err}); it is left as it was: fix or move it, then run \
+                 again",
+                file.display()
+            )
+        })?,
+        None => "",
     };
-    eprintln!("Paste this into {file}, beside any servers already there:");
+    let (merged, change) = hosts::merge(target, text).map_err(|err| {
+        anyhow!(
+            "cannot add {} to {}: {err}; the file is left as it was: fix it (or move it away) \
+             and run again",
+            target.place.describe(),
+            file.display()
+        )
+    })?;
+    let place = target.place.describe();
+    if change == Change::Unchanged {
+        return common::say(&format!(
+            "unchanged: {} already has {place} with these settings; nothing written",
+            file.display()
+        ));
+    }
+    let written = hosts::write(file, old.as_deref(), &merged)?;
+    let shown = written.file.display();
+    common::say(&match (change, &old) {
+        (_, None) => format!("created {shown} with {place}"),
+        (Change::Replaced, _) => {
+            format!("replaced {place} in {shown} (the entry already there was different)")
+        }
+        _ => format!("added {place} to {shown}"),
+    })?;
+    if let Some(backup) = &written.backup {
+        common::say(&format!("backup of the old file: {}", backup.display()))?;
+    }
+    Ok(())
+}
+
+/// A word on stderr when the database the entry names is not there yet.
+fn note_database(db: &Path) {
     let folder = db.parent().filter(|folder| folder.is_dir());
     match folder {
         None => eprintln!(
@@ -98,7 +102,6 @@ pub fn run(db: &Path, host: Host) -> Result<()> {
         ),
         Some(_) => {}
     }
-    common::print_json(&config)
 }
 
 /// The database's absolute path without creating it: a host starts the server from a folder

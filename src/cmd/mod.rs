@@ -37,7 +37,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Completions { shell } => completions::run(shell),
         Command::Serve(args) => serve::run(&db()?, args),
         Command::Init { empty } => init::run(&db()?, empty),
-        Command::Config { host } => config::run(&db()?, host),
+        Command::Config(args) => config::run(&db()?, args),
         Command::Prompt(command) => library()?.run(|store| prompt::run(store, command)),
         Command::Resource(command) => library()?.run(|store| resource::run(store, command)),
         Command::Template(command) => library()?.run(|store| template::run(store, command)),
@@ -111,7 +111,7 @@ fn reads_only(command: &Command) -> bool {
         Command::Import(args) => args.dry_run,
         Command::Export(_) | Command::Check(_) | Command::Search(_) | Command::Stats(_) => true,
         Command::Serve(_)
-        | Command::Config { .. }
+        | Command::Config(_)
         | Command::Init { .. }
         | Command::Completions { .. } => false,
     }

@@ -640,41 +640,6 @@ fn stats_counts_and_names_the_database() {
 }
 
 #[test]
-fn config_prints_host_configuration_without_creating_the_database() {
-    let ctx = TestContext::new();
-    let command = std::fs::canonicalize(BIN).expect("the binary's path");
-    let db = ctx
-        .dir
-        .path()
-        .canonicalize()
-        .expect("the temporary folder")
-        .join("library.db");
-    let args = serde_json::json!(["--db", path_str(&db), "serve"]);
-    for (host, servers, file) in [
-        ("claude-desktop", "mcpServers", "claude_desktop_config.json"),
-        ("cursor", "mcpServers", ".cursor/mcp.json"),
-        ("vscode", "servers", ".vscode/mcp.json"),
-    ] {
-        let output = ctx.run(&["config", host]);
-        assert!(
-            output.status.success(),
-            "{}",
-            describe(&["config", host], &output, "config")
-        );
-        let config: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
-        let server = &config[servers]["promptshelf"];
-        assert_eq!(server["command"], path_str(&command), "{config}");
-        assert_eq!(server["args"], args, "{config}");
-        if host == "vscode" {
-            assert_eq!(server["type"], "stdio");
-        }
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(stderr.contains(file), "{host}: {stderr}");
-    }
-    assert!(!ctx.db.exists(), "config must not create the database");
-}
-
-#[test]
 fn the_change_log_records_inserts_updates_and_deletes() {
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);

@@ -5,12 +5,13 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Output, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -505,4 +506,54 @@ pub fn snapshot(db: &Path) -> Vec<String> {
         }
     }
     lines
+}
+
+/// The target directory: `BIN` is `<target>/<profile>/promptshelf`, so this follows
+/// `CARGO_TARGET_DIR` (or a configured `target-dir`) and defaults to `target/`.
+pub fn target_dir() -> PathBuf {
+    Path::new(BIN)
+        .parent()
+        .and_then(Path::parent)
+        .expect("the binary lives in <target>/<profile>/")
+        .to_path_buf()
+}
+
+/// Runs with stdout and stderr in files (so nothing blocks on a full pipe) and kills the
+/// process after `timeout`; returns the status and both outputs.
+pub fn run_bounded(
+    mut command: Command,
+    ctx: &TestContext,
+    name: &str,
+    timeout: Duration,
+) -> (ExitStatus, String, String) {
+    let stdout_path = ctx.path(&format!("{name}.stdout"));
+    let stderr_path = ctx.path(&format!("{name}.stderr"));
+    let mut child = command
+        .env_remove("PROMPTSHELF_DB")
+        .stdin(Stdio::null())
+        .stdout(File::create(&stdout_path).expect("create stdout file"))
+        .stderr(File::create(&stderr_path).expect("create stderr file"))
+        .spawn()
+        .unwrap_or_else(|err| panic!("cannot start {name} ({command:?}): {err}"));
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{name} did not finish within {timeout:?}\n--- stdout\n{}\n--- stderr\n{}",
+                read_lossy(&stdout_path),
+                read_lossy(&stderr_path)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    (status, read_lossy(&stdout_path), read_lossy(&stderr_path))
+}
+
+pub fn read_lossy(path: &Path) -> String {
+    String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned()
 }

@@ -3,12 +3,11 @@
 //! the target directory, created (and the SDK installed from PyPI) on first use, so a fresh
 //! machine needs only Python 3.10+ with `venv` and network access to PyPI.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{BIN, TestContext};
+use crate::common::{BIN, TestContext, run_bounded, target_dir};
 
 /// The SDK version the script was written and tested against. Pinned because the script uses
 /// the 2.x client API (`ClientSession.discover`, `protocol_version`, `server_capabilities`) and
@@ -32,7 +31,9 @@ fn the_official_python_sdk_can_use_the_server() {
     let mut command = Command::new(&python);
     command.arg(&script).arg(BIN).arg(&ctx.db);
     let started = Instant::now();
-    let (status, stdout, stderr) = run_bounded(command, &ctx, SCRIPT_TIMEOUT);
+    // Our variables must not steer the interpreter or the server it starts.
+    command.env_remove("PYTHONPATH").env_remove("PYTHONHOME");
+    let (status, stdout, stderr) = run_bounded(command, &ctx, "interop", SCRIPT_TIMEOUT);
     let elapsed = started.elapsed();
     let shown = format!(
         "{} {} {BIN} {}\nstatus: {status}, after {elapsed:.1?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
@@ -132,16 +133,6 @@ fn interop_python() -> PathBuf {
     python
 }
 
-/// The target directory: `BIN` is `<target>/<profile>/promptshelf`, so this follows
-/// `CARGO_TARGET_DIR` (or a configured `target-dir`) and defaults to `target/`.
-fn target_dir() -> PathBuf {
-    Path::new(BIN)
-        .parent()
-        .and_then(Path::parent)
-        .expect("the binary lives in <target>/<profile>/")
-        .to_path_buf()
-}
-
 fn venv_python(venv: &Path) -> PathBuf {
     if cfg!(windows) {
         venv.join("Scripts").join("python.exe")
@@ -195,48 +186,6 @@ fn run(command: &mut Command) -> Option<Output> {
         .stdin(Stdio::null())
         .output()
         .ok()
-}
-
-/// Runs with stdout and stderr in files (so nothing blocks on a full pipe) and kills the
-/// process after `timeout`; returns the status and both outputs.
-fn run_bounded(
-    mut command: Command,
-    ctx: &TestContext,
-    timeout: Duration,
-) -> (ExitStatus, String, String) {
-    let stdout_path = ctx.path("interop.stdout");
-    let stderr_path = ctx.path("interop.stderr");
-    let mut child = command
-        // Our variables must not steer the interpreter or the server it starts.
-        .env_remove("PYTHONPATH")
-        .env_remove("PYTHONHOME")
-        .env_remove("PROMPTSHELF_DB")
-        .stdin(Stdio::null())
-        .stdout(File::create(&stdout_path).expect("create stdout file"))
-        .stderr(File::create(&stderr_path).expect("create stderr file"))
-        .spawn()
-        .expect("start the interop script");
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for the interop script") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "the interop script did not finish within {timeout:?}\n--- stdout\n{}\n--- stderr\n{}",
-                read_lossy(&stdout_path),
-                read_lossy(&stderr_path)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    (status, read_lossy(&stdout_path), read_lossy(&stderr_path))
-}
-
-fn read_lossy(path: &Path) -> String {
-    String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned()
 }
 
 fn show(output: &Output) -> String {

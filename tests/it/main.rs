@@ -7,6 +7,8 @@ mod common;
 mod cli;
 mod commands;
 mod completion;
+mod config;
+mod hosts;
 mod import;
 mod interop;
 mod notifications;
