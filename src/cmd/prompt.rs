@@ -267,7 +267,11 @@ fn remove(store: &Store, name: &str, json: bool) -> Result<()> {
         return Err(unknown(&store::read::prompt_names(&*store.conn()?)?, name));
     }
     let line = format!("removed prompt {}", common::one_line(name));
-    common::report(json, &line, &common::ItemReport::new("removed", "prompt", name))
+    common::report(
+        json,
+        &line,
+        &common::ItemReport::new("removed", "prompt", name),
+    )
 }
 
 /// The `--arg NAME=VALUE` flags as argument values: `@FILE` reads a file, `@-` standard

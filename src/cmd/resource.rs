@@ -344,7 +344,11 @@ fn remove(store: &Store, uri: &str, json: bool) -> Result<()> {
         return Err(unknown(store, uri)?);
     }
     let line = format!("removed resource {}", common::one_line(uri));
-    common::report(json, &line, &common::ItemReport::new("removed", "resource", uri))
+    common::report(
+        json,
+        &line,
+        &common::ItemReport::new("removed", "resource", uri),
+    )
 }
 
 #[cfg(test)]

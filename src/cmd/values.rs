@@ -32,9 +32,7 @@ pub fn run(store: &Store, command: ValuesCommand) -> Result<()> {
             replace,
             json,
         } => import(store, &table, &file, replace, json),
-        ValuesCommand::Rm { table, value, json } => {
-            remove(store, &table, value.as_deref(), json)
-        }
+        ValuesCommand::Rm { table, value, json } => remove(store, &table, value.as_deref(), json),
     }
 }
 
