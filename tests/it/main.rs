@@ -7,6 +7,7 @@ mod common;
 mod cli;
 mod commands;
 mod completion;
+mod elicitation;
 mod import;
 mod interop;
 mod notifications;
