@@ -147,7 +147,9 @@ impl Dispatcher {
     /// Sends what is kept from here; anything that needs the database (or a form's
     /// answer) goes to a task.
     fn answer(&mut self, envelope: Envelope, revision: Revision) {
-        let forms = self.session.takes_forms(revision);
+        // Only a prompts/get asks for input: other requests do not take the session's lock.
+        let forms =
+            matches!(envelope.method, Method::GetPrompt(_)) && self.session.takes_forms(revision);
         if let Answer::Line(line) = answer(&self.shared, &envelope, revision, Reach::Kept, forms) {
             return self.shared.output.send_from_reader(line);
         }
