@@ -106,14 +106,24 @@ pub struct ServeArgs {
     /// The shortest `ttlMs` caching hint (the hint is 10% of the time since the last change)
     #[arg(long, default_value_t = 1_000, value_name = "MS")]
     pub ttl_min_ms: u64,
-    /// The longest `ttlMs` caching hint
-    #[arg(long, default_value_t = 3_600_000, value_name = "MS")]
-    pub ttl_max_ms: u64,
+    /// The longest `ttlMs` hint of a list (and of server/discover): how long a client that
+    /// caches without listening may show a list that has changed
+    #[arg(long, default_value_t = 5_000, value_name = "MS")]
+    pub list_ttl_max_ms: u64,
+    /// The longest `ttlMs` hint of a resources/read: how long a client that caches without
+    /// listening may show a resource that has changed
+    #[arg(long, default_value_t = 60_000, value_name = "MS")]
+    pub read_ttl_max_ms: u64,
     /// How long a `requestState` handed out while asking for missing arguments stays valid
     /// (at most 86400: one day)
     #[arg(long, default_value_t = 600, value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(..=crate::config::MAX_REQUEST_STATE_TTL_SECS))]
     pub request_state_ttl: u64,
+    /// How long a legacy client that declared elicitation is given to answer the form that
+    /// asks for a prompt's missing arguments; then the prompts/get fails as without a form
+    #[arg(long, default_value_t = 300, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..=crate::config::MAX_ELICITATION_TIMEOUT_SECS))]
+    pub elicitation_timeout: u64,
     /// How often to check the database for changes made by other processes: they are served,
     /// and notified, from the next check on
     #[arg(long, default_value_t = 200, value_name = "MS", value_parser = clap::value_parser!(u64).range(10..=60_000))]

@@ -6,6 +6,10 @@ use std::time::Duration;
 /// The longest `serve --request-state-ttl` accepted, in seconds: one day.
 pub const MAX_REQUEST_STATE_TTL_SECS: u64 = 86_400;
 
+/// The longest `serve --elicitation-timeout` accepted, in seconds: one hour (a worker
+/// waits that long at most for a client that never answers).
+pub const MAX_ELICITATION_TIMEOUT_SECS: u64 = 3_600;
+
 /// Whether cached results may be shared across callers (`cacheScope`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CacheScope {
@@ -55,9 +59,13 @@ pub struct ServeConfig {
     pub page_size: usize,
     /// The longest request line read whole; a longer one is skipped, never buffered.
     pub max_line: usize,
-    /// Bounds of the `ttlMs` heuristic (10% of the time since the last change).
+    /// Bounds of the `ttlMs` hint, 10% of the time since the last change: at least
+    /// `ttl_min_ms`, at most `list_ttl_max_ms` for a list (or discovery) and
+    /// `read_ttl_max_ms` for a resource's contents. The maxima are what a client that
+    /// caches without listening for notifications may show stale.
     pub ttl_min_ms: u64,
-    pub ttl_max_ms: u64,
+    pub list_ttl_max_ms: u64,
+    pub read_ttl_max_ms: u64,
     pub cache_scope: CacheScope,
     /// The longest argument value a `prompts/get` may give, in bytes (after decoding).
     pub max_argument_bytes: usize,
@@ -81,6 +89,8 @@ pub struct ServeConfig {
     pub max_subscriptions: usize,
     /// What is offered as tools too.
     pub mirrors: Mirrors,
+    /// How long a legacy client's answer to our `elicitation/create` is waited for.
+    pub elicitation_timeout: Duration,
 }
 
 impl Default for ServeConfig {
@@ -89,7 +99,8 @@ impl Default for ServeConfig {
             page_size: 50,
             max_line: 16 * 1024 * 1024,
             ttl_min_ms: 1_000,
-            ttl_max_ms: 3_600_000,
+            list_ttl_max_ms: 5_000,
+            read_ttl_max_ms: 60_000,
             cache_scope: CacheScope::Public,
             max_argument_bytes: 1024 * 1024,
             request_state_ttl: Duration::from_secs(600),
@@ -102,6 +113,7 @@ impl Default for ServeConfig {
             max_stream_uris: 1_024,
             max_subscriptions: 4_096,
             mirrors: Mirrors::default(),
+            elicitation_timeout: Duration::from_secs(300),
         }
     }
 }

@@ -44,6 +44,6 @@ fuzz_target!(|line: &[u8]| {
         Incoming::Notification(Notification::Cancelled { request_id }) => {
             let _ = request_id.key();
         }
-        Incoming::Notification(Notification::Other) | Incoming::Response => {}
+        Incoming::Notification(Notification::Other) | Incoming::Response(_) => {}
     }
 });

@@ -13,19 +13,24 @@ use crate::config::{CacheScope, Mirror, Mirrors, ServeConfig};
 use crate::store::{Access, Store};
 
 pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
-    if args.ttl_min_ms > args.ttl_max_ms {
-        anyhow::bail!(
-            "--ttl-min-ms ({}) is larger than --ttl-max-ms ({}); swap them",
-            args.ttl_min_ms,
-            args.ttl_max_ms
-        );
+    for (flag, max) in [
+        ("--list-ttl-max-ms", args.list_ttl_max_ms),
+        ("--read-ttl-max-ms", args.read_ttl_max_ms),
+    ] {
+        if args.ttl_min_ms > max {
+            anyhow::bail!(
+                "--ttl-min-ms ({}) is larger than {flag} ({max}); lower --ttl-min-ms or raise {flag}",
+                args.ttl_min_ms
+            );
+        }
     }
     let config = ServeConfig {
         page_size: args.page_size as usize,
         max_line: args.max_line,
         max_argument_bytes: args.max_argument_bytes,
         ttl_min_ms: args.ttl_min_ms,
-        ttl_max_ms: args.ttl_max_ms,
+        list_ttl_max_ms: args.list_ttl_max_ms,
+        read_ttl_max_ms: args.read_ttl_max_ms,
         cache_scope: match args.cache_scope {
             CacheScopeArg::Public => CacheScope::Public,
             CacheScopeArg::Private => CacheScope::Private,
@@ -43,6 +48,7 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
             MirrorArg::Prompts => Mirror::Prompts,
             MirrorArg::Resources => Mirror::Resources,
         })),
+        elicitation_timeout: Duration::from_secs(args.elicitation_timeout),
     };
     let store = Store::open(db, Access::ReadOnly, crate::seed::load)?;
     tracing::info!("serving {}", db.display());

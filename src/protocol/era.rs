@@ -19,7 +19,7 @@ pub fn revision_of(
     mirrors: &Mirrors,
 ) -> Result<Revision, RpcError> {
     let revision = match (&envelope.era, &envelope.method) {
-        (_, Method::Initialize { version }) => negotiate(version),
+        (_, Method::Initialize { version, .. }) => negotiate(version),
         (Era::Modern { .. }, _) => Revision::MODERN,
         // A discovery probe without `_meta` is still answered, in the modern shape.
         (Era::Legacy, Method::Discover) => Revision::MODERN,

@@ -24,6 +24,13 @@ impl RequestId {
         RequestId(RawValue::NULL.to_owned())
     }
 
+    /// The id `text` spells as a JSON string.
+    pub(super) fn of_string(text: &str) -> RequestId {
+        RequestId(
+            serde_json::value::to_raw_value(text).unwrap_or_else(|_| RawValue::NULL.to_owned()),
+        )
+    }
+
     pub fn is_null(&self) -> bool {
         self.0.get() == "null"
     }

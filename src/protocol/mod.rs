@@ -12,11 +12,14 @@
 //! - `shape`: results and errors into response lines, per revision (a tool's result
 //!   wraps the result it mirrors).
 //! - `notification`: change notifications, legacy and on modern streams.
+//! - `outbound`: the server's own requests (`elicitation/create` for a legacy client),
+//!   their ids, and their cancellation.
 
 mod era;
 mod error;
 mod id;
 mod notification;
+mod outbound;
 mod request;
 mod results;
 mod revision;
@@ -26,9 +29,10 @@ pub use era::revision_of;
 pub use error::{Failure, RpcError, code};
 pub use id::RequestId;
 pub use notification::{Changed, Lists, acknowledged, notification, stream_notification};
+pub use outbound::{cancellation, elicitation_request, outbound_id};
 pub use request::{
-    CallToolParams, CompleteParams, CompletionRef, Envelope, Era, GetPromptParams, Incoming,
-    ListenParams, Method, Notification, id_of, parse_line,
+    CallToolParams, CompleteParams, CompletionRef, Elicited, Envelope, Era, GetPromptParams,
+    Incoming, ListenParams, Method, Notification, Reply, id_of, parse_line,
 };
 pub use results::{
     Block, Discovery, InputRequest, MediaKind, Page, PromptOutcome, ReadResult, RenderedMessage,

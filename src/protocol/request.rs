@@ -20,8 +20,9 @@ const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 pub enum Incoming {
     Request(Envelope),
     Notification(Notification),
-    /// A response from the client; this server sends no requests, so there is nothing to do.
-    Response,
+    /// A response from the client to one of the server's own requests (`elicitation/create`,
+    /// the only kind it sends).
+    Response(Reply),
     /// Not something that can be served; answer with this error (`id` null when unknown).
     Invalid {
         id: RequestId,
@@ -38,6 +39,67 @@ pub enum Notification {
     /// Anything else (initialized, progress, a cancellation without a usable id): nothing
     /// to do.
     Other,
+}
+
+/// A client's response to an `elicitation/create` of ours: the id we gave the request
+/// (null when the response's cannot be read) and what the user did.
+#[derive(Debug, PartialEq)]
+pub struct Reply {
+    pub id: RequestId,
+    pub elicited: Elicited,
+}
+
+/// What an elicitation came to, as its response says.
+#[derive(Debug, PartialEq)]
+pub enum Elicited {
+    /// The user submitted the form: its values by field name.
+    Accepted(Map<String, Value>),
+    Declined,
+    Cancelled,
+    /// An error response, or a result that is no `ElicitResult`: its words, for the log.
+    Failed(String),
+}
+
+impl Elicited {
+    fn of_result(result: &RawValue) -> Elicited {
+        #[derive(Deserialize)]
+        struct ElicitResult {
+            action: String,
+            #[serde(default)]
+            content: Option<Map<String, Value>>,
+        }
+        match serde_json::from_str::<ElicitResult>(result.get()) {
+            Ok(result) => match result.action.as_str() {
+                "accept" => Elicited::Accepted(result.content.unwrap_or_default()),
+                "decline" => Elicited::Declined,
+                "cancel" => Elicited::Cancelled,
+                other => Elicited::Failed(format!(
+                    "the action '{other}' is not accept, decline or cancel"
+                )),
+            },
+            Err(err) => Elicited::Failed(format!("the result is not an ElicitResult: {err}")),
+        }
+    }
+
+    fn of_error(error: &RawValue) -> Elicited {
+        #[derive(Deserialize)]
+        struct ErrorObject {
+            #[serde(default)]
+            code: Option<i64>,
+            #[serde(default)]
+            message: Option<String>,
+        }
+        match serde_json::from_str::<ErrorObject>(error.get()) {
+            Ok(error) => Elicited::Failed(format!(
+                "the client answered with error {}: {}",
+                error
+                    .code
+                    .map_or_else(|| "without a code".to_string(), |c| c.to_string()),
+                error.message.unwrap_or_default()
+            )),
+            Err(_) => Elicited::Failed(format!("the client answered with error {}", error.get())),
+        }
+    }
 }
 
 /// The id of the message on `line`, as far as it can be read (null when it cannot): for
@@ -97,6 +159,9 @@ pub enum Method {
     Discover,
     Initialize {
         version: String,
+        /// The client declared form elicitation: a revision that has `elicitation/create`
+        /// may ask it for missing arguments.
+        elicits_forms: bool,
     },
     Ping,
     ListPrompts {
@@ -143,6 +208,17 @@ pub struct GetPromptParams {
     /// The opaque state an earlier `input_required` result carried.
     #[serde(default)]
     pub request_state: Option<String>,
+}
+
+impl GetPromptParams {
+    /// Takes the content of a form the client accepted as the answer to the input request
+    /// `key`, as a modern client would send it back in `inputResponses`.
+    pub fn answer_form(&mut self, key: &str, content: Map<String, Value>) {
+        let result = serde_json::json!({"action": "accept", "content": content});
+        self.input_responses
+            .get_or_insert_with(Map::new)
+            .insert(key.to_string(), result);
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -217,6 +293,25 @@ struct UriParams {
 #[serde(rename_all = "camelCase")]
 struct InitializeParams {
     protocol_version: String,
+    /// Read leniently: a capability the server does not act on is none of its business.
+    #[serde(default)]
+    capabilities: Option<Value>,
+}
+
+/// The client capabilities the server acts on.
+#[derive(Deserialize)]
+struct ClientCapabilities {
+    #[serde(default)]
+    elicitation: Option<Value>,
+}
+
+impl ClientCapabilities {
+    /// Form elicitation: an `elicitation` object that is empty (form mode, as 2025-06-18
+    /// declares it and 2025-11-25 keeps for compatibility) or has `form`.
+    fn elicits_forms(&self) -> bool {
+        matches!(&self.elicitation, Some(Value::Object(elicitation))
+            if elicitation.is_empty() || elicitation.contains_key("form"))
+    }
 }
 
 /// The members of a JSON-RPC message, each still the JSON text it was sent as: the line is
@@ -233,10 +328,10 @@ struct Frame<'a> {
     method: Option<&'a RawValue>,
     #[serde(borrow, default)]
     params: Params<'a>,
-    #[serde(default, deserialize_with = "present")]
-    result: Option<IgnoredAny>,
-    #[serde(default, deserialize_with = "present")]
-    error: Option<IgnoredAny>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
 }
 
 /// A member that is there, whatever its value (`Option`'s own rule reads `null` as absent).
@@ -426,8 +521,18 @@ pub fn parse_line(line: &[u8]) -> Incoming {
             Ok(method) => method,
             Err(_) => return invalid_request(id_for_errors, "\"method\" must be a string"),
         },
-        None if id.is_some() && (frame.result.is_some() || frame.error.is_some()) => {
-            return Incoming::Response;
+        None if id.is_some() => {
+            let elicited = match (frame.result, frame.error) {
+                (Some(result), _) => Elicited::of_result(result),
+                (None, Some(error)) => Elicited::of_error(error),
+                (None, None) => {
+                    return invalid_request(id_for_errors, "the message has no \"method\"");
+                }
+            };
+            return Incoming::Response(Reply {
+                id: id_for_errors,
+                elicited,
+            });
         }
         None => return invalid_request(id_for_errors, "the message has no \"method\""),
     };
@@ -538,18 +643,10 @@ fn era_of(params: &Params, may_elicit: bool) -> Result<Era, RpcError> {
     }
 }
 
-/// Whether client capabilities declare form elicitation: an `elicitation` object that is
-/// empty (form mode, for compatibility with older clients) or has `form`.
+/// Whether client capabilities declare form elicitation.
 fn elicits_forms(capabilities: &RawValue) -> bool {
-    #[derive(Deserialize)]
-    struct Capabilities {
-        #[serde(default)]
-        elicitation: Option<Map<String, Value>>,
-    }
-    serde_json::from_str::<Capabilities>(capabilities.get())
-        .ok()
-        .and_then(|capabilities| capabilities.elicitation)
-        .is_some_and(|elicitation| elicitation.is_empty() || elicitation.contains_key("form"))
+    serde_json::from_str::<ClientCapabilities>(capabilities.get())
+        .is_ok_and(|capabilities| capabilities.elicits_forms())
 }
 
 /// The method's params type, from the members read with the line.
@@ -570,9 +667,16 @@ fn typed<T: DeserializeOwned>(method: &str, params: &Params) -> Result<T, RpcErr
 fn typed_method(method: &str, params: &Params) -> Result<Method, RpcError> {
     Ok(match method {
         "server/discover" => Method::Discover,
-        "initialize" => Method::Initialize {
-            version: typed::<InitializeParams>(method, params)?.protocol_version,
-        },
+        "initialize" => {
+            let params = typed::<InitializeParams>(method, params)?;
+            Method::Initialize {
+                elicits_forms: params.capabilities.is_some_and(|capabilities| {
+                    serde_json::from_value::<ClientCapabilities>(capabilities)
+                        .is_ok_and(|capabilities| capabilities.elicits_forms())
+                }),
+                version: params.protocol_version,
+            }
+        }
         "ping" => Method::Ping,
         "prompts/list" => Method::ListPrompts {
             cursor: typed::<CursorParams>(method, params)?.cursor,
@@ -710,8 +814,70 @@ mod tests {
         ));
         assert!(matches!(
             parse_line(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#),
-            Incoming::Response
+            Incoming::Response(Reply {
+                elicited: Elicited::Failed(_),
+                ..
+            })
         ));
+    }
+
+    fn elicited(line: &str) -> Elicited {
+        match parse_line(line.as_bytes()) {
+            Incoming::Response(reply) => reply.elicited,
+            other => panic!("expected a response for {line}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn responses_to_elicitations_are_typed() {
+        let accepted = elicited(
+            r#"{"jsonrpc":"2.0","id":"promptshelf-1","result":{"action":"accept","content":{"a":"x","n":3}}}"#,
+        );
+        let Elicited::Accepted(content) = accepted else {
+            panic!("not accepted: {accepted:?}");
+        };
+        assert_eq!(
+            Value::Object(content),
+            serde_json::json!({"a": "x", "n": 3})
+        );
+        assert_eq!(
+            elicited(r#"{"jsonrpc":"2.0","id":"p","result":{"action":"decline"}}"#),
+            Elicited::Declined
+        );
+        assert_eq!(
+            elicited(r#"{"jsonrpc":"2.0","id":"p","result":{"action":"cancel"}}"#),
+            Elicited::Cancelled
+        );
+        assert!(matches!(
+            elicited(r#"{"jsonrpc":"2.0","id":"p","error":{"code":-1,"message":"no"}}"#),
+            Elicited::Failed(words) if words.contains("-1") && words.contains("no")
+        ));
+        assert!(matches!(
+            elicited(r#"{"jsonrpc":"2.0","id":"p","result":{"action":"maybe"}}"#),
+            Elicited::Failed(words) if words.contains("maybe")
+        ));
+    }
+
+    #[test]
+    fn initialize_reads_form_elicitation() {
+        let elicits = |capabilities: &str| {
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{capabilities}}}}}"#
+            );
+            match parse_line(line.as_bytes()) {
+                Incoming::Request(Envelope {
+                    method: Method::Initialize { elicits_forms, .. },
+                    ..
+                }) => elicits_forms,
+                other => panic!("not an initialize: {other:?}"),
+            }
+        };
+        assert!(elicits(r#"{"elicitation":{}}"#));
+        assert!(elicits(r#"{"elicitation":{"form":{}}}"#));
+        assert!(!elicits(r#"{"elicitation":{"url":{}}}"#));
+        assert!(!elicits(r#"{"elicitation":true}"#));
+        assert!(!elicits(r#"{"sampling":{}}"#));
+        assert!(!elicits("{}"));
     }
 
     /// Any JSON value, a few levels deep.

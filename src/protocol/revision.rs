@@ -55,6 +55,17 @@ impl Revision {
         self >= Revision::V2025_06_18
     }
 
+    /// A legacy revision in which a server may send `elicitation/create` requests (the
+    /// modern one asks within a result instead).
+    pub fn has_elicitation_requests(self) -> bool {
+        (Revision::V2025_06_18..Revision::MODERN).contains(&self)
+    }
+
+    /// `elicitation/create` names its `mode` (form or URL).
+    pub fn has_elicitation_modes(self) -> bool {
+        self >= Revision::V2025_11_25
+    }
+
     pub fn has_icons(self) -> bool {
         self >= Revision::V2025_11_25
     }

@@ -3,7 +3,9 @@
 //! (what is kept in memory, in bounded time: `bounded_from_memory`), a pool task with
 //! `Reach::Store`. Whatever the reach, the same code runs; the one difference is that
 //! under `Reach::Kept` taking a connection (`Reads::conn`) stops the request with
-//! `Answer::NeedsStore`, and the caller hands it to the pool.
+//! `Answer::NeedsStore`, and the caller hands it to the pool. A legacy `prompts/get` that
+//! lacks arguments its client can be asked for comes back `Answer::Ask` with the form; the
+//! caller sends it (`server::outbound`) and answers again with what the client returned.
 
 use std::cell::OnceCell;
 use std::time::{Duration, Instant};
@@ -18,8 +20,8 @@ use crate::handlers::templates::Templates;
 use crate::handlers::tools::{self, Call};
 use crate::handlers::{prompts, resources, search, templates};
 use crate::protocol::{
-    CompletionRef, Envelope, Failure, GetPromptParams, Method, PromptOutcome, Revision, RpcError,
-    ShapedPage, ToolAnswer, error_line,
+    CompletionRef, Envelope, Failure, GetPromptParams, InputRequest, Method, PromptOutcome,
+    Revision, RpcError, ShapedPage, ToolAnswer, error_line,
 };
 use crate::store::{Manager, Store, StoreError, read};
 
@@ -40,12 +42,15 @@ pub(super) enum Answer {
     Line(Vec<u8>),
     /// The answer needs the database, which this reach does not allow.
     NeedsStore,
+    /// A legacy client is to be asked for the missing arguments with this form.
+    Ask(InputRequest),
 }
 
 /// Why a request's answer stopped short of a result.
 enum Stop {
     Failed(Failure),
     NeedsStore,
+    Ask(InputRequest),
 }
 
 impl From<Failure> for Stop {
@@ -60,18 +65,21 @@ impl From<StoreError> for Stop {
     }
 }
 
-/// Answers `envelope` in `revision` within `reach`. Never panics the process: a panic
-/// while answering is answered -32603 (and logged by the panic hook).
+/// Answers `envelope` in `revision` within `reach`; `forms`: a legacy client that lacks
+/// arguments may be asked for them with our own `elicitation/create`. Never panics the
+/// process: a panic while answering is answered -32603 (and logged by the panic hook).
 pub(super) fn answer(
     shared: &Shared,
     envelope: &Envelope,
     revision: Revision,
     reach: Reach,
+    forms: bool,
 ) -> Answer {
-    let run = || run(shared, envelope, revision, reach);
+    let run = || run(shared, envelope, revision, reach, forms);
     let rpc_error = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
         Ok(Ok(line)) => return Answer::Line(line),
         Ok(Err(Stop::NeedsStore)) => return Answer::NeedsStore,
+        Ok(Err(Stop::Ask(request))) => return Answer::Ask(request),
         Ok(Err(Stop::Failed(failure))) => failure.into_rpc(revision),
         Err(_) => RpcError::panicked(),
     };
@@ -131,6 +139,7 @@ fn run(
     envelope: &Envelope,
     revision: Revision,
     reach: Reach,
+    forms: bool,
 ) -> Result<Vec<u8>, Stop> {
     // Taken before anything is read: what is read is then at least as new as the position
     // it is kept under.
@@ -225,8 +234,16 @@ fn run(
         })?,
         Method::ReadResource { uri } => shaper.read_line(id, &*read(uri)?),
         Method::GetPrompt(params) => {
-            let outcome = get_prompt(params, envelope.era.can_elicit_forms())?;
-            shaper.prompt_outcome(id, &outcome)
+            match get_prompt(params, envelope.era.can_elicit_forms() || forms)? {
+                // A legacy client is asked with a request of ours, not within a result.
+                PromptOutcome::InputRequired { requests, .. } if !revision.is_modern() => {
+                    return Err(requests.into_iter().next().map_or_else(
+                        || Failure::Internal("a form was asked for without one".into()).into(),
+                        Stop::Ask,
+                    ));
+                }
+                outcome => shaper.prompt_outcome(id, &outcome),
+            }
         }
         Method::ListTools { cursor } => {
             let list = tools::list(reads.conn()?, &config.mirrors, cursor.as_deref())?;

@@ -1,26 +1,28 @@
 //! The dispatcher: takes each input line in order on the reader thread, parses it, answers
 //! in order what must be (errors, subscription changes, a kept page or resource, which
-//! costs less than a hand-off), and hands every other request to the pool.
+//! costs less than a hand-off), and hands every other request to the pool. A client's
+//! response goes to the form of ours it answers (`outbound`).
 
 use std::sync::Arc;
 
 use super::answer::{Answer, Reach, answer};
+use super::outbound::Outbound;
 use super::rate_limit::TokenBucket;
 use super::session::Session;
 use super::state::Shared;
-use super::tasks::Tasks;
+use super::tasks::{Slot, Tasks};
 use super::transport::Input;
 use crate::protocol::{
-    Envelope, Incoming, Method, Notification, RequestId, Revision, RpcError, error_line, id_of,
-    parse_line, revision_of,
+    Envelope, Incoming, Method, Notification, RequestId, Revision, RpcError, elicitation_request,
+    error_line, id_of, parse_line, revision_of,
 };
 
 pub(super) struct Dispatcher {
     shared: Arc<Shared>,
     session: Arc<Session>,
     tasks: Arc<Tasks>,
-    /// Where request tasks run.
-    runtime: tokio::runtime::Handle,
+    /// Where request tasks run, and what they need to ask the client for arguments.
+    pool: Pool,
     /// The completion rate limit, checked before a task is spawned so a flood is refused at
     /// once; None when there is none.
     completions: Option<TokenBucket>,
@@ -37,11 +39,19 @@ impl Dispatcher {
             shared.config.completion_burst,
             std::time::Instant::now(),
         );
+        let outbound = Arc::new(Outbound::new(
+            Arc::clone(&shared.output),
+            shared.config.elicitation_timeout,
+        ));
         Dispatcher {
+            pool: Pool {
+                shared: Arc::clone(&shared),
+                outbound,
+                runtime,
+            },
             shared,
             session,
             tasks: Arc::default(),
-            runtime,
             completions,
         }
     }
@@ -73,17 +83,22 @@ impl Dispatcher {
     fn message(&mut self, incoming: Incoming) {
         match incoming {
             Incoming::Invalid { id, error } => self.reject(&id, &error),
-            Incoming::Response | Incoming::Notification(Notification::Other) => {}
+            Incoming::Response(reply) => self.pool.outbound.answered(reply),
+            Incoming::Notification(Notification::Other) => {}
             Incoming::Notification(Notification::Cancelled { request_id }) => {
-                self.tasks.cancel(&request_id.key());
+                let key = request_id.key();
+                self.tasks.cancel(&key);
+                self.pool.outbound.withdraw(&key);
                 self.session.cancel(&request_id);
             }
             Incoming::Request(envelope) => self.request(envelope),
         }
     }
 
-    /// stdin closed: answer what was asked, then close every open stream.
+    /// stdin closed: answer what was asked (without the answers to forms still waiting),
+    /// then close every open stream.
     pub(super) fn finish(&mut self) {
+        self.pool.outbound.close();
         self.tasks.wait_idle();
         self.session.close_streams(&self.shared);
     }
@@ -95,7 +110,9 @@ impl Dispatcher {
             Err(error) => return self.reject(&envelope.id, &error),
         };
         match &envelope.method {
-            Method::Initialize { .. } => self.session.opened(revision),
+            Method::Initialize { elicits_forms, .. } => {
+                self.session.opened(revision, *elicits_forms);
+            }
             Method::Listen(params) => {
                 return self.session.listen(&self.shared, &envelope.id, params);
             }
@@ -127,26 +144,63 @@ impl Dispatcher {
         self.answer(envelope, revision);
     }
 
-    /// Sends what is kept from here; anything that needs the database goes to a task.
+    /// Sends what is kept from here; anything that needs the database (or a form's
+    /// answer) goes to a task.
     fn answer(&mut self, envelope: Envelope, revision: Revision) {
-        if let Answer::Line(line) = answer(&self.shared, &envelope, revision, Reach::Kept) {
+        // Only a prompts/get asks for input: other requests do not take the session's lock.
+        let forms =
+            matches!(envelope.method, Method::GetPrompt(_)) && self.session.takes_forms(revision);
+        if let Answer::Line(line) = answer(&self.shared, &envelope, revision, Reach::Kept, forms) {
             return self.shared.output.send_from_reader(line);
         }
-        let shared = Arc::clone(&self.shared);
+        let pool = self.pool.clone();
         let key = envelope.id.key();
-        self.tasks.spawn(&self.runtime, key, move |cancelled| {
-            let line = match answer(&shared, &envelope, revision, Reach::Store) {
-                Answer::Line(line) => line,
-                // The store's reach covers every request; were it not so, the client
-                // must still get an answer.
-                Answer::NeedsStore => error_line(
-                    &envelope.id,
-                    &RpcError::internal("no answer could be made for this request"),
-                ),
-            };
-            if !cancelled() {
-                shared.output.send(line);
-            }
+        self.tasks.spawn(&self.pool.runtime, key, move |slot| {
+            pool.answer(envelope, revision, forms, slot);
         });
+    }
+}
+
+/// What a request answered on the pool needs.
+#[derive(Clone)]
+struct Pool {
+    shared: Arc<Shared>,
+    outbound: Arc<Outbound>,
+    runtime: tokio::runtime::Handle,
+}
+
+impl Pool {
+    /// Answers `envelope` with the store's reach. A form to ask is sent, and this goes on
+    /// once it has an outcome: the accepted values as the answers to the form, or nothing,
+    /// and no more forms (the handler then says what is missing, as without one).
+    fn answer(self, mut envelope: Envelope, revision: Revision, forms: bool, slot: Slot) {
+        let line = match answer(&self.shared, &envelope, revision, Reach::Store, forms) {
+            Answer::Line(line) => line,
+            Answer::Ask(request) => {
+                let asked_for = slot.key().to_string();
+                let outbound = Arc::clone(&self.outbound);
+                let form = |id: &RequestId| elicitation_request(id, revision, &request);
+                let key = request.key.clone();
+                let resume = Box::new(move |accepted| {
+                    if let (Some(content), Method::GetPrompt(params)) =
+                        (accepted, &mut envelope.method)
+                    {
+                        params.answer_form(&key, content);
+                    }
+                    let runtime = self.runtime.clone();
+                    runtime.spawn_blocking(move || self.answer(envelope, revision, false, slot));
+                });
+                return outbound.ask(&asked_for, form, resume);
+            }
+            // The store's reach covers every request; were it not so, the client must
+            // still get an answer.
+            Answer::NeedsStore => error_line(
+                &envelope.id,
+                &RpcError::internal("no answer could be made for this request"),
+            ),
+        };
+        if !slot.cancelled() {
+            self.shared.output.send(line);
+        }
     }
 }

@@ -4,16 +4,18 @@
 //! blocking pool (SQLite work never sits on an async worker, and a slow request never
 //! holds up a fast one, `tasks`). One writer thread puts answers on stdout, coalescing
 //! writes (`transport`); a watcher thread notices other processes' commits (`watch`) and
-//! the `session` tells subscribers. `serve_lines` runs the same loop over any input and
+//! the `session` tells subscribers; `outbound` keeps the forms the server asks a legacy
+//! client to fill until their answers come. `serve_lines` runs the same loop over any input and
 //! output, without the watcher.
 //!
 //! Modules depend on one another in one direction: `transport`, `cache`, `rate_limit`,
-//! `watch` and `tasks` stand alone; `state` holds what requests share; `answer` and
+//! `watch` and `tasks` stand alone; `outbound` uses `transport`; `state` holds what requests share; `answer` and
 //! `session` use it; `dispatch` uses all of them; this file wires them up.
 
 mod answer;
 mod cache;
 mod dispatch;
+mod outbound;
 mod rate_limit;
 mod session;
 mod state;

@@ -1,5 +1,6 @@
 //! What this process remembers between requests, only what the protocol makes
-//! per-process: the revision a legacy client's `initialize` negotiated, the URIs it
+//! per-process: the revision a legacy client's `initialize` negotiated (and whether its
+//! client takes forms), the URIs it
 //! subscribed to, and the open modern `subscriptions/listen` streams. Subscription changes
 //! are answered here, in order, and change notifications are sent from here, under the same
 //! lock, so a stream's acknowledgement always precedes its first notification.
@@ -24,6 +25,8 @@ pub(super) struct Session {
 struct State {
     /// The revision `initialize` negotiated; None until a legacy client opens.
     legacy: Option<Revision>,
+    /// The legacy client declared form elicitation in its `initialize`.
+    legacy_forms: bool,
     /// URIs a legacy client named with `resources/subscribe`.
     legacy_uris: BTreeSet<String>,
     /// Open modern `subscriptions/listen` streams.
@@ -47,9 +50,18 @@ impl Session {
         self.lock().legacy
     }
 
-    /// A legacy client opened with `initialize`, negotiating `revision`.
-    pub(super) fn opened(&self, revision: Revision) {
-        self.lock().legacy = Some(revision);
+    /// A legacy client opened with `initialize`, negotiating `revision`; `elicits_forms`:
+    /// it declared form elicitation.
+    pub(super) fn opened(&self, revision: Revision, elicits_forms: bool) {
+        let mut state = self.lock();
+        state.legacy = Some(revision);
+        state.legacy_forms = elicits_forms;
+    }
+
+    /// Whether a request answered in `revision` may send the legacy client an
+    /// `elicitation/create` of ours: it declared forms, and its revision has the request.
+    pub(super) fn takes_forms(&self, revision: Revision) -> bool {
+        revision.has_elicitation_requests() && self.lock().legacy_forms
     }
 
     /// Opens a stream for the listen request `id`, acknowledged under the lock so that no

@@ -1,6 +1,8 @@
 //! Requests running on tokio's blocking pool: at most `MAX_IN_FLIGHT` at once (the reader
 //! waits for room beyond that, which bounds memory whatever the client sends), each findable
-//! by its id so that a cancellation can stop its answer from being sent.
+//! by its id so that a cancellation can stop its answer from being sent. A request holds its
+//! place (`Slot`) until it is answered, also while it waits for the client to answer a
+//! form of ours (`server::outbound`) without a thread.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,13 +31,14 @@ impl Tasks {
         self.running.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Runs `work` on the pool as the request `key`, once there is room; `work` gets
-    /// whether the request was cancelled meanwhile, to know if its answer is still wanted.
+    /// Runs `work` on the pool as the request `key`, once there is room; `work` gets the
+    /// request's place, which says whether the request was cancelled meanwhile (to know if
+    /// its answer is still wanted) and frees it when dropped.
     pub(super) fn spawn(
         self: &Arc<Self>,
         runtime: &tokio::runtime::Handle,
         key: String,
-        work: impl FnOnce(&dyn Fn() -> bool) + Send + 'static,
+        work: impl FnOnce(Slot) + Send + 'static,
     ) {
         let cancelled = Arc::new(AtomicBool::new(false));
         self.running().insert(key.clone(), Arc::clone(&cancelled));
@@ -49,12 +52,12 @@ impl Tasks {
             }
             *count += 1;
         }
-        let tasks = Arc::clone(self);
-        runtime.spawn_blocking(move || {
-            work(&|| cancelled.load(Ordering::Relaxed));
-            tasks.running().remove(&key);
-            tasks.finished();
-        });
+        let slot = Slot {
+            tasks: Arc::clone(self),
+            key,
+            cancelled,
+        };
+        runtime.spawn_blocking(move || work(slot));
     }
 
     fn finished(&self) {
@@ -76,7 +79,7 @@ impl Tasks {
         }
     }
 
-    /// Waits until every request has finished.
+    /// Waits until every request has finished (been answered, or dropped cancelled).
     pub(super) fn wait_idle(&self) {
         let mut count = self.count();
         while *count > 0 {
@@ -85,5 +88,31 @@ impl Tasks {
                 .wait(count)
                 .unwrap_or_else(PoisonError::into_inner);
         }
+    }
+}
+
+/// A request's place among those in flight, from its spawn until it is dropped.
+pub(super) struct Slot {
+    tasks: Arc<Tasks>,
+    key: String,
+    cancelled: Arc<AtomicBool>,
+}
+
+impl Slot {
+    /// The request's `protocol::RequestId::key`.
+    pub(super) fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// Whether the client cancelled the request: its answer is no longer wanted.
+    pub(super) fn cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.tasks.running().remove(&self.key);
+        self.tasks.finished();
     }
 }

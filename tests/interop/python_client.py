@@ -474,6 +474,84 @@ async def check_elicitation(binary: str, db: str, report: Report) -> None:
     await report.check("[modern] elicitation round trip for a missing argument", round_trip)
 
 
+# The server's `--elicitation-timeout` for the check of a form nobody answers.
+SHORT_ELICITATION_TIMEOUT_SECONDS = 1
+MISSING_CODE = "prompt 'code-review' needs the required argument 'code'"
+
+
+async def check_legacy_elicitation(binary: str, db: str, report: Report) -> None:
+    """In a legacy session the server asks the SDK's elicitation callback itself."""
+
+    async def ask(answer: Callable[[Any], Awaitable[Any]], extra: list[str]) -> tuple[list[Any], Any]:
+        """prompts/get of code-review without `code` after `initialize`, with `answer` as the
+        callback: the forms asked and the result (or the error raised)."""
+        asked: list[Any] = []
+
+        async def on_elicit(context: Any, params: Any) -> Any:
+            asked.append(params)
+            return await answer(params)
+
+        server = StdioServerParameters(command=binary, args=["--db", db, "serve", *extra])
+        async with stdio_client(server) as (read, write):
+            async with ClientSession(
+                read, write, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS, elicitation_callback=on_elicit
+            ) as session:
+                opened = await session.initialize()
+                expect(
+                    at_least(opened.protocol_version, "2025-06-18"),
+                    f"negotiated {opened.protocol_version}, which has no elicitation/create",
+                )
+                try:
+                    outcome: Any = await session.get_prompt("code-review", {"focus": "naming"})
+                except Exception as error:  # noqa: BLE001 - the SDK raises the server's error
+                    outcome = error
+        return asked, outcome
+
+    def refused(outcome: Any, asked: list[Any]) -> str:
+        expect(len(asked) == 1, f"the server asked {len(asked)} times, not once")
+        expect(isinstance(outcome, Exception), f"prompts/get succeeded: {outcome}")
+        expect(MISSING_CODE in str(outcome), f"the error says {outcome!s}, not {MISSING_CODE!r}")
+        return str(outcome)
+
+    async def accept() -> str:
+        async def fill(params: Any) -> types.ElicitResult:
+            return types.ElicitResult(action="accept", content={"code": "print('from the form')"})
+
+        asked, result = await ask(fill, [])
+        expect(len(asked) == 1, f"the server asked {len(asked)} times for the missing argument, not once")
+        schema = asked[0].requested_schema
+        required = schema.get("required") if isinstance(schema, dict) else getattr(schema, "required", None)
+        expect(required == ["code"], f"the form asked for {required}, not just ['code']")
+        expect(not isinstance(result, Exception), f"prompts/get failed: {result}")
+        text = "\n".join(m.content.text for m in result.messages if isinstance(m.content, types.TextContent))
+        expect("print('from the form')" in text, "the rendered prompt lacks the value given in the form")
+        expect("naming" in text, "the rendered prompt lost the argument given with the request")
+        return f"asked for {required}, rendered {len(result.messages)} message(s)"
+
+    async def action(name: str) -> Callable[[], Awaitable[str]]:
+        async def check() -> str:
+            async def answer(params: Any) -> types.ElicitResult:
+                return types.ElicitResult(action=name)
+
+            asked, outcome = await ask(answer, [])
+            return refused(outcome, asked)
+
+        return check
+
+    async def unanswered() -> str:
+        async def never(params: Any) -> types.ElicitResult:
+            await anyio.sleep(REQUEST_TIMEOUT_SECONDS)
+            return types.ElicitResult(action="accept", content={"code": "too late"})
+
+        asked, outcome = await ask(never, ["--elicitation-timeout", str(SHORT_ELICITATION_TIMEOUT_SECONDS)])
+        return refused(outcome, asked)
+
+    await report.check("[legacy] elicitation/create accepted", accept)
+    await report.check("[legacy] elicitation/create declined", await action("decline"))
+    await report.check("[legacy] elicitation/create cancelled", await action("cancel"))
+    await report.check("[legacy] elicitation/create unanswered until --elicitation-timeout", unanswered)
+
+
 async def main_async(binary: str, db: str, eras: list[str]) -> Report:
     report = Report()
     for era in eras:
@@ -493,6 +571,12 @@ async def main_async(binary: str, db: str, eras: list[str]) -> Report:
             report.fail(f"[{era} --tools] session", f"did not finish within {ERA_TIMEOUT_SECONDS:.0f}s")
         except Exception as error:  # noqa: BLE001 - a broken connection is a failure to report
             report.fail(f"[{era} --tools] session", f"{type(error).__name__}: {error}")
+    if "legacy" in eras:
+        try:
+            with anyio.fail_after(ERA_TIMEOUT_SECONDS):
+                await check_legacy_elicitation(binary, db, report)
+        except TimeoutError:
+            report.fail("[legacy] elicitation", f"did not finish within {ERA_TIMEOUT_SECONDS:.0f}s")
     if "modern" in eras:
         try:
             with anyio.fail_after(ERA_TIMEOUT_SECONDS):

@@ -246,6 +246,19 @@ impl Server {
             .unwrap_or_else(|| panic!("no message from the server within {WAIT:?}"))
     }
 
+    /// The next line the server writes, as it wrote it (for what parsing into a `Value`
+    /// loses: the order of members); panics after `WAIT`.
+    pub fn next_line(&mut self) -> String {
+        assert!(
+            self.pending.is_empty(),
+            "messages are waiting: {:?}",
+            self.pending
+        );
+        self.lines
+            .recv_timeout(WAIT)
+            .unwrap_or_else(|_| panic!("no message from the server within {WAIT:?}"))
+    }
+
     /// The next line within `timeout`, or None.
     pub fn read_line(&mut self, timeout: Duration) -> Option<Value> {
         match self.lines.recv_timeout(timeout) {
@@ -344,11 +357,16 @@ impl Server {
 
     /// Opens a legacy session with `initialize` + `notifications/initialized`.
     pub fn initialize(&mut self, version: &str) -> Value {
+        self.initialize_with(version, json!({}))
+    }
+
+    /// `initialize`, declaring these client capabilities.
+    pub fn initialize_with(&mut self, version: &str, capabilities: Value) -> Value {
         let response = self.request(
             "initialize",
             json!({
                 "protocolVersion": version,
-                "capabilities": {},
+                "capabilities": capabilities,
                 "clientInfo": {"name": "promptshelf-tests", "version": "0"}
             }),
         );

@@ -74,6 +74,19 @@ fn the_official_python_sdk_can_use_the_server() {
             );
         }
     }
+    // The server's own forms reached the SDK's callback in a legacy session.
+    for outcome in [
+        "accepted",
+        "declined",
+        "cancelled",
+        "unanswered until --elicitation-timeout",
+    ] {
+        let check = format!("ok   [legacy] elicitation/create {outcome}");
+        assert!(
+            stdout.lines().any(|line| line.starts_with(&check)),
+            "no '{check}'\n{shown}"
+        );
+    }
     // Shown with --nocapture: the negotiated versions and each check's result.
     println!("{shown}");
 }

@@ -8,6 +8,7 @@ mod cli;
 mod commands;
 mod completion;
 mod config;
+mod elicitation;
 mod hosts;
 mod import;
 mod interop;

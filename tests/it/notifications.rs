@@ -286,13 +286,13 @@ fn last_modified_and_ttl_follow_the_content_hash() {
             list["result"]["ttlMs"].as_i64(),
         )
     };
-    // 10% of the age, clamped to 1 s .. 1 h.
+    // 10% of the age, at least 1 s, at most 60 s for a read and 5 s for a list.
     assert_eq!(read_at(T0 + 100_000).0, Some(10_000));
     assert_eq!(read_at(T0 + 5_000).0, Some(1_000));
-    assert_eq!(read_at(T0 + 100_000_000).0, Some(3_600_000));
+    assert_eq!(read_at(T0 + 100_000_000).0, Some(60_000));
     let (_, modified, list_ttl) = read_at(T0 + 100_000);
     assert_eq!(modified.as_deref(), Some("2025-06-15T15:06:40Z"));
-    assert_eq!(list_ttl, Some(10_000));
+    assert_eq!(list_ttl, Some(5_000));
 
     // The same content written later changes nothing; new content moves lastModified (and
     // the list's TTL, which follows its newest item).
@@ -504,4 +504,58 @@ fn subscriptions_are_capped_by_default() {
     );
     let message = refused(&response, -32602);
     assert!(message.contains("4096"), "{message}");
+}
+
+#[test]
+fn caching_hints_show_a_change_within_seconds_for_lists_and_a_minute_for_contents() {
+    const T0: i64 = 1_750_000_000_000;
+    let ctx = TestContext::new();
+    let output = ctx
+        .command(&["stats"])
+        .env("PROMPTSHELF_NOW_MS", T0.to_string())
+        .output()
+        .expect("run");
+    assert!(output.status.success());
+    // (prompts/list, resources/list, resources/read, server/discover) ttlMs at `now`.
+    let hints_at = |now: i64, extra: &[&str]| {
+        let mut server =
+            Server::start_with_env(&ctx.db, extra, &[("PROMPTSHELF_NOW_MS", &now.to_string())]);
+        let mut ttl = |method: &str, params: Value| {
+            let response = server.modern(method, params);
+            response["result"]["ttlMs"]
+                .as_u64()
+                .unwrap_or_else(|| panic!("{method}: no ttlMs in {response}"))
+        };
+        [
+            ttl("prompts/list", json!({})),
+            ttl("resources/list", json!({})),
+            ttl("resources/read", json!({"uri": TESTING})),
+            ttl("server/discover", json!({})),
+        ]
+    };
+    // Just changed: the shortest hint everywhere.
+    assert_eq!(hints_at(T0, &[]), [1_000, 1_000, 1_000, 1_000]);
+    // Unchanged for a year: a list is still looked at again within 5 s, contents within 60 s.
+    let year = 365 * 24 * 3_600_000;
+    assert_eq!(hints_at(T0 + year, &[]), [5_000, 5_000, 60_000, 5_000]);
+    // In between, 10% of the age under each bound.
+    assert_eq!(hints_at(T0 + 200_000, &[]), [5_000, 5_000, 20_000, 5_000]);
+    assert_eq!(hints_at(T0 + 30_000, &[]), [3_000, 3_000, 3_000, 3_000]);
+    // Each bound is a flag of its own.
+    let flags = [
+        "--ttl-min-ms",
+        "500",
+        "--list-ttl-max-ms",
+        "2000",
+        "--read-ttl-max-ms",
+        "7000",
+    ];
+    assert_eq!(hints_at(T0 + year, &flags), [2_000, 2_000, 7_000, 2_000]);
+    assert_eq!(hints_at(T0, &flags), [500, 500, 500, 500]);
+    // A minimum over a maximum is refused, naming both flags.
+    let refused = ctx.fails(&["serve", "--ttl-min-ms", "6000"]);
+    assert!(
+        refused.contains("--ttl-min-ms (6000)") && refused.contains("--list-ttl-max-ms (5000)"),
+        "{refused}"
+    );
 }

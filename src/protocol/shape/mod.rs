@@ -48,9 +48,18 @@ pub struct Shaper<'a> {
 /// How a result may be cached.
 #[derive(Debug, Clone, Copy)]
 enum Hints {
-    /// Depends on things last changed at this time (Unix ms).
-    Since(i64),
+    /// Depends on things last changed at this time (Unix ms), of this kind.
+    Since(i64, Kind),
     NotCacheable,
+}
+
+/// What a cacheable result is, for the longest `ttlMs` it may get.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    /// A list, or discovery (which names what the lists hold): `--list-ttl-max-ms`.
+    List,
+    /// A resource's contents: `--read-ttl-max-ms`.
+    Contents,
 }
 
 /// A list page shaped for one revision, kept and served many times (the server caches it
@@ -197,16 +206,30 @@ struct Form<'a> {
     params: FormParams<'a>,
 }
 
+/// A form's `elicitation/create` params, the same whether a result carries them or the
+/// server sends them to a legacy client itself (`protocol::outbound`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct FormParams<'a> {
-    mode: &'static str,
+pub(super) struct FormParams<'a> {
+    /// Left out before 2025-11-25, whose elicitation has no modes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<&'static str>,
     message: &'a str,
     requested_schema: &'a ObjectSchema,
 }
 
+impl<'a> FormParams<'a> {
+    pub(super) fn of(request: &'a InputRequest, revision: Revision) -> FormParams<'a> {
+        FormParams {
+            mode: revision.has_elicitation_modes().then_some("form"),
+            message: &request.message,
+            requested_schema: &request.schema,
+        }
+    }
+}
+
 /// `message` as one line of JSON and its newline.
-fn line(message: &impl Serialize) -> Vec<u8> {
+pub(super) fn line(message: &impl Serialize) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(message).unwrap_or_else(|err| {
         tracing::error!("a response could not be serialized: {err}");
         br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"unserializable result"}}"#.to_vec()
@@ -337,13 +360,22 @@ impl Shaper<'_> {
         }
     }
 
-    /// HTTP-style heuristic freshness: 10% of the time since the last change, clamped.
+    /// HTTP-style heuristic freshness, 10% of the time since the last change, between
+    /// `--ttl-min-ms` and the kind's maximum: what has not changed for long is probably
+    /// stable, but a client that caches without listening for notifications shows a change
+    /// at most the maximum late.
     fn ttl_ms(&self, hints: Hints) -> u64 {
         match hints {
             Hints::NotCacheable => 0,
-            Hints::Since(last_modified) => {
+            Hints::Since(last_modified, kind) => {
+                let max = match kind {
+                    Kind::List => self.config.list_ttl_max_ms,
+                    Kind::Contents => self.config.read_ttl_max_ms,
+                };
                 let age = (self.now - last_modified).max(0) as u64;
-                (age / 10).clamp(self.config.ttl_min_ms, self.config.ttl_max_ms)
+                // `min` before `max`: never over the kind's maximum, even when a
+                // configuration sets `ttl_min_ms` above it.
+                (age / 10).max(self.config.ttl_min_ms).min(max)
             }
         }
     }
@@ -360,7 +392,7 @@ impl Shaper<'_> {
             id,
             body,
             "complete",
-            Some(Hints::Since(discovery.last_modified)),
+            Some(Hints::Since(discovery.last_modified, Kind::List)),
         )
     }
 
@@ -403,7 +435,7 @@ impl Shaper<'_> {
 
     /// The response line for a shaped page, with the `ttlMs` of this moment.
     pub fn page_line(&self, id: &RequestId, page: &ShapedPage) -> Vec<u8> {
-        let hints = Hints::Since(page.last_modified);
+        let hints = Hints::Since(page.last_modified, Kind::List);
         self.respond(id, page.body(), "complete", Some(hints))
     }
 
@@ -412,7 +444,7 @@ impl Shaper<'_> {
         let body = ReadBody {
             contents: [self.contents(read)],
         };
-        let hints = Hints::Since(read.resource.last_modified);
+        let hints = Hints::Since(read.resource.last_modified, Kind::Contents);
         self.respond(id, body, "complete", Some(hints))
     }
 
@@ -540,11 +572,7 @@ fn input_requests(requests: &[InputRequest]) -> BTreeMap<&str, Form<'_>> {
         .map(|request| {
             let form = Form {
                 method: "elicitation/create",
-                params: FormParams {
-                    mode: "form",
-                    message: &request.message,
-                    requested_schema: &request.schema,
-                },
+                params: FormParams::of(request, Revision::MODERN),
             };
             (request.key.as_str(), form)
         })

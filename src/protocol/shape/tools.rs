@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::content::Message;
-use super::{Hints, ReadBody, ShapedPage, Shaper, raw};
+use super::{Hints, Kind, ReadBody, ShapedPage, Shaper, raw};
 use crate::protocol::Revision;
 use crate::protocol::id::RequestId;
 use crate::protocol::results::{ReadResult, RenderedPrompt, Tool, ToolList, ToolOutput};
@@ -67,7 +67,7 @@ impl Shaper<'_> {
     /// The `tools/list` answer line (one page: there are a handful of tools).
     pub fn tools_line(&self, id: &RequestId, list: &ToolList) -> Vec<u8> {
         let tools = list.tools.iter().map(|tool| self.tool(tool)).collect();
-        let hints = Hints::Since(list.last_modified);
+        let hints = Hints::Since(list.last_modified, Kind::List);
         self.respond(id, ListToolsBody { tools }, "complete", Some(hints))
     }
 
