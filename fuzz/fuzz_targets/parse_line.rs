@@ -1,6 +1,6 @@
 //! The request parser: any bytes as one input line through `protocol::parse_line`, then
 //! what the dispatcher does with the result before a handler runs (`revision_of` with and
-//! without a negotiated revision), and the error line for an invalid one, which must be
+//! without a negotiated revision, with the tool mirrors on), and the error line for an invalid one, which must be
 //! JSON that echoes the id as it was read.
 
 #![no_main]
@@ -35,8 +35,9 @@ fuzz_target!(|line: &[u8]| {
         Incoming::Invalid { id, error } => check_error_line(&id, &error),
         Incoming::Request(envelope) => {
             assert_eq!(envelope.size, line.len(), "a request's size is its line's");
+            let mirrors = promptshelf_fuzz::config().mirrors;
             for negotiated in std::iter::once(None).chain(Revision::LEGACY.map(Some)) {
-                if let Err(error) = revision_of(&envelope, negotiated) {
+                if let Err(error) = revision_of(&envelope, negotiated, &mirrors) {
                     check_error_line(&envelope.id, &error);
                 }
             }
