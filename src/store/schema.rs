@@ -147,21 +147,10 @@ mod tests {
     }
 
     /// What migration 3 adds, gone: the database as version 2 left it.
-    const BACK_TO_VERSION_2: &str = "DROP TABLE search_terms; DROP TABLE search;
-         DROP TRIGGER prompts_searchable; DROP TRIGGER prompts_search_update;
-         DROP TRIGGER prompts_unsearchable; DROP TRIGGER prompt_messages_searchable;
-         DROP TRIGGER prompt_messages_search_update; DROP TRIGGER prompt_messages_unsearchable;
-         DROP TRIGGER resources_searchable; DROP TRIGGER resources_search_update;
-         DROP TRIGGER resources_unsearchable;
-         PRAGMA user_version = 2;";
+    const BACK_TO_VERSION_2: &str = include_str!("../../tests/downgrade/to-2.sql");
 
     /// What migration 2 adds, gone too: the database as version 1 left it.
-    const BACK_TO_VERSION_1: &str = "DROP TABLE item_counts;
-         DROP TRIGGER prompts_counted_in; DROP TRIGGER prompts_counted_out;
-         DROP TRIGGER resources_counted_in; DROP TRIGGER resources_counted_out;
-         DROP INDEX prompts_by_last_modified; DROP INDEX resources_by_last_modified;
-         DROP INDEX templates_by_last_modified; DROP INDEX change_log_by_kind;
-         PRAGMA user_version = 1;";
+    const BACK_TO_VERSION_1: &str = include_str!("../../tests/downgrade/to-1.sql");
 
     /// How many prompts and resources the search index holds, and how many items match a
     /// word every text of the seed library's `code-review` prompt holds.

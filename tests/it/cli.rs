@@ -843,21 +843,10 @@ fn broken_front_matter_names_the_file_and_line() {
 }
 
 /// What version 3 added: the full-text index and its triggers.
-const BACK_TO_VERSION_2: &str = "DROP TABLE search_terms; DROP TABLE search;
-     DROP TRIGGER prompts_searchable; DROP TRIGGER prompts_search_update;
-     DROP TRIGGER prompts_unsearchable; DROP TRIGGER prompt_messages_searchable;
-     DROP TRIGGER prompt_messages_search_update; DROP TRIGGER prompt_messages_unsearchable;
-     DROP TRIGGER resources_searchable; DROP TRIGGER resources_search_update;
-     DROP TRIGGER resources_unsearchable;
-     PRAGMA user_version = 2;";
+const BACK_TO_VERSION_2: &str = include_str!("../downgrade/to-2.sql");
 
 /// What version 2 added: the summary the handshake reads.
-const BACK_TO_VERSION_1: &str = "DROP TABLE item_counts;
-     DROP TRIGGER prompts_counted_in; DROP TRIGGER prompts_counted_out;
-     DROP TRIGGER resources_counted_in; DROP TRIGGER resources_counted_out;
-     DROP INDEX prompts_by_last_modified; DROP INDEX resources_by_last_modified;
-     DROP INDEX templates_by_last_modified; DROP INDEX change_log_by_kind;
-     PRAGMA user_version = 1;";
+const BACK_TO_VERSION_1: &str = include_str!("../downgrade/to-1.sql");
 
 /// Every table, index and trigger with its SQL.
 fn schema_of(ctx: &TestContext) -> Vec<(String, String, Option<String>)> {
