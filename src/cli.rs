@@ -155,8 +155,8 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 4_096, value_name = "URIS")]
     pub max_subscriptions: usize,
     /// Offer parts of the library as tools too, for hosts that only use tools: a
-    /// comma-separated list of `prompts` (tools list_prompts and get_prompt) and
-    /// `resources` (list_resources and read_resource). Off by default
+    /// comma-separated list of `prompts` (tools list_prompts and get_prompt), `resources`
+    /// (list_resources and read_resource) and `search` (search_library). Off by default
     #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
     pub tools: Vec<MirrorArg>,
 }
@@ -166,6 +166,7 @@ pub struct ServeArgs {
 pub enum MirrorArg {
     Prompts,
     Resources,
+    Search,
 }
 
 #[derive(Debug, Args)]

@@ -25,6 +25,8 @@ pub enum Mirror {
     Prompts,
     /// `list_resources` and `read_resource`.
     Resources,
+    /// `search_library`: the library search, as the `shelf://search/{query}` resource reads.
+    Search,
 }
 
 /// The mirrors that are on; none by default.

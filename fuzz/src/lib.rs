@@ -45,7 +45,7 @@ pub fn config() -> ServeConfig {
     ServeConfig {
         page_size: 3,
         max_line: 4096,
-        mirrors: Mirrors::of([Mirror::Prompts, Mirror::Resources]),
+        mirrors: Mirrors::of([Mirror::Prompts, Mirror::Resources, Mirror::Search]),
         ..ServeConfig::default()
     }
 }

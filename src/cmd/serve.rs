@@ -47,6 +47,7 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
         mirrors: Mirrors::of(args.tools.iter().map(|mirror| match mirror {
             MirrorArg::Prompts => Mirror::Prompts,
             MirrorArg::Resources => Mirror::Resources,
+            MirrorArg::Search => Mirror::Search,
         })),
         elicitation_timeout: Duration::from_secs(args.elicitation_timeout),
     };

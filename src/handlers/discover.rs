@@ -20,6 +20,9 @@ pub fn discover(conn: &Connection, mirrors: &Mirrors) -> Result<Discovery, Failu
     if mirrors.has(Mirror::Resources) {
         tools.push("list_resources and read_resource for the documents");
     }
+    if mirrors.has(Mirror::Search) {
+        tools.push("search_library to find either by words");
+    }
     let through_tools = if tools.is_empty() {
         String::new()
     } else {

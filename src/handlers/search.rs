@@ -52,6 +52,14 @@ pub fn template() -> StoredTemplate {
     }
 }
 
+/// The URI that reads the hits for `query`: the template expanded, `query` percent-encoded.
+pub fn uri_of(query: &str) -> Result<String, Failure> {
+    let values = std::collections::HashMap::from([(VARIABLE.to_string(), query.to_string())]);
+    PARSED
+        .expand(&values)
+        .map_err(|err| Failure::InvalidParams(format!("search query '{query}': {err}")))
+}
+
 /// The query `uri` asks for, when it is an expansion of the template.
 pub fn query_of(uri: &str) -> Option<String> {
     PARSED.matches(uri)?.remove(VARIABLE)

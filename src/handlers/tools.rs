@@ -1,5 +1,5 @@
-//! Tool mirrors (`serve --tools`): the library's prompts and resources offered as tools too,
-//! for hosts that use tools and show no prompts or resources. Which tools each mirror
+//! Tool mirrors (`serve --tools`): the library's prompts and resources, and its search,
+//! offered as tools too, for hosts that use tools and show no prompts or resources. Which tools each mirror
 //! offers, their input schemas and descriptions (`list`), and what a call's input asks for
 //! (`call`): one of the requests the prompts and resources handlers already answer, which
 //! the server then answers as it answers those (same cache, same checks, same sentences).
@@ -19,7 +19,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::prompts;
+use super::{prompts, search};
 use crate::arguments::{self, ObjectSchema};
 use crate::config::{Mirror, Mirrors};
 use crate::model::StoredPrompt;
@@ -29,6 +29,7 @@ const LIST_PROMPTS: &str = "list_prompts";
 const GET_PROMPT: &str = "get_prompt";
 const LIST_RESOURCES: &str = "list_resources";
 const READ_RESOURCE: &str = "read_resource";
+const SEARCH_LIBRARY: &str = "search_library";
 
 /// How many prompts `get_prompt`'s schema and description name at most: beyond them, the
 /// tool list would grow with the library (`list_prompts` pages through the rest).
@@ -111,6 +112,23 @@ pub fn list(
             output: ToolOutput::Contents,
         });
     }
+    if mirrors.has(Mirror::Search) {
+        tools.push(Tool {
+            name: SEARCH_LIBRARY,
+            title: "Search the library",
+            description: "Search the library's prompts and documents by words: names, titles, descriptions, prompt text and document text. Returns the best 20 hits, best first, as a markdown list, each with its URI or prompt name, title and the matching words in context. A word ending in * matches the words it starts; \"two words\" in quotes is a phrase; every word must match.".into(),
+            input_schema: raw(&json!({
+                "$schema": SCHEMA_DIALECT,
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "title": "Query", "minLength": 1, "description": "The words to look for, e.g. code review checklist"},
+                },
+                "required": ["query"],
+                "additionalProperties": false,
+            })),
+            output: ToolOutput::Contents,
+        });
+    }
     Ok(ToolList {
         tools,
         last_modified,
@@ -125,6 +143,7 @@ pub fn call(mirrors: &Mirrors, params: &CallToolParams) -> Result<Call, Failure>
     let offered = match name {
         LIST_PROMPTS | GET_PROMPT => mirrors.has(Mirror::Prompts),
         LIST_RESOURCES | READ_RESOURCE => mirrors.has(Mirror::Resources),
+        SEARCH_LIBRARY => mirrors.has(Mirror::Search),
         _ => false,
     };
     if !offered {
@@ -149,6 +168,14 @@ pub fn call(mirrors: &Mirrors, params: &CallToolParams) -> Result<Call, Failure>
         },
         READ_RESOURCE => match fit::<ReadInput>(name, input, "uri") {
             Ok(read) => Call::ReadResource { uri: read.uri },
+            Err(refused) => refused,
+        },
+        // A search is the read of the search template's URI for the query.
+        SEARCH_LIBRARY => match fit::<SearchInput>(name, input, "query") {
+            Ok(query) => match search::uri_of(&query.query) {
+                Ok(uri) => Call::ReadResource { uri },
+                Err(failure) => Call::Refused(failure.message().to_string()),
+            },
             Err(refused) => refused,
         },
         _ => match fit::<PromptInput>(name, input, "name and arguments (an object)") {
@@ -177,6 +204,9 @@ fn offered_names(mirrors: &Mirrors) -> Vec<&'static str> {
     if mirrors.has(Mirror::Resources) {
         names.extend([LIST_RESOURCES, READ_RESOURCE]);
     }
+    if mirrors.has(Mirror::Search) {
+        names.push(SEARCH_LIBRARY);
+    }
     names
 }
 
@@ -191,6 +221,12 @@ struct PageInput {
 #[serde(deny_unknown_fields)]
 struct ReadInput {
     uri: String,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SearchInput {
+    query: String,
 }
 
 #[derive(serde::Deserialize)]

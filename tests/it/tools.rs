@@ -541,11 +541,72 @@ fn only_the_mirrors_asked_for_are_offered() {
 }
 
 #[test]
+fn the_search_mirror_finds_prompts_and_documents_by_words_in_every_revision() {
+    let ctx = TestContext::new();
+    for revision in revisions() {
+        let (mut server, capabilities) = open(&ctx, &["--tools", "search"], revision);
+        assert_eq!(capabilities["tools"], json!({}), "{revision}");
+        let listed = ask(&mut server, revision, "tools/list", json!({}));
+        validate(revision, "ListToolsResult", &listed["result"]);
+        let names: Vec<&str> = listed["result"]["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|t| t["name"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(names, ["search_library"], "{revision}");
+        let found = call(
+            &mut server,
+            revision,
+            "search_library",
+            json!({"query": "code review"}),
+        );
+        assert_eq!(found.get("isError"), None, "{revision}: {found}");
+        let text = found["content"][0]["resource"]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{revision}: no text in {found}"));
+        assert!(
+            text.contains("code-review")
+                && text.contains("shelf://library/guides/code-review-checklist.md"),
+            "{revision}: {text}"
+        );
+        // The same as reading the search template's URI.
+        let read = ask(
+            &mut server,
+            revision,
+            "resources/read",
+            json!({"uri": "shelf://search/code%20review"}),
+        );
+        assert_eq!(read["result"]["contents"][0]["text"], text, "{revision}");
+        let empty = call(
+            &mut server,
+            revision,
+            "search_library",
+            json!({"query": "()"}),
+        );
+        assert!(
+            tool_error(&empty).contains("no word"),
+            "{revision}: {empty}"
+        );
+        let other = ask(
+            &mut server,
+            revision,
+            "tools/call",
+            json!({"name": "read_resource", "arguments": {"uri": "shelf://x"}}),
+        );
+        assert_eq!(other["error"]["code"], -32602, "{revision}: {other}");
+    }
+}
+
+#[test]
 fn tools_refuses_what_it_cannot_mirror_naming_what_it_can() {
     let ctx = TestContext::new();
-    let stderr = ctx.fails(&["serve", "--tools", "prompts,search"]);
+    let stderr = ctx.fails(&["serve", "--tools", "prompts,skills"]);
     assert!(
-        stderr.contains("'search'") && stderr.contains("prompts") && stderr.contains("resources"),
+        stderr.contains("'skills'")
+            && stderr.contains("prompts")
+            && stderr.contains("resources")
+            && stderr.contains("search"),
         "{stderr}"
     );
     assert!(!ctx.db.exists(), "nothing was served, or created");
