@@ -27,7 +27,12 @@ pub struct TestContext {
 
 /// `promptshelf --db DB ARGS`, with nothing from the environment that would change it.
 pub fn command_on(db: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(BIN);
+    library_args(Command::new(BIN), db, args)
+}
+
+/// `command` (the binary, or a wrapper whose last argument so far is the binary) given
+/// `--db DB ARGS`, with nothing from the environment that would change it.
+pub fn library_args(mut command: Command, db: &Path, args: &[&str]) -> Command {
     command
         .arg("--db")
         .arg(db)
@@ -36,6 +41,37 @@ pub fn command_on(db: &Path, args: &[&str]) -> Command {
         .env_remove("RUST_LOG")
         .stdin(Stdio::null());
     command
+}
+
+/// A temporary home folder with a project folder in it, for `config` and the hosts' own
+/// command lines: nothing of this machine's home is read or written.
+pub struct Home {
+    pub ctx: TestContext,
+}
+
+impl Home {
+    pub fn new() -> Home {
+        let ctx = TestContext::new();
+        std::fs::create_dir_all(ctx.path("home/project")).expect("create the project folder");
+        Home { ctx }
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.ctx.path("home")
+    }
+
+    /// `promptshelf --db DB config ARGS` in the project folder, with this home and none of
+    /// the machine's own host folders.
+    pub fn config_on(&self, db: &Path, args: &[&str]) -> Command {
+        let mut command = command_on(db, &[&["config"], args].concat());
+        command
+            .current_dir(self.home().join("project"))
+            .env("HOME", self.home())
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("CODEX_HOME")
+            .env_remove("APPDATA");
+        command
+    }
 }
 
 /// Runs `promptshelf --db DB ARGS` and expects success; returns stdout.

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use crate::common::{BIN, TestContext, command_on, describe};
+use crate::common::{BIN, Home, describe};
 
 /// How a test reads a host's file back.
 #[derive(Clone, Copy, Debug)]
@@ -239,22 +239,8 @@ GOOSE_MODEL: gpt-4o
     },
 ];
 
-/// A temporary home folder with a project folder in it, and the paths the entry must name.
-struct Home {
-    ctx: TestContext,
-}
-
+/// The paths an entry must name, and `config` run in the home.
 impl Home {
-    fn new() -> Home {
-        let ctx = TestContext::new();
-        std::fs::create_dir_all(ctx.path("home/project")).expect("create the project folder");
-        Home { ctx }
-    }
-
-    fn home(&self) -> PathBuf {
-        self.ctx.path("home")
-    }
-
     fn file(&self, case: &Case) -> PathBuf {
         self.home().join(case.file)
     }
@@ -262,18 +248,7 @@ impl Home {
     /// `promptshelf --db DB config ARGS` in the project folder, with this home and none of
     /// the machine's own host folders.
     fn command(&self, args: &[&str]) -> Command {
-        self.command_on(&self.ctx.db, args)
-    }
-
-    fn command_on(&self, db: &Path, args: &[&str]) -> Command {
-        let mut command = command_on(db, &[&["config"], args].concat());
-        command
-            .current_dir(self.home().join("project"))
-            .env("HOME", self.home())
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("CODEX_HOME")
-            .env_remove("APPDATA");
-        command
+        self.config_on(&self.ctx.db, args)
     }
 
     fn run(&self, args: &[&str]) -> Output {
@@ -510,7 +485,7 @@ fn config_write_replaces_a_promptshelf_entry_that_differs() {
         let file = home.file(case);
         // An entry written for another database, then one for this one.
         let output = home
-            .command_on(&other_db, &[case.host, "--write"])
+            .config_on(&other_db, &[case.host, "--write"])
             .output()
             .unwrap();
         assert!(

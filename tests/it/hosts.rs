@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::{BIN, TestContext, command_on, describe, run_bounded, target_dir};
+use crate::common::{BIN, Home, TestContext, describe, run_bounded, target_dir};
 
 /// The versions these checks were written against, pinned so that a new release cannot fail
 /// CI for reasons that have nothing to do with the server. Bump them on purpose.
@@ -90,29 +90,13 @@ fn lowly(program: impl AsRef<std::ffi::OsStr>) -> Command {
     }
 }
 
-/// A temporary home with a project folder to run the hosts in.
-struct Home {
-    ctx: TestContext,
-}
-
+/// The hosts' command lines run in the home.
 impl Home {
-    fn new() -> Home {
-        let ctx = TestContext::new();
-        std::fs::create_dir_all(ctx.path("home/project")).expect("create the project folder");
-        Home { ctx }
-    }
-
-    fn home(&self) -> PathBuf {
-        self.ctx.path("home")
-    }
-
     /// `promptshelf config HOST --write --scope user` into this home.
     fn write_config(&self, host: &str) {
-        let args = ["config", host, "--write", "--scope", "user"];
-        let output = command_on(&self.ctx.db, &args)
-            .env("HOME", self.home())
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("CODEX_HOME")
+        let args = [host, "--write", "--scope", "user"];
+        let output = self
+            .config_on(&self.ctx.db, &args)
             .output()
             .expect("run promptshelf");
         assert!(

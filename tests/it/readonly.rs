@@ -7,12 +7,12 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::{BIN, Server, TestContext, describe, ok_on};
+use crate::common::{BIN, Server, TestContext, describe, library_args, ok_on};
 
 const GUIDE: &str = "shelf://library/guides/api-design.md";
 
@@ -55,35 +55,22 @@ fn on_read_only_mount(dir: &Path, db: &Path, args: &[&str]) -> Command {
             r#"mount --bind -o ro "$0" "$0" || exit 97; exec "$@""#,
         ])
         .arg(dir)
-        .arg(BIN)
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("PROMPTSHELF_DB")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null());
-    command
+        .arg(BIN);
+    library_args(command, db, args)
 }
 
 /// `promptshelf --db DB ARGS` as a user without privileges: root may write a file whatever
 /// its mode, so a test of a read-only file run as root runs the binary as `nobody`.
 fn unprivileged(db: &Path, args: &[&str]) -> Command {
     // SAFETY: geteuid has no preconditions and cannot fail.
-    let mut command = if unsafe { libc::geteuid() } == 0 {
+    let command = if unsafe { libc::geteuid() } == 0 {
         let mut command = Command::new("setpriv");
         command.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]);
         command
     } else {
         Command::new(BIN)
     };
-    command
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("PROMPTSHELF_DB")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null());
-    command
+    library_args(command, db, args)
 }
 
 fn output_of(mut command: Command) -> Output {
