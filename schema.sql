@@ -1,4 +1,4 @@
--- The whole promptshelf database schema, version 3.
+-- The whole promptshelf database schema, version 4.
 --
 -- Embedded in the binary (`include_str!`) and run once, in one transaction, when a new
 -- database is created; `PRAGMA user_version` then records the version so that a later
@@ -82,6 +82,32 @@ CREATE TABLE resources (
 ) STRICT;
 CREATE INDEX resources_by_blob ON resources (blob_hash);
 CREATE INDEX resources_by_collection ON resources (collection, uri);
+-- What a token limited to some collections sees (`serve --http`): its collections' items
+-- without a pass over the others.
+CREATE INDEX prompts_by_collection ON prompts (collection, name);
+
+-- The folders imported as collections: where each was last imported from and when, for
+-- `collection list`, `prompt edit` (the source file of an imported prompt is the folder
+-- joined with the item's `origin`) and the next `import` of it. A collection has a row from
+-- its first import on; the items say which collection they belong to.
+CREATE TABLE collections (
+    name        TEXT PRIMARY KEY NOT NULL CHECK (length(name) > 0),
+    source      TEXT,     -- the folder's absolute path; NULL when not known (before version 4)
+    imported_at INTEGER   -- when it was last imported; NULL when not known
+) STRICT;
+
+-- Bearer tokens for `serve --http`: a name for people, and only a keyed hash of the token
+-- (blake3 keyed with a key derived from `meta`'s secret), so the token itself is shown once,
+-- when it is made, and never stored. `collections`: a JSON array of the collection names
+-- the token sees (with what their items link to); NULL for the whole library.
+CREATE TABLE tokens (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE CHECK (length(name) > 0),
+    hash        BLOB NOT NULL UNIQUE CHECK (length(hash) = 32),
+    collections TEXT CHECK (collections IS NULL OR json_valid(collections)),
+    created_at  INTEGER NOT NULL,
+    expires_at  INTEGER       -- NULL: never expires
+) STRICT;
 
 CREATE TABLE resource_templates (
     id            INTEGER PRIMARY KEY,
@@ -95,6 +121,7 @@ CREATE TABLE resource_templates (
     content_hash  BLOB NOT NULL CHECK (length(content_hash) = 32),
     last_modified INTEGER NOT NULL
 ) STRICT;
+CREATE INDEX templates_by_collection ON resource_templates (collection, uri_template);
 
 -- Where each variable of a template takes its completions from; a variable with no row
 -- completes from the stored resource URIs that match the template.

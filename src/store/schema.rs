@@ -7,7 +7,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::{Result, StoreError, opening};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 
@@ -16,6 +16,7 @@ const SCHEMA: &str = include_str!("../../schema.sql");
 const MIGRATIONS: &[&str] = &[
     include_str!("migrations/2.sql"),
     include_str!("migrations/3.sql"),
+    include_str!("migrations/4.sql"),
 ];
 
 /// Brings the database at `conn` to `SCHEMA_VERSION`: creates it (and runs `fill`) when it is
@@ -146,7 +147,10 @@ mod tests {
         .expect("counts")
     }
 
-    /// What migration 3 adds, gone: the database as version 2 left it.
+    /// What migration 4 adds, gone: the database as version 3 left it.
+    const BACK_TO_VERSION_3: &str = include_str!("../../tests/downgrade/to-3.sql");
+
+    /// What migration 3 adds, gone too: the database as version 2 left it.
     const BACK_TO_VERSION_2: &str = include_str!("../../tests/downgrade/to-2.sql");
 
     /// What migration 2 adds, gone too: the database as version 1 left it.
@@ -216,11 +220,16 @@ mod tests {
 
     #[test]
     fn a_database_migrated_from_version_1_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_2, BACK_TO_VERSION_1]);
+        migrated_from(&[BACK_TO_VERSION_3, BACK_TO_VERSION_2, BACK_TO_VERSION_1]);
     }
 
     #[test]
     fn a_database_migrated_from_version_2_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_2]);
+        migrated_from(&[BACK_TO_VERSION_3, BACK_TO_VERSION_2]);
+    }
+
+    #[test]
+    fn a_database_migrated_from_version_3_is_what_schema_sql_creates() {
+        migrated_from(&[BACK_TO_VERSION_3]);
     }
 }
