@@ -128,6 +128,11 @@ pub struct ServeArgs {
     /// and notified, from the next check on
     #[arg(long, default_value_t = 200, value_name = "MS", value_parser = clap::value_parser!(u64).range(10..=60_000))]
     pub poll_ms: u64,
+    /// Serve a Litestream replica: the file `litestream restore -f -o FILE REPLICA_URL` keeps
+    /// current (docs/deploy.md). It must exist; serve sets it to rollback-journal mode once,
+    /// so that Litestream can apply changes while it is read, and watches it for them
+    #[arg(long)]
+    pub replica: bool,
     /// The `cacheScope` of cacheable results
     #[arg(long, value_enum, default_value_t = CacheScopeArg::Public)]
     pub cache_scope: CacheScopeArg,

@@ -1,6 +1,7 @@
 //! `promptshelf serve`: opens the library read-only (creating it from the seed first if it
 //! does not exist) and serves it over MCP on stdin/stdout. An existing file is never written:
 //! one that is empty or holds an older schema is refused, naming the command that prepares it.
+//! `--replica` serves a Litestream replica instead, which is never created (`Store::open_replica`).
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -51,7 +52,11 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
         })),
         elicitation_timeout: Duration::from_secs(args.elicitation_timeout),
     };
-    let store = Store::open(db, Access::ReadOnly, crate::seed::load)?;
+    let store = if args.replica {
+        Store::open_replica(db)?
+    } else {
+        Store::open(db, Access::ReadOnly, crate::seed::load)?
+    };
     tracing::info!("serving {}", db.display());
     if std::io::stdin().is_terminal() {
         // Someone typed the command rather than a host starting it: say what is going on.

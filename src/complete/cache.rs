@@ -9,7 +9,7 @@ use std::time::Instant;
 use rusqlite::Connection;
 
 use super::{IndexBuilder, TableIndex};
-use crate::store::{StoreError, read};
+use crate::store::{self, StoreError, read};
 
 /// Indexes by table name, each tagged with the table id and version it was built from. A
 /// changed table is noticed by one indexed `SELECT`, made only when the library's change-log
@@ -83,13 +83,13 @@ impl CompletionIndexes {
         let started = Instant::now();
         // The version and the values in one read transaction: the index is exactly the
         // version it is tagged with, even while a writer commits.
-        let tx = conn.unchecked_transaction()?;
-        let Some((id, version)) = read::table_version(&tx, table)? else {
+        let tx = store::read_transaction(conn)?;
+        let Some((id, version)) = read::table_version(conn, table)? else {
             *slot = None;
             return Ok(None);
         };
         let mut builder = IndexBuilder::new();
-        read::each_table_value(&tx, id, |value, weight, context| {
+        read::each_table_value(conn, id, |value, weight, context| {
             builder
                 .push(value, weight, context)
                 .map_err(|err| StoreError::Invalid(format!("{table}: {err}")))

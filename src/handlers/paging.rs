@@ -24,14 +24,14 @@ pub fn list<T>(
     read: impl FnOnce(&Connection, Window) -> store::Result<Vec<T>>,
     key_of: impl Fn(&T) -> &str,
 ) -> Result<Page<T>, Failure> {
-    let tx = conn.unchecked_transaction().map_err(StoreError::from)?;
-    let listing = read::listing(&tx, list)?;
+    let _tx = store::read_transaction(conn).map_err(StoreError::from)?;
+    let listing = read::listing(conn, list)?;
     let after = start_after(cursor, listing.version)?;
     let window = Window {
         after: &after,
         limit: Some(page_size.max(1) + 1),
     };
-    let items = read(&tx, window)?;
+    let items = read(conn, window)?;
     Ok(page(items, page_size, listing, key_of))
 }
 

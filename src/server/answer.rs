@@ -23,7 +23,7 @@ use crate::protocol::{
     CompletionRef, Envelope, Failure, GetPromptParams, InputRequest, Method, PromptOutcome,
     Revision, RpcError, ShapedPage, ToolAnswer, error_line,
 };
-use crate::store::{Manager, Store, StoreError, read};
+use crate::store::{Snapshot, Store, StoreError, read};
 
 /// How far a request may reach for its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,7 +89,7 @@ pub(super) fn answer(
 /// A pooled connection, taken on first use and only within the reach.
 struct Reads<'a> {
     store: Option<&'a Store>,
-    conn: OnceCell<r2d2::PooledConnection<Manager>>,
+    conn: OnceCell<Snapshot>,
 }
 
 impl Reads<'_> {
@@ -98,7 +98,7 @@ impl Reads<'_> {
             return Ok(conn);
         }
         let store = self.store.ok_or(Stop::NeedsStore)?;
-        let conn = store.conn().map_err(Failure::from)?;
+        let conn = store.snapshot().map_err(Failure::from)?;
         Ok(self.conn.get_or_init(|| conn))
     }
 }

@@ -115,6 +115,7 @@ fn run(
     let path = store.path().to_path_buf();
     let immutable = store.immutable().map(str::to_string);
     let identity = store.identity();
+    let replica = store.replica();
     let (library, start) = Library::of(store)?;
     // Only the blocking pool is used: a current-thread runtime starts no async workers.
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -144,7 +145,7 @@ fn run(
                     session: Arc::clone(&session),
                     path: path.clone(),
                 };
-                watch::spawn(&path, poll_interval, start, identity, watched)
+                watch::spawn(&path, poll_interval, start, identity, replica, watched)
                     .context("cannot watch the database for changes")?;
             }
             (None, None) => anyhow::bail!("a served store knows which file it reads"),

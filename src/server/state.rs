@@ -91,8 +91,14 @@ impl Shared {
     /// and SQLite, seeing no other process on the new file, would truncate it under them.
     pub(super) fn replace(&self, path: &Path) -> Result<Reopened, String> {
         let mut library = self.library.write().unwrap_or_else(PoisonError::into_inner);
+        let replica = library.as_ref().is_some_and(|old| old.store.replica());
         *library = None;
-        let store = Store::open_served(path).map_err(|err| err.to_string())?;
+        let store = if replica {
+            Store::open_replica(path)
+        } else {
+            Store::open_served(path)
+        }
+        .map_err(|err| err.to_string())?;
         let identity = store
             .identity()
             .ok_or_else(|| "a served store knows its file".to_string())?;

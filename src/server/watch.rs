@@ -3,6 +3,9 @@
 //! own, and when it moves, read the change-log rows after the last one seen. Each poll also
 //! checks that the path still names the file served (one `stat`): a file deleted or renamed
 //! over under the server is said once in the log, and a new database at the path is served.
+//! A Litestream replica is looked at differently: Litestream may change its pages without
+//! moving `data_version` (`store::replica`), so every poll reads the change log, from an
+//! emptied page cache.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -91,11 +94,14 @@ pub trait Watched: Send + 'static {
 /// change of everything; otherwise one warning says the old file goes on being served.
 /// Positions handed to `moved` go on growing across files, so nothing kept from the old
 /// file is taken for the new one's (each file's change log counts from its own start).
+///
+/// `replica`: the file is a Litestream replica (`Store::replica`).
 pub fn spawn(
     path: &Path,
     interval: Duration,
     after: i64,
     served: FileId,
+    replica: bool,
     watched: impl Watched,
 ) -> anyhow::Result<()> {
     let path = path.to_path_buf();
@@ -113,6 +119,7 @@ pub fn spawn(
                 offset: 0,
                 last_version: None,
                 told: None,
+                replica,
             }
             .run(interval, &watched);
         })?;
@@ -139,6 +146,8 @@ struct Watcher {
     offset: i64,
     last_version: Option<i64>,
     told: Option<Told>,
+    /// Whether the file is a Litestream replica: `data_version` then tells nothing.
+    replica: bool,
 }
 
 impl Watcher {
@@ -186,17 +195,25 @@ impl Watcher {
             }
         }
         let Some(conn) = &self.conn else { return };
-        let version = match data_version(conn) {
-            Ok(version) => version,
-            Err(err) => {
+        if self.replica {
+            // Pages kept from the last poll may be stale without SQLite knowing.
+            if let Err(err) = conn.release_memory() {
                 tracing::warn!("watching the database: {err}");
                 return;
             }
-        };
-        if self.last_version == Some(version) {
-            return;
+        } else {
+            let version = match data_version(conn) {
+                Ok(version) => version,
+                Err(err) => {
+                    tracing::warn!("watching the database: {err}");
+                    return;
+                }
+            };
+            if self.last_version == Some(version) {
+                return;
+            }
+            self.last_version = Some(version);
         }
-        self.last_version = Some(version);
         match changes_since(conn, self.last_seq) {
             Ok(rows) => {
                 if let Some(last) = rows.last() {

@@ -8,10 +8,12 @@
 //! A library whose file or folder cannot be written (a read-only mount or file) is read the
 //! same way by commands that only read (`Access::Read`), `immutable` when SQLite could not
 //! keep its WAL index beside it (`place`); writing there is refused at open, naming which.
+//! A Litestream replica (`serve --replica`) is read one snapshot per request (`replica`).
 
 mod hash;
 mod place;
 pub mod read;
+mod replica;
 mod schema;
 pub mod search;
 pub mod write;
@@ -168,6 +170,9 @@ pub struct Store {
     identity: Option<FileId>,
     /// Why the store is read `immutable`, when it is.
     immutable_because: Option<String>,
+    /// Whether the file is a Litestream replica, written in place by Litestream in ways
+    /// SQLite's cache cannot see (`replica`): then each request reads its own snapshot.
+    replica: bool,
 }
 
 impl std::fmt::Debug for Store {
@@ -200,6 +205,31 @@ impl Store {
     /// would, but never creates one: for a server whose file was replaced.
     pub fn open_served(path: &Path) -> Result<Store> {
         Store::open_with(path, Access::ReadOnly, false, |_| Ok(()))
+    }
+
+    /// Opens the Litestream replica at `path` to serve it (`serve --replica`): as
+    /// `open_served`, once its header is set so that Litestream can go on applying changes
+    /// while it is read (`replica::prepare`). The file must exist: Litestream makes it.
+    pub fn open_replica(path: &Path) -> Result<Store> {
+        check_folder(path)?;
+        if !path.exists() {
+            return Err(StoreError::Open(format!(
+                "the replica {} does not exist yet; start `litestream restore -f -o {} \
+                 REPLICA_URL` first (docs/deploy.md), then serve it",
+                path.display(),
+                path.display()
+            )));
+        }
+        if replica::prepare(path)? {
+            tracing::info!(
+                "set {} to rollback-journal mode, so that Litestream can apply changes while it \
+                 is served",
+                path.display()
+            );
+        }
+        let mut store = Store::open_with(path, Access::ReadOnly, false, |_| Ok(()))?;
+        store.replica = true;
+        Ok(store)
     }
 
     fn open_with(
@@ -354,6 +384,7 @@ impl Store {
             reading,
             identity,
             immutable_because: (reading == Reading::Immutable).then(|| place.folder_reason()),
+            replica: false,
         })
     }
 
@@ -397,6 +428,28 @@ impl Store {
         Ok(self.pool.get()?)
     }
 
+    /// Whether the store is a Litestream replica (`open_replica`).
+    pub fn replica(&self) -> bool {
+        self.replica
+    }
+
+    /// A pooled connection for one request's reads. On a replica they are one snapshot:
+    /// the connection's page cache is emptied (Litestream may have changed pages without
+    /// SQLite being able to tell) and a read transaction is begun, held until the
+    /// `Snapshot` is dropped, so that Litestream applies no change half-way through the
+    /// request. Elsewhere it is the pooled connection as it is.
+    pub fn snapshot(&self) -> Result<Snapshot> {
+        let conn = self.pool.get()?;
+        if self.replica {
+            conn.release_memory()?;
+            conn.execute_batch("BEGIN DEFERRED")?;
+        }
+        Ok(Snapshot {
+            conn,
+            open: self.replica,
+        })
+    }
+
     /// Runs `change` in one IMMEDIATE transaction (the write lock is taken up front, so two
     /// writers queue on `busy_timeout` instead of failing half-way) and commits it.
     pub fn write<T>(&self, change: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
@@ -405,6 +458,42 @@ impl Store {
         let value = change(&tx)?;
         tx.commit()?;
         Ok(value)
+    }
+}
+
+/// One request's connection (`Store::snapshot`).
+pub struct Snapshot {
+    conn: r2d2::PooledConnection<Manager>,
+    /// Whether a read transaction was begun for the request, to end when it is dropped.
+    open: bool,
+}
+
+impl std::ops::Deref for Snapshot {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+impl Drop for Snapshot {
+    fn drop(&mut self) {
+        // A read transaction has nothing to commit; ending it releases the shared lock
+        // Litestream waits for. A connection it could not end is not taken back by the
+        // pool (`Manager::has_broken`).
+        if self.open {
+            let _ = self.conn.execute_batch("COMMIT");
+        }
+    }
+}
+
+/// A read transaction for reads that must agree with one another, unless the connection is
+/// in one already (a replica's request, `Store::snapshot`), whose snapshot they then share.
+pub fn read_transaction(conn: &Connection) -> rusqlite::Result<Option<Transaction<'_>>> {
+    if conn.is_autocommit() {
+        conn.unchecked_transaction().map(Some)
+    } else {
+        Ok(None)
     }
 }
 
@@ -480,8 +569,10 @@ impl r2d2::ManageConnection for Manager {
         self.files.is_valid(conn)
     }
 
+    /// A connection still in a transaction (one a request could not end) would hold its
+    /// lock while idle in the pool: it is closed instead.
     fn has_broken(&self, conn: &mut Connection) -> bool {
-        self.files.has_broken(conn)
+        self.files.has_broken(conn) || !conn.is_autocommit()
     }
 }
 

@@ -16,6 +16,7 @@ mod notifications;
 mod readonly;
 mod render;
 mod replaced;
+mod replica;
 mod search;
 mod server;
 mod store_errors;

