@@ -22,6 +22,13 @@ pub struct Cli {
     #[arg(long, global = true, env = "PROMPTSHELF_DB", value_name = "PATH")]
     pub db: Option<PathBuf>,
 
+    /// How many versions of each prompt, resource, template and completion table the history
+    /// keeps; a write drops the item's older ones
+    #[arg(long, global = true, env = "PROMPTSHELF_KEEP", value_name = "VERSIONS",
+          default_value_t = crate::store::history::DEFAULT_KEEP,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub keep: u32,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -59,6 +66,17 @@ pub enum Command {
     Search(SearchArgs),
     /// Count what the library holds
     Stats(JsonFlag),
+    /// List the versions the history keeps of a prompt, resource, template or completion
+    /// table, newest first, with when and by what command each was written
+    History(HistoryArgs),
+    /// Show what changed between two versions of an item, as a unified diff of its text
+    /// (by default between its newest version and the one before)
+    Diff(DiffArgs),
+    /// Write an earlier version of an item back, as its newest version
+    Rollback(RollbackArgs),
+    /// Revert the last write (one command, or a whole import) as one new write; run it again
+    /// to revert the write before
+    Undo(JsonFlag),
     /// Print the configuration that registers this server with a host, or write it into the
     /// host's own file
     Config(ConfigArgs),
@@ -82,6 +100,67 @@ pub struct ConfigArgs {
     /// The user's file (in the home folder) or the project's (under the current folder)
     #[arg(long, value_enum, default_value_t)]
     pub scope: hosts::Scope,
+}
+
+/// The kind of item a history command is about, when a key names more than one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KindArg {
+    Prompt,
+    Resource,
+    Template,
+    Values,
+}
+
+impl KindArg {
+    pub fn kind(self) -> crate::store::history::Kind {
+        use crate::store::history::Kind;
+        match self {
+            KindArg::Prompt => Kind::Prompt,
+            KindArg::Resource => Kind::Resource,
+            KindArg::Template => Kind::Template,
+            KindArg::Values => Kind::Values,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// The prompt name, resource URI, URI template or completion table
+    pub key: String,
+    /// Which kind of item, when the key names more than one
+    #[arg(long, value_enum)]
+    pub kind: Option<KindArg>,
+    /// Print JSON instead of a table
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The prompt name, resource URI, URI template or completion table
+    pub key: String,
+    /// The older version (default: the one before NEW)
+    pub old: Option<i64>,
+    /// The newer version (default: the newest)
+    pub new: Option<i64>,
+    /// Which kind of item, when the key names more than one
+    #[arg(long, value_enum)]
+    pub kind: Option<KindArg>,
+}
+
+#[derive(Debug, Args)]
+pub struct RollbackArgs {
+    /// The prompt name, resource URI, URI template or completion table
+    pub key: String,
+    /// The version to write back (`promptshelf history KEY` lists them)
+    #[arg(long, value_name = "VERSION")]
+    pub to: i64,
+    /// Which kind of item, when the key names more than one
+    #[arg(long, value_enum)]
+    pub kind: Option<KindArg>,
+    /// Print JSON instead of a line
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

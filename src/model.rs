@@ -1,5 +1,6 @@
 //! The library's plain data: prompts, resources, templates and completion tables, as the
-//! store keeps them and every other part passes them around. No I/O here.
+//! store keeps them and every other part passes them around. No I/O here. Items serialize
+//! (serde) as the history keeps their versions (`store::history`).
 
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +21,8 @@ pub struct Icon {
 }
 
 /// What an argument's string value must look like; checked on `prompts/get`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ArgumentType {
     #[default]
     String,
@@ -61,7 +63,7 @@ impl ArgumentType {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PromptArgument {
     pub name: String,
     pub title: Option<String>,
@@ -80,7 +82,8 @@ pub struct PromptArgument {
     pub completion: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Role {
     User,
     Assistant,
@@ -104,21 +107,21 @@ impl Role {
 }
 
 /// One run of a prompt body in one role: a minijinja template.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MessageTemplate {
     pub role: Role,
     pub body: String,
 }
 
 /// Where an item came from when it was imported from a folder.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Origin {
     pub collection: Option<String>,
     /// The file, relative to the collection's folder.
     pub path: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prompt {
     pub name: String,
     pub title: Option<String>,
@@ -158,7 +161,7 @@ impl Content {
 }
 
 /// MCP resource annotations the author sets; `lastModified` is the store's.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Annotations {
     pub audience: Vec<Role>,
     pub priority: Option<f64>,
@@ -172,7 +175,7 @@ impl Annotations {
 }
 
 /// Everything about a resource but its content.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceInfo {
     pub uri: String,
     pub name: String,
@@ -201,7 +204,7 @@ pub struct StoredResource {
     pub last_modified: i64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceTemplate {
     pub uri_template: String,
     pub name: String,
@@ -222,7 +225,7 @@ pub struct StoredTemplate {
 }
 
 /// One suggestion in a completion table.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompletionValue {
     pub value: String,
     pub weight: f64,
@@ -230,7 +233,7 @@ pub struct CompletionValue {
     pub context: Option<(String, String)>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompletionTable {
     pub name: String,
     pub description: Option<String>,

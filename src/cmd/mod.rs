@@ -5,6 +5,7 @@ mod common;
 mod completions;
 mod config;
 mod export;
+mod history;
 mod import;
 mod init;
 mod prompt;
@@ -23,7 +24,8 @@ use crate::cli::{Cli, Command, PromptCommand, ResourceCommand, TemplateCommand, 
 use crate::store::{self, Access, Store, StoreError};
 
 pub fn run(cli: Cli) -> Result<()> {
-    let Cli { db, command } = cli;
+    let Cli { db, keep, command } = cli;
+    store::history::configure(command_line(), keep);
     // Every command but `completions` works on a library.
     let db = || db.clone().map_or_else(default_db, Ok);
     let access = if reads_only(&command) {
@@ -47,6 +49,10 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Import(args) => library()?.run(|store| import::run(store, args)),
         Command::Export(args) => library()?.run(|store| export::run(store, args)),
         Command::Check(flags) => library()?.run(|store| check::run(store, flags)),
+        Command::History(args) => library()?.run(|store| history::history(store, args)),
+        Command::Diff(args) => library()?.run(|store| history::diff(store, args)),
+        Command::Rollback(args) => library()?.run(|store| history::rollback(store, args)),
+        Command::Undo(flags) => library()?.run(|store| history::undo(store, flags.json)),
     };
     outcome.map_err(|err| {
         let err = match err.downcast_ref::<StoreError>() {
@@ -63,6 +69,28 @@ pub fn run(cli: Cli) -> Result<()> {
             err
         }
     })
+}
+
+/// This process's command line as the history records what wrote (`promptshelf import ./team`),
+/// without `--db` and its path, which say where, not what; an argument with spaces quoted.
+fn command_line() -> String {
+    let mut words = vec!["promptshelf".to_string()];
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--db" {
+            args.next();
+            continue;
+        }
+        if arg.starts_with("--db=") {
+            continue;
+        }
+        words.push(if arg.contains(char::is_whitespace) || arg.is_empty() {
+            format!("'{arg}'")
+        } else {
+            arg
+        });
+    }
+    words.join(" ")
 }
 
 /// A command that could not do its work at all, as opposed to one that did it and found
@@ -109,7 +137,13 @@ fn reads_only(command: &Command) -> bool {
         Command::Template(command) => matches!(command, TemplateCommand::List(_)),
         Command::Values(command) => matches!(command, ValuesCommand::List { .. }),
         Command::Import(args) => args.dry_run,
-        Command::Export(_) | Command::Check(_) | Command::Search(_) | Command::Stats(_) => true,
+        Command::Export(_)
+        | Command::Check(_)
+        | Command::Search(_)
+        | Command::Stats(_)
+        | Command::History(_)
+        | Command::Diff(_) => true,
+        Command::Rollback(_) | Command::Undo(_) => false,
         Command::Serve(_)
         | Command::Config(_)
         | Command::Init { .. }

@@ -11,6 +11,7 @@
 //! A Litestream replica (`serve --replica`) is read one snapshot per request (`replica`).
 
 mod hash;
+pub mod history;
 mod place;
 pub mod read;
 mod replica;
@@ -452,10 +453,14 @@ impl Store {
 
     /// Runs `change` in one IMMEDIATE transaction (the write lock is taken up front, so two
     /// writers queue on `busy_timeout` instead of failing half-way) and commits it.
+    /// The write is recorded in the history (`history`): what wrote it, and a version of
+    /// every item it changed.
     pub fn write<T>(&self, change: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
         let mut conn = self.pool.get()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        history::begin(&tx)?;
         let value = change(&tx)?;
+        history::finish(&tx)?;
         tx.commit()?;
         Ok(value)
     }

@@ -7,7 +7,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::{Result, StoreError, opening};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 
@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/2.sql"),
     include_str!("migrations/3.sql"),
     include_str!("migrations/4.sql"),
+    include_str!("migrations/5.sql"),
 ];
 
 /// Brings the database at `conn` to `SCHEMA_VERSION`: creates it (and runs `fill`) when it is
@@ -53,7 +54,10 @@ pub(super) fn prepare(
             [&secret[..]],
         )?;
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        // What a new database is filled with (the seed library) is its history's first write.
+        super::history::begin_as(&tx, "seed")?;
         fill(&tx)?;
+        super::history::finish(&tx)?;
     } else {
         for step in &MIGRATIONS[(version - 1) as usize..] {
             tx.execute_batch(step)?;
@@ -147,7 +151,10 @@ mod tests {
         .expect("counts")
     }
 
-    /// What migration 4 adds, gone: the database as version 3 left it.
+    /// What migration 5 adds, gone: the database as version 4 left it.
+    const BACK_TO_VERSION_4: &str = include_str!("../../tests/downgrade/to-4.sql");
+
+    /// What migration 4 adds, gone too: the database as version 3 left it.
     const BACK_TO_VERSION_3: &str = include_str!("../../tests/downgrade/to-3.sql");
 
     /// What migration 3 adds, gone too: the database as version 2 left it.
@@ -220,16 +227,26 @@ mod tests {
 
     #[test]
     fn a_database_migrated_from_version_1_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_3, BACK_TO_VERSION_2, BACK_TO_VERSION_1]);
+        migrated_from(&[
+            BACK_TO_VERSION_4,
+            BACK_TO_VERSION_3,
+            BACK_TO_VERSION_2,
+            BACK_TO_VERSION_1,
+        ]);
     }
 
     #[test]
     fn a_database_migrated_from_version_2_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_3, BACK_TO_VERSION_2]);
+        migrated_from(&[BACK_TO_VERSION_4, BACK_TO_VERSION_3, BACK_TO_VERSION_2]);
     }
 
     #[test]
     fn a_database_migrated_from_version_3_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_3]);
+        migrated_from(&[BACK_TO_VERSION_4, BACK_TO_VERSION_3]);
+    }
+
+    #[test]
+    fn a_database_migrated_from_version_4_is_what_schema_sql_creates() {
+        migrated_from(&[BACK_TO_VERSION_4]);
     }
 }

@@ -1,8 +1,10 @@
 //! Every change to the library. Each function takes an open transaction, so a caller can
-//! group many changes (a whole import) into one commit; `Store::write` opens one.
+//! group many changes (a whole import) into one commit; `Store::write` opens one. Each change
+//! to an item is recorded as a version of it in the same transaction (`history`).
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
+use super::history::{self, Change, Kind};
 use super::{Result, StoreError, hash_prompt, hash_resource, hash_template};
 use crate::model::{CompletionValue, Prompt, Resource, ResourceTemplate};
 
@@ -123,11 +125,24 @@ pub fn put_prompt(tx: &Transaction, prompt: &Prompt, modified_at: i64) -> Result
             message.body
         ])?;
     }
+    history::prompt_written(tx, prompt, change_of(outcome), &hash)?;
     Ok(outcome)
 }
 
+/// The change a put that wrote something made.
+fn change_of(outcome: Outcome) -> Change {
+    match outcome {
+        Outcome::Added => Change::Added,
+        _ => Change::Updated,
+    }
+}
+
 pub fn remove_prompt(tx: &Transaction, name: &str) -> Result<bool> {
-    Ok(tx.execute("DELETE FROM prompts WHERE name = ?1", [name])? > 0)
+    let removed = tx.execute("DELETE FROM prompts WHERE name = ?1", [name])? > 0;
+    if removed {
+        history::removed(tx, Kind::Prompt, name)?;
+    }
+    Ok(removed)
 }
 
 /// Stores `resource` under its URI, its content once per distinct blake3 hash.
@@ -184,6 +199,7 @@ pub fn put_resource(tx: &Transaction, resource: &Resource, modified_at: i64) -> 
                  collection = ?15 WHERE uri = ?1",
                 values,
             )?;
+            history::resource_written(tx, resource, Change::Updated, &hash, blob_hash.as_bytes())?;
             drop_blob_if_unused(tx, &old_blob)?;
             Ok(Outcome::Updated)
         }
@@ -194,6 +210,7 @@ pub fn put_resource(tx: &Transaction, resource: &Resource, modified_at: i64) -> 
                  collection) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
                 values,
             )?;
+            history::resource_written(tx, resource, Change::Added, &hash, blob_hash.as_bytes())?;
             Ok(Outcome::Added)
         }
     }
@@ -209,6 +226,7 @@ pub fn remove_resource(tx: &Transaction, uri: &str) -> Result<bool> {
         .optional()?;
     match blob {
         Some(blob) => {
+            history::removed(tx, Kind::Resource, uri)?;
             drop_blob_if_unused(tx, &blob)?;
             Ok(true)
         }
@@ -216,10 +234,12 @@ pub fn remove_resource(tx: &Transaction, uri: &str) -> Result<bool> {
     }
 }
 
-fn drop_blob_if_unused(tx: &Transaction, blob: &[u8]) -> Result<()> {
+/// Removes a content blob that neither a resource nor a kept version of one holds.
+pub(super) fn drop_blob_if_unused(tx: &Transaction, blob: &[u8]) -> Result<()> {
     tx.execute(
         "DELETE FROM blobs WHERE hash = ?1
-         AND NOT EXISTS (SELECT 1 FROM resources WHERE blob_hash = ?1)",
+         AND NOT EXISTS (SELECT 1 FROM resources WHERE blob_hash = ?1)
+         AND NOT EXISTS (SELECT 1 FROM versions WHERE content = ?1)",
         [blob],
     )?;
     Ok(())
@@ -290,14 +310,19 @@ pub fn put_template(
             params![id, variable, table],
         )?;
     }
+    history::template_written(tx, template, change_of(outcome), &hash)?;
     Ok(outcome)
 }
 
 pub fn remove_template(tx: &Transaction, uri_template: &str) -> Result<bool> {
-    Ok(tx.execute(
+    let removed = tx.execute(
         "DELETE FROM resource_templates WHERE uri_template = ?1",
         [uri_template],
-    )? > 0)
+    )? > 0;
+    if removed {
+        history::removed(tx, Kind::Template, uri_template)?;
+    }
+    Ok(removed)
 }
 
 /// What writing a completion table's values did.
@@ -329,7 +354,13 @@ pub fn put_values(
 /// None. Returns whether anything was removed.
 pub fn remove_values(tx: &Transaction, table: &str, value: Option<&str>) -> Result<bool> {
     match value {
-        None => Ok(tx.execute("DELETE FROM completion_tables WHERE name = ?1", [table])? > 0),
+        None => {
+            let removed = tx.execute("DELETE FROM completion_tables WHERE name = ?1", [table])? > 0;
+            if removed {
+                history::removed(tx, Kind::Values, table)?;
+            }
+            Ok(removed)
+        }
         Some(value) => {
             let removed = tx.execute(
                 "DELETE FROM completion_values WHERE value = ?2
@@ -341,6 +372,7 @@ pub fn remove_values(tx: &Transaction, table: &str, value: Option<&str>) -> Resu
                     "UPDATE completion_tables SET version = version + 1 WHERE name = ?1",
                     [table],
                 )?;
+                history::values_written(tx, table, Change::Updated)?;
             }
             Ok(removed > 0)
         }
@@ -414,6 +446,12 @@ pub fn put_values_with_progress(
             "UPDATE completion_tables SET version = version + 1 WHERE id = ?1",
             [id],
         )?;
+        let change = if created {
+            Change::Added
+        } else {
+            Change::Updated
+        };
+        history::values_written(tx, name, change)?;
     }
     let total: i64 = tx.query_row(
         "SELECT count(*) FROM completion_values WHERE table_id = ?1",

@@ -92,10 +92,10 @@ fn a_new_database_is_created_and_seeded() {
     ] {
         assert!(stats[key].as_u64().unwrap_or(0) > 0, "{key}: {stats}");
     }
-    assert_eq!(stats["schemaVersion"], 4);
+    assert_eq!(stats["schemaVersion"], 5);
     assert_eq!(
         ctx.query::<i64>("PRAGMA user_version"),
-        4,
+        5,
         "schema.sql's version is recorded"
     );
     let resources = ctx.json(&["resource", "list", "--json"]);
@@ -842,6 +842,9 @@ fn broken_front_matter_names_the_file_and_line() {
     assert!(error.contains("nmae"), "{error}");
 }
 
+/// What version 5 added: the history of writes and versions.
+const BACK_TO_VERSION_4: &str = include_str!("../downgrade/to-4.sql");
+
 /// What version 4 added: collections, tokens and the indexes by collection.
 const BACK_TO_VERSION_3: &str = include_str!("../downgrade/to-3.sql");
 
@@ -883,7 +886,7 @@ fn migrated_by_a_command_and_served(version: i64, back: &[&str]) {
     );
     assert!(stderr.contains("stats"), "{stderr}");
     ctx.ok(&["stats"]);
-    assert_eq!(ctx.query::<i64>("PRAGMA user_version"), 4);
+    assert_eq!(ctx.query::<i64>("PRAGMA user_version"), 5);
     assert_eq!(schema_of(&ctx), schema_of(&fresh));
     // What was stored before the migration is indexed by it.
     let hits = ctx.json(&["search", "quokka", "--json"]);
@@ -911,16 +914,29 @@ fn migrated_by_a_command_and_served(version: i64, back: &[&str]) {
 fn a_version_1_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(
         1,
-        &[BACK_TO_VERSION_3, BACK_TO_VERSION_2, BACK_TO_VERSION_1],
+        &[
+            BACK_TO_VERSION_4,
+            BACK_TO_VERSION_3,
+            BACK_TO_VERSION_2,
+            BACK_TO_VERSION_1,
+        ],
     );
 }
 
 #[test]
 fn a_version_2_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(2, &[BACK_TO_VERSION_3, BACK_TO_VERSION_2]);
+    migrated_by_a_command_and_served(
+        2,
+        &[BACK_TO_VERSION_4, BACK_TO_VERSION_3, BACK_TO_VERSION_2],
+    );
 }
 
 #[test]
 fn a_version_3_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(3, &[BACK_TO_VERSION_3]);
+    migrated_by_a_command_and_served(3, &[BACK_TO_VERSION_4, BACK_TO_VERSION_3]);
+}
+
+#[test]
+fn a_version_4_database_is_migrated_by_a_command_and_then_served() {
+    migrated_by_a_command_and_served(4, &[BACK_TO_VERSION_4]);
 }

@@ -1,0 +1,586 @@
+//! The library's history: every write transaction that changed an item (a command, an import,
+//! the seed) and the version of each item it wrote, kept by the store's own write path in
+//! the same transaction (`write` records, `Store::write` begins and finishes). Versions are
+//! numbered in one sequence for the whole library and hold the item's whole stored form as
+//! JSON (a resource's content stays in `blobs`, shared by hash), so any version can be
+//! written back: `rollback` one item, or `undo` the last write as one new write. Serving
+//! never reads any of this.
+
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use serde::{Deserialize, Serialize};
+
+use super::{Result, StoreError, now_ms, write};
+use crate::model::{
+    CompletionTable, CompletionValue, Content, Prompt, Resource, ResourceInfo, ResourceTemplate,
+};
+
+/// How many versions of each item are kept unless `configure` says otherwise.
+pub const DEFAULT_KEEP: u32 = 50;
+
+/// What this process's writes are recorded as, and how many versions it keeps per item.
+struct Settings {
+    what: String,
+    keep: u32,
+}
+
+static SETTINGS: OnceLock<Settings> = OnceLock::new();
+
+/// Says, once per process, what its writes are (the command line that runs) and how many
+/// versions of an item to keep; without it, writes are recorded as `promptshelf`, keeping
+/// `DEFAULT_KEEP`.
+pub fn configure(what: String, keep: u32) {
+    let _ = SETTINGS.set(Settings {
+        what,
+        keep: keep.max(1),
+    });
+}
+
+fn settings() -> &'static Settings {
+    SETTINGS.get_or_init(|| Settings {
+        what: "promptshelf".into(),
+        keep: DEFAULT_KEEP,
+    })
+}
+
+/// The kinds of item the history keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    Prompt,
+    Resource,
+    Template,
+    Values,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Prompt, Kind::Resource, Kind::Template, Kind::Values];
+
+    /// The name schema.sql and the CLI use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Prompt => "prompt",
+            Kind::Resource => "resource",
+            Kind::Template => "template",
+            Kind::Values => "values",
+        }
+    }
+
+    fn parse(name: &str) -> Result<Kind> {
+        Kind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+            .ok_or_else(|| StoreError::Invalid(format!("a version of an unknown kind {name:?}")))
+    }
+}
+
+/// What a version did to its item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Added,
+    Updated,
+    Removed,
+}
+
+impl Change {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Added => "added",
+            Change::Updated => "updated",
+            Change::Removed => "removed",
+        }
+    }
+
+    fn parse(name: &str) -> Result<Change> {
+        match name {
+            "added" => Ok(Change::Added),
+            "updated" => Ok(Change::Updated),
+            "removed" => Ok(Change::Removed),
+            other => Err(StoreError::Invalid(format!("a version that was {other:?}"))),
+        }
+    }
+}
+
+/// A resource's version: everything but its content, which the version's `content` blob is.
+#[derive(Serialize, Deserialize)]
+struct ResourceSnapshot {
+    info: ResourceInfo,
+    text: bool,
+}
+
+/// Begins the record of a write transaction, before anything in it is written.
+pub(super) fn begin(tx: &Transaction) -> Result<()> {
+    begin_as(tx, &settings().what)
+}
+
+/// `begin`, recording the write as `what` (the seed).
+pub(super) fn begin_as(tx: &Transaction, what: &str) -> Result<()> {
+    tx.execute(
+        "INSERT INTO writes (at, what) VALUES (?1, ?2)",
+        params![now_ms(), what],
+    )?;
+    Ok(())
+}
+
+/// Ends the record of the write transaction: a write that changed nothing leaves no row, and
+/// each item it changed keeps its newest versions only (`configure`), the content of older
+/// ones dropped unless something else holds it.
+pub(super) fn finish(tx: &Transaction) -> Result<()> {
+    let id = open_write(tx)?;
+    let touched: Vec<(String, String)> = tx
+        .prepare("SELECT DISTINCT kind, key FROM versions WHERE write_id = ?1")?
+        .query_map([id], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    if touched.is_empty() {
+        tx.execute("DELETE FROM writes WHERE id = ?1", [id])?;
+        return Ok(());
+    }
+    let keep = settings().keep;
+    let mut dropped = BTreeSet::new();
+    let mut prune = tx.prepare_cached(
+        "DELETE FROM versions WHERE id IN (SELECT id FROM versions WHERE kind = ?1 AND key = ?2
+         ORDER BY id DESC LIMIT -1 OFFSET ?3) RETURNING write_id, content",
+    )?;
+    for (kind, key) in &touched {
+        let rows = prune.query_map(params![kind, key, keep], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, Option<Vec<u8>>>(1)?))
+        })?;
+        for row in rows {
+            let (write_id, content) = row?;
+            dropped.insert(write_id);
+            if let Some(content) = content {
+                write::drop_blob_if_unused(tx, &content)?;
+            }
+        }
+    }
+    for write_id in dropped {
+        tx.execute(
+            "DELETE FROM writes WHERE id = ?1
+             AND NOT EXISTS (SELECT 1 FROM versions WHERE write_id = ?1)",
+            [write_id],
+        )?;
+    }
+    tx.execute("UPDATE writes SET open = 0 WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+/// The write transaction being recorded.
+fn open_write(tx: &Transaction) -> Result<i64> {
+    tx.query_row("SELECT id FROM writes WHERE open = 1", [], |row| row.get(0))
+        .optional()?
+        .ok_or_else(|| {
+            StoreError::Invalid(
+                "a change was written outside a recorded write (Store::write)".into(),
+            )
+        })
+}
+
+fn record(
+    tx: &Transaction,
+    kind: Kind,
+    key: &str,
+    change: Change,
+    content_hash: Option<&[u8]>,
+    snapshot: Option<String>,
+    content: Option<&[u8]>,
+) -> Result<()> {
+    let write_id = open_write(tx)?;
+    tx.prepare_cached(
+        "INSERT INTO versions (write_id, kind, key, change, content_hash, snapshot, content)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(params![
+        write_id,
+        kind.as_str(),
+        key,
+        change.as_str(),
+        content_hash,
+        snapshot,
+        content
+    ])?;
+    Ok(())
+}
+
+fn json<T: Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string(value).map_err(|err| StoreError::Invalid(err.to_string()))
+}
+
+pub(super) fn prompt_written(
+    tx: &Transaction,
+    prompt: &Prompt,
+    change: Change,
+    hash: &[u8],
+) -> Result<()> {
+    record(
+        tx,
+        Kind::Prompt,
+        &prompt.name,
+        change,
+        Some(hash),
+        Some(json(prompt)?),
+        None,
+    )
+}
+
+pub(super) fn resource_written(
+    tx: &Transaction,
+    resource: &Resource,
+    change: Change,
+    hash: &[u8],
+    blob: &[u8],
+) -> Result<()> {
+    let snapshot = ResourceSnapshot {
+        info: resource.info.clone(),
+        text: resource.content.is_text(),
+    };
+    let key = &resource.info.uri;
+    record(
+        tx,
+        Kind::Resource,
+        key,
+        change,
+        Some(hash),
+        Some(json(&snapshot)?),
+        Some(blob),
+    )
+}
+
+pub(super) fn template_written(
+    tx: &Transaction,
+    template: &ResourceTemplate,
+    change: Change,
+    hash: &[u8],
+) -> Result<()> {
+    let key = &template.uri_template;
+    record(
+        tx,
+        Kind::Template,
+        key,
+        change,
+        Some(hash),
+        Some(json(template)?),
+        None,
+    )
+}
+
+/// A completion table's version: its values as they are now, after the write.
+pub(super) fn values_written(tx: &Transaction, name: &str, change: Change) -> Result<()> {
+    let table = stored_table(tx, name)?;
+    let snapshot = json(&table)?;
+    let hash = blake3::hash(snapshot.as_bytes());
+    record(
+        tx,
+        Kind::Values,
+        name,
+        change,
+        Some(hash.as_bytes()),
+        Some(snapshot),
+        None,
+    )
+}
+
+pub(super) fn removed(tx: &Transaction, kind: Kind, key: &str) -> Result<()> {
+    record(tx, kind, key, Change::Removed, None, None, None)
+}
+
+/// The completion table `name` as stored (empty when there is none).
+fn stored_table(conn: &Connection, name: &str) -> Result<CompletionTable> {
+    let description: Option<String> = conn
+        .query_row(
+            "SELECT description FROM completion_tables WHERE name = ?1",
+            [name],
+            |row| row.get(0),
+        )
+        .optional()?
+        .flatten();
+    let values = conn
+        .prepare(
+            "SELECT value, weight, context_name, context_value FROM completion_values
+             WHERE table_id = (SELECT id FROM completion_tables WHERE name = ?1)
+             ORDER BY value, context_name, context_value",
+        )?
+        .query_map([name], |row| {
+            let (context_name, context_value): (String, String) = (row.get(2)?, row.get(3)?);
+            Ok(CompletionValue {
+                value: row.get(0)?,
+                weight: row.get(1)?,
+                context: (!context_name.is_empty()).then_some((context_name, context_value)),
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(CompletionTable {
+        name: name.to_string(),
+        description,
+        values,
+    })
+}
+
+/// One version as the history lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Version {
+    pub id: i64,
+    pub kind: Kind,
+    pub key: String,
+    pub change: Change,
+    pub content_hash: Option<Vec<u8>>,
+    /// When its write committed, and what wrote it.
+    pub at: i64,
+    pub what: String,
+    pub write_id: i64,
+}
+
+const VERSION_COLUMNS: &str =
+    "v.id, v.kind, v.key, v.change, v.content_hash, w.at, w.what, v.write_id";
+
+fn version_of(row: &rusqlite::Row) -> rusqlite::Result<(Version, String, String)> {
+    Ok((
+        Version {
+            id: row.get(0)?,
+            kind: Kind::Prompt,
+            key: row.get(2)?,
+            change: Change::Added,
+            content_hash: row.get(4)?,
+            at: row.get(5)?,
+            what: row.get(6)?,
+            write_id: row.get(7)?,
+        },
+        row.get(1)?,
+        row.get(3)?,
+    ))
+}
+
+fn typed((mut version, kind, change): (Version, String, String)) -> Result<Version> {
+    version.kind = Kind::parse(&kind)?;
+    version.change = Change::parse(&change)?;
+    Ok(version)
+}
+
+/// The kinds of item that have versions under `key`.
+pub fn kinds_of(conn: &Connection, key: &str) -> Result<Vec<Kind>> {
+    let names: Vec<String> = conn
+        .prepare("SELECT DISTINCT kind FROM versions WHERE key = ?1 ORDER BY kind")?
+        .query_map([key], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    names.iter().map(|name| Kind::parse(name)).collect()
+}
+
+/// Every kept version of one item, newest first.
+pub fn versions(conn: &Connection, kind: Kind, key: &str) -> Result<Vec<Version>> {
+    let sql = format!(
+        "SELECT {VERSION_COLUMNS} FROM versions v JOIN writes w ON w.id = v.write_id
+         WHERE v.kind = ?1 AND v.key = ?2 ORDER BY v.id DESC"
+    );
+    let rows: Vec<_> = conn
+        .prepare(&sql)?
+        .query_map(params![kind.as_str(), key], version_of)?
+        .collect::<rusqlite::Result<_>>()?;
+    rows.into_iter().map(typed).collect()
+}
+
+/// What a version holds: the item as it was written, or None for a removal.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    Prompt(Prompt),
+    Resource(Resource),
+    Template(ResourceTemplate),
+    Values(CompletionTable),
+}
+
+/// The item version `id` holds (None when it removed the item), with the version itself;
+/// None when no such version is kept.
+pub fn item(conn: &Connection, id: i64) -> Result<Option<(Version, Option<Item>)>> {
+    let sql = format!(
+        "SELECT {VERSION_COLUMNS}, v.snapshot, v.content FROM versions v
+         JOIN writes w ON w.id = v.write_id WHERE v.id = ?1"
+    );
+    let found = conn
+        .query_row(&sql, [id], |row| {
+            Ok((
+                version_of(row)?,
+                row.get::<_, Option<String>>(8)?,
+                row.get::<_, Option<Vec<u8>>>(9)?,
+            ))
+        })
+        .optional()?;
+    let Some((version, snapshot, content)) = found else {
+        return Ok(None);
+    };
+    let version = typed(version)?;
+    let Some(snapshot) = snapshot else {
+        return Ok(Some((version, None)));
+    };
+    let item = decode(conn, version.kind, &snapshot, content.as_deref())?;
+    Ok(Some((version, Some(item))))
+}
+
+fn decode(conn: &Connection, kind: Kind, snapshot: &str, content: Option<&[u8]>) -> Result<Item> {
+    let bad = |err: serde_json::Error| StoreError::Invalid(format!("a stored version: {err}"));
+    Ok(match kind {
+        Kind::Prompt => Item::Prompt(serde_json::from_str(snapshot).map_err(bad)?),
+        Kind::Template => Item::Template(serde_json::from_str(snapshot).map_err(bad)?),
+        Kind::Values => Item::Values(serde_json::from_str(snapshot).map_err(bad)?),
+        Kind::Resource => {
+            let ResourceSnapshot { info, text } = serde_json::from_str(snapshot).map_err(bad)?;
+            let blob = content
+                .ok_or_else(|| StoreError::Invalid("a resource version without content".into()))?;
+            let bytes: Vec<u8> =
+                conn.query_row("SELECT data FROM blobs WHERE hash = ?1", [blob], |row| {
+                    row.get(0)
+                })?;
+            let content = if text {
+                Content::Text(String::from_utf8(bytes).map_err(|_| {
+                    StoreError::Invalid(format!("the stored text of {} is not UTF-8", info.uri))
+                })?)
+            } else {
+                Content::Binary(bytes)
+            };
+            Item::Resource(Resource { info, content })
+        }
+    })
+}
+
+/// Writes `item` (or, for None, the removal of `key`) as the current version of its item.
+fn write_back(tx: &Transaction, kind: Kind, key: &str, item: Option<&Item>) -> Result<()> {
+    let now = now_ms();
+    match item {
+        Some(Item::Prompt(prompt)) => write::put_prompt(tx, prompt, now).map(drop),
+        Some(Item::Resource(resource)) => write::put_resource(tx, resource, now).map(drop),
+        Some(Item::Template(template)) => write::put_template(tx, template, now).map(drop),
+        Some(Item::Values(table)) => write::put_values(
+            tx,
+            &table.name,
+            table.description.as_deref(),
+            &table.values,
+            write::ValuesMode::Replace,
+        )
+        .map(drop),
+        None => match kind {
+            Kind::Prompt => write::remove_prompt(tx, key).map(drop),
+            Kind::Resource => write::remove_resource(tx, key).map(drop),
+            Kind::Template => write::remove_template(tx, key).map(drop),
+            Kind::Values => write::remove_values(tx, key, None).map(drop),
+        },
+    }
+}
+
+/// Writes version `id` of its item back as a new version (`rollback`). Returns the version.
+pub fn roll_back(tx: &Transaction, id: i64) -> Result<Version> {
+    let (version, item) = item(tx, id)?.ok_or_else(|| {
+        StoreError::Invalid(format!(
+            "there is no version {id}; `promptshelf history` lists them"
+        ))
+    })?;
+    write_back(tx, version.kind, &version.key, item.as_ref())?;
+    Ok(version)
+}
+
+/// What `undo` reverted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Undone {
+    /// The write reverted: its id, when and what.
+    pub write_id: i64,
+    pub at: i64,
+    pub what: String,
+    /// The items it changed, which are now as they were before it.
+    pub items: Vec<(Kind, String)>,
+}
+
+/// Reverts the newest write that is neither undone nor an undo itself, as part of the write
+/// `tx` records: every item it changed gets back the version it had before. Refused, with
+/// nothing written, when an item has changed since (another write not undone), or its version
+/// from before is no longer kept. None when there is nothing to undo.
+pub fn undo(tx: &Transaction) -> Result<Option<Undone>> {
+    let last: Option<(i64, i64, String)> = tx
+        .query_row(
+            "SELECT id, at, what FROM writes WHERE open = 0 AND undone = 0 AND reverts IS NULL
+             ORDER BY id DESC LIMIT 1",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .optional()?;
+    let Some((write_id, at, what)) = last else {
+        return Ok(None);
+    };
+    let changed: Vec<(i64, String, String, Option<Vec<u8>>)> = tx
+        .prepare(
+            "SELECT id, kind, key, content_hash FROM versions WHERE write_id = ?1 ORDER BY id DESC",
+        )?
+        .query_map([write_id], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut items = Vec::new();
+    for (id, kind, key, hash) in changed {
+        let kind = Kind::parse(&kind)?;
+        if current_hash(tx, kind, &key)? != hash {
+            return Err(StoreError::Invalid(format!(
+                "cannot undo write {write_id} ({what}): {} {key} has changed since; see \
+                 `promptshelf history {key}`, and roll it back with `promptshelf rollback {key} \
+                 --to VERSION` instead",
+                kind.as_str()
+            )));
+        }
+        let before: Option<i64> = tx.query_row(
+            "SELECT max(id) FROM versions WHERE kind = ?1 AND key = ?2 AND id < ?3",
+            params![kind.as_str(), key, id],
+            |row| row.get(0),
+        )?;
+        let (_, change) = tx.query_row(
+            "SELECT kind, change FROM versions WHERE id = ?1",
+            [id],
+            |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)),
+        )?;
+        let previous = match before {
+            Some(before) => item(tx, before)?.and_then(|(_, item)| item),
+            None if Change::parse(&change)? == Change::Added => None,
+            None => {
+                return Err(StoreError::Invalid(format!(
+                    "cannot undo write {write_id} ({what}): no version of {} {key} from before \
+                     it is kept (its history began later)",
+                    kind.as_str()
+                )));
+            }
+        };
+        write_back(tx, kind, &key, previous.as_ref())?;
+        items.push((kind, key));
+    }
+    tx.execute("UPDATE writes SET undone = 1 WHERE id = ?1", [write_id])?;
+    let undoing = open_write(tx)?;
+    tx.execute(
+        "UPDATE writes SET reverts = ?2 WHERE id = ?1",
+        params![undoing, write_id],
+    )?;
+    items.sort();
+    Ok(Some(Undone {
+        write_id,
+        at,
+        what,
+        items,
+    }))
+}
+
+/// The content hash the item has now (None when there is no such item), as its versions
+/// record it.
+fn current_hash(conn: &Connection, kind: Kind, key: &str) -> Result<Option<Vec<u8>>> {
+    let sql = match kind {
+        Kind::Prompt => "SELECT content_hash FROM prompts WHERE name = ?1",
+        Kind::Resource => "SELECT content_hash FROM resources WHERE uri = ?1",
+        Kind::Template => "SELECT content_hash FROM resource_templates WHERE uri_template = ?1",
+        Kind::Values => {
+            let exists = conn
+                .query_row(
+                    "SELECT 1 FROM completion_tables WHERE name = ?1",
+                    [key],
+                    |_| Ok(()),
+                )
+                .optional()?;
+            if exists.is_none() {
+                return Ok(None);
+            }
+            let snapshot = json(&stored_table(conn, key)?)?;
+            return Ok(Some(blake3::hash(snapshot.as_bytes()).as_bytes().to_vec()));
+        }
+    };
+    Ok(conn.query_row(sql, [key], |row| row.get(0)).optional()?)
+}
