@@ -17,6 +17,7 @@ mod cache;
 mod dispatch;
 mod outbound;
 mod rate_limit;
+mod route;
 mod session;
 mod state;
 mod tasks;
@@ -128,8 +129,8 @@ fn run(
         stdio.direct,
     ));
     let poll_interval = config.poll_interval;
-    let shared = Arc::new(Shared::new(library, config, output_queue, start));
-    let session = Arc::new(Session::default());
+    let shared = Arc::new(Shared::new(library, config, start));
+    let session = Arc::new(Session::new(Arc::clone(&output_queue)));
     if stdio.watch {
         match (immutable, identity) {
             // SQLite reads an immutable file as if nothing could change it: nothing to poll.
@@ -153,22 +154,26 @@ fn run(
     std::thread::scope(|scope| {
         let writer = std::thread::Builder::new()
             .name("stdout".into())
-            .spawn_scoped(scope, || transport::write_lines(&shared.output, output))
+            .spawn_scoped(scope, || transport::write_lines(&output_queue, output))
             .context("cannot start the writer thread")?;
-        let mut dispatcher =
-            Dispatcher::new(Arc::clone(&shared), session, runtime.handle().clone());
+        let mut dispatcher = Dispatcher::new(
+            Arc::clone(&shared),
+            Arc::clone(&output_queue),
+            session,
+            runtime.handle().clone(),
+        );
         transport::read_lines(
             input,
             shared.config.max_line,
             |input, more_buffered| {
-                shared.output.note_input(more_buffered);
+                output_queue.note_input(more_buffered);
                 dispatcher.handle(input)
             },
-            || shared.output.reader_waits(),
+            || output_queue.reader_waits(),
         );
         // Input closed: finish what was asked, close the streams, then stop.
         dispatcher.finish();
-        shared.output.send(transport::END.to_vec());
+        output_queue.send(transport::END.to_vec());
         let _ = writer.join();
         Ok::<_, anyhow::Error>(())
     })?;
