@@ -213,13 +213,14 @@ pub fn shutting_down() -> RpcError {
 }
 
 /// The HTTP status of an error answered before the request reached a handler: 404 for a
-/// method not served, 400 for everything else (headers, version, `_meta`, session,
-/// malformed message). A handler's own errors (an unknown prompt) are answered 200.
+/// method not served, 429 over the completion rate, 400 for everything else (headers,
+/// version, `_meta`, session, malformed message). A handler's own errors (an unknown
+/// prompt) are answered 200.
 pub fn refusal_status(error: &RpcError) -> u16 {
-    if error.code == code::METHOD_NOT_FOUND {
-        404
-    } else {
-        400
+    match error.code {
+        code::METHOD_NOT_FOUND => 404,
+        code::RATE_LIMITED => 429,
+        _ => 400,
     }
 }
 

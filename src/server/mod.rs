@@ -1,4 +1,4 @@
-//! The stdio MCP server. The calling thread reads stdin and dispatches each line in order
+//! The MCP server, on stdio or over Streamable HTTP (`http`). On stdio, the calling thread reads stdin and dispatches each line in order
 //! (`dispatch`); a request is answered through one path (`answer`): on the reader when what
 //! it needs is kept and the answer is a lookup, otherwise as its own task on tokio's
 //! blocking pool (SQLite work never sits on an async worker, and a slow request never
@@ -9,12 +9,14 @@
 //! output, without the watcher.
 //!
 //! Modules depend on one another in one direction: `transport`, `cache`, `rate_limit`,
-//! `watch` and `tasks` stand alone; `outbound` uses `transport`; `state` holds what requests share; `answer` and
-//! `session` use it; `dispatch` uses all of them; this file wires them up.
+//! `watch` and `tasks` stand alone; `outbound` uses `transport`; `state` holds what requests share; `answer`,
+//! `route` and `session` use it; `dispatch` (stdio) uses all of them, `http` all but
+//! `dispatch`, `transport`, `tasks` and `outbound`; this file wires stdio up.
 
 mod answer;
 mod cache;
 mod dispatch;
+mod http;
 mod outbound;
 mod rate_limit;
 mod route;
@@ -32,6 +34,7 @@ use anyhow::{Context, Result};
 use crate::config::ServeConfig;
 use crate::store::Store;
 use dispatch::Dispatcher;
+pub use http::serve as serve_http;
 use session::Session;
 use state::{Library, Shared};
 
