@@ -23,7 +23,7 @@ const NO_TTL: [&str; 6] = [
 ];
 
 /// A running `promptshelf serve --http 127.0.0.1:0`.
-struct HttpServer {
+pub struct HttpServer {
     child: Child,
     /// `http://127.0.0.1:PORT`.
     base: String,
@@ -65,7 +65,7 @@ fn agent() -> ureq::Agent {
 }
 
 impl HttpServer {
-    fn start(db: &Path, extra: &[&str]) -> HttpServer {
+    pub fn start(db: &Path, extra: &[&str]) -> HttpServer {
         let mut child = Command::new(BIN)
             .arg("--db")
             .arg(db)
@@ -105,11 +105,11 @@ impl HttpServer {
         }
     }
 
-    fn url(&self) -> String {
+    pub fn url(&self) -> String {
         format!("{}/mcp", self.base)
     }
 
-    fn stderr(&self) -> String {
+    pub fn stderr(&self) -> String {
         self.log.lock().unwrap().join("\n")
     }
 
