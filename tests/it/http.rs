@@ -740,3 +740,58 @@ fn serve_http_reads_its_flags() {
     assert!(child.wait().expect("wait").success());
     assert!(body.contains("127.0.0.1:8080"), "{body}");
 }
+
+#[test]
+fn streams_beyond_the_cap_are_refused_with_503() {
+    let ctx = TestContext::new();
+    let http = HttpServer::start(&ctx.db, &["--max-streams", "1"]);
+    let listen = |id: i64| {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+                          "params": modern_params(json!({"notifications": {"promptsListChanged": true}}), json!({}))});
+        http.agent
+            .post(http.url())
+            .header("mcp-protocol-version", MODERN)
+            .header("mcp-method", "subscriptions/listen")
+            .send(body.to_string())
+            .expect("POST subscriptions/listen")
+    };
+    let events = Events::open(listen(1));
+    assert_eq!(
+        events.next()["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    let refused = reply(listen(2));
+    assert_eq!(refused.status, 503, "{}", refused.body);
+    assert!(refused.body.contains("--max-streams"), "{}", refused.body);
+    // A legacy session's GET stream counts too.
+    let session = http.initialize(LEGACY[0]);
+    let refused = http.request(
+        "GET",
+        &[
+            ("accept", "text/event-stream"),
+            ("mcp-session-id", &session),
+        ],
+    );
+    assert_eq!(refused.status, 503, "{}", refused.body);
+}
+
+#[test]
+fn a_connection_that_sends_no_headers_is_closed() {
+    let ctx = TestContext::new();
+    let http = HttpServer::start(&ctx.db, &["--header-timeout", "1"]);
+    let address = http.base.trim_start_matches("http://");
+    let mut connection = std::net::TcpStream::connect(address).expect("connect");
+    connection
+        .set_read_timeout(Some(WAIT))
+        .expect("a read timeout");
+    let mut buffer = [0u8; 256];
+    // The server closes the connection (end of file, or a reset), rather than waiting on.
+    match connection.read(&mut buffer) {
+        Ok(read) => assert!(
+            read == 0 || String::from_utf8_lossy(&buffer[..read]).starts_with("HTTP/1.1 408"),
+            "{}",
+            String::from_utf8_lossy(&buffer[..read])
+        ),
+        Err(err) => assert_eq!(err.kind(), std::io::ErrorKind::ConnectionReset, "{err}"),
+    }
+}

@@ -44,7 +44,7 @@ const HEALTH: &str = "/healthz";
 pub(super) async fn respond(server: Arc<Server>, request: Request<Body>) -> Response<Reply> {
     let (parts, body) = request.into_parts();
     if let Err(refused) = admit(&server, &parts) {
-        return refused;
+        return refused.response();
     }
     let path = parts.uri.path();
     if path == HEALTH && parts.method == Verb::GET {
@@ -66,13 +66,23 @@ pub(super) async fn respond(server: Arc<Server>, request: Request<Body>) -> Resp
 
 /// Whether the request is let in at all, before its body is read or anything dispatched:
 /// its `Origin`. Who is asking (a credential) is for this step to decide too.
-fn admit(server: &Server, parts: &Parts) -> Result<(), Response<Reply>> {
+fn admit(server: &Server, parts: &Parts) -> Result<(), Refusal> {
     let origin = parts.headers.get(header::ORIGIN).map(HeaderValue::as_bytes);
     if server.origins.allows(origin) {
         return Ok(());
     }
     let shown = String::from_utf8_lossy(origin.unwrap_or_default()).into_owned();
-    Err(refusal(StatusCode::FORBIDDEN, &origin_refused(&shown)))
+    Err(Refusal(StatusCode::FORBIDDEN, origin_refused(&shown)))
+}
+
+/// A request refused before its message is answered: the status, and the error said
+/// without an id.
+struct Refusal(StatusCode, RpcError);
+
+impl Refusal {
+    fn response(self) -> Response<Reply> {
+        refusal(self.0, &self.1)
+    }
 }
 
 fn header<'a>(parts: &'a Parts, name: &str) -> Option<&'a [u8]> {
@@ -141,19 +151,19 @@ fn session_of(
 /// The legacy session a request after `initialize` must name, checked with its version
 /// header; or the refusal (400 without an id or with a wrong version, 404 for an id not
 /// taken, so the client initializes again).
-fn legacy_session(server: &Server, parts: &Parts) -> Result<LegacySession, Response<Reply>> {
+fn legacy_session(server: &Server, parts: &Parts) -> Result<LegacySession, Refusal> {
     let session = match session_of(server, parts) {
-        None => return Err(refusal(StatusCode::BAD_REQUEST, &session_required())),
+        None => return Err(Refusal(StatusCode::BAD_REQUEST, session_required())),
         Some(Err(rejected)) => {
-            return Err(refusal(
+            return Err(Refusal(
                 StatusCode::NOT_FOUND,
-                &session_unknown(rejected.why()),
+                session_unknown(rejected.why()),
             ));
         }
         Some(Ok(session)) => session,
     };
     check_legacy_version(header(parts, mcp::PROTOCOL_VERSION), session.revision)
-        .map_err(|error| refusal(StatusCode::BAD_REQUEST, &error))?;
+        .map_err(|error| Refusal(StatusCode::BAD_REQUEST, error))?;
     Ok(session)
 }
 
@@ -180,7 +190,7 @@ async fn request(server: &Arc<Server>, parts: &Parts, envelope: Envelope) -> Res
         (Era::Legacy, Method::Initialize { .. } | Method::Discover) => None,
         (Era::Legacy, _) => match legacy_session(server, parts) {
             Ok(session) => Some(session),
-            Err(refused) => return refused,
+            Err(refused) => return refused.response(),
         },
     };
     let negotiated = session.as_ref().map(|session| session.revision);
@@ -343,7 +353,7 @@ fn stream(server: &Arc<Server>, parts: &Parts) -> Response<Reply> {
     }
     let session = match legacy_session(server, parts) {
         Ok(session) => session,
-        Err(refused) => return refused,
+        Err(refused) => return refused.response(),
     };
     match server.streams.legacy(&session.nonce) {
         Ok(stream) => events(stream),
@@ -362,7 +372,7 @@ fn delete(server: &Server, parts: &Parts) -> Response<Reply> {
             server.streams.end_session(&session.nonce);
             empty(StatusCode::NO_CONTENT)
         }
-        Err(refused) => refused,
+        Err(refused) => refused.response(),
     }
 }
 
