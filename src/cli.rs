@@ -28,7 +28,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve the library over MCP on stdin/stdout (what a host runs)
+    /// Serve the library over MCP on stdin/stdout (what a host runs), or over HTTP with --http
     Serve(ServeArgs),
     /// Create the library database, with the seed library or empty, and say where it is
     Init {
