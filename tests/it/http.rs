@@ -573,6 +573,14 @@ fn legacy_sessions_live_in_their_signed_ids() {
     let tampered = String::from_utf8(tampered).unwrap();
     let refused = http.legacy(Some(&tampered), version, 3, "prompts/list", json!({}));
     assert_eq!(refused.status, 404, "{}", refused.body);
+    let cancelled = http.post(
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", version),
+        ],
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}"#,
+    );
+    assert_eq!((cancelled.status, cancelled.body.as_str()), (202, ""));
     let wrong_version = http.legacy(Some(&session), LEGACY[2], 4, "prompts/list", json!({}));
     assert_eq!(wrong_version.status, 400, "{}", wrong_version.body);
 
@@ -793,5 +801,43 @@ fn a_connection_that_sends_no_headers_is_closed() {
             String::from_utf8_lossy(&buffer[..read])
         ),
         Err(err) => assert_eq!(err.kind(), std::io::ErrorKind::ConnectionReset, "{err}"),
+    }
+}
+
+#[test]
+fn a_stream_whose_client_left_gives_its_place_back() {
+    let ctx = TestContext::new();
+    let http = HttpServer::start(&ctx.db, &["--max-streams", "1"]);
+    let listen = |id: i64| {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+                          "params": modern_params(json!({"notifications": {"promptsListChanged": true}}), json!({}))});
+        // A client of its own: its connection closes with its response.
+        agent()
+            .post(http.url())
+            .header("mcp-protocol-version", MODERN)
+            .header("mcp-method", "subscriptions/listen")
+            .send(body.to_string())
+            .expect("POST subscriptions/listen")
+    };
+    let mut first = listen(1);
+    let mut reader = BufReader::new(first.body_mut().as_reader());
+    let mut line = String::new();
+    reader.read_line(&mut line).expect("the acknowledgement");
+    assert!(line.starts_with("event: message"), "{line}");
+    drop(reader);
+    drop(first);
+    // The server sees the connection close and frees the stream's place.
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let response = listen(2);
+        if response.status() == 200 {
+            break;
+        }
+        assert_eq!(response.status(), 503);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the stream's place is still taken {WAIT:?} after its client left"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }

@@ -52,3 +52,22 @@ impl Cancels {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cancellation_reaches_its_request_only() {
+        let cancels = Arc::new(Cancels::default());
+        let mut first = cancels.register("session-a", "1".into());
+        let mut other_session = cancels.register("session-b", "1".into());
+        cancels.cancel("session-a", "1".into());
+        assert_eq!(first.cancelled.try_recv(), Ok(()));
+        assert!(other_session.cancelled.try_recv().is_err());
+        drop(other_session);
+        assert!(cancels.lock().is_empty(), "answered requests are forgotten");
+        // A cancellation for a request no longer in flight changes nothing.
+        cancels.cancel("session-b", "1".into());
+    }
+}
