@@ -9,6 +9,10 @@
 //! `1 <revision> <expiry in Unix seconds> <random nonce>`, space-separated; the nonce
 //! makes every id unique (what this instance keeps for a session, its GET stream and
 //! subscriptions, is keyed by it).
+//!
+//! Whether the client declared form elicitation is not carried: no form of ours is sent
+//! over HTTP (a legacy `prompts/get` lacking arguments gets the error naming them), so
+//! nothing a session does depends on it.
 
 use std::time::Duration;
 
