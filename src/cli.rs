@@ -35,7 +35,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve the library over MCP on stdin/stdout (what a host runs)
+    /// Serve the library over MCP on stdin/stdout (what a host runs), or over HTTP with --http
     Serve(ServeArgs),
     /// Create the library database, with the seed library or empty, and say where it is
     Init {
@@ -229,9 +229,11 @@ pub struct ServeArgs {
     /// The most content blocks (messages) one rendered prompt may hold
     #[arg(long, default_value_t = 1_000, value_name = "BLOCKS")]
     pub max_prompt_blocks: usize,
-    /// The most `subscriptions/listen` streams open at once; another is refused with an error
-    #[arg(long, default_value_t = 64, value_name = "STREAMS")]
-    pub max_streams: usize,
+    /// The most streams open at once (`subscriptions/listen`, and over HTTP a legacy
+    /// session's GET stream too); another is refused with an error (over HTTP, 503). Default:
+    /// 64 on stdio, 1000 over HTTP
+    #[arg(long, value_name = "STREAMS")]
+    pub max_streams: Option<usize>,
     /// The most resource URIs one `subscriptions/listen` stream may name
     #[arg(long, default_value_t = 1_024, value_name = "URIS")]
     pub max_stream_uris: usize,
@@ -243,6 +245,29 @@ pub struct ServeArgs {
     /// (list_resources and read_resource) and `search` (search_library). Off by default
     #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
     pub tools: Vec<MirrorArg>,
+    /// Serve over Streamable HTTP at http://ADDR/mcp instead of stdio (ADDR: 127.0.0.1:8080
+    /// when left out; port 0 takes a free port, which the log line at start names)
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
+    pub http: Option<std::net::SocketAddr>,
+    /// Over HTTP, an Origin allowed besides the server's own on loopback
+    /// (http://127.0.0.1:PORT and http://localhost:PORT); repeatable
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    pub allow_origin: Vec<String>,
+    /// Over HTTP, how clients are authenticated: `none` (only on a loopback address)
+    #[arg(long, value_enum, value_name = "MODE", requires = "http")]
+    pub auth: Option<AuthArg>,
+    /// Over HTTP, the seconds a connection has to send a request's headers; a kept-alive
+    /// connection waiting this long for its next request is closed too
+    #[arg(long, default_value_t = 10, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout: u64,
+}
+
+/// How `serve --http` authenticates clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AuthArg {
+    /// No authentication: anyone who can connect is served.
+    None,
 }
 
 /// What `serve --tools` can mirror.

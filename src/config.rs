@@ -1,6 +1,7 @@
 //! The plain settings the server runs on, filled from the command line.
 
 use std::collections::BTreeSet;
+use std::net::SocketAddr;
 use std::time::Duration;
 
 /// The longest `serve --request-state-ttl` accepted, in seconds: one day.
@@ -118,4 +119,16 @@ impl Default for ServeConfig {
             elicitation_timeout: Duration::from_secs(300),
         }
     }
+}
+
+/// The settings of `serve --http` beyond those every transport shares.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Where to listen (port 0: a free one).
+    pub addr: SocketAddr,
+    /// Origins allowed besides the server's own on loopback.
+    pub allow_origins: Vec<String>,
+    /// How long a connection has to send a request's headers (and may idle between
+    /// requests).
+    pub header_timeout: Duration,
 }

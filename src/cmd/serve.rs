@@ -1,7 +1,8 @@
 //! `promptshelf serve`: opens the library read-only (creating it from the seed first if it
-//! does not exist) and serves it over MCP on stdin/stdout. An existing file is never written:
-//! one that is empty or holds an older schema is refused, naming the command that prepares it.
-//! `--replica` serves a Litestream replica instead, which is never created (`Store::open_replica`).
+//! does not exist) and serves it over MCP on stdin/stdout, or with `--http` over Streamable
+//! HTTP. An existing file is never written: one that is empty or holds an older schema is
+//! refused, naming the command that prepares it. `--replica` serves a Litestream replica
+//! instead, which is never created (`Store::open_replica`).
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -9,11 +10,16 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::cli::{CacheScopeArg, MirrorArg, ServeArgs};
-use crate::config::{CacheScope, Mirror, Mirrors, ServeConfig};
+use crate::cli::{AuthArg, CacheScopeArg, MirrorArg, ServeArgs};
+use crate::config::{CacheScope, HttpConfig, Mirror, Mirrors, ServeConfig};
 use crate::store::{Access, Store};
 
+/// Open streams allowed by default: a process on stdio serves one client; over HTTP, many.
+const STDIO_MAX_STREAMS: usize = 64;
+const HTTP_MAX_STREAMS: usize = 1_000;
+
 pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
+    let http = args.http.map(|addr| http_config(addr, &args)).transpose()?;
     for (flag, max) in [
         ("--list-ttl-max-ms", args.list_ttl_max_ms),
         ("--read-ttl-max-ms", args.read_ttl_max_ms),
@@ -42,7 +48,11 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
         completion_burst: args.completion_burst,
         max_prompt_bytes: args.max_prompt_bytes,
         max_prompt_blocks: args.max_prompt_blocks,
-        max_streams: args.max_streams,
+        max_streams: args.max_streams.unwrap_or(if http.is_some() {
+            HTTP_MAX_STREAMS
+        } else {
+            STDIO_MAX_STREAMS
+        }),
         max_stream_uris: args.max_stream_uris,
         max_subscriptions: args.max_subscriptions,
         mirrors: Mirrors::of(args.tools.iter().map(|mirror| match mirror {
@@ -58,6 +68,9 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
         Store::open(db, Access::ReadOnly, crate::seed::load)?
     };
     tracing::info!("serving {}", db.display());
+    if let Some(http) = http {
+        return crate::server::serve_http(store, config, http);
+    }
     if std::io::stdin().is_terminal() {
         // Someone typed the command rather than a host starting it: say what is going on.
         eprintln!(
@@ -68,4 +81,36 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
         );
     }
     crate::server::serve(store, config)
+}
+
+/// The HTTP settings, refusing what cannot be served safely: without authentication, only
+/// a loopback address (token authentication is not there yet, so that is every address).
+fn http_config(addr: std::net::SocketAddr, args: &ServeArgs) -> Result<HttpConfig> {
+    if !addr.ip().is_loopback() {
+        let asked = match args.auth {
+            Some(AuthArg::None) => "--auth none serves anyone who can connect",
+            None => "no --auth mode but none is available yet, and serving without one",
+        };
+        anyhow::bail!(
+            "refusing to serve {addr} without authentication: {asked} on a non-loopback address; serve on 127.0.0.1 (or ::1) and put an authenticating proxy in front"
+        );
+    }
+    let mut allow_origins = Vec::new();
+    for origin in &args.allow_origin {
+        let trimmed = origin.trim().trim_end_matches('/');
+        let host = trimmed
+            .strip_prefix("http://")
+            .or_else(|| trimmed.strip_prefix("https://"));
+        if !host.is_some_and(|host| !host.is_empty() && !host.contains('/')) {
+            anyhow::bail!(
+                "--allow-origin '{origin}' is not an origin; give a scheme, host and optional port, e.g. --allow-origin https://app.example.com"
+            );
+        }
+        allow_origins.push(trimmed.to_ascii_lowercase());
+    }
+    Ok(HttpConfig {
+        addr,
+        allow_origins,
+        header_timeout: Duration::from_secs(args.header_timeout),
+    })
 }

@@ -16,6 +16,8 @@ pub mod code {
     pub const INTERNAL_ERROR: i64 = -32603;
     /// Legacy revisions' "resource not found".
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// Streamable HTTP: a required header is missing, invalid, or differs from the message.
+    pub const HEADER_MISMATCH: i64 = -32020;
     pub const MISSING_CAPABILITY: i64 = -32021;
     pub const UNSUPPORTED_VERSION: i64 = -32022;
     /// Ours: too many requests of a kind (completion). MCP defines no such code and asks

@@ -4,6 +4,8 @@
 //!
 //! - `request`: one line into a typed message (request, notification, response, or the
 //!   error to answer), with the request's era and typed parameters, in one scan.
+//! - `http`: the Streamable HTTP headers checked against the message, and the errors of a
+//!   request refused before it is answered, with their HTTP status.
 //! - `era`: which revision answers a request and which methods each era serves.
 //! - `revision`: the revisions and what each one's results may carry.
 //! - `results`: the plain values handlers answer with.
@@ -17,6 +19,7 @@
 
 mod era;
 mod error;
+pub mod http;
 mod id;
 mod notification;
 mod outbound;

@@ -195,6 +195,40 @@ pub enum Method {
     Unknown(String),
 }
 
+impl Method {
+    /// The method's name as a request spells it.
+    pub fn name(&self) -> &str {
+        match self {
+            Method::Discover => "server/discover",
+            Method::Initialize { .. } => "initialize",
+            Method::Ping => "ping",
+            Method::ListPrompts { .. } => "prompts/list",
+            Method::GetPrompt(_) => "prompts/get",
+            Method::ListResources { .. } => "resources/list",
+            Method::ListTemplates { .. } => "resources/templates/list",
+            Method::ReadResource { .. } => "resources/read",
+            Method::Complete(_) => "completion/complete",
+            Method::Subscribe { .. } => "resources/subscribe",
+            Method::Unsubscribe { .. } => "resources/unsubscribe",
+            Method::Listen(_) => "subscriptions/listen",
+            Method::ListTools { .. } => "tools/list",
+            Method::CallTool(_) => "tools/call",
+            Method::Unknown(name) => name,
+        }
+    }
+
+    /// What the request names, for the methods whose HTTP request carries it in
+    /// `Mcp-Name`: a prompt's or tool's name, a resource's URI.
+    pub fn named(&self) -> Option<&str> {
+        match self {
+            Method::GetPrompt(params) => Some(&params.name),
+            Method::CallTool(params) => Some(&params.name),
+            Method::ReadResource { uri } => Some(uri),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GetPromptParams {

@@ -8,17 +8,20 @@ use std::sync::Arc;
 use super::answer::{Answer, Reach, answer};
 use super::outbound::Outbound;
 use super::rate_limit::TokenBucket;
+use super::route::{Route, route};
 use super::session::Session;
 use super::state::Shared;
 use super::tasks::{Slot, Tasks};
-use super::transport::Input;
+use super::transport::{Input, Output};
 use crate::protocol::{
     Envelope, Incoming, Method, Notification, RequestId, Revision, RpcError, elicitation_request,
-    error_line, id_of, parse_line, revision_of,
+    error_line, id_of, parse_line,
 };
 
 pub(super) struct Dispatcher {
     shared: Arc<Shared>,
+    /// stdout's writer.
+    output: Arc<Output>,
     session: Arc<Session>,
     tasks: Arc<Tasks>,
     /// Where request tasks run, and what they need to ask the client for arguments.
@@ -31,6 +34,7 @@ pub(super) struct Dispatcher {
 impl Dispatcher {
     pub(super) fn new(
         shared: Arc<Shared>,
+        output: Arc<Output>,
         session: Arc<Session>,
         runtime: tokio::runtime::Handle,
     ) -> Dispatcher {
@@ -40,16 +44,18 @@ impl Dispatcher {
             std::time::Instant::now(),
         );
         let outbound = Arc::new(Outbound::new(
-            Arc::clone(&shared.output),
+            Arc::clone(&output),
             shared.config.elicitation_timeout,
         ));
         Dispatcher {
             pool: Pool {
                 shared: Arc::clone(&shared),
+                output: Arc::clone(&output),
                 outbound,
                 runtime,
             },
             shared,
+            output,
             session,
             tasks: Arc::default(),
             completions,
@@ -57,7 +63,7 @@ impl Dispatcher {
     }
 
     fn reject(&self, id: &RequestId, error: &RpcError) {
-        self.shared.output.send(error_line(id, error));
+        self.output.send(error_line(id, error));
     }
 
     /// Handles one input line. A panic here is answered -32603 like a handler's, so the
@@ -105,19 +111,17 @@ impl Dispatcher {
 
     fn request(&mut self, envelope: Envelope) {
         let legacy = self.session.legacy();
-        let revision = match revision_of(&envelope, legacy, &self.shared.config.mirrors) {
-            Ok(revision) => revision,
-            Err(error) => return self.reject(&envelope.id, &error),
-        };
-        match &envelope.method {
-            Method::Initialize { elicits_forms, .. } => {
-                self.session.opened(revision, *elicits_forms);
-            }
-            Method::Listen(params) => {
+        let (revision, route) =
+            match route(&self.shared, &envelope, legacy, self.completions.as_mut()) {
+                Ok(routed) => routed,
+                Err(error) => return self.reject(&envelope.id, &error),
+            };
+        match route {
+            Route::Initialize { elicits_forms } => self.session.opened(revision, elicits_forms),
+            Route::Listen(params) => {
                 return self.session.listen(&self.shared, &envelope.id, params);
             }
-            Method::Subscribe { uri } | Method::Unsubscribe { uri } => {
-                let subscribed = matches!(envelope.method, Method::Subscribe { .. });
+            Route::Subscribe { uri, subscribed } => {
                 return self.session.subscribe(
                     &self.shared,
                     &envelope.id,
@@ -126,20 +130,7 @@ impl Dispatcher {
                     subscribed,
                 );
             }
-            Method::Complete(_) => {
-                if let Some(bucket) = &mut self.completions
-                    && let Err(wait) = bucket.take(std::time::Instant::now())
-                {
-                    let config = &self.shared.config;
-                    let error = RpcError::rate_limited(
-                        config.completion_rate,
-                        config.completion_burst,
-                        wait,
-                    );
-                    return self.reject(&envelope.id, &error);
-                }
-            }
-            _ => {}
+            Route::Answer => {}
         }
         self.answer(envelope, revision);
     }
@@ -151,7 +142,7 @@ impl Dispatcher {
         let forms =
             matches!(envelope.method, Method::GetPrompt(_)) && self.session.takes_forms(revision);
         if let Answer::Line(line) = answer(&self.shared, &envelope, revision, Reach::Kept, forms) {
-            return self.shared.output.send_from_reader(line);
+            return self.output.send_from_reader(line);
         }
         let pool = self.pool.clone();
         let key = envelope.id.key();
@@ -165,6 +156,7 @@ impl Dispatcher {
 #[derive(Clone)]
 struct Pool {
     shared: Arc<Shared>,
+    output: Arc<Output>,
     outbound: Arc<Outbound>,
     runtime: tokio::runtime::Handle,
 }
@@ -200,7 +192,7 @@ impl Pool {
             ),
         };
         if !slot.cancelled() {
-            self.shared.output.send(line);
+            self.output.send(line);
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The stdio MCP server. The calling thread reads stdin and dispatches each line in order
+//! The MCP server, on stdio or over Streamable HTTP (`http`). On stdio, the calling thread reads stdin and dispatches each line in order
 //! (`dispatch`); a request is answered through one path (`answer`): on the reader when what
 //! it needs is kept and the answer is a lookup, otherwise as its own task on tokio's
 //! blocking pool (SQLite work never sits on an async worker, and a slow request never
@@ -9,14 +9,17 @@
 //! output, without the watcher.
 //!
 //! Modules depend on one another in one direction: `transport`, `cache`, `rate_limit`,
-//! `watch` and `tasks` stand alone; `outbound` uses `transport`; `state` holds what requests share; `answer` and
-//! `session` use it; `dispatch` uses all of them; this file wires them up.
+//! `watch` and `tasks` stand alone; `outbound` uses `transport`; `state` holds what requests share; `answer`,
+//! `route` and `session` use it; `dispatch` (stdio) uses all of them, `http` all but
+//! `dispatch`, `transport`, `tasks` and `outbound`; this file wires stdio up.
 
 mod answer;
 mod cache;
 mod dispatch;
+mod http;
 mod outbound;
 mod rate_limit;
+mod route;
 mod session;
 mod state;
 mod tasks;
@@ -31,6 +34,7 @@ use anyhow::{Context, Result};
 use crate::config::ServeConfig;
 use crate::store::Store;
 use dispatch::Dispatcher;
+pub use http::serve as serve_http;
 use session::Session;
 use state::{Library, Shared};
 
@@ -112,10 +116,8 @@ fn run(
     output: impl Write + Send,
     stdio: Stdio,
 ) -> Result<()> {
+    let target = watch::Target::of(&store);
     let path = store.path().to_path_buf();
-    let immutable = store.immutable().map(str::to_string);
-    let identity = store.identity();
-    let replica = store.replica();
     let (library, start) = Library::of(store)?;
     // Only the blocking pool is used: a current-thread runtime starts no async workers.
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -129,47 +131,41 @@ fn run(
         stdio.direct,
     ));
     let poll_interval = config.poll_interval;
-    let shared = Arc::new(Shared::new(library, config, output_queue, start));
-    let session = Arc::new(Session::default());
+    let shared = Arc::new(Shared::new(library, config, start));
+    let session = Arc::new(Session::new(Arc::clone(&output_queue)));
     if stdio.watch {
-        match (immutable, identity) {
-            // SQLite reads an immutable file as if nothing could change it: nothing to poll.
-            (Some(why), _) => tracing::warn!(
-                "serving {} read-only and immutable because {why}: changes to it are not \
-                 watched (restart the server to serve them)",
-                path.display()
-            ),
-            (None, Some(identity)) => {
-                let watched = Served {
-                    shared: Arc::clone(&shared),
-                    session: Arc::clone(&session),
-                    path: path.clone(),
-                };
-                watch::spawn(&path, poll_interval, start, identity, replica, watched)
-                    .context("cannot watch the database for changes")?;
-            }
-            (None, None) => anyhow::bail!("a served store knows which file it reads"),
-        }
+        let watched = Served {
+            shared: Arc::clone(&shared),
+            session: Arc::clone(&session),
+            path: path.clone(),
+        };
+        target
+            .watch(poll_interval, start, watched)
+            .context("cannot watch the database for changes")?;
     }
     std::thread::scope(|scope| {
         let writer = std::thread::Builder::new()
             .name("stdout".into())
-            .spawn_scoped(scope, || transport::write_lines(&shared.output, output))
+            .spawn_scoped(scope, || transport::write_lines(&output_queue, output))
             .context("cannot start the writer thread")?;
-        let mut dispatcher =
-            Dispatcher::new(Arc::clone(&shared), session, runtime.handle().clone());
+        let mut dispatcher = Dispatcher::new(
+            Arc::clone(&shared),
+            Arc::clone(&output_queue),
+            session,
+            runtime.handle().clone(),
+        );
         transport::read_lines(
             input,
             shared.config.max_line,
             |input, more_buffered| {
-                shared.output.note_input(more_buffered);
+                output_queue.note_input(more_buffered);
                 dispatcher.handle(input)
             },
-            || shared.output.reader_waits(),
+            || output_queue.reader_waits(),
         );
         // Input closed: finish what was asked, close the streams, then stop.
         dispatcher.finish();
-        shared.output.send(transport::END.to_vec());
+        output_queue.send(transport::END.to_vec());
         let _ = writer.join();
         Ok::<_, anyhow::Error>(())
     })?;

@@ -1,24 +1,30 @@
-//! What this process remembers between requests, only what the protocol makes
+//! What this process remembers between requests on stdio, only what the protocol makes
 //! per-process: the revision a legacy client's `initialize` negotiated (and whether its
 //! client takes forms), the URIs it
 //! subscribed to, and the open modern `subscriptions/listen` streams. Subscription changes
 //! are answered here, in order, and change notifications are sent from here, under the same
 //! lock, so a stream's acknowledgement always precedes its first notification.
+//!
+//! What a subscriber asked for and which notifications a batch of changes gives it
+//! (`Interest`, `legacy_lines`) is the same on every transport: HTTP's streams use it too.
 
 use std::collections::BTreeSet;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::state::Shared;
+use super::transport::Output;
 use super::watch::Changes;
+use crate::config::ServeConfig;
 use crate::handlers::search;
 use crate::protocol::{
     Changed, Failure, ListenParams, Lists, RequestId, Revision, acknowledged, error_line,
     notification, stream_notification,
 };
 
-#[derive(Default)]
 pub(super) struct Session {
     state: Mutex<State>,
+    /// Where acknowledgements, answers and notifications go: stdout's writer.
+    output: Arc<Output>,
 }
 
 #[derive(Default)]
@@ -36,11 +42,112 @@ struct State {
 /// One open `subscriptions/listen` stream: what it asked for, under the listen request's id.
 struct Listener {
     id: RequestId,
+    interest: Interest,
+}
+
+/// What a `subscriptions/listen` stream asked for and is sent: the lists whose changes it
+/// hears of, and the resource URIs whose updates it does.
+pub(super) struct Interest {
     lists: Lists,
     uris: BTreeSet<String>,
 }
 
+impl Interest {
+    /// What `params` asks for, as far as this server honours it; refused (the sentence
+    /// saying why) when it names more URIs than `--max-stream-uris`.
+    pub(super) fn of(config: &ServeConfig, params: &ListenParams) -> Result<Interest, String> {
+        let filter = &params.notifications;
+        let named = &filter.resource_subscriptions;
+        // Counted as distinct URIs, looked at only when the list is long.
+        if named.len() > config.max_stream_uris {
+            let distinct = named
+                .iter()
+                .map(String::as_str)
+                .collect::<BTreeSet<_>>()
+                .len();
+            if distinct > config.max_stream_uris {
+                return Err(format!(
+                    "subscriptions/listen names {distinct} resource URIs, over the limit of {} for one stream (serve --max-stream-uris); subscribe to fewer, or split them over several streams",
+                    config.max_stream_uris
+                ));
+            }
+        }
+        Ok(Interest {
+            lists: Lists {
+                prompts: filter.prompts_list_changed,
+                resources: filter.resources_list_changed,
+                tools: filter.tools_list_changed && config.mirrors.follow_prompts(),
+            },
+            uris: named.iter().cloned().collect(),
+        })
+    }
+
+    /// The stream's first message: what it will be sent.
+    pub(super) fn acknowledgement(&self, id: &RequestId) -> Vec<u8> {
+        acknowledged(id, self.lists, &self.uris)
+    }
+
+    /// The notifications `changes` gives the stream of the listen request `id`, each
+    /// tagged with it.
+    pub(super) fn lines(
+        &self,
+        config: &ServeConfig,
+        id: &RequestId,
+        changes: &Changes,
+    ) -> Vec<Vec<u8>> {
+        let mut lines = Vec::new();
+        if self.lists.prompts && changes.prompts {
+            lines.push(stream_notification(Changed::Prompts, id));
+        }
+        if self.lists.resources && changes.resources {
+            lines.push(stream_notification(Changed::Resources, id));
+        }
+        if self.lists.tools && tools_changed(config, changes) {
+            lines.push(stream_notification(Changed::Tools, id));
+        }
+        for uri in touched(changes, &self.uris) {
+            lines.push(stream_notification(Changed::Resource(uri), id));
+        }
+        lines
+    }
+}
+
+/// The legacy notifications `changes` gives a session subscribed to `uris`: every list
+/// that changed, and the subscribed resources it touched.
+pub(super) fn legacy_lines(
+    config: &ServeConfig,
+    uris: &BTreeSet<String>,
+    changes: &Changes,
+) -> Vec<Vec<u8>> {
+    let mut lines = Vec::new();
+    if changes.prompts {
+        lines.push(notification(Changed::Prompts));
+    }
+    if changes.resources {
+        lines.push(notification(Changed::Resources));
+    }
+    if tools_changed(config, changes) {
+        lines.push(notification(Changed::Tools));
+    }
+    for uri in touched(changes, uris) {
+        lines.push(notification(Changed::Resource(uri)));
+    }
+    lines
+}
+
+/// The tool list changes with the prompts when `get_prompt` describes them.
+fn tools_changed(config: &ServeConfig, changes: &Changes) -> bool {
+    changes.prompts && config.mirrors.follow_prompts()
+}
+
 impl Session {
+    pub(super) fn new(output: Arc<Output>) -> Session {
+        Session {
+            state: Mutex::default(),
+            output,
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -68,33 +175,15 @@ impl Session {
     /// notification can slip in before it. A stream over `--max-streams` or naming more
     /// URIs than `--max-stream-uris` is refused, and nothing is kept for it.
     pub(super) fn listen(&self, shared: &Shared, id: &RequestId, params: &ListenParams) {
-        let filter = &params.notifications;
         let config = &shared.config;
-        let named = &filter.resource_subscriptions;
-        // Counted as distinct URIs, looked at only when the list is long.
-        if named.len() > config.max_stream_uris {
-            let distinct = named
-                .iter()
-                .map(String::as_str)
-                .collect::<BTreeSet<_>>()
-                .len();
-            if distinct > config.max_stream_uris {
-                return refuse(
-                    shared,
-                    id,
-                    Revision::MODERN,
-                    format!(
-                        "subscriptions/listen names {distinct} resource URIs, over the limit of {} for one stream (serve --max-stream-uris); subscribe to fewer, or split them over several streams",
-                        config.max_stream_uris
-                    ),
-                );
-            }
-        }
+        let interest = match Interest::of(config, params) {
+            Ok(interest) => interest,
+            Err(sentence) => return self.refuse(id, Revision::MODERN, sentence),
+        };
         let mut state = self.lock();
         if state.listeners.len() >= config.max_streams {
             drop(state);
-            return refuse(
-                shared,
+            return self.refuse(
                 id,
                 Revision::MODERN,
                 format!(
@@ -103,19 +192,11 @@ impl Session {
                 ),
             );
         }
-        let listener = Listener {
+        self.output.send(interest.acknowledgement(id));
+        state.listeners.push(Listener {
             id: id.clone(),
-            lists: Lists {
-                prompts: filter.prompts_list_changed,
-                resources: filter.resources_list_changed,
-                tools: filter.tools_list_changed && config.mirrors.follow_prompts(),
-            },
-            uris: named.iter().cloned().collect(),
-        };
-        shared
-            .output
-            .send(acknowledged(&listener.id, listener.lists, &listener.uris));
-        state.listeners.push(listener);
+            interest,
+        });
     }
 
     /// `resources/subscribe` (true) or `resources/unsubscribe` of a legacy client, answered.
@@ -134,8 +215,7 @@ impl Session {
             if !state.legacy_uris.contains(uri) && state.legacy_uris.len() >= limit {
                 let held = state.legacy_uris.len();
                 drop(state);
-                return refuse(
-                    shared,
+                return self.refuse(
                     id,
                     revision,
                     format!(
@@ -147,7 +227,7 @@ impl Session {
         } else {
             state.legacy_uris.remove(uri);
         }
-        shared.output.send(shared.shaper(revision).empty(id));
+        self.output.send(shared.shaper(revision).empty(id));
     }
 
     /// A cancelled stream just stops: nothing more is sent for it.
@@ -160,44 +240,30 @@ impl Session {
         let listeners = std::mem::take(&mut self.lock().listeners);
         for listener in listeners {
             let line = shared.shaper(Revision::MODERN).listen_closed(&listener.id);
-            shared.output.send(line);
+            self.output.send(line);
         }
     }
 
     /// Tells every subscriber what a batch of commits changed, each only what it asked for.
     pub(super) fn notify(&self, shared: &Shared, changes: &Changes) {
-        let send = |line: Vec<u8>| shared.output.send(line);
-        // The tool list changes with the prompts when `get_prompt` describes them.
-        let tools = changes.prompts && shared.config.mirrors.follow_prompts();
+        let config = &shared.config;
         let state = self.lock();
         for listener in &state.listeners {
-            if listener.lists.prompts && changes.prompts {
-                send(stream_notification(Changed::Prompts, &listener.id));
-            }
-            if listener.lists.resources && changes.resources {
-                send(stream_notification(Changed::Resources, &listener.id));
-            }
-            if listener.lists.tools && tools {
-                send(stream_notification(Changed::Tools, &listener.id));
-            }
-            for uri in touched(changes, &listener.uris) {
-                send(stream_notification(Changed::Resource(uri), &listener.id));
+            for line in listener.interest.lines(config, &listener.id, changes) {
+                self.output.send(line);
             }
         }
         if state.legacy.is_some() {
-            if changes.prompts {
-                send(notification(Changed::Prompts));
-            }
-            if changes.resources {
-                send(notification(Changed::Resources));
-            }
-            if tools {
-                send(notification(Changed::Tools));
-            }
-            for uri in touched(changes, &state.legacy_uris) {
-                send(notification(Changed::Resource(uri)));
+            for line in legacy_lines(config, &state.legacy_uris, changes) {
+                self.output.send(line);
             }
         }
+    }
+
+    /// Answers a subscription request with an invalid-params error; nothing is kept for it.
+    fn refuse(&self, id: &RequestId, revision: Revision, message: String) {
+        let error = Failure::InvalidParams(message).into_rpc(revision);
+        self.output.send(error_line(id, &error));
     }
 }
 
@@ -220,10 +286,4 @@ fn touched<'a>(
             .iter()
             .filter(|uri| changes.uris.contains(*uri) || search::query_of(uri).is_some()),
     )
-}
-
-/// Answers a subscription request with an invalid-params error; nothing is kept for it.
-fn refuse(shared: &Shared, id: &RequestId, revision: Revision, message: String) {
-    let error = Failure::InvalidParams(message).into_rpc(revision);
-    shared.output.send(error_line(id, &error));
 }

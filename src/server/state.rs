@@ -1,13 +1,12 @@
-//! What every request shares: the library read from the served file (replaced as a whole
-//! when the path is renamed over), the settings, where answers go, the watcher's last
-//! position, and what is kept of the library between requests.
+//! What every request shares, whatever the transport: the library read from the served
+//! file (replaced as a whole when the path is renamed over), the settings, the watcher's
+//! last position, and what is kept of the library between requests.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 
 use super::cache::Cache;
-use super::transport::Output;
 use super::watch::Reopened;
 use crate::complete::CompletionIndexes;
 use crate::config::ServeConfig;
@@ -51,8 +50,6 @@ pub(super) struct Shared {
     pub(super) config: ServeConfig,
     /// The `requestState`s accepted so far, each until it expires: a state answers once.
     pub(super) used_states: UsedStates,
-    /// Where answers go: the writer thread.
-    pub(super) output: Arc<Output>,
     /// The change log's last position as the watcher last saw it. Kept answers and indexes
     /// are checked against it rather than against the database: an atomic load instead of
     /// a query per request, at the price of serving what was kept for up to one poll
@@ -63,17 +60,11 @@ pub(super) struct Shared {
 }
 
 impl Shared {
-    pub(super) fn new(
-        library: Library,
-        config: ServeConfig,
-        output: Arc<Output>,
-        position: i64,
-    ) -> Shared {
+    pub(super) fn new(library: Library, config: ServeConfig, position: i64) -> Shared {
         Shared {
             library: RwLock::new(Some(library)),
             config,
             used_states: UsedStates::new(USED_STATES_LIMIT),
-            output,
             position: AtomicI64::new(position),
             cache: Cache::default(),
         }

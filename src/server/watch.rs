@@ -82,6 +82,51 @@ pub trait Watched: Send + 'static {
     fn replaced(&self) -> Result<Reopened, String>;
 }
 
+/// What watching needs to know of a served store, taken before the store goes into the
+/// library: which file it reads and how.
+pub struct Target {
+    path: PathBuf,
+    /// Why the store is read `immutable`, when it is: then there is nothing to watch.
+    immutable: Option<String>,
+    identity: Option<FileId>,
+    replica: bool,
+}
+
+impl Target {
+    pub fn of(store: &store::Store) -> Target {
+        Target {
+            path: store.path().to_path_buf(),
+            immutable: store.immutable().map(str::to_string),
+            identity: store.identity(),
+            replica: store.replica(),
+        }
+    }
+
+    /// Starts watching (`spawn`), or, for a file read `immutable` (SQLite reads it as if
+    /// nothing could change it), says once that it is not watched.
+    pub fn watch(
+        self,
+        interval: Duration,
+        after: i64,
+        watched: impl Watched,
+    ) -> anyhow::Result<()> {
+        match (self.immutable, self.identity) {
+            (Some(why), _) => {
+                tracing::warn!(
+                    "serving {} read-only and immutable because {why}: changes to it are not \
+                     watched (restart the server to serve them)",
+                    self.path.display()
+                );
+                Ok(())
+            }
+            (None, Some(identity)) => {
+                spawn(&self.path, interval, after, identity, self.replica, watched)
+            }
+            (None, None) => anyhow::bail!("a served store knows which file it reads"),
+        }
+    }
+}
+
 /// Starts the watching thread, which reports every move of the change log after `after`
 /// (the position when serving began) to `watched`, with the new last position and what
 /// the rows changed, for as long as the process lives. Its connection is opened on the
@@ -96,7 +141,7 @@ pub trait Watched: Send + 'static {
 /// file is taken for the new one's (each file's change log counts from its own start).
 ///
 /// `replica`: the file is a Litestream replica (`Store::replica`).
-pub fn spawn(
+fn spawn(
     path: &Path,
     interval: Duration,
     after: i64,

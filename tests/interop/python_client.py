@@ -5,12 +5,16 @@ Nobody here wrote this client, so a pass shows that a real MCP host can use the 
 spawns `BINARY --db DB serve`, speaks to it over stdio, and validates every result against the
 negotiated revision's types before we look at it.
 
-Usage: python_client.py BINARY DB [--era legacy|modern|both]
+Usage: python_client.py BINARY DB [--era legacy|modern|both] [--http URL]
 
 The server speaks both eras, and so does the SDK, so by default the checks run twice, each time
 against a fresh server process on the same database: once after the legacy `initialize`
 handshake and once after the modern `server/discover` probe. In each era a second server, with
 `serve --tools prompts,resources`, is used through its tools alone.
+
+With `--http URL` the SDK's Streamable HTTP client speaks to a `promptshelf serve --http` already
+serving DB at URL instead, and the same checks run in each era over it (the tool mirrors and the
+forms, which need servers started with other flags, are left to the stdio runs).
 
 Prints one line per check ("ok ..." or "FAIL ...") and ends with `interop: N passed, M failed`
 (CI reads that shape). Exits 0 only when nothing failed.
@@ -30,6 +34,7 @@ from typing import Any
 import anyio
 from mcp import Client, ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import listen
 
 SEED_PROMPTS = {
@@ -144,10 +149,33 @@ async def add_prompt(binary: str, db: str, era: str) -> None:
         expect(result.returncode == 0, f"promptshelf prompt add failed: {result.stderr.decode(errors='replace')}")
 
 
+async def run_http_era(url: str, binary: str, db: str, era: str, report: Report) -> None:
+    """Connects to the server at `url` over Streamable HTTP in `era` and runs the same checks."""
+    notifications_in, notifications_out = anyio.create_memory_object_stream[Any](100)
+
+    async def on_message(message: Any) -> None:
+        # Legacy change notifications come on the session's GET stream.
+        if not isinstance(message, Exception):
+            await notifications_in.send(message)
+
+    async with streamable_http_client(url) as (read, write):
+        async with ClientSession(
+            read, write, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS, message_handler=on_message
+        ) as session:
+            await run_checks(session, era, report, transport=" http")
+            await check_notifications(session, binary, db, era, notifications_out, report, transport=" http")
+
+
 async def check_notifications(
-    session: ClientSession, binary: str, db: str, era: str, received: Any, report: Report
+    session: ClientSession,
+    binary: str,
+    db: str,
+    era: str,
+    received: Any,
+    report: Report,
+    transport: str = "",
 ) -> None:
-    tag = f"[{era}]"
+    tag = f"[{era}{transport}]"
 
     async def legacy_list_changed() -> str:
         await add_prompt(binary, db, era)
@@ -171,8 +199,8 @@ async def check_notifications(
         await report.check(f"{tag} subscriptions/listen notification", modern_list_changed)
 
 
-async def run_checks(session: ClientSession, era: str, report: Report) -> None:
-    tag = f"[{era}]"
+async def run_checks(session: ClientSession, era: str, report: Report, transport: str = "") -> None:
+    tag = f"[{era}{transport}]"
 
     async def handshake() -> str:
         if era == "legacy":
@@ -552,6 +580,21 @@ async def check_legacy_elicitation(binary: str, db: str, report: Report) -> None
     await report.check("[legacy] elicitation/create unanswered until --elicitation-timeout", unanswered)
 
 
+async def main_http(url: str, binary: str, db: str, eras: list[str]) -> Report:
+    report = Report()
+    for era in eras:
+        started = time.monotonic()
+        try:
+            with anyio.fail_after(ERA_TIMEOUT_SECONDS):
+                await run_http_era(url, binary, db, era, report)
+        except TimeoutError:
+            report.fail(f"[{era} http] session", f"did not finish within {ERA_TIMEOUT_SECONDS:.0f}s")
+        except Exception as error:  # noqa: BLE001 - a broken connection is a failure to report
+            report.fail(f"[{era} http] session", f"{type(error).__name__}: {error}")
+        print(f"[{era} http] took {time.monotonic() - started:.2f}s", flush=True)
+    return report
+
+
 async def main_async(binary: str, db: str, eras: list[str]) -> Report:
     report = Report()
     for era in eras:
@@ -591,10 +634,14 @@ def main() -> int:
     parser.add_argument("binary", help="the promptshelf binary")
     parser.add_argument("db", help="the library database (created with the seed library if missing)")
     parser.add_argument("--era", choices=["legacy", "modern", "both"], default="both")
+    parser.add_argument("--http", metavar="URL", help="use the server serving DB over Streamable HTTP at URL")
     args = parser.parse_args()
     eras = ["legacy", "modern"] if args.era == "both" else [args.era]
 
-    report = anyio.run(main_async, args.binary, args.db, eras)
+    if args.http:
+        report = anyio.run(main_http, args.http, args.binary, args.db, eras)
+    else:
+        report = anyio.run(main_async, args.binary, args.db, eras)
     for failure in report.failed:
         print(f"failed: {failure}", file=sys.stderr)
     print(f"interop: {report.passed} passed, {len(report.failed)} failed", flush=True)

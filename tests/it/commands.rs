@@ -16,12 +16,13 @@ fn run_with_input(ctx: &TestContext, args: &[&str], input: &[u8]) -> std::proces
         .stderr(Stdio::piped())
         .spawn()
         .expect("start promptshelf");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input)
-        .expect("write stdin");
+    let written = child.stdin.take().expect("stdin").write_all(input);
+    // A command that fails before reading all of its input may have exited already.
+    if let Err(err) = written
+        && err.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        panic!("write stdin: {err}");
+    }
     child.wait_with_output().expect("wait for promptshelf")
 }
 

@@ -8,6 +8,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{BIN, TestContext, run_bounded, target_dir};
+use crate::http::HttpServer;
 
 /// The SDK version the script was written and tested against. Pinned because the script uses
 /// the 2.x client API (`ClientSession.discover`, `protocol_version`, `server_capabilities`) and
@@ -88,6 +89,61 @@ fn the_official_python_sdk_can_use_the_server() {
         );
     }
     // Shown with --nocapture: the negotiated versions and each check's result.
+    println!("{shown}");
+}
+
+#[test]
+fn the_official_python_sdk_can_use_the_server_over_http() {
+    let python = interop_python();
+    let ctx = TestContext::new();
+    let server = HttpServer::start(&ctx.db, &[]);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/python_client.py");
+    let mut command = Command::new(&python);
+    command
+        .arg(&script)
+        .arg(BIN)
+        .arg(&ctx.db)
+        .arg("--http")
+        .arg(server.url());
+    command.env_remove("PYTHONPATH").env_remove("PYTHONHOME");
+    let (status, stdout, stderr) = run_bounded(command, &ctx, "interop-http", SCRIPT_TIMEOUT);
+    let shown = format!(
+        "{} {} {BIN} {} --http {}\nstatus: {status}\n--- stdout\n{stdout}\n--- stderr\n{stderr}\n--- server's stderr\n{}",
+        python.display(),
+        script.display(),
+        ctx.db.display(),
+        server.url(),
+        server.stderr()
+    );
+    assert!(
+        status.success(),
+        "the MCP Python SDK could not use the server over HTTP\n{shown}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line.ends_with(" passed, 0 failed")),
+        "no summary\n{shown}"
+    );
+    // Both eras ran over HTTP, each through the reads and the notification of a CLI write.
+    for check in [
+        "[legacy http] handshake",
+        "[legacy http] prompts/get summarize",
+        "[legacy http] resources/read text",
+        "[legacy http] completion/complete code-review language",
+        "[legacy http] list_changed notification",
+        "[modern http] handshake",
+        "[modern http] prompts/get summarize",
+        "[modern http] resources/read text",
+        "[modern http] completion/complete code-review language",
+        "[modern http] subscriptions/listen notification",
+    ] {
+        let ok = format!("ok   {check}");
+        assert!(
+            stdout.lines().any(|line| line.starts_with(&ok)),
+            "no '{ok}'\n{shown}"
+        );
+    }
     println!("{shown}");
 }
 

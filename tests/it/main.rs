@@ -10,6 +10,7 @@ mod completion;
 mod config;
 mod elicitation;
 mod hosts;
+mod http;
 mod import;
 mod interop;
 mod notifications;

@@ -1,0 +1,455 @@
+//! One HTTP request to its response: the endpoint's methods (POST a message; GET a legacy
+//! session's stream; DELETE a legacy session), the checks a request passes before its
+//! message is read (`admit`: its `Origin`), the body read within `--max-line`, the message
+//! parsed by `protocol::parse_line`, its headers checked against it (`protocol::http`),
+//! its legacy session read from its id, then routed (`server::route`, as on stdio) and
+//! answered through `server::answer` on the blocking pool, or with a stream.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
+use hyper::body::{Bytes, Incoming as Body};
+use hyper::header::{self, HeaderValue};
+use hyper::http::request::Parts;
+use hyper::{Method as Verb, Request, Response, StatusCode};
+
+use super::Server;
+use super::cancel::Registered;
+use super::session_id::{self, LegacySession};
+use super::streams::{Refused, Stream};
+use crate::protocol::http::{
+    McpHeaders, check_legacy_version, check_modern, header as mcp, method_not_allowed, not_found,
+    origin_refused, refusal_status, session_required, session_unknown, shutting_down,
+    too_many_streams,
+};
+use crate::protocol::{
+    Envelope, Era, Failure, Incoming, Method, Notification, RequestId, Revision, RpcError,
+    error_line, parse_line,
+};
+use crate::server::answer::{Answer, Reach, answer};
+use crate::server::route::{Route, route};
+use crate::server::session::Interest;
+
+/// A response's body: a whole message, nothing, or a stream of events.
+pub(super) type Reply = BoxBody<Bytes, Infallible>;
+
+/// The endpoint's path.
+pub(super) const ENDPOINT: &str = "/mcp";
+const HEALTH: &str = "/healthz";
+
+/// Answers one request; never fails (a refusal is a response too).
+pub(super) async fn respond(server: Arc<Server>, request: Request<Body>) -> Response<Reply> {
+    let (parts, body) = request.into_parts();
+    if let Err(refused) = admit(&server, &parts) {
+        return refused.response();
+    }
+    let path = parts.uri.path();
+    if path == HEALTH && parts.method == Verb::GET {
+        return plain(StatusCode::OK, "ok\n");
+    }
+    if path != ENDPOINT {
+        return refusal(StatusCode::NOT_FOUND, &not_found(path, ENDPOINT));
+    }
+    if server.closing.load(Ordering::Acquire) {
+        return refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down());
+    }
+    match parts.method {
+        Verb::POST => post(&server, &parts, body).await,
+        Verb::GET => stream(&server, &parts),
+        Verb::DELETE => delete(&server, &parts),
+        _ => not_allowed(&parts.method, "POST, GET, DELETE"),
+    }
+}
+
+/// Whether the request is let in at all, before its body is read or anything dispatched:
+/// its `Origin`. Who is asking (a credential) is for this step to decide too.
+fn admit(server: &Server, parts: &Parts) -> Result<(), Refusal> {
+    let origin = parts.headers.get(header::ORIGIN).map(HeaderValue::as_bytes);
+    if server.origins.allows(origin) {
+        return Ok(());
+    }
+    let shown = String::from_utf8_lossy(origin.unwrap_or_default()).into_owned();
+    Err(Refusal(StatusCode::FORBIDDEN, origin_refused(&shown)))
+}
+
+/// A request refused before its message is answered: the status, and the error said
+/// without an id.
+struct Refusal(StatusCode, RpcError);
+
+impl Refusal {
+    fn response(self) -> Response<Reply> {
+        refusal(self.0, &self.1)
+    }
+}
+
+fn header<'a>(parts: &'a Parts, name: &str) -> Option<&'a [u8]> {
+    parts.headers.get(name).map(HeaderValue::as_bytes)
+}
+
+fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
+}
+
+/// POST: one JSON-RPC message.
+async fn post(server: &Arc<Server>, parts: &Parts, body: Body) -> Response<Reply> {
+    // Taken before the body is read: bodies held at once are bounded too.
+    let Ok(_permit) = server.in_flight.acquire().await else {
+        return refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down());
+    };
+    let limit = server.shared.config.max_line;
+    let too_long = || refusal(StatusCode::PAYLOAD_TOO_LARGE, &RpcError::too_long(limit));
+    let declared = header(parts, header::CONTENT_LENGTH.as_str())
+        .and_then(|length| std::str::from_utf8(length).ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return too_long();
+    }
+    let message = match Limited::new(body, limit).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(err) if err.downcast_ref::<LengthLimitError>().is_some() => return too_long(),
+        Err(err) => {
+            let error = RpcError::new(
+                crate::protocol::code::INVALID_REQUEST,
+                format!("the request body could not be read ({err}); send it again"),
+            );
+            return refusal(StatusCode::BAD_REQUEST, &error);
+        }
+    };
+    match parse_line(&message) {
+        Incoming::Invalid { id, error } => {
+            let status = status(refusal_status(&error));
+            json(status, error_line(&id, &error))
+        }
+        Incoming::Notification(Notification::Cancelled { request_id }) => {
+            if let Some(Ok(session)) = session_of(server, parts) {
+                server.cancels.cancel(&session.nonce, request_id.key());
+            }
+            accepted()
+        }
+        // Nothing waits for a response over HTTP: this server sends no requests here.
+        Incoming::Notification(Notification::Other) | Incoming::Response(_) => accepted(),
+        Incoming::Request(envelope) => request(server, parts, envelope).await,
+    }
+}
+
+/// The legacy session the request's `Mcp-Session-Id` names: None without one.
+fn session_of(
+    server: &Server,
+    parts: &Parts,
+) -> Option<Result<LegacySession, session_id::Rejected>> {
+    let sent = header(parts, mcp::SESSION_ID)?;
+    let Some(secret) = server.secret() else {
+        return Some(Err(session_id::Rejected::NotOurs));
+    };
+    Some(session_id::verify(&secret, sent, now_secs()))
+}
+
+/// The legacy session a request after `initialize` must name, checked with its version
+/// header; or the refusal (400 without an id or with a wrong version, 404 for an id not
+/// taken, so the client initializes again).
+fn legacy_session(server: &Server, parts: &Parts) -> Result<LegacySession, Refusal> {
+    let session = match session_of(server, parts) {
+        None => return Err(Refusal(StatusCode::BAD_REQUEST, session_required())),
+        Some(Err(rejected)) => {
+            return Err(Refusal(
+                StatusCode::NOT_FOUND,
+                session_unknown(rejected.why()),
+            ));
+        }
+        Some(Ok(session)) => session,
+    };
+    check_legacy_version(header(parts, mcp::PROTOCOL_VERSION), session.revision)
+        .map_err(|error| Refusal(StatusCode::BAD_REQUEST, error))?;
+    Ok(session)
+}
+
+async fn request(server: &Arc<Server>, parts: &Parts, envelope: Envelope) -> Response<Reply> {
+    let refuse = |error: RpcError| {
+        json(
+            status(refusal_status(&error)),
+            error_line(&envelope.id, &error),
+        )
+    };
+    let session = match (&envelope.era, &envelope.method) {
+        (Era::Modern { .. }, _) => {
+            let headers = McpHeaders {
+                version: header(parts, mcp::PROTOCOL_VERSION),
+                method: header(parts, mcp::METHOD),
+                name: header(parts, mcp::NAME),
+            };
+            if let Err(error) = check_modern(&envelope, &headers) {
+                return refuse(error);
+            }
+            None
+        }
+        // Opening a session, or probing without one (answered in the modern shape).
+        (Era::Legacy, Method::Initialize { .. } | Method::Discover) => None,
+        (Era::Legacy, _) => match legacy_session(server, parts) {
+            Ok(session) => Some(session),
+            Err(refused) => return refused.response(),
+        },
+    };
+    let negotiated = session.as_ref().map(|session| session.revision);
+    let routed = {
+        let mut completions = server
+            .completions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        route(&server.shared, &envelope, negotiated, completions.as_mut())
+    };
+    let (revision, route) = match routed {
+        Ok(routed) => routed,
+        Err(error) => return refuse(error),
+    };
+    match route {
+        Route::Initialize { .. } => initialize(server, envelope, revision).await,
+        Route::Listen(params) => match Interest::of(&server.shared.config, params) {
+            Ok(interest) => listen(server, &envelope.id, interest),
+            Err(sentence) => {
+                let error = Failure::InvalidParams(sentence).into_rpc(revision);
+                json(StatusCode::OK, error_line(&envelope.id, &error))
+            }
+        },
+        Route::Subscribe { uri, subscribed } => {
+            let Some(session) = &session else {
+                return refuse(session_required());
+            };
+            let config = &server.shared.config;
+            let line = match server
+                .streams
+                .subscribe(config, session, uri, subscribed, now_secs())
+            {
+                Ok(()) => server.shared.shaper(revision).empty(&envelope.id),
+                Err(sentence) => {
+                    let error = Failure::InvalidParams(sentence).into_rpc(revision);
+                    error_line(&envelope.id, &error)
+                }
+            };
+            json(StatusCode::OK, line)
+        }
+        Route::Answer => {
+            let registered = session
+                .as_ref()
+                .map(|session| server.cancels.register(&session.nonce, envelope.id.key()));
+            answered(server, envelope, revision, registered).await
+        }
+    }
+}
+
+/// A legacy `initialize`: answered, with the id of the session it opens.
+async fn initialize(
+    server: &Arc<Server>,
+    envelope: Envelope,
+    revision: Revision,
+) -> Response<Reply> {
+    let minted = server
+        .secret()
+        .ok_or_else(|| "the served database could not be read".to_string())
+        .and_then(|secret| {
+            session_id::mint(&secret, revision, now_secs())
+                .map_err(|err| format!("no randomness for a session id: {err}"))
+        });
+    let id = match minted {
+        Ok(id) => id,
+        Err(why) => {
+            tracing::error!("initialize over HTTP: {why}");
+            let error = RpcError::internal(format!("no session could be opened: {why}"));
+            return json(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                error_line(&envelope.id, &error),
+            );
+        }
+    };
+    let mut response = answered(server, envelope, revision, None).await;
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(mcp::SESSION_ID, value);
+    }
+    response
+}
+
+/// Answers `envelope` through `server::answer` on the blocking pool (the database is
+/// never read on an async worker). A legacy request `registered` for cancellation ends
+/// without a message when its session cancels it; any request's answer is dropped
+/// unsent when its client closes the connection (hyper drops this future).
+async fn answered(
+    server: &Arc<Server>,
+    envelope: Envelope,
+    revision: Revision,
+    registered: Option<Registered>,
+) -> Response<Reply> {
+    let shared = Arc::clone(&server.shared);
+    let id = envelope.id.clone();
+    // Over HTTP no form of ours is sent to a legacy client (`forms` off): its prompts/get
+    // lacking arguments is answered with the error naming them.
+    let task = tokio::task::spawn_blocking(move || {
+        match answer(&shared, &envelope, revision, Reach::Store, false) {
+            Answer::Line(line) => line,
+            Answer::NeedsStore | Answer::Ask(_) => error_line(
+                &envelope.id,
+                &RpcError::internal("no answer could be made for this request"),
+            ),
+        }
+    });
+    let done = match registered {
+        Some(mut registered) => tokio::select! {
+            done = task => done,
+            Ok(()) = &mut registered.cancelled => return no_message(),
+        },
+        None => task.await,
+    };
+    match done {
+        Ok(line) => json(StatusCode::OK, line),
+        Err(err) => {
+            tracing::error!("a request's task failed: {err}");
+            json(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                error_line(&id, &RpcError::panicked()),
+            )
+        }
+    }
+}
+
+fn listen(server: &Arc<Server>, id: &RequestId, interest: Interest) -> Response<Reply> {
+    match server.streams.listen(id, interest) {
+        Ok(stream) => events(stream),
+        Err(refused) => stream_refused(server, refused),
+    }
+}
+
+fn stream_refused(server: &Server, refused: Refused) -> Response<Reply> {
+    match refused {
+        Refused::TooMany => refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &too_many_streams(server.shared.config.max_streams),
+        ),
+        Refused::Closing => refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down()),
+        Refused::Busy => refusal(
+            StatusCode::CONFLICT,
+            &RpcError::new(
+                crate::protocol::code::INVALID_REQUEST,
+                "this session's GET stream is already open here; read that one",
+            ),
+        ),
+    }
+}
+
+/// GET: a legacy session's stream of notifications.
+fn stream(server: &Arc<Server>, parts: &Parts) -> Response<Reply> {
+    if header(parts, mcp::SESSION_ID).is_none() {
+        return not_allowed(&parts.method, "POST");
+    }
+    let accepts = header(parts, header::ACCEPT.as_str())
+        .is_some_and(|accept| accept.windows(17).any(|part| part == b"text/event-stream"));
+    if !accepts {
+        let error = RpcError::new(
+            crate::protocol::code::INVALID_REQUEST,
+            "a GET opens a stream of events; send Accept: text/event-stream",
+        );
+        return refusal(StatusCode::NOT_ACCEPTABLE, &error);
+    }
+    let session = match legacy_session(server, parts) {
+        Ok(session) => session,
+        Err(refused) => return refused.response(),
+    };
+    match server.streams.legacy(&session.nonce) {
+        Ok(stream) => events(stream),
+        Err(refused) => stream_refused(server, refused),
+    }
+}
+
+/// DELETE: the client ends its legacy session. Nothing remembers ids, so the id itself
+/// stays valid until it expires; what this instance holds for it ends.
+fn delete(server: &Server, parts: &Parts) -> Response<Reply> {
+    if header(parts, mcp::SESSION_ID).is_none() {
+        return not_allowed(&parts.method, "POST");
+    }
+    match legacy_session(server, parts) {
+        Ok(session) => {
+            server.streams.end_session(&session.nonce);
+            empty(StatusCode::NO_CONTENT)
+        }
+        Err(refused) => refused.response(),
+    }
+}
+
+fn status(code: u16) -> StatusCode {
+    StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST)
+}
+
+fn json(status: StatusCode, mut line: Vec<u8>) -> Response<Reply> {
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    }
+    let mut response = Response::new(Full::new(Bytes::from(line)).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// An error without a request to answer (id-less).
+fn refusal(status: StatusCode, error: &RpcError) -> Response<Reply> {
+    json(status, error_line(&RequestId::null(), error))
+}
+
+fn not_allowed(verb: &Verb, allowed: &'static str) -> Response<Reply> {
+    let mut response = refusal(
+        StatusCode::METHOD_NOT_ALLOWED,
+        &method_not_allowed(verb.as_str(), allowed),
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allowed));
+    response
+}
+
+fn empty(status: StatusCode) -> Response<Reply> {
+    let mut response = Response::new(Empty::new().boxed());
+    *response.status_mut() = status;
+    response
+}
+
+fn accepted() -> Response<Reply> {
+    empty(StatusCode::ACCEPTED)
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response<Reply> {
+    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+fn event_stream_headers(response: &mut Response<Reply>) {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Proxies that buffer responses (nginx) would hold the events back.
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+}
+
+fn events(stream: Stream) -> Response<Reply> {
+    let mut response = Response::new(stream.boxed());
+    event_stream_headers(&mut response);
+    response
+}
+
+/// A cancelled legacy request: an event stream that ends without a message, as the
+/// revision says a cancelled request gets no response.
+fn no_message() -> Response<Reply> {
+    let mut response = empty(StatusCode::OK);
+    event_stream_headers(&mut response);
+    response
+}

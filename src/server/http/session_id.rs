@@ -1,0 +1,165 @@
+//! Legacy sessions' ids that carry their own state: the revision `initialize` negotiated
+//! and when the id expires, signed with a key derived from the database's secret. Any
+//! instance serving the same database accepts an id any other gave, so no instance keeps
+//! a table of sessions and a load balancer needs no affinity; the price is that an id
+//! cannot be ended before it expires (see `DELETE` in `exchange`).
+//!
+//! An id is `base64url(payload) "." base64url(MAC)`: only `A-Z a-z 0-9 - _ .`, within
+//! the visible ASCII the transport requires. The payload is
+//! `1 <revision> <expiry in Unix seconds> <random nonce>`, space-separated; the nonce
+//! makes every id unique (what this instance keeps for a session, its GET stream and
+//! subscriptions, is keyed by it).
+//!
+//! Whether the client declared form elicitation is not carried: no form of ours is sent
+//! over HTTP (a legacy `prompts/get` lacking arguments gets the error naming them), so
+//! nothing a session does depends on it.
+
+use std::time::Duration;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+use crate::protocol::Revision;
+
+/// How long a session id is accepted: a client re-initializes after that (404).
+pub(super) const SESSION_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The context of the session key's derivation: a key of its own, unrelated to the one
+/// that signs `requestState`, though both come from the same secret.
+const KEY_CONTEXT: &str = "promptshelf 2026-12-01 legacy HTTP session id";
+
+/// What a session id says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct LegacySession {
+    pub(super) revision: Revision,
+    /// Unix seconds.
+    pub(super) expires: u64,
+    /// The random part: unique per session, the key of what this instance keeps for it.
+    pub(super) nonce: String,
+}
+
+/// Why an id is not taken.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Rejected {
+    /// Not an id of ours: malformed, or its signature does not match this database's key.
+    NotOurs,
+    Expired,
+}
+
+impl Rejected {
+    /// The sentence's middle: "the Mcp-Session-Id {why}".
+    pub(super) fn why(&self) -> &'static str {
+        match self {
+            Rejected::NotOurs => "was not given by this server (or its database changed)",
+            Rejected::Expired => "has expired",
+        }
+    }
+}
+
+fn key(secret: &[u8]) -> [u8; 32] {
+    blake3::derive_key(KEY_CONTEXT, secret)
+}
+
+/// A new session's id, for a session of `revision` opened at `now` (Unix seconds); fails
+/// only when the system has no randomness to give.
+pub(super) fn mint(
+    secret: &[u8],
+    revision: Revision,
+    now: u64,
+) -> Result<String, getrandom::Error> {
+    let mut random = [0u8; 16];
+    getrandom::fill(&mut random)?;
+    let nonce: String = random.iter().map(|byte| format!("{byte:02x}")).collect();
+    let expires = now.saturating_add(SESSION_TTL.as_secs());
+    let payload = format!("1 {} {expires} {nonce}", revision.as_str());
+    let mac = blake3::keyed_hash(&key(secret), payload.as_bytes());
+    Ok(format!(
+        "{}.{}",
+        URL_SAFE_NO_PAD.encode(payload),
+        URL_SAFE_NO_PAD.encode(mac.as_bytes())
+    ))
+}
+
+/// The session `id` stands for, if it is one of ours and current at `now`.
+pub(super) fn verify(secret: &[u8], id: &[u8], now: u64) -> Result<LegacySession, Rejected> {
+    let (payload, mac) = id
+        .iter()
+        .position(|byte| *byte == b'.')
+        .map(|at| (&id[..at], &id[at + 1..]))
+        .ok_or(Rejected::NotOurs)?;
+    let payload = URL_SAFE_NO_PAD
+        .decode(payload)
+        .map_err(|_| Rejected::NotOurs)?;
+    let mac: [u8; 32] = URL_SAFE_NO_PAD
+        .decode(mac)
+        .ok()
+        .and_then(|mac| mac.try_into().ok())
+        .ok_or(Rejected::NotOurs)?;
+    // blake3's Hash compares in constant time.
+    if blake3::keyed_hash(&key(secret), &payload) != blake3::Hash::from_bytes(mac) {
+        return Err(Rejected::NotOurs);
+    }
+    let payload = String::from_utf8(payload).map_err(|_| Rejected::NotOurs)?;
+    let mut parts = payload.split(' ');
+    let (Some("1"), Some(revision), Some(expires), Some(nonce), None) = (
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+    ) else {
+        return Err(Rejected::NotOurs);
+    };
+    let revision = Revision::parse(revision).ok_or(Rejected::NotOurs)?;
+    let expires: u64 = expires.parse().map_err(|_| Rejected::NotOurs)?;
+    if expires <= now {
+        return Err(Rejected::Expired);
+    }
+    Ok(LegacySession {
+        revision,
+        expires,
+        nonce: nonce.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: &[u8] = b"the database's secret";
+    const NOW: u64 = 1_800_000_000;
+
+    #[test]
+    fn an_id_carries_its_revision_until_it_expires() {
+        let revision = Revision::LEGACY[1];
+        let id = mint(SECRET, revision, NOW).unwrap();
+        assert!(id.bytes().all(|byte| (0x21..=0x7e).contains(&byte)), "{id}");
+        let session = verify(SECRET, id.as_bytes(), NOW + 10).unwrap();
+        assert_eq!(session.revision, revision);
+        assert_ne!(mint(SECRET, revision, NOW).unwrap(), id, "ids are unique");
+        let later = NOW + SESSION_TTL.as_secs();
+        assert_eq!(verify(SECRET, id.as_bytes(), later), Err(Rejected::Expired));
+    }
+
+    #[test]
+    fn a_tampered_or_foreign_id_is_refused() {
+        let id = mint(SECRET, Revision::LEGACY[0], NOW).unwrap();
+        assert_eq!(
+            verify(b"another database", id.as_bytes(), NOW),
+            Err(Rejected::NotOurs)
+        );
+        let (payload, mac) = id.split_once('.').unwrap();
+        let forged = URL_SAFE_NO_PAD.encode(
+            String::from_utf8(URL_SAFE_NO_PAD.decode(payload).unwrap())
+                .unwrap()
+                .replace("2025-11-25", "2025-06-18"),
+        );
+        assert_eq!(
+            verify(SECRET, format!("{forged}.{mac}").as_bytes(), NOW),
+            Err(Rejected::NotOurs)
+        );
+        for junk in ["", ".", "abc", "a.b", "é.é"] {
+            assert_eq!(verify(SECRET, junk.as_bytes(), NOW), Err(Rejected::NotOurs));
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! The event streams this instance has open: modern `subscriptions/listen` streams and
+//! legacy sessions' GET streams, at most `--max-streams` of them together, and the URIs
+//! legacy sessions subscribed to here. The watcher's changes go to every stream, each only
+//! what it asked for (`session::Interest`, `session::legacy_lines`, as on stdio); a stream
+//! opens with its acknowledgement queued under the same lock as notifications, so the
+//! acknowledgement always comes first. On shutdown every listen stream gets its closing
+//! result, then every stream ends.
+//!
+//! A legacy session's subscriptions cannot live in its id (they change after the id is
+//! given), so they are held by the instance that answered `resources/subscribe`, and
+//! notified on that session's GET stream if it is open on the same instance.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use hyper::body::Bytes;
+use tokio::sync::mpsc;
+
+use super::session_id::LegacySession;
+use super::sse::{self, Events};
+use crate::config::ServeConfig;
+use crate::protocol::{RequestId, Revision};
+use crate::server::session::{Interest, legacy_lines};
+use crate::server::state::Shared;
+use crate::server::watch::Changes;
+
+/// Events one stream may have waiting; a client that reads slower than this loses its
+/// stream (it can open another) rather than make the server hold more.
+const QUEUED_EVENTS: usize = 256;
+
+pub(super) struct Streams {
+    state: Mutex<State>,
+    /// `--max-streams`.
+    max: usize,
+}
+
+#[derive(Default)]
+struct State {
+    next: u64,
+    open: HashMap<u64, Open>,
+    /// Legacy sessions' GET streams, by session nonce.
+    legacy_streams: HashMap<String, u64>,
+    /// What legacy sessions subscribed to here, by session nonce.
+    subscriptions: HashMap<String, Subscribed>,
+    closing: bool,
+}
+
+struct Open {
+    kind: Kind,
+    queue: mpsc::Sender<Bytes>,
+}
+
+enum Kind {
+    Listen { id: RequestId, interest: Interest },
+    Legacy { nonce: String },
+}
+
+struct Subscribed {
+    /// The session's expiry (Unix seconds): then its subscriptions are dropped.
+    expires: u64,
+    uris: BTreeSet<String>,
+}
+
+/// Why a stream is not opened.
+#[derive(Debug)]
+pub(super) enum Refused {
+    TooMany,
+    /// The session already has its GET stream open here.
+    Busy,
+    /// The server is shutting down.
+    Closing,
+}
+
+/// Gives a stream's place back when its body is dropped (ended, or the client left).
+pub(super) struct Guard {
+    streams: Arc<Streams>,
+    key: u64,
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.streams.lock().remove(self.key);
+    }
+}
+
+pub(super) type Stream = Events<Guard>;
+
+impl State {
+    fn remove(&mut self, key: u64) {
+        if let Some(Open {
+            kind: Kind::Legacy { nonce },
+            ..
+        }) = self.open.remove(&key)
+        {
+            self.legacy_streams.remove(&nonce);
+        }
+    }
+}
+
+impl Streams {
+    pub(super) fn new(max: usize) -> Arc<Streams> {
+        Arc::new(Streams {
+            state: Mutex::default(),
+            max,
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn open(
+        self: &Arc<Self>,
+        state: &mut State,
+        kind: Kind,
+        first: Option<Bytes>,
+    ) -> Result<Stream, Refused> {
+        if state.closing {
+            return Err(Refused::Closing);
+        }
+        if state.open.len() >= self.max {
+            return Err(Refused::TooMany);
+        }
+        let (queue, events) = mpsc::channel(QUEUED_EVENTS);
+        if let Some(first) = first {
+            // A new queue has room.
+            let _ = queue.try_send(first);
+        }
+        let key = state.next;
+        state.next += 1;
+        if let Kind::Legacy { nonce } = &kind {
+            state.legacy_streams.insert(nonce.clone(), key);
+        }
+        state.open.insert(key, Open { kind, queue });
+        let guard = Guard {
+            streams: Arc::clone(self),
+            key,
+        };
+        Ok(Events::new(events, guard))
+    }
+
+    /// Opens the stream of the listen request `id`, its acknowledgement first.
+    pub(super) fn listen(
+        self: &Arc<Self>,
+        id: &RequestId,
+        interest: Interest,
+    ) -> Result<Stream, Refused> {
+        let acknowledgement = sse::event(&interest.acknowledgement(id));
+        let kind = Kind::Listen {
+            id: id.clone(),
+            interest,
+        };
+        self.open(&mut self.lock(), kind, Some(acknowledgement))
+    }
+
+    /// Opens the GET stream of the legacy session `nonce`: one per session here.
+    pub(super) fn legacy(self: &Arc<Self>, nonce: &str) -> Result<Stream, Refused> {
+        let mut state = self.lock();
+        if state.legacy_streams.contains_key(nonce) {
+            return Err(Refused::Busy);
+        }
+        let kind = Kind::Legacy {
+            nonce: nonce.to_string(),
+        };
+        self.open(&mut state, kind, None)
+    }
+
+    /// `resources/subscribe` (true) or `resources/unsubscribe` of `uri` for `session`, at
+    /// `now` (Unix seconds); refused (the sentence saying why) beyond the limits.
+    pub(super) fn subscribe(
+        &self,
+        config: &ServeConfig,
+        session: &LegacySession,
+        uri: &str,
+        subscribed: bool,
+        now: u64,
+    ) -> Result<(), String> {
+        let mut state = self.lock();
+        if !subscribed {
+            if let Some(held) = state.subscriptions.get_mut(&session.nonce) {
+                held.uris.remove(uri);
+            }
+            return Ok(());
+        }
+        state.subscriptions.retain(|_, held| held.expires > now);
+        if !state.subscriptions.contains_key(&session.nonce)
+            && state.subscriptions.len() >= self.max
+        {
+            return Err(format!(
+                "this server holds subscriptions for {} sessions, its limit (serve --max-streams); retry later",
+                self.max
+            ));
+        }
+        let held = state
+            .subscriptions
+            .entry(session.nonce.clone())
+            .or_insert_with(|| Subscribed {
+                expires: session.expires,
+                uris: BTreeSet::new(),
+            });
+        let limit = config.max_subscriptions;
+        if !held.uris.contains(uri) && held.uris.len() >= limit {
+            return Err(format!(
+                "this session already subscribes to {} resource URIs, the limit of {limit} (serve --max-subscriptions); unsubscribe from one with resources/unsubscribe first",
+                held.uris.len()
+            ));
+        }
+        held.uris.insert(uri.to_string());
+        Ok(())
+    }
+
+    /// DELETE of the legacy session `nonce`: what this instance holds for it goes (its
+    /// subscriptions; its GET stream ends).
+    pub(super) fn end_session(&self, nonce: &str) {
+        let mut state = self.lock();
+        state.subscriptions.remove(nonce);
+        if let Some(key) = state.legacy_streams.get(nonce).copied() {
+            state.remove(key);
+        }
+    }
+
+    /// Tells every stream what a batch of commits changed, each only what it asked for.
+    /// A stream whose client does not keep up is ended.
+    pub(super) fn notify(&self, config: &ServeConfig, changes: &Changes) {
+        let mut state = self.lock();
+        let none = BTreeSet::new();
+        let mut behind = Vec::new();
+        for (key, open) in &state.open {
+            let lines = match &open.kind {
+                Kind::Listen { id, interest } => interest.lines(config, id, changes),
+                Kind::Legacy { nonce } => {
+                    let uris = state
+                        .subscriptions
+                        .get(nonce)
+                        .map_or(&none, |held| &held.uris);
+                    legacy_lines(config, uris, changes)
+                }
+            };
+            for line in lines {
+                if let Err(mpsc::error::TrySendError::Full(_)) =
+                    open.queue.try_send(sse::event(&line))
+                {
+                    behind.push(*key);
+                    break;
+                }
+            }
+        }
+        for key in behind {
+            tracing::warn!(
+                "an event stream's client fell {QUEUED_EVENTS} notifications behind; its stream is ended"
+            );
+            state.remove(key);
+        }
+    }
+
+    /// Shutdown: no stream opens any more; every listen stream gets its closing result,
+    /// then every stream ends once its client has read what was queued.
+    pub(super) fn close(&self, shared: &Shared) {
+        let mut state = self.lock();
+        state.closing = true;
+        for open in state.open.values() {
+            if let Kind::Listen { id, .. } = &open.kind {
+                let closed = shared.shaper(Revision::MODERN).listen_closed(id);
+                let _ = open.queue.try_send(sse::event(&closed));
+            }
+        }
+        state.open.clear();
+        state.legacy_streams.clear();
+    }
+}
