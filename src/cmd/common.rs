@@ -1,5 +1,6 @@
 //! What the admin commands share: buffered stdout, aligned tables, JSON, readable sizes and
-//! times, reading input files, and the "unknown name" error.
+//! times, reading input files, the "unknown name" error, and what renaming an item shares
+//! (its report, the refusal for an item of a collection).
 
 use std::io::{BufWriter, StdoutLock, Write};
 use std::path::{Path, PathBuf};

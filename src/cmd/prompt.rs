@@ -1,4 +1,5 @@
-//! `promptshelf prompt`: list, show, add (from a markdown file) and remove prompts.
+//! `promptshelf prompt`: list, show, add (from a markdown file), rename and remove prompts
+//! (`edit` is in `cmd::edit`).
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -1,4 +1,5 @@
-//! `promptshelf resource`: list, show, print, add (from a file) and remove resources.
+//! `promptshelf resource`: list, show, print, add (from a file), rename and remove resources
+//! (`edit` is in `cmd::edit`).
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;

@@ -6,7 +6,9 @@
 //! compared with the store (`plan`), and only when something differs is the write lock taken,
 //! the plan made again under it (another writer may have committed meanwhile) and applied.
 //! A file whose content hash is unchanged is never written, so re-importing an unchanged
-//! folder takes no lock and leaves no trace.
+//! folder takes no lock and leaves no trace. An import that writes also records the
+//! collection (its folder and the time) in `collections`; one that writes no item records it
+//! only when its row is missing or names another folder.
 
 mod open;
 mod walk;

@@ -121,7 +121,9 @@ fn completion_scripts_parse_in_bash_and_offer_the_library_s_names() {
             "prompt {command}"
         );
         assert_eq!(
-            complete(&format!("promptshelf resource {command} shelf://library/guides/")),
+            complete(&format!(
+                "promptshelf resource {command} shelf://library/guides/"
+            )),
             uris,
             "resource {command}"
         );
