@@ -532,3 +532,35 @@ fn a_collection_item_needs_its_folder_and_file() {
     );
     assert_eq!(snapshot(&ctx.db), before);
 }
+
+#[test]
+fn an_edit_is_not_stored_over_a_change_made_while_the_editor_was_open() {
+    let ctx = TestContext::new();
+    with_greet(&ctx);
+    let other = ctx.write("other/greet.prompt.md", "Hi from elsewhere.\n");
+    // While the file is open, another command replaces the prompt.
+    let editor = script(
+        &ctx,
+        "meanwhile",
+        &format!(
+            "{APPEND}'{bin}' --db '{db}' prompt add '{other}' > /dev/null\n",
+            bin = crate::common::BIN,
+            db = ctx.db.display(),
+            other = other.display()
+        ),
+    );
+    let stderr = edit_fails(&ctx, &["prompt", "edit", "greet"], &editor);
+    assert_eq!(bodies(&ctx, "greet"), "Hi from elsewhere.", "{stderr}");
+    let kept = left_in_temporary(&ctx);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(
+        stderr.contains("prompt greet changed while it was being edited")
+            && stderr.contains(&format!("`promptshelf prompt add {}`", kept[0].display())),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&kept[0]).expect("the kept draft");
+    assert!(
+        text.ends_with("Hello {{ who }}\nAppended line.\n"),
+        "{text}"
+    );
+}
