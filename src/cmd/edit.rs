@@ -267,6 +267,7 @@ fn changed(bytes: &[u8], original: &[u8], with_error: bool) -> bool {
     text != original && !text.iter().all(u8::is_ascii_whitespace)
 }
 
+/// An edit ended by `err`, with where the draft was kept when it was.
 fn abandoned(err: anyhow::Error, kept: Option<String>) -> anyhow::Error {
     match kept {
         Some(path) => anyhow!(
@@ -460,6 +461,12 @@ fn resource_by_hand(
     // Markdown and text files carry the metadata in front matter; any other file is its
     // content alone, and the metadata stays as stored.
     let front_matter = library::has_front_matter(&file_name);
+    // A URI without an extension gets its MIME type's, only so that the editor highlights
+    // the content: how the file is read is decided above.
+    let file_name = match mime_guess::get_mime_extensions_str(&stored.info.mime_type) {
+        Some([extension, ..]) if !file_name.contains('.') => format!("{file_name}.{extension}"),
+        _ => file_name,
+    };
     let resource = Resource {
         info: stored.info.clone(),
         content: Content::Text(text),

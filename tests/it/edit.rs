@@ -342,8 +342,17 @@ fn text_resources_added_by_hand_are_edited_and_binary_ones_refused() {
     let shown = ctx.json(&["resource", "show", "shelf://local/notes.md", "--json"]);
     assert_eq!(shown["title"], "My notes");
 
-    // A file without front matter is its content alone; the metadata stays as stored.
-    let replace = script(&ctx, "replace", "printf '{\"a\": 2}\\n' > \"$1\"\n");
+    // A file without front matter is its content alone; the metadata stays as stored. The
+    // file takes the MIME type's extension, for the editor.
+    let named = ctx.path("named");
+    let replace = script(
+        &ctx,
+        "replace",
+        &format!(
+            "basename \"$1\" > '{}'\nprintf '{{\"a\": 2}}\\n' > \"$1\"\n",
+            named.display()
+        ),
+    );
     edit_ok(
         &ctx,
         &["resource", "edit", "shelf://local/config"],
@@ -352,6 +361,10 @@ fn text_resources_added_by_hand_are_edited_and_binary_ones_refused() {
     assert_eq!(
         ctx.ok(&["resource", "cat", "shelf://local/config"]),
         "{\"a\": 2}\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&named).expect("the file's name"),
+        "config.json\n"
     );
     let shown = ctx.json(&["resource", "show", "shelf://local/config", "--json"]);
     assert_eq!(
