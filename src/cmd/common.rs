@@ -365,8 +365,9 @@ pub fn imported_item(
         }
         None => anyhow!(
             "{what} belongs to the collection '{shown}', which names it after its file: {} in \
-             the folder it was imported from (not recorded), then import that folder again \
-             with `promptshelf import DIR --collection {shown} --prune`",
+             the folder it was imported from (not recorded; for a built-in collection, export \
+             it first with `promptshelf export DIR --collection {shown}`), then import that \
+             folder again with `promptshelf import DIR --collection {shown} --prune`",
             change(path)
         ),
     })

@@ -350,6 +350,15 @@ fn prompt_mv_refuses_a_taken_or_bad_name_and_a_collection_prompt() {
             )),
         "{imported}"
     );
+    // The seed's collection has no recorded folder: the message says how to get one.
+    let seed = fails(&ctx, &["prompt", "mv", "code-review", "review"]);
+    assert!(
+        seed.contains("prompt 'code-review' belongs to the collection 'library'")
+            && seed.contains("change `name:` in prompts/code-review.prompt.md")
+            && seed.contains("in the folder it was imported from (not recorded")
+            && seed.contains("`promptshelf export DIR --collection library`"),
+        "{seed}"
+    );
     assert_eq!(snapshot(&ctx.db), before, "nothing was written");
 }
 
