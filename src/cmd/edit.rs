@@ -686,3 +686,37 @@ fn note_renamed(report: &import::Report, kind: Kind, key: &str, path: &str, file
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_comments_put_on_top_are_what_is_removed() {
+        let err = FileError {
+            path: "ignored".into(),
+            line: Some(2),
+            message: "front matter: unclosed bracket".into(),
+        };
+        let text = b"---\ntitle: [\n---\n# promptshelf: a body line\n";
+        let reopened = with_comments(&err, "greet.prompt.md", text);
+        let shown = String::from_utf8(reopened.clone()).unwrap();
+        assert!(
+            shown.starts_with(
+                "# promptshelf: not stored: greet.prompt.md:5: front matter: unclosed bracket\n"
+            ),
+            "{shown}"
+        );
+        assert_eq!(shown.lines().count(), COMMENT_LINES as usize + 4);
+        // Only the leading comment lines go; a body line that looks like one stays.
+        assert_eq!(without_comments(&reopened), text);
+        assert_eq!(without_comments(b"# promptshelf: only"), b"");
+    }
+
+    #[test]
+    fn file_names_are_one_visible_segment() {
+        assert_eq!(file_stem("team/review"), "team-review");
+        assert_eq!(file_stem(".hidden"), "hidden");
+        assert_eq!(file_stem("..."), "item");
+    }
+}
