@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result, anyhow};
 
 use super::common;
 use crate::import::{self, Action, Kind};
@@ -636,7 +636,13 @@ fn in_collection(
                 file.display()
             ));
         }
-        let report = import::run(store, &folder, &options, &import::Silent)?;
+        let report = import::run(store, &folder, &options, &import::Silent).with_context(|| {
+            format!(
+                "{} is saved as edited, but the collection '{shown}' could not be imported \
+                     again (import it with `{again}`)",
+                file.display()
+            )
+        })?;
         if report.failures.is_empty() {
             super::import::print(&folder, &report, &options, true)?;
             note_renamed(&report, kind, key, path, &file);
