@@ -43,12 +43,15 @@ pub enum Command {
         #[arg(long)]
         empty: bool,
     },
-    /// List, show, add or remove prompts
+    /// List, show, add, edit, rename or remove prompts
     #[command(subcommand)]
     Prompt(PromptCommand),
-    /// List, show, print, add or remove resources
+    /// List, show, print, add, edit, rename or remove resources
     #[command(subcommand)]
     Resource(ResourceCommand),
+    /// List the imported collections, or remove one
+    #[command(subcommand)]
+    Collection(CollectionCommand),
     /// List, add or remove resource templates
     #[command(subcommand)]
     Template(TemplateCommand),
@@ -391,6 +394,24 @@ pub enum PromptCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Edit a prompt in $VISUAL or $EDITOR: a prompt of a collection in its own file, which
+    /// is then imported again; one added by hand as a prompt file, stored when it reads
+    Edit {
+        /// The prompt's name
+        #[arg(add = ArgValueCompleter::new(shell::prompt_names))]
+        name: String,
+    },
+    /// Rename a prompt added by hand (a collection's prompt is renamed in its file)
+    Mv {
+        /// The prompt's name
+        #[arg(add = ArgValueCompleter::new(shell::prompt_names))]
+        old: String,
+        /// Its new name: letters, digits, '-', '_', '.' or '/'
+        new: String,
+        /// Print the outcome as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Remove a prompt
     Rm {
         /// The prompt's name
@@ -442,11 +463,44 @@ pub enum ResourceCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Edit a text resource in $VISUAL or $EDITOR: a collection's in its own file, which is
+    /// then imported again; one added by hand as a file, stored when it reads
+    Edit {
+        /// The resource's URI
+        #[arg(add = ArgValueCompleter::new(shell::resource_uris))]
+        uri: String,
+    },
+    /// Give a resource added by hand another URI (a collection's is renamed with its file)
+    Mv {
+        /// The resource's URI
+        #[arg(add = ArgValueCompleter::new(shell::resource_uris))]
+        old: String,
+        /// Its new URI, e.g. shelf://local/notes.md
+        new: String,
+        /// Print the outcome as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Remove a resource
     Rm {
         /// The resource's URI
         #[arg(add = ArgValueCompleter::new(shell::resource_uris))]
         uri: String,
+        /// Print the outcome as JSON
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CollectionCommand {
+    /// List the collections: what each holds, when it was last imported, from which folder
+    List(JsonFlag),
+    /// Remove a collection's prompts, resources and templates (its folder is left alone)
+    Rm {
+        /// The collection's name (see `collection list`)
+        #[arg(add = ArgValueCompleter::new(shell::collection_names))]
+        name: String,
         /// Print the outcome as JSON
         #[arg(long)]
         json: bool,

@@ -73,6 +73,18 @@ pub fn table_names(typed: &OsStr) -> Vec<CompletionCandidate> {
     })
 }
 
+/// Collection names starting with what is typed.
+pub fn collection_names(typed: &OsStr) -> Vec<CompletionCandidate> {
+    let typed = typed.to_string_lossy();
+    from_library(|conn| {
+        Ok(store::read::collections(conn)?
+            .into_iter()
+            .map(|collection| collection.name)
+            .filter(|name| name.starts_with(typed.as_ref()))
+            .collect())
+    })
+}
+
 /// Names read from the library, or none when it cannot be read.
 fn from_library(
     read: impl FnOnce(&rusqlite::Connection) -> store::Result<Vec<String>>,

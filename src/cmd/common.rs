@@ -1,14 +1,16 @@
 //! What the admin commands share: buffered stdout, aligned tables, JSON, readable sizes and
-//! times, reading input files, and the "unknown name" error.
+//! times, reading input files, the "unknown name" error, and what renaming an item shares
+//! (its report, the refusal for an item of a collection).
 
 use std::io::{BufWriter, StdoutLock, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow};
 use serde::Serialize;
 
 use crate::library::{self, Collection, Item};
 use crate::model::Origin;
+use crate::store::{self, Store};
 
 /// Stdout, locked once and buffered: listings write many short lines.
 pub fn stdout() -> BufWriter<StdoutLock<'static>> {
@@ -296,6 +298,79 @@ pub fn origin(origin: &Origin) -> String {
         (None, Some(path)) => path.clone(),
         (None, None) => "added by hand".to_string(),
     }
+}
+
+/// What a rename found in its transaction.
+pub enum Moved {
+    Done,
+    /// No item has the old key.
+    Missing,
+    /// The item belongs to a collection: its name comes from its file.
+    Imported(Origin),
+    /// The new key is another item's.
+    Taken,
+}
+
+/// What `prompt mv` and `resource mv` print with `--json`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MoveReport<'a> {
+    /// Always `renamed`.
+    pub action: &'static str,
+    /// `prompt` or `resource`.
+    pub kind: &'static str,
+    /// The new name or URI.
+    pub key: &'a str,
+    /// The old one.
+    pub from: &'a str,
+    /// For a resource: the items whose text still holds the old URI.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub referred_by: Option<Vec<Reference<'a>>>,
+}
+
+#[derive(Serialize)]
+pub struct Reference<'a> {
+    pub kind: &'static str,
+    pub key: &'a str,
+}
+
+/// The folder a collection was last imported from, when it is known.
+pub fn collection_source(store: &Store, collection: &str) -> Result<Option<PathBuf>> {
+    Ok(store::read::collection(&*store.conn()?, collection)?
+        .and_then(|row| row.source)
+        .map(PathBuf::from))
+}
+
+/// Refuses to rename an item of a collection: its name or URI comes from its file, so the
+/// way is to change the file (`change`, said of `file`) and import the folder again.
+pub fn imported_item(
+    store: &Store,
+    what: &str,
+    origin: &Origin,
+    change: impl FnOnce(&str) -> String,
+) -> Result<anyhow::Error> {
+    let collection = origin.collection.as_deref().unwrap_or_default();
+    let path = origin.path.as_deref().unwrap_or("its file");
+    let shown = one_line(collection);
+    Ok(match collection_source(store, collection)? {
+        Some(folder) => {
+            let file = folder.join(path);
+            anyhow!(
+                "{what} belongs to the collection '{shown}', which names it after its file: {}, \
+                 then run `promptshelf import {} --collection {shown} --prune` (--prune removes \
+                 the old one)",
+                change(&file.display().to_string()),
+                folder.display()
+            )
+        }
+        None => anyhow!(
+            "{what} belongs to the collection '{shown}', which names it after its file: {} in \
+             the folder it was imported from (not recorded; for a built-in collection, export \
+             it first with `promptshelf export DIR --collection {shown}`), then import that \
+             folder again with `promptshelf import DIR --collection {shown} --prune`",
+            change(path)
+        ),
+    })
 }
 
 /// `label: value` lines with the values aligned; empty values are left out.

@@ -78,7 +78,12 @@ impl Progress for Bar {
 }
 
 /// Skips and failures on stderr; the changes (when asked for) and the summary on stdout.
-fn print(dir: &Path, report: &Report, options: &Options, list_changes: bool) -> Result<()> {
+pub(super) fn print(
+    dir: &Path,
+    report: &Report,
+    options: &Options,
+    list_changes: bool,
+) -> Result<()> {
     for skipped in &report.skipped {
         eprintln!(
             "skipped {}: {}",

@@ -1,9 +1,11 @@
 //! Carries out a parsed command line: opens the store, then one module per command group.
 
 mod check;
+mod collection;
 mod common;
 mod completions;
 mod config;
+mod edit;
 mod export;
 mod history;
 mod import;
@@ -20,7 +22,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use crate::cli::{Cli, Command, PromptCommand, ResourceCommand, TemplateCommand, ValuesCommand};
+use crate::cli::{
+    Cli, CollectionCommand, Command, PromptCommand, ResourceCommand, TemplateCommand, ValuesCommand,
+};
 use crate::store::{self, Access, Store, StoreError};
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -42,6 +46,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Config(args) => config::run(&db()?, args),
         Command::Prompt(command) => library()?.run(|store| prompt::run(store, command)),
         Command::Resource(command) => library()?.run(|store| resource::run(store, command)),
+        Command::Collection(command) => library()?.run(|store| collection::run(store, command)),
         Command::Template(command) => library()?.run(|store| template::run(store, command)),
         Command::Values(command) => library()?.run(|store| values::run(store, command)),
         Command::Search(args) => library()?.run(|store| search::run(store, args)),
@@ -134,6 +139,7 @@ fn reads_only(command: &Command) -> bool {
             command,
             ResourceCommand::List(_) | ResourceCommand::Show { .. } | ResourceCommand::Cat { .. }
         ),
+        Command::Collection(command) => matches!(command, CollectionCommand::List(_)),
         Command::Template(command) => matches!(command, TemplateCommand::List(_)),
         Command::Values(command) => matches!(command, ValuesCommand::List { .. }),
         Command::Import(args) => args.dry_run,

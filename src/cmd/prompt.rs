@@ -1,4 +1,5 @@
-//! `promptshelf prompt`: list, show, add (from a markdown file) and remove prompts.
+//! `promptshelf prompt`: list, show, add (from a markdown file), rename and remove prompts
+//! (`edit` is in `cmd::edit`).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -24,6 +25,8 @@ pub fn run(store: &Store, command: PromptCommand) -> Result<()> {
             stray,
         } => render(store, &name, &arguments(&args, &stray)?, json),
         PromptCommand::Add { file, json } => add(store, &file, json),
+        PromptCommand::Edit { name } => super::edit::prompt(store, &name),
+        PromptCommand::Mv { old, new, json } => rename(store, &old, &new, json),
         PromptCommand::Rm { name, json } => remove(store, &name, json),
     }
 }
@@ -271,6 +274,66 @@ fn remove(store: &Store, name: &str, json: bool) -> Result<()> {
         json,
         &line,
         &common::ItemReport::new("removed", "prompt", name),
+    )
+}
+
+/// Renames a prompt added by hand; a collection's prompt is named by its file.
+fn rename(store: &Store, old: &str, new: &str, json: bool) -> Result<()> {
+    if old == new {
+        return Err(anyhow!(
+            "'{}' is the prompt's name already; give it another one",
+            common::one_line(new)
+        ));
+    }
+    crate::library::validate_name(new).map_err(|message| anyhow!("{message}"))?;
+    let moved = store.write(|tx| {
+        let Some(stored) = store::read::prompt(tx, old)? else {
+            return Ok(common::Moved::Missing);
+        };
+        if stored.prompt.origin.collection.is_some() {
+            return Ok(common::Moved::Imported(stored.prompt.origin));
+        }
+        if store::read::prompt(tx, new)?.is_some() {
+            return Ok(common::Moved::Taken);
+        }
+        store::write::rename_prompt(tx, old, new, store::now_ms())?;
+        Ok(common::Moved::Done)
+    })?;
+    match moved {
+        common::Moved::Done => {}
+        common::Moved::Missing => {
+            return Err(unknown(&store::read::prompt_names(&*store.conn()?)?, old));
+        }
+        common::Moved::Imported(origin) => {
+            let what = format!("prompt '{}'", common::one_line(old));
+            return Err(common::imported_item(store, &what, &origin, |file| {
+                format!("change `name:` in {file} (or, without one, the file's name)")
+            })?);
+        }
+        common::Moved::Taken => {
+            return Err(anyhow!(
+                "there is a prompt '{}' already; choose another name, or remove that one first \
+                 with `promptshelf prompt rm {}`",
+                common::one_line(new),
+                common::one_line(new)
+            ));
+        }
+    }
+    let line = format!(
+        "renamed prompt {} to {}",
+        common::one_line(old),
+        common::one_line(new)
+    );
+    common::report(
+        json,
+        &line,
+        &common::MoveReport {
+            action: "renamed",
+            kind: "prompt",
+            key: new,
+            from: old,
+            referred_by: None,
+        },
     )
 }
 

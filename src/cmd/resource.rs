@@ -1,4 +1,5 @@
-//! `promptshelf resource`: list, show, print, add (from a file) and remove resources.
+//! `promptshelf resource`: list, show, print, add (from a file), rename and remove resources
+//! (`edit` is in `cmd::edit`).
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -33,6 +34,8 @@ pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
             },
             json,
         ),
+        ResourceCommand::Edit { uri } => super::edit::resource(store, &uri),
+        ResourceCommand::Mv { old, new, json } => rename(store, &old, &new, json),
         ResourceCommand::Rm { uri, json } => remove(store, &uri, json),
     }
 }
@@ -185,7 +188,7 @@ struct Overrides {
 fn add(store: &Store, file: &Path, overrides: Overrides, json: bool) -> Result<()> {
     let shown = common::shown(file);
     if let Some(uri) = &overrides.uri {
-        check_uri(uri)?;
+        check_uri(uri, "--uri")?;
     }
     let file_name = if common::is_stdin(file) {
         // The URI's last segment stands in for the missing file name: it tells the MIME type.
@@ -270,7 +273,7 @@ fn add(store: &Store, file: &Path, overrides: Overrides, json: bool) -> Result<(
 
 /// The last segment of a URI's path, percent-decoded (`notes.md` of
 /// `shelf://local/notes.md`), or `stdin` when it has none.
-fn last_segment(uri: &str) -> String {
+pub(super) fn last_segment(uri: &str) -> String {
     let path = uri.split(['?', '#']).next().unwrap_or_default();
     let segment = path.rsplit('/').next().unwrap_or_default();
     let decoded = percent_encoding::percent_decode_str(segment).decode_utf8_lossy();
@@ -297,10 +300,11 @@ fn served_as(content: Content, mime: &mime_guess::Mime) -> Content {
 
 /// An RFC 3986 URI: a scheme, ':', then only characters a URI may hold, with every '%'
 /// starting an escape. Hosts match URIs byte for byte, so a near-URI would never resolve.
-fn check_uri(uri: &str) -> Result<()> {
+/// Errors name the URI as `given` (`--uri`, `the new URI`).
+fn check_uri(uri: &str, given: &str) -> Result<()> {
     let fail = |problem: String| {
         anyhow!(
-            "--uri '{}' is not a valid URI: {problem} (e.g. shelf://local/notes.md)",
+            "{given} '{}' is not a valid URI: {problem} (e.g. shelf://local/notes.md)",
             common::one_line(uri)
         )
     };
@@ -338,6 +342,97 @@ fn check_uri(uri: &str) -> Result<()> {
     Ok(())
 }
 
+/// Gives a resource added by hand another URI; a collection's URI comes from its file's path.
+/// A name that was the old URI's last segment (the file name `resource add` gives) follows
+/// the URI; the MIME type and the other metadata stay.
+fn rename(store: &Store, old: &str, new: &str, json: bool) -> Result<()> {
+    if old == new {
+        return Err(anyhow!(
+            "'{}' is the resource's URI already; give it another one",
+            common::one_line(new)
+        ));
+    }
+    check_uri(new, "the new URI")?;
+    let moved = store.write(|tx| {
+        let Some(stored) = store::read::resource(tx, old)? else {
+            return Ok(common::Moved::Missing);
+        };
+        if stored.info.origin.collection.is_some() {
+            return Ok(common::Moved::Imported(stored.info.origin));
+        }
+        if store::read::resource(tx, new)?.is_some() {
+            return Ok(common::Moved::Taken);
+        }
+        let name = if stored.info.name == last_segment(old) {
+            last_segment(new)
+        } else {
+            stored.info.name
+        };
+        store::write::rename_resource(tx, old, new, &name, store::now_ms())?;
+        Ok(common::Moved::Done)
+    })?;
+    match moved {
+        common::Moved::Done => {}
+        common::Moved::Missing => return Err(unknown(store, old)?),
+        common::Moved::Imported(origin) => {
+            let what = format!("resource {}", common::one_line(old));
+            return Err(common::imported_item(store, &what, &origin, |file| {
+                format!("rename the file {file}")
+            })?);
+        }
+        common::Moved::Taken => {
+            return Err(anyhow!(
+                "there is a resource {} already; choose another URI, or remove that one first \
+                 with `promptshelf resource rm {}`",
+                common::one_line(new),
+                common::one_line(new)
+            ));
+        }
+    }
+    // Embeds and links are written as URIs: the items that name the old one now point at
+    // nothing, and only their authors can say what they meant.
+    let referring = store::read::referring_to(&*store.conn()?, old)?;
+    if !referring.is_empty() {
+        let named: Vec<String> = referring
+            .iter()
+            .map(|(kind, key)| format!("{kind} {}", common::one_line(key)))
+            .collect();
+        eprintln!(
+            "warning: {} still {} to {}, which is gone now; change {} to {}",
+            named.join(", "),
+            if referring.len() == 1 {
+                "refers"
+            } else {
+                "refer"
+            },
+            common::one_line(old),
+            if referring.len() == 1 { "it" } else { "them" },
+            common::one_line(new)
+        );
+    }
+    let line = format!(
+        "renamed resource {} to {}",
+        common::one_line(old),
+        common::one_line(new)
+    );
+    common::report(
+        json,
+        &line,
+        &common::MoveReport {
+            action: "renamed",
+            kind: "resource",
+            key: new,
+            from: old,
+            referred_by: Some(
+                referring
+                    .iter()
+                    .map(|(kind, key)| common::Reference { kind, key })
+                    .collect(),
+            ),
+        },
+    )
+}
+
 fn remove(store: &Store, uri: &str, json: bool) -> Result<()> {
     let removed = store.write(|tx| store::write::remove_resource(tx, uri))?;
     if !removed {
@@ -357,8 +452,8 @@ mod tests {
 
     #[test]
     fn uris_are_checked() {
-        assert!(check_uri("shelf://local/a%20b.md").is_ok());
-        assert!(check_uri("https://example.com/x?y=1#z").is_ok());
+        assert!(check_uri("shelf://local/a%20b.md", "--uri").is_ok());
+        assert!(check_uri("https://example.com/x?y=1#z", "--uri").is_ok());
         for bad in [
             "no-scheme",
             "1x://a",
@@ -367,7 +462,7 @@ mod tests {
             "shelf://ä",
             "shelf://a%",
         ] {
-            assert!(check_uri(bad).is_err(), "{bad}");
+            assert!(check_uri(bad, "--uri").is_err(), "{bad}");
         }
     }
 }

@@ -6,7 +6,9 @@
 //! compared with the store (`plan`), and only when something differs is the write lock taken,
 //! the plan made again under it (another writer may have committed meanwhile) and applied.
 //! A file whose content hash is unchanged is never written, so re-importing an unchanged
-//! folder takes no lock and leaves no trace.
+//! folder takes no lock and leaves no trace. An import that writes also records the
+//! collection (its folder and the time) in `collections`; one that writes no item records it
+//! only when its row is missing or names another folder.
 
 mod open;
 mod walk;
@@ -210,7 +212,7 @@ pub fn run(
     let first = {
         let conn = store.conn()?;
         let tx = conn.unchecked_transaction()?;
-        plan(&tx, &source.collection, &parsed, options.prune, &protected)?
+        plan(&tx, &source, &parsed, options.prune, &protected)?
     };
     tracing::debug!(elapsed = ?started.elapsed(), changes = first.changes.len(), "planned");
     report.failures.extend(first.conflicts.iter().cloned());
@@ -227,12 +229,12 @@ pub fn run(
     }
     let keep_going = options.keep_going;
     let applied = store.write(|tx| {
-        let plan = plan(tx, &source.collection, &parsed, options.prune, &protected)?;
+        let plan = plan(tx, &source, &parsed, options.prune, &protected)?;
         if !plan.conflicts.is_empty() && !keep_going {
             // Another writer took a name meanwhile; nothing is written.
             return Ok(plan);
         }
-        apply(tx, &source.collection, &parsed, &plan, progress)?;
+        apply(tx, &source, &parsed, &plan, progress)?;
         Ok(plan)
     })?;
     progress.finish();
@@ -709,6 +711,9 @@ struct Plan {
     writes: Vec<Write>,
     removals: Vec<(Kind, String)>,
     add_template: bool,
+    /// The collection's row is missing or names another folder: an import that changes no
+    /// item still writes it, once.
+    record: bool,
     changes: Vec<Change>,
     unchanged: usize,
     conflicts: Vec<FileError>,
@@ -716,21 +721,26 @@ struct Plan {
 
 impl Plan {
     fn is_empty(&self) -> bool {
-        self.writes.is_empty() && self.removals.is_empty() && !self.add_template
+        self.writes.is_empty() && self.removals.is_empty() && !self.add_template && !self.record
     }
 }
 
 /// Compares the parsed files with the store. Reads only.
 fn plan(
     conn: &Connection,
-    collection: &Collection,
+    source: &Source,
     parsed: &[Parsed],
     prune: bool,
     protected: &[String],
 ) -> store::Result<Plan> {
+    let collection = &source.collection;
     let prompts = by_key(store::read::prompt_states(conn)?);
     let resources = by_key(store::read::resource_states(conn)?);
-    let mut plan = Plan::default();
+    let mut plan = Plan {
+        record: store::read::collection(conn, &collection.name)?
+            .is_none_or(|row| row.source.as_deref() != source.root.to_str()),
+        ..Plan::default()
+    };
     for (index, file) in parsed.iter().enumerate() {
         let (kind, key) = file.kind_and_key();
         let change = |action| Change {
@@ -899,7 +909,7 @@ fn same_values(stored: &[CompletionValue], values: &[CompletionValue]) -> bool {
 
 fn apply(
     tx: &rusqlite::Transaction,
-    collection: &Collection,
+    source: &Source,
     parsed: &[Parsed],
     plan: &Plan,
     progress: &dyn Progress,
@@ -929,9 +939,13 @@ fn apply(
         };
         progress.advance(1);
     }
+    let collection = &source.collection;
     if plan.add_template {
         store::write::put_template(tx, &collection.template(), store::now_ms())?;
     }
+    // Every import that writes records where the collection comes from and when: what
+    // `collection list` shows and `prompt edit` opens.
+    store::write::record_collection(tx, &collection.name, source.root.to_str(), store::now_ms())?;
     Ok(())
 }
 

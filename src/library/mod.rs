@@ -172,6 +172,12 @@ pub fn parse_file_in(
         .map(|resource| Some(Item::Resource(resource)))
 }
 
+/// Whether a file of this name may start with front matter (markdown and plain text files);
+/// any other file is its content alone.
+pub fn has_front_matter(file_name: &str) -> bool {
+    has_extension(file_name, &["md", "markdown", "txt"])
+}
+
 /// The name a Claude Code command in a subfolder of its `commands` folder takes when another
 /// prompt of the same import has its file's name: the folders and the name joined by `-`
 /// (`git/commit.md` is `git-commit`). Returns (the file's name, that name); None for a file

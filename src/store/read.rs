@@ -539,6 +539,113 @@ pub fn secret(conn: &Connection) -> Result<Vec<u8>> {
     )
 }
 
+/// Where a collection was last imported from and when (its `collections` row).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollectionSource {
+    /// The folder's absolute path; None when not known.
+    pub source: Option<String>,
+    /// Unix milliseconds of the last import that wrote something; None when not known.
+    pub imported_at: Option<i64>,
+}
+
+/// The `collections` row of `name`, None when it has none.
+pub fn collection(conn: &Connection, name: &str) -> Result<Option<CollectionSource>> {
+    Ok(conn
+        .prepare_cached("SELECT source, imported_at FROM collections WHERE name = ?1")?
+        .query_row([name], |row| {
+            Ok(CollectionSource {
+                source: row.get(0)?,
+                imported_at: row.get(1)?,
+            })
+        })
+        .optional()?)
+}
+
+/// The URI scheme of the collection `name`'s resources (of its template when it has none),
+/// which an import of its folder must be given again; None when neither is stored.
+pub fn collection_scheme(conn: &Connection, name: &str) -> Result<Option<String>> {
+    let uri: Option<String> = conn
+        .prepare_cached(
+            "SELECT uri FROM (SELECT uri, 0 AS rank FROM resources WHERE collection = ?1
+             UNION ALL SELECT uri_template, 1 FROM resource_templates WHERE collection = ?1)
+             ORDER BY rank LIMIT 1",
+        )?
+        .query_row([name], |row| row.get(0))
+        .optional()?;
+    Ok(uri.and_then(|uri| uri.split_once("://").map(|(scheme, _)| scheme.to_string())))
+}
+
+/// A collection as `collection list` shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollectionSummary {
+    pub name: String,
+    pub source: CollectionSource,
+    pub prompts: u64,
+    pub resources: u64,
+    pub templates: u64,
+}
+
+/// Every collection, by name: those with a `collections` row and those only items name
+/// (the seed's, or any that lost its row), each with how many items it holds.
+pub fn collections(conn: &Connection) -> Result<Vec<CollectionSummary>> {
+    let mut stmt = conn.prepare_cached(
+        "WITH names (name) AS (
+             SELECT name FROM collections
+             UNION SELECT collection FROM prompts WHERE collection IS NOT NULL
+             UNION SELECT collection FROM resources WHERE collection IS NOT NULL
+             UNION SELECT collection FROM resource_templates WHERE collection IS NOT NULL)
+         SELECT names.name, collections.source, collections.imported_at,
+             (SELECT count(*) FROM prompts WHERE collection = names.name),
+             (SELECT count(*) FROM resources WHERE collection = names.name),
+             (SELECT count(*) FROM resource_templates WHERE collection = names.name)
+         FROM names LEFT JOIN collections ON collections.name = names.name
+         ORDER BY names.name",
+    )?;
+    let count = |row: &Row, index: usize| -> rusqlite::Result<u64> {
+        Ok(row.get::<_, i64>(index)?.max(0) as u64)
+    };
+    Ok(stmt
+        .query_map([], |row| {
+            Ok(CollectionSummary {
+                name: row.get(0)?,
+                source: CollectionSource {
+                    source: row.get(1)?,
+                    imported_at: row.get(2)?,
+                },
+                prompts: count(row, 3)?,
+                resources: count(row, 4)?,
+                templates: count(row, 5)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// What refers to the resource `uri` by its text: the prompts whose message templates hold
+/// it (an `embed` or `link` of it) and the other text resources whose content holds it (a
+/// link an import rewrote to it), as (`prompt` or `resource`, name or URI), in that order.
+/// A scan of the bodies; for the commands that rename or remove, not for serving.
+pub fn referring_to(conn: &Connection, uri: &str) -> Result<Vec<(&'static str, String)>> {
+    let mut found = Vec::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT prompts.name FROM prompts
+         JOIN prompt_messages ON prompt_messages.prompt_id = prompts.id
+         WHERE instr(prompt_messages.body, ?1) > 0 ORDER BY prompts.name",
+    )?;
+    for name in stmt.query_map([uri], |row| row.get::<_, String>(0))? {
+        found.push(("prompt", name?));
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT resources.uri FROM resources JOIN blobs ON blobs.hash = resources.blob_hash
+         WHERE resources.is_text AND resources.uri <> ?1
+           AND instr(CAST(blobs.data AS TEXT), ?1) > 0
+         ORDER BY resources.uri",
+    )?;
+    for other in stmt.query_map([uri], |row| row.get::<_, String>(0))? {
+        found.push(("resource", other?));
+    }
+    Ok(found)
+}
+
 /// Counts for `promptshelf stats`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Stats {

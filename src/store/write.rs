@@ -325,6 +325,105 @@ pub fn remove_template(tx: &Transaction, uri_template: &str) -> Result<bool> {
     Ok(removed)
 }
 
+/// Records that the collection `name` was imported from the folder `source` (None when its
+/// path cannot be kept as text) at `at`: its `collections` row, made or replaced.
+pub fn record_collection(
+    tx: &Transaction,
+    name: &str,
+    source: Option<&str>,
+    at: i64,
+) -> Result<()> {
+    tx.execute(
+        "INSERT INTO collections (name, source, imported_at) VALUES (?1, ?2, ?3)
+         ON CONFLICT (name) DO UPDATE SET source = excluded.source,
+         imported_at = excluded.imported_at",
+        params![name, source, at],
+    )?;
+    Ok(())
+}
+
+/// What removing a collection removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CollectionRemoved {
+    pub prompts: u64,
+    pub resources: u64,
+    pub templates: u64,
+    /// Whether it had a `collections` row.
+    pub recorded: bool,
+}
+
+impl CollectionRemoved {
+    /// Whether there was any such collection.
+    pub fn found(&self) -> bool {
+        self.recorded || self.prompts + self.resources + self.templates > 0
+    }
+}
+
+/// Removes the collection `name`: its prompts, resources (and the contents no other resource
+/// shares), templates and row. Completion tables belong to no collection and stay. The
+/// triggers log every item removed, so a running server notifies its hosts.
+pub fn remove_collection(tx: &Transaction, name: &str) -> Result<CollectionRemoved> {
+    let prompts = tx.execute("DELETE FROM prompts WHERE collection = ?1", [name])? as u64;
+    let blobs: Vec<Vec<u8>> = tx
+        .prepare("DELETE FROM resources WHERE collection = ?1 RETURNING blob_hash")?
+        .query_map([name], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut dropped = std::collections::HashSet::new();
+    for blob in &blobs {
+        if dropped.insert(blob) {
+            drop_blob_if_unused(tx, blob)?;
+        }
+    }
+    let templates = tx.execute(
+        "DELETE FROM resource_templates WHERE collection = ?1",
+        [name],
+    )? as u64;
+    let recorded = tx.execute("DELETE FROM collections WHERE name = ?1", [name])? > 0;
+    Ok(CollectionRemoved {
+        prompts,
+        resources: blobs.len() as u64,
+        templates,
+        recorded,
+    })
+}
+
+/// Gives the prompt `old` the name `new` (free, checked by the caller in the same
+/// transaction), as a removal of `old` and an addition of `new` at `at`, so that the change
+/// log says both and a host that holds `old` learns it is gone. Returns false when there is
+/// no prompt `old`.
+pub fn rename_prompt(tx: &Transaction, old: &str, new: &str, at: i64) -> Result<bool> {
+    let Some(stored) = super::read::prompt(tx, old)? else {
+        return Ok(false);
+    };
+    let mut prompt = stored.prompt;
+    prompt.name = new.to_string();
+    remove_prompt(tx, old)?;
+    put_prompt(tx, &prompt, at)?;
+    Ok(true)
+}
+
+/// Gives the resource `old` the URI `new` (free, checked by the caller in the same
+/// transaction) and the name `name`, as a removal and an addition like `rename_prompt`; its
+/// content stays stored once. Returns false when there is no resource `old`.
+pub fn rename_resource(
+    tx: &Transaction,
+    old: &str,
+    new: &str,
+    name: &str,
+    at: i64,
+) -> Result<bool> {
+    let Some((stored, content)) = super::read::resource_content(tx, old)? else {
+        return Ok(false);
+    };
+    let mut info = stored.info;
+    info.uri = new.to_string();
+    info.name = name.to_string();
+    // Added first, so that the content both share is never dropped in between.
+    put_resource(tx, &Resource { info, content }, at)?;
+    remove_resource(tx, old)?;
+    Ok(true)
+}
+
 /// What writing a completion table's values did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ValuesWritten {

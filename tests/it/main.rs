@@ -5,9 +5,11 @@
 mod common;
 
 mod cli;
+mod collections;
 mod commands;
 mod completion;
 mod config;
+mod edit;
 mod elicitation;
 mod hosts;
 mod http;

@@ -559,3 +559,47 @@ fn caching_hints_show_a_change_within_seconds_for_lists_and_a_minute_for_content
         "{refused}"
     );
 }
+
+#[test]
+fn a_running_server_hears_of_a_collection_removed_and_a_resource_renamed() {
+    let ctx = TestContext::new();
+    let notes = ctx.write("notes.md", "# Notes\n");
+    ctx.add_resource(&notes, "shelf://local/notes.md");
+    let mut server = ctx.server();
+    listen(
+        &mut server,
+        "all",
+        json!({"promptsListChanged": true, "resourcesListChanged": true,
+               "resourceSubscriptions": [TESTING, "shelf://local/notes.md"]}),
+    );
+
+    ctx.ok(&["collection", "rm", "library"]);
+    assert_eq!(
+        summary(&after_write(&mut server)),
+        owned(&[
+            ("notifications/prompts/list_changed", "all", ""),
+            ("notifications/resources/list_changed", "all", ""),
+            ("notifications/resources/updated", "all", TESTING),
+        ])
+    );
+
+    // The old URI is gone: a host holding it hears so.
+    ctx.ok(&[
+        "resource",
+        "mv",
+        "shelf://local/notes.md",
+        "shelf://local/journal.md",
+    ]);
+    assert_eq!(
+        summary(&after_write(&mut server)),
+        owned(&[
+            ("notifications/resources/list_changed", "all", ""),
+            (
+                "notifications/resources/updated",
+                "all",
+                "shelf://local/notes.md"
+            ),
+        ])
+    );
+    assert_eq!(server.close(), Some(0));
+}

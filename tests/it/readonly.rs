@@ -143,6 +143,7 @@ fn read_only_commands(ctx: &TestContext) -> Vec<(Vec<String>, &'static str)> {
         (vec!["values", "list"], "languages"),
         (vec!["values", "list", "languages"], "rust"),
         (vec!["stats"], "prompts"),
+        (vec!["collection", "list"], "library"),
         (vec!["search", "review"], "prompt code-review"),
         (vec!["check"], ""),
         (vec!["export", &out], ""),
@@ -162,6 +163,8 @@ fn writing_commands(ctx: &TestContext) -> Vec<Vec<String>> {
     [
         vec!["prompt", "rm", "code-review"],
         vec!["prompt", "add", &prompt.display().to_string()],
+        vec!["prompt", "mv", "code-review", "review"],
+        vec!["collection", "rm", "library"],
         vec!["values", "add", "languages", "zig"],
         vec!["import", &source],
     ]

@@ -113,6 +113,25 @@ fn completion_scripts_parse_in_bash_and_offer_the_library_s_names() {
     assert_eq!(uris.len() as i64, stored, "{uris:?}");
     let commands = complete("promptshelf pro");
     assert_eq!(commands, vec!["prompt".to_string()]);
+    // The curation commands offer the same names.
+    for command in ["edit", "mv"] {
+        assert_eq!(
+            complete(&format!("promptshelf prompt {command} code-")),
+            vec!["code-review".to_string()],
+            "prompt {command}"
+        );
+        assert_eq!(
+            complete(&format!(
+                "promptshelf resource {command} shelf://library/guides/"
+            )),
+            uris,
+            "resource {command}"
+        );
+    }
+    assert_eq!(
+        complete("promptshelf collection rm lib"),
+        vec!["library".to_string()]
+    );
 }
 
 #[test]
