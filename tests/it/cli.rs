@@ -378,7 +378,36 @@ fn the_same_content_under_two_uris_is_stored_once() {
     ctx.ok(&["resource", "rm", "shelf://a/shared.txt"]);
     assert_eq!(blobs(), before + 1, "still used by the other resource");
     ctx.ok(&["resource", "rm", "shelf://b/shared.txt"]);
-    assert_eq!(blobs(), before, "the last user took it along");
+    assert_eq!(
+        blobs(),
+        before + 1,
+        "the history's versions of the two resources hold it still"
+    );
+    ctx.ok(&[
+        "--keep",
+        "1",
+        "resource",
+        "add",
+        file,
+        "--uri",
+        "shelf://a/shared.txt",
+    ]);
+    ctx.ok(&["--keep", "1", "resource", "rm", "shelf://a/shared.txt"]);
+    ctx.ok(&[
+        "--keep",
+        "1",
+        "resource",
+        "add",
+        file,
+        "--uri",
+        "shelf://b/shared.txt",
+    ]);
+    ctx.ok(&["--keep", "1", "resource", "rm", "shelf://b/shared.txt"]);
+    assert_eq!(
+        blobs(),
+        before,
+        "the last version that held it took it along"
+    );
 }
 
 #[test]

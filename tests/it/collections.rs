@@ -243,10 +243,11 @@ fn collection_rm_removes_its_items_and_row_in_one_go() {
         ctx.query::<i64>("SELECT count(*) FROM change_log") - changes_before,
         4
     );
-    // Contents no resource holds any more are gone.
+    // Contents that neither a resource nor a kept version holds any more are gone.
     assert_eq!(
         ctx.query::<i64>(
-            "SELECT count(*) FROM blobs WHERE hash NOT IN (SELECT blob_hash FROM resources)"
+            "SELECT count(*) FROM blobs WHERE hash NOT IN (SELECT blob_hash FROM resources)
+             AND hash NOT IN (SELECT content FROM versions WHERE content IS NOT NULL)"
         ),
         0
     );

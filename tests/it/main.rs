@@ -11,6 +11,7 @@ mod completion;
 mod config;
 mod edit;
 mod elicitation;
+mod history;
 mod hosts;
 mod http;
 mod import;
