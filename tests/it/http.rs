@@ -33,14 +33,14 @@ pub struct HttpServer {
 }
 
 /// A response: status, headers, body.
-struct Reply {
-    status: u16,
+pub(crate) struct Reply {
+    pub(crate) status: u16,
     headers: ureq::http::HeaderMap,
-    body: String,
+    pub(crate) body: String,
 }
 
 impl Reply {
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.body)
             .unwrap_or_else(|err| panic!("not JSON ({err}): {}", self.body))
     }
@@ -57,7 +57,7 @@ impl Reply {
     }
 }
 
-fn agent() -> ureq::Agent {
+pub(crate) fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
@@ -128,19 +128,10 @@ impl HttpServer {
     }
 
     /// A modern request with the headers a client sends.
-    fn modern(&self, id: i64, method: &str, params: Value) -> Reply {
-        let name = params
-            .get("name")
-            .or_else(|| params.get("uri"))
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method,
-                          "params": modern_params(params, json!({}))});
-        let mut headers = vec![("mcp-protocol-version", MODERN), ("mcp-method", method)];
-        if let Some(name) = &name {
-            headers.push(("mcp-name", name));
-        }
-        self.post(&headers, &body.to_string())
+    pub(crate) fn modern(&self, id: i64, method: &str, params: Value) -> Reply {
+        let (headers, body) = modern_request(id, method, params);
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        self.post(&headers, &body)
     }
 
     /// A legacy request of the session `session` (None: without one).
@@ -230,14 +221,14 @@ fn reply(mut response: ureq::http::Response<ureq::Body>) -> Reply {
 }
 
 /// An open event stream: its messages, as they come.
-struct Events {
+pub(crate) struct Events {
     messages: Receiver<Value>,
     headers: ureq::http::HeaderMap,
 }
 
 impl Events {
     /// Opens a stream with a POST (modern listen) or GET (legacy).
-    fn open(response: ureq::http::Response<ureq::Body>) -> Events {
+    pub(crate) fn open(response: ureq::http::Response<ureq::Body>) -> Events {
         assert_eq!(response.status(), 200);
         let headers = response.headers().clone();
         let reader = BufReader::new(response.into_body().into_reader());
@@ -257,7 +248,7 @@ impl Events {
         Events { messages, headers }
     }
 
-    fn next(&self) -> Value {
+    pub(crate) fn next(&self) -> Value {
         self.messages
             .recv_timeout(WAIT)
             .unwrap_or_else(|err| panic!("no event within {WAIT:?}: {err:?}"))
@@ -271,6 +262,55 @@ impl Events {
             Err(RecvTimeoutError::Timeout) => panic!("the stream is still open after {WAIT:?}"),
         }
     }
+}
+
+/// A modern request's headers (as a client sends them) and body.
+fn modern_request(id: i64, method: &str, params: Value) -> (Vec<(&'static str, String)>, String) {
+    let name = params
+        .get("name")
+        .or_else(|| params.get("uri"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method,
+                      "params": modern_params(params, json!({}))});
+    let mut headers = vec![
+        ("mcp-protocol-version", MODERN.to_string()),
+        ("mcp-method", method.to_string()),
+    ];
+    if let Some(name) = name {
+        headers.push(("mcp-name", name));
+    }
+    (headers, body.to_string())
+}
+
+/// A modern request POSTed to `url` (the endpoint, or a balancer in front of it).
+pub(crate) fn modern_at(url: &str, id: i64, method: &str, params: Value) -> Reply {
+    let (headers, body) = modern_request(id, method, params);
+    let mut request = agent().post(url);
+    for (name, value) in &headers {
+        request = request.header(*name, value);
+    }
+    let response = request
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .send(&body)
+        .unwrap_or_else(|err| panic!("POST {body} to {url}: {err}"));
+    reply(response)
+}
+
+/// A modern `subscriptions/listen` stream at `url` (the endpoint, or a balancer in front of
+/// it) asking for `notifications`.
+pub(crate) fn listen_at(url: &str, id: &str, notifications: Value) -> Events {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+                      "params": modern_params(json!({"notifications": notifications}), json!({}))});
+    let response = agent()
+        .post(url)
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", "subscriptions/listen")
+        .header("accept", "application/json, text/event-stream")
+        .send(body.to_string())
+        .unwrap_or_else(|err| panic!("POST subscriptions/listen to {url}: {err}"));
+    Events::open(response)
 }
 
 fn prompt_file(ctx: &TestContext, name: &str) -> String {

@@ -244,3 +244,233 @@ fn serving_a_replica_that_does_not_exist_says_how_to_make_it() {
     assert!(text.contains("litestream restore -f -o"), "{text}");
     assert!(!missing.exists(), "serve --replica creates nothing");
 }
+
+/// nginx from the distribution's packages (`apt-get install nginx-light`, which `.ci/run`
+/// does), as a plain load balancer in front of the instances.
+fn nginx() -> PathBuf {
+    ["/usr/sbin/nginx", "/usr/bin/nginx"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|path| path.exists())
+        .expect("nginx is not installed: `apt-get install nginx-light` (.ci/run installs it)")
+}
+
+/// A port free on 127.0.0.1 a moment ago, for nginx, which cannot report one it chose.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// A running nginx balancing `/mcp` over `upstreams` (`http://127.0.0.1:PORT`): round robin,
+/// a failed instance skipped for the next (MCP POSTs of this server only read, so a retry
+/// is safe), responses streamed as they come (`proxy_buffering off`, for event streams).
+struct Balancer {
+    child: Child,
+    url: String,
+    log: PathBuf,
+}
+
+impl Balancer {
+    fn start(ctx: &TestContext, upstreams: &[&str]) -> Balancer {
+        let dir = ctx.path("nginx");
+        std::fs::create_dir_all(dir.join("temp")).expect("nginx folders");
+        let port = free_port();
+        let servers: String = upstreams
+            .iter()
+            .map(|base| {
+                let address = base.trim_start_matches("http://");
+                format!("        server {address} max_fails=1 fail_timeout=30s;\n")
+            })
+            .collect();
+        let temp = dir.join("temp").display().to_string();
+        let config = format!(
+            "daemon off;\nworker_processes 1;\npid {dir}/nginx.pid;\nerror_log {dir}/error.log info;\n\
+             events {{ worker_connections 256; }}\n\
+             http {{\n    access_log off;\n    client_body_temp_path {temp};\n    proxy_temp_path {temp};\n\
+             \x20   fastcgi_temp_path {temp};\n    uwsgi_temp_path {temp};\n    scgi_temp_path {temp};\n\
+             \x20   upstream promptshelf {{\n{servers}    }}\n\
+             \x20   server {{\n        listen 127.0.0.1:{port};\n        location /mcp {{\n\
+             \x20           proxy_pass http://promptshelf;\n            proxy_http_version 1.1;\n\
+             \x20           proxy_set_header Connection \"\";\n            proxy_buffering off;\n\
+             \x20           proxy_read_timeout 300s;\n\
+             \x20           proxy_next_upstream error timeout http_502 http_503 non_idempotent;\n\
+             \x20       }}\n    }}\n}}\n",
+            dir = dir.display(),
+        );
+        let conf = dir.join("nginx.conf");
+        std::fs::write(&conf, config).expect("write nginx.conf");
+        let log = dir.join("error.log");
+        let child = Command::new(nginx())
+            .arg("-p")
+            .arg(&dir)
+            .arg("-c")
+            .arg(&conf)
+            .arg("-e")
+            .arg(&log)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start nginx");
+        let balancer = Balancer {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            log,
+        };
+        let deadline = Instant::now() + WAIT;
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "nginx did not listen within {WAIT:?}; its log:\n{}",
+                read_lossy(&balancer.log)
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        balancer
+    }
+}
+
+impl Drop for Balancer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The names in a `prompts/list` answer.
+fn names(reply: &crate::http::Reply) -> Vec<String> {
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply.json()["result"]["prompts"]
+        .as_array()
+        .map(|prompts| {
+            prompts
+                .iter()
+                .filter_map(|prompt| prompt["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Two read-only instances, each serving its own Litestream replica of the primary over HTTP,
+/// behind nginx: a write on the primary reaches both instances and a client listening
+/// through the balancer, and with one instance killed the other answers every request.
+#[test]
+fn two_replicas_behind_nginx_serve_every_write_and_outlive_each_other() {
+    let litestream = litestream();
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    let replicas = ctx.path("replicas");
+    let url = format!("file://{}", replicas.display());
+    let config = ctx.write(
+        "litestream.yml",
+        format!(
+            "dbs:\n  - path: {}\n    replicas:\n      - url: {url}\n        sync-interval: 100ms\n",
+            ctx.db.display()
+        ),
+    );
+    let replicate = Litestream::start(
+        &litestream,
+        &["replicate", "-config", &config.display().to_string()],
+        ctx.path("replicate.log"),
+    );
+    replicate.wait_for("snapshot of the primary", || {
+        std::fs::read_dir(replicas.join("ltx")).is_ok_and(|mut dir| dir.next().is_some())
+    });
+    let mut follows = Vec::new();
+    let mut instances = Vec::new();
+    for n in 1..=2 {
+        let served = ctx.path(&format!("replica-{n}.db"));
+        let follow = Litestream::start(
+            &litestream,
+            &[
+                "restore",
+                "-f",
+                "-follow-interval",
+                "100ms",
+                "-o",
+                &served.display().to_string(),
+                &url,
+            ],
+            ctx.path(&format!("follow-{n}.log")),
+        );
+        let txid = PathBuf::from(format!("{}-txid", served.display()));
+        follow.wait_for("restored replica", || txid.exists());
+        follows.push(follow);
+        instances.push(crate::http::HttpServer::start(
+            &served,
+            &["--replica", "--poll-ms", "50"],
+        ));
+    }
+    let bases: Vec<String> = instances
+        .iter()
+        .map(|instance| instance.url().trim_end_matches("/mcp").to_string())
+        .collect();
+    let balancer = Balancer::start(&ctx, &[&bases[0], &bases[1]]);
+    let listener =
+        crate::http::listen_at(&balancer.url, "team", json!({"promptsListChanged": true}));
+    assert_eq!(
+        listener.next()["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    for id in 0..4 {
+        let listed = names(&crate::http::modern_at(
+            &balancer.url,
+            id,
+            "prompts/list",
+            json!({}),
+        ));
+        assert!(listed.contains(&"code-review".to_string()), "{listed:?}");
+    }
+
+    // A write on the primary reaches the listener through the balancer, and both instances.
+    let written = Instant::now();
+    ctx.ok(&["prompt", "add", &prompt_file(&ctx, "Shared with the team.")]);
+    assert_eq!(
+        listener.next()["method"],
+        "notifications/prompts/list_changed"
+    );
+    let heard = written.elapsed();
+    for instance in &instances {
+        let deadline = Instant::now() + WAIT;
+        while !names(&instance.modern(1, "prompts/list", json!({}))).contains(&"replicated".into())
+        {
+            assert!(
+                Instant::now() < deadline,
+                "an instance never served the write"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    println!(
+        "a write on the primary reached a listener through nginx after {heard:?}, both \
+         instances after {:?}",
+        written.elapsed()
+    );
+
+    // One instance gone: the balancer's requests are all answered by the other.
+    drop(instances.remove(0));
+    for id in 10..20 {
+        let listed = names(&crate::http::modern_at(
+            &balancer.url,
+            id,
+            "prompts/list",
+            json!({}),
+        ));
+        assert!(listed.contains(&"replicated".to_string()), "{listed:?}");
+    }
+    // A client whose stream was cut listens again, through the balancer, to the other.
+    let again = crate::http::listen_at(&balancer.url, "again", json!({"promptsListChanged": true}));
+    assert_eq!(
+        again.next()["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    ctx.ok(&["prompt", "add", &prompt_file(&ctx, "Changed once more.")]);
+    assert_eq!(again.next()["method"], "notifications/prompts/list_changed");
+    let log = read_lossy(&balancer.log);
+    assert!(
+        log.contains(&format!("upstream: \"{}/mcp\"", bases[0])),
+        "nginx tried the instance that is gone, and went on to the other:\n{log}"
+    );
+}
