@@ -13,13 +13,16 @@ mod search;
 mod serve;
 mod stats;
 mod template;
+mod token;
 mod values;
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use crate::cli::{Cli, Command, PromptCommand, ResourceCommand, TemplateCommand, ValuesCommand};
+use crate::cli::{
+    Cli, Command, PromptCommand, ResourceCommand, TemplateCommand, TokenCommand, ValuesCommand,
+};
 use crate::store::{self, Access, Store, StoreError};
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -44,6 +47,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Values(command) => library()?.run(|store| values::run(store, command)),
         Command::Search(args) => library()?.run(|store| search::run(store, args)),
         Command::Stats(flags) => library()?.run(|store| stats::run(store, flags)),
+        Command::Token(command) => library()?.run(|store| token::run(store, command)),
         Command::Import(args) => library()?.run(|store| import::run(store, args)),
         Command::Export(args) => library()?.run(|store| export::run(store, args)),
         Command::Check(flags) => library()?.run(|store| check::run(store, flags)),
@@ -108,6 +112,7 @@ fn reads_only(command: &Command) -> bool {
         ),
         Command::Template(command) => matches!(command, TemplateCommand::List(_)),
         Command::Values(command) => matches!(command, ValuesCommand::List { .. }),
+        Command::Token(command) => matches!(command, TokenCommand::List(_)),
         Command::Import(args) => args.dry_run,
         Command::Export(_) | Command::Check(_) | Command::Search(_) | Command::Stats(_) => true,
         Command::Serve(_)

@@ -14,6 +14,7 @@ mod place;
 pub mod read;
 mod schema;
 pub mod search;
+pub mod tokens;
 pub mod write;
 
 use std::path::{Path, PathBuf};

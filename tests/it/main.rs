@@ -20,5 +20,6 @@ mod search;
 mod server;
 mod store_errors;
 mod terminal;
+mod tokens;
 mod tools;
 mod validate;
