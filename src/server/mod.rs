@@ -15,6 +15,8 @@
 mod answer;
 mod cache;
 mod dispatch;
+#[cfg(test)]
+mod limited;
 mod outbound;
 mod rate_limit;
 mod session;

@@ -3,7 +3,9 @@
 //! client takes forms), the URIs it
 //! subscribed to, and the open modern `subscriptions/listen` streams. Subscription changes
 //! are answered here, in order, and change notifications are sent from here, under the same
-//! lock, so a stream's acknowledgement always precedes its first notification.
+//! lock, so a stream's acknowledgement always precedes its first notification. Each
+//! subscriber holds the `Visibility` it was opened with, and is told only of changes to what
+//! that shows (`watch::Changes::seen_by`); stdio's see everything.
 
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -15,6 +17,7 @@ use crate::protocol::{
     Changed, Failure, ListenParams, Lists, RequestId, Revision, acknowledged, error_line,
     notification, stream_notification,
 };
+use crate::visibility::Visibility;
 
 #[derive(Default)]
 pub(super) struct Session {
@@ -27,17 +30,21 @@ struct State {
     legacy: Option<Revision>,
     /// The legacy client declared form elicitation in its `initialize`.
     legacy_forms: bool,
+    /// What the legacy client sees: set with `legacy`, by `initialize`.
+    legacy_seen: Option<Visibility>,
     /// URIs a legacy client named with `resources/subscribe`.
     legacy_uris: BTreeSet<String>,
     /// Open modern `subscriptions/listen` streams.
     listeners: Vec<Listener>,
 }
 
-/// One open `subscriptions/listen` stream: what it asked for, under the listen request's id.
+/// One open `subscriptions/listen` stream: what it asked for, under the listen request's id,
+/// and what its caller sees.
 struct Listener {
     id: RequestId,
     lists: Lists,
     uris: BTreeSet<String>,
+    seen: Visibility,
 }
 
 impl Session {
@@ -50,12 +57,13 @@ impl Session {
         self.lock().legacy
     }
 
-    /// A legacy client opened with `initialize`, negotiating `revision`; `elicits_forms`:
-    /// it declared form elicitation.
-    pub(super) fn opened(&self, revision: Revision, elicits_forms: bool) {
+    /// A legacy client that sees what `seen` shows opened with `initialize`, negotiating
+    /// `revision`; `elicits_forms`: it declared form elicitation.
+    pub(super) fn opened(&self, revision: Revision, elicits_forms: bool, seen: Visibility) {
         let mut state = self.lock();
         state.legacy = Some(revision);
         state.legacy_forms = elicits_forms;
+        state.legacy_seen = Some(seen);
     }
 
     /// Whether a request answered in `revision` may send the legacy client an
@@ -64,10 +72,17 @@ impl Session {
         revision.has_elicitation_requests() && self.lock().legacy_forms
     }
 
-    /// Opens a stream for the listen request `id`, acknowledged under the lock so that no
-    /// notification can slip in before it. A stream over `--max-streams` or naming more
-    /// URIs than `--max-stream-uris` is refused, and nothing is kept for it.
-    pub(super) fn listen(&self, shared: &Shared, id: &RequestId, params: &ListenParams) {
+    /// Opens a stream for the listen request `id` of a caller that sees what `seen` shows,
+    /// acknowledged under the lock so that no notification can slip in before it. A stream
+    /// over `--max-streams` or naming more URIs than `--max-stream-uris` is refused, and
+    /// nothing is kept for it.
+    pub(super) fn listen(
+        &self,
+        shared: &Shared,
+        id: &RequestId,
+        params: &ListenParams,
+        seen: Visibility,
+    ) {
         let filter = &params.notifications;
         let config = &shared.config;
         let named = &filter.resource_subscriptions;
@@ -111,6 +126,7 @@ impl Session {
                 tools: filter.tools_list_changed && config.mirrors.follow_prompts(),
             },
             uris: named.iter().cloned().collect(),
+            seen,
         };
         shared
             .output
@@ -164,13 +180,17 @@ impl Session {
         }
     }
 
-    /// Tells every subscriber what a batch of commits changed, each only what it asked for.
+    /// Tells every subscriber what a batch of commits changed, each only what it asked for
+    /// of what it sees.
     pub(super) fn notify(&self, shared: &Shared, changes: &Changes) {
         let send = |line: Vec<u8>| shared.output.send(line);
         // The tool list changes with the prompts when `get_prompt` describes them.
-        let tools = changes.prompts && shared.config.mirrors.follow_prompts();
+        let follows = shared.config.mirrors.follow_prompts();
         let state = self.lock();
         for listener in &state.listeners {
+            let changes = changes.seen_by(&listener.seen);
+            let changes = changes.as_ref();
+            let tools = changes.prompts && follows;
             if listener.lists.prompts && changes.prompts {
                 send(stream_notification(Changed::Prompts, &listener.id));
             }
@@ -184,7 +204,10 @@ impl Session {
                 send(stream_notification(Changed::Resource(uri), &listener.id));
             }
         }
-        if state.legacy.is_some() {
+        if let Some(seen) = &state.legacy_seen {
+            let changes = changes.seen_by(seen);
+            let changes = changes.as_ref();
+            let tools = changes.prompts && follows;
             if changes.prompts {
                 send(notification(Changed::Prompts));
             }

@@ -125,28 +125,29 @@ pub fn add(
             "a token named '{name}' already exists; pick another name, or remove it first with `promptshelf token rm {name}`"
         )));
     }
-    let collections = match collections {
-        None => None,
-        Some(asked) => {
-            let known = self::collections(tx)?;
-            let mut unknown: Vec<String> = asked
-                .iter()
-                .filter(|name| !known.contains(name))
-                .cloned()
-                .collect();
-            if !unknown.is_empty() {
-                unknown.sort();
-                unknown.dedup();
-                return Err(StoreError::Invalid(unknown_collections(&unknown, &known)));
+    let collections =
+        match collections {
+            None => None,
+            Some(asked) => {
+                let known = self::collections(tx)?;
+                let mut unknown: Vec<String> = asked
+                    .iter()
+                    .filter(|name| !known.contains(name))
+                    .cloned()
+                    .collect();
+                if !unknown.is_empty() {
+                    unknown.sort();
+                    unknown.dedup();
+                    return Err(StoreError::Invalid(unknown_collections(&unknown, &known)));
+                }
+                let mut names = asked.to_vec();
+                names.sort();
+                names.dedup();
+                Some(serde_json::to_string(&names).map_err(|err| {
+                    StoreError::Invalid(format!("collection names as JSON: {err}"))
+                })?)
             }
-            let mut names = asked.to_vec();
-            names.sort();
-            names.dedup();
-            Some(serde_json::to_string(&names).map_err(|err| {
-                StoreError::Invalid(format!("collection names as JSON: {err}"))
-            })?)
-        }
-    };
+        };
     let token = new_token()?;
     let secret = read::secret(tx)?;
     tx.prepare_cached(
@@ -257,7 +258,10 @@ mod tests {
         other.pop();
         other.push(if token.ends_with('A') { 'B' } else { 'A' });
         assert_eq!(find(&conn, &other, 0).expect("find"), Presented::Unknown);
-        assert_eq!(find(&conn, "Bearer x", 0).expect("find"), Presented::Unknown);
+        assert_eq!(
+            find(&conn, "Bearer x", 0).expect("find"),
+            Presented::Unknown
+        );
     }
 
     #[test]
