@@ -77,7 +77,7 @@ fn add(
                 .collect();
             if names.is_empty() {
                 return Err(anyhow!(
-                    "--collections names no collection; give one or more names separated by commas, e.g. --collections team,docs, or leave it out for the whole library"
+                    "--collections names no collection; give one or more names separated by commas, e.g. --collections notes,guides, or leave it out for the whole library"
                 ));
             }
             Some(names)

@@ -66,6 +66,11 @@ fn fixture() -> Fixture {
     write(&alpha, "guide.md", "# Alpha guide\n\nAbout the zebra.\n");
     write(
         &alpha,
+        "any.prompt.md",
+        "---\nname: alpha-any\narguments:\n  - name: uri\n    required: true\n---\n{{ embed(uri) }}\n",
+    );
+    write(
+        &alpha,
         "review.prompt.md",
         "---\nname: alpha-review\ndescription: Review with the zebra rules\narguments:\n  - name: topic\n    type: enum\n    values: [one, two]\n---\nReview {{ topic }}.\n\n{{ embed(\"shelf://beta/secret.md\") }}\n\n{{ link(\"shelf://beta/secret.md\") }}\n",
     );
@@ -186,7 +191,7 @@ fn lists_hold_only_the_collections_seen_page_after_page_and_are_not_shared() {
 
     let seen = alpha();
     let prompts = fixture.list_all(&seen, "prompts/list", "prompts", "name");
-    assert_eq!(prompts, ["alpha-review"]);
+    assert_eq!(prompts, ["alpha-any", "alpha-review"]);
     let resources = fixture.list_all(&seen, "resources/list", "resources", "uri");
     assert_eq!(resources, ["shelf://alpha/guide.md"]);
     let templates = fixture.list_all(
@@ -260,6 +265,34 @@ fn a_prompt_or_resource_outside_is_answered_as_one_that_does_not_exist() {
     );
     let text = review.to_string();
     assert!(text.contains("zebra crossing rules"), "{review}");
+
+    // A prompt whose embed is computed from its arguments embeds only what can be read.
+    let any = |uri: &str| {
+        fixture.ask(
+            &seen,
+            "prompts/get",
+            json!({"name": "alpha-any", "arguments": {"uri": uri}}),
+        )
+    };
+    let embedded = any("shelf://alpha/guide.md");
+    assert!(
+        embedded.to_string().contains("About the zebra"),
+        "{embedded}"
+    );
+    let refused = any("shelf://beta/other.md");
+    assert!(refused["error"].is_object(), "{refused}");
+    assert!(!refused.to_string().contains("zebra-plans"), "{refused}");
+    let nowhere = any("shelf://beta/none.md");
+    assert_eq!(
+        refused.to_string().replace("shelf://beta/other.md", "URI"),
+        nowhere.to_string().replace("shelf://beta/none.md", "URI")
+    );
+    let whole = fixture.ask(
+        &everything,
+        "prompts/get",
+        json!({"name": "alpha-any", "arguments": {"uri": "shelf://beta/other.md"}}),
+    );
+    assert!(whole.to_string().contains("zebra-plans"), "{whole}");
 
     // That document can be read; another of its collection cannot, and is answered as a
     // URI the library does not hold.
@@ -449,7 +482,7 @@ fn a_token_limited_to_a_collection_is_found_and_sees_it() {
     let seen = Visibility::of(&grant);
     assert_eq!(seen, alpha());
     let prompts = fixture.list_all(&seen, "prompts/list", "prompts", "name");
-    assert_eq!(prompts, ["alpha-review"]);
+    assert_eq!(prompts, ["alpha-any", "alpha-review"]);
 }
 
 /// Every line sent so far, once the writer has written them all (it stops there, and

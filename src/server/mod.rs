@@ -10,7 +10,8 @@
 //!
 //! Modules depend on one another in one direction: `transport`, `cache`, `rate_limit`,
 //! `watch` and `tasks` stand alone; `outbound` uses `transport`; `state` holds what requests share; `answer` and
-//! `session` use it; `dispatch` uses all of them; this file wires them up.
+//! `session` use it; `dispatch` uses all of them; this file wires them up. `limited` holds
+//! the unit tests of what a caller limited to some collections is answered and told.
 
 mod answer;
 mod cache;

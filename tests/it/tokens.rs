@@ -8,7 +8,10 @@ fn with_collections() -> TestContext {
     let ctx = TestContext::new();
     for name in ["alpha", "beta"] {
         let folder = ctx.path(name);
-        ctx.write(&format!("{name}/notes.md"), format!("# {name} notes\n\nText.\n"));
+        ctx.write(
+            &format!("{name}/notes.md"),
+            format!("# {name} notes\n\nText.\n"),
+        );
         ctx.ok(&["import", folder.to_str().expect("UTF-8 path")]);
     }
     ctx
@@ -35,8 +38,14 @@ fn add_prints_the_token_once_and_nothing_else_shows_it() {
         "{said}"
     );
     let listed = ctx.ok(&["token", "list"]);
-    assert!(listed.contains("laptop") && listed.contains("all"), "{listed}");
-    assert!(!listed.contains(&token) && !listed.contains("psk_"), "{listed}");
+    assert!(
+        listed.contains("laptop") && listed.contains("all"),
+        "{listed}"
+    );
+    assert!(
+        !listed.contains(&token) && !listed.contains("psk_"),
+        "{listed}"
+    );
     let json = ctx.ok(&["token", "list", "--json"]);
     assert!(!json.contains(&token), "{json}");
 
@@ -81,7 +90,11 @@ fn a_token_sees_the_collections_it_names_and_unknown_ones_are_refused() {
     assert_eq!(added["collections"], serde_json::json!(["alpha", "beta"]));
     assert_eq!(added["expiresAt"], serde_json::Value::Null);
     assert_eq!(added["expired"], false);
-    assert!(added["createdAt"].as_str().is_some_and(|at| at.ends_with('Z')));
+    assert!(
+        added["createdAt"]
+            .as_str()
+            .is_some_and(|at| at.ends_with('Z'))
+    );
     let stored: String = ctx.query("SELECT collections FROM tokens WHERE name = 'ci'");
     assert_eq!(stored, r#"["alpha","beta"]"#);
 
@@ -155,10 +168,7 @@ fn expiry_takes_friendly_durations_and_refuses_others_saying_what_works() {
 
     // A token past its expiry is listed as expired.
     ctx.open_db()
-        .execute(
-            "UPDATE tokens SET expires_at = 1 WHERE name = 'short'",
-            [],
-        )
+        .execute("UPDATE tokens SET expires_at = 1 WHERE name = 'short'", [])
         .expect("expire it");
     let listed = ctx.json(&["token", "list", "--json"]);
     let short = listed
@@ -175,9 +185,15 @@ fn rm_removes_a_token_and_an_unknown_name_is_an_error_listing_the_others() {
     ctx.ok(&["token", "add", "one"]);
     ctx.ok(&["token", "add", "two"]);
     let removed = ctx.json(&["token", "rm", "one", "--json"]);
-    assert_eq!(removed, serde_json::json!({"action": "removed", "name": "one"}));
+    assert_eq!(
+        removed,
+        serde_json::json!({"action": "removed", "name": "one"})
+    );
     let err = ctx.fails(&["token", "rm", "one"]);
-    assert!(err.contains("unknown token 'one'") && err.contains("two"), "{err}");
+    assert!(
+        err.contains("unknown token 'one'") && err.contains("two"),
+        "{err}"
+    );
     let said = ctx.ok(&["token", "rm", "two"]);
     assert!(said.starts_with("removed token two"), "{said}");
     let listed = ctx.json(&["token", "list", "--json"]);
