@@ -182,6 +182,7 @@ fn main() -> Result<()> {
                     expression: &expression,
                     kind: None,
                     collection: None,
+                    within: None,
                     limit: 20,
                     marks: ("**", "**"),
                 },

@@ -80,6 +80,9 @@ pub enum Command {
     /// Revert the last write (one command, or a whole import) as one new write; run it again
     /// to revert the write before
     Undo(JsonFlag),
+    /// Make, list or remove the bearer tokens hosts present when served over HTTP
+    #[command(subcommand)]
+    Token(TokenCommand),
     /// Print the configuration that registers this server with a host, or write it into the
     /// host's own file
     Config(ConfigArgs),
@@ -593,6 +596,35 @@ pub enum ValuesCommand {
         table: String,
         /// The value to remove (in every context); without it, the whole table goes
         value: Option<String>,
+        /// Print the outcome as JSON
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Make a token and print it (once: only a keyed hash of it is kept)
+    Add {
+        /// A name for people, to list and remove it by (e.g. the host or the person)
+        name: String,
+        /// Only these collections (comma-separated), with the resources their prompts
+        /// link to; without it, the whole library
+        #[arg(long, value_delimiter = ',', value_name = "A,B")]
+        collections: Option<Vec<String>>,
+        /// Expire after this long: e.g. 30d, 12h, 90m, 2w (without it, never)
+        #[arg(long, value_name = "DURATION")]
+        expires: Option<String>,
+        /// Print the token and its grant as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the tokens: name, collections, when made and when they expire (never the token)
+    List(JsonFlag),
+    /// Remove a token: hosts presenting it are refused from then on
+    Rm {
+        /// The token's name, as listed
+        name: String,
         /// Print the outcome as JSON
         #[arg(long)]
         json: bool,

@@ -18,6 +18,8 @@
 //!   rank large completion tables.
 //! - `uri_template`: RFC 6570 expansion and matching.
 //! - `check`: the library lint behind `promptshelf check`.
+//! - `visibility`: what a caller sees (the whole library, or a token's collections), which
+//!   every answer is made for.
 //! - `cli`, `cmd`, `config`, `logging`: the command line and what it runs on; `shell`: the
 //!   shell completion scripts and the names they offer; `hosts`: the MCP hosts' own files
 //!   that `config` writes the server's entry into.
@@ -43,3 +45,4 @@ pub mod shell;
 pub mod store;
 pub mod uri_template;
 pub mod validate;
+pub mod visibility;

@@ -28,8 +28,12 @@ use promptshelf::handlers::{resources, templates};
 use promptshelf::model::StoredPrompt;
 use promptshelf::protocol::{GetPromptParams, PromptOutcome};
 use promptshelf::store::read;
+use promptshelf::visibility::Visibility;
 use promptshelf_fuzz::{Fields, config, seed_store};
 use serde_json::{Value, json};
+
+/// The lists as stdio serves them: the whole library.
+const EVERYTHING: Visibility = Visibility::Everything;
 
 /// The moment every request is made at, so that expiry is decided by the input alone.
 const NOW: i64 = 1_800_000_000_000;
@@ -59,9 +63,9 @@ fn list(list: u8, cursor: Option<&str>) -> Option<String> {
     let conn = seed_store().conn().expect("a connection");
     let config = config();
     match list % 3 {
-        0 => prompts::list(&conn, &config, cursor).map(|page| page.next_cursor),
-        1 => resources::list(&conn, &config, cursor).map(|page| page.next_cursor),
-        _ => templates::list(&conn, &config, cursor).map(|page| page.next_cursor),
+        0 => prompts::list(&conn, &config, cursor, &EVERYTHING).map(|page| page.next_cursor),
+        1 => resources::list(&conn, &config, cursor, &EVERYTHING).map(|page| page.next_cursor),
+        _ => templates::list(&conn, &config, cursor, &EVERYTHING).map(|page| page.next_cursor),
     }
     .ok()
     .flatten()

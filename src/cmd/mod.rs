@@ -16,6 +16,7 @@ mod search;
 mod serve;
 mod stats;
 mod template;
+mod token;
 mod values;
 
 use std::path::PathBuf;
@@ -23,7 +24,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use crate::cli::{
-    Cli, CollectionCommand, Command, PromptCommand, ResourceCommand, TemplateCommand, ValuesCommand,
+    Cli, CollectionCommand, Command, PromptCommand, ResourceCommand, TemplateCommand, TokenCommand,
+    ValuesCommand,
 };
 use crate::store::{self, Access, Store, StoreError};
 
@@ -51,6 +53,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Values(command) => library()?.run(|store| values::run(store, command)),
         Command::Search(args) => library()?.run(|store| search::run(store, args)),
         Command::Stats(flags) => library()?.run(|store| stats::run(store, flags)),
+        Command::Token(command) => library()?.run(|store| token::run(store, command)),
         Command::Import(args) => library()?.run(|store| import::run(store, args)),
         Command::Export(args) => library()?.run(|store| export::run(store, args)),
         Command::Check(flags) => library()?.run(|store| check::run(store, flags)),
@@ -142,6 +145,7 @@ fn reads_only(command: &Command) -> bool {
         Command::Collection(command) => matches!(command, CollectionCommand::List(_)),
         Command::Template(command) => matches!(command, TemplateCommand::List(_)),
         Command::Values(command) => matches!(command, ValuesCommand::List { .. }),
+        Command::Token(command) => matches!(command, TokenCommand::List(_)),
         Command::Import(args) => args.dry_run,
         Command::Export(_)
         | Command::Check(_)

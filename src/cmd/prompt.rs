@@ -413,7 +413,13 @@ fn render(
     };
     let stored = store::read::prompt(&conn, name)?;
     let outcome = stored
-        .ok_or_else(|| crate::handlers::prompts::unknown(&conn, name))
+        .ok_or_else(|| {
+            crate::handlers::prompts::unknown(
+                &conn,
+                name,
+                &crate::visibility::Visibility::Everything,
+            )
+        })
         .and_then(|stored| {
             crate::handlers::prompts::get(
                 &config,

@@ -37,6 +37,7 @@ pub fn run(store: &Store, args: SearchArgs) -> Result<()> {
             SearchKind::Resource => Kind::Resource,
         }),
         collection: args.collection.as_deref(),
+        within: None,
         limit: args.limit as usize,
         marks: MARKS,
     };

@@ -13,6 +13,7 @@ use crate::model::StoredPrompt;
 use crate::protocol::{CompleteParams, CompletionRef, Failure};
 use crate::store::{StoreError, read};
 use crate::uri_template::UriTemplate;
+use crate::visibility::Visibility;
 
 /// Where one argument's or variable's suggestions come from: its completion table if it
 /// names one that exists, else a list.
@@ -44,14 +45,17 @@ pub enum Target<'a> {
 /// neighbours); a caller that has none at hand answers `E` saying so.
 pub type Connect<'c, E> = &'c dyn Fn() -> Result<&'c Connection, E>;
 
-/// Completes `params` for `target`; `position` is the change-log position the caller read
-/// before anything else, which the table indexes are checked against.
+/// Completes `params` for `target`, as the caller found it among what `seen` shows;
+/// `position` is the change-log position the caller read before anything else, which the
+/// table indexes are checked against. Suggestions that are the library's own items (the
+/// stored URIs a template matches, the search index's terms) are of what `seen` shows.
 pub fn complete<E: From<Failure> + From<StoreError>>(
     conn: Connect<E>,
     indexes: &CompletionIndexes,
     position: i64,
     params: &CompleteParams,
     target: Target,
+    seen: &Visibility,
 ) -> Result<Ranking, E> {
     let context = context_of(params);
     let query = params.argument.value.as_str();
@@ -59,11 +63,11 @@ pub fn complete<E: From<Failure> + From<StoreError>>(
     let source = match (target, &params.reference) {
         (Target::Prompt(Some(stored)), _) => prompt_source(stored, variable)?,
         (Target::Prompt(None), CompletionRef::Prompt { name }) => {
-            return Err(super::prompts::unknown(conn()?, name).into());
+            return Err(super::prompts::unknown(conn()?, name, seen).into());
         }
         (Target::Templates(templates), CompletionRef::Resource { uri }) => {
             if super::search::is_referred_to(uri) && !names_a_stored_template(templates, uri) {
-                return search_query(conn, variable, query);
+                return search_query(conn, variable, query, seen);
             }
             template_source(templates, uri, variable)?
         }
@@ -85,7 +89,7 @@ pub fn complete<E: From<Failure> + From<StoreError>>(
     let list = match source.otherwise {
         List::Values(values) => values,
         List::Uris { template, variable } => {
-            uris = uri_values(conn()?, template, variable, &context)?;
+            uris = uri_values(conn()?, template, variable, &context, seen)?;
             &uris[..]
         }
     };
@@ -100,11 +104,14 @@ fn names_a_stored_template(templates: &Templates, uri: &str) -> bool {
         .any(|(stored, _)| stored.template.uri_template == uri)
 }
 
-/// The built-in search template's one variable, completed from the index's terms.
+/// The built-in search template's one variable, completed from the index's terms; for a
+/// caller limited to some collections, from nothing: the terms are counted over the whole
+/// library, and telling which of them its collections hold would take a pass over them.
 fn search_query<E: From<Failure> + From<StoreError>>(
     conn: Connect<E>,
     variable: &str,
     typed: &str,
+    seen: &Visibility,
 ) -> Result<Ranking, E> {
     if variable != super::search::VARIABLE {
         return Err(Failure::InvalidParams(format!(
@@ -113,6 +120,9 @@ fn search_query<E: From<Failure> + From<StoreError>>(
             super::search::VARIABLE
         ))
         .into());
+    }
+    if seen.is_limited() {
+        return Ok(from_list(&[], typed));
     }
     Ok(super::search::complete(conn()?, typed)?)
 }
@@ -211,16 +221,18 @@ fn template_source<'a>(
     })
 }
 
-/// The values `variable` takes in the stored URIs that match `template` and agree with the
-/// other variables already chosen.
+/// The values `variable` takes in the stored URIs (of what `seen` shows) that match
+/// `template` and agree with the other variables already chosen.
 fn uri_values(
     conn: &Connection,
     template: &UriTemplate,
     variable: &str,
     context: &HashMap<String, String>,
+    seen: &Visibility,
 ) -> Result<Vec<String>, Failure> {
     let mut values = Vec::new();
-    for stored_uri in read::resource_uris_with_prefix(conn, template.literal_prefix())? {
+    let prefix = template.literal_prefix();
+    for stored_uri in read::resource_uris_with_prefix_within(conn, prefix, seen.collections())? {
         let Some(matched) = template.matches(&stored_uri) else {
             continue;
         };

@@ -5,14 +5,36 @@ use rusqlite::Connection;
 use crate::config::{Mirror, Mirrors};
 use crate::protocol::{Discovery, Failure};
 use crate::store::read;
+use crate::visibility::Visibility;
 
-/// What the server offers; `mirrors` adds how to reach it through tools.
-pub fn discover(conn: &Connection, mirrors: &Mirrors) -> Result<Discovery, Failure> {
-    let read::Summary {
-        prompts,
-        resources,
-        last_modified,
-    } = read::summary(conn)?;
+/// What the server offers; `mirrors` adds how to reach it through tools. A caller `seen`
+/// shows only some collections to is told no counts: the library's would say how much it
+/// does not see, and its own would take a pass over its collections at every handshake
+/// (the library's come from `item_counts`, kept by the write triggers). Nothing in its
+/// answer then depends on the library, so it is dated 0.
+pub fn discover(
+    conn: &Connection,
+    mirrors: &Mirrors,
+    seen: &Visibility,
+) -> Result<Discovery, Failure> {
+    let (library, last_modified) = if seen.is_limited() {
+        (
+            "a curated library of prompt templates and reference documents".to_string(),
+            0,
+        )
+    } else {
+        let read::Summary {
+            prompts,
+            resources,
+            last_modified,
+        } = read::summary(conn)?;
+        (
+            format!(
+                "a curated library of {prompts} prompt templates and {resources} reference documents"
+            ),
+            last_modified,
+        )
+    };
     let mut tools = Vec::new();
     if mirrors.has(Mirror::Prompts) {
         tools.push("list_prompts and get_prompt for the prompts");
@@ -30,8 +52,7 @@ pub fn discover(conn: &Connection, mirrors: &Mirrors) -> Result<Discovery, Failu
     };
     Ok(Discovery {
         instructions: format!(
-            "promptshelf serves a curated library of {prompts} prompt templates and {resources} \
-             reference documents. List prompts to find a workflow (code review, commit messages, \
+            "promptshelf serves {library}. List prompts to find a workflow (code review, commit messages, \
              tests, ...), fill its arguments (completion suggests values), and read resources \
              for the guides they cite.{through_tools}"
         ),

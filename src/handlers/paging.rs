@@ -35,6 +35,13 @@ pub fn list<T>(
     Ok(page(items, page_size, listing, key_of))
 }
 
+/// Dates a page read for a caller limited to some collections by its own items: the list's
+/// `last_modified` is the whole library's, and would tell when items it does not see last
+/// changed (through the caching hint made from it).
+pub fn dated_by_items<T>(page: &mut Page<T>, modified_of: impl Fn(&T) -> i64) {
+    page.last_modified = page.items.iter().map(modified_of).max().unwrap_or(0);
+}
+
 /// The key the page `cursor` points at goes on after ("" for the first page), checked
 /// against the list's `version`.
 fn start_after(cursor: Option<&str>, version: i64) -> Result<String, Failure> {

@@ -22,6 +22,7 @@ use crate::protocol::{
 };
 use crate::render::{self, Piece};
 use crate::store::read::{self, Listed};
+use crate::visibility::Visibility;
 
 /// The key of our one input request: the form asking for missing arguments.
 const ARGUMENTS_KEY: &str = "arguments";
@@ -30,25 +31,32 @@ pub fn list(
     conn: &Connection,
     config: &ServeConfig,
     cursor: Option<&str>,
+    seen: &Visibility,
 ) -> Result<Page<StoredPrompt>, Failure> {
-    page(conn, cursor, config.page_size)
+    page(conn, cursor, config.page_size, seen)
 }
 
 /// The page of the prompt list `cursor` points at, of at most `size` prompts (their
-/// arguments without their messages).
+/// arguments without their messages), of those `seen` shows.
 pub fn page(
     conn: &Connection,
     cursor: Option<&str>,
     size: usize,
+    seen: &Visibility,
 ) -> Result<Page<StoredPrompt>, Failure> {
-    paging::list(
+    let within = seen.collections();
+    let mut page = paging::list(
         conn,
         Listed::Prompts,
         cursor,
         size,
-        |tx, window| read::prompts(tx, window, false),
+        |tx, window| read::prompts_within(tx, window, false, within),
         |p| &p.prompt.name,
-    )
+    )?;
+    if seen.is_limited() {
+        paging::dated_by_items(&mut page, |p| p.last_modified);
+    }
+    Ok(page)
 }
 
 /// What the request is allowed to do beyond a plain answer.
@@ -60,9 +68,10 @@ pub struct Caller {
     pub now: i64,
 }
 
-/// The failure for a prompt name the library does not hold, listing those it does.
-pub fn unknown(conn: &Connection, name: &str) -> Failure {
-    match read::prompt_names(conn) {
+/// The failure for a prompt name the library does not hold (or `seen` does not show: the
+/// same words, so a caller cannot tell one from the other), listing those it shows.
+pub fn unknown(conn: &Connection, name: &str, seen: &Visibility) -> Failure {
+    match read::prompt_names_within(conn, seen.collections()) {
         Ok(names) => Failure::InvalidParams(format!(
             "unknown prompt '{name}'; known prompts: {}",
             some_of(&names)

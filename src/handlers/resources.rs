@@ -12,20 +12,28 @@ use crate::config::ServeConfig;
 use crate::model::StoredResource;
 use crate::protocol::{Failure, Page, ReadResult};
 use crate::store::read::{self, Listed};
+use crate::visibility::Visibility;
 
+/// A page of the resources `seen` shows.
 pub fn list(
     conn: &Connection,
     config: &ServeConfig,
     cursor: Option<&str>,
+    seen: &Visibility,
 ) -> Result<Page<StoredResource>, Failure> {
-    paging::list(
+    let within = seen.collections();
+    let mut page = paging::list(
         conn,
         Listed::Resources,
         cursor,
         config.page_size,
-        read::resources,
+        |tx, window| read::resources_within(tx, window, within),
         |r| &r.info.uri,
-    )
+    )?;
+    if seen.is_limited() {
+        paging::dated_by_items(&mut page, |r| r.last_modified);
+    }
+    Ok(page)
 }
 
 /// The resource stored under exactly `uri`, read from the database (for callers that keep

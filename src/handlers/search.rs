@@ -71,10 +71,16 @@ pub fn is_referred_to(uri: &str) -> bool {
     uri == TEMPLATE || uri.starts_with(PARSED.literal_prefix())
 }
 
-/// The hits for `query` as the resource `uri`: a markdown listing. Its lastModified is the
+/// The hits for `query` among the collections `within` (None: the whole library) as the
+/// resource `uri`: a markdown listing. Its lastModified is the
 /// library's last change, which every write moves, so the caching hint made from it is as
 /// short as the library is lively.
-pub fn read(conn: &Connection, uri: &str, query: &str) -> Result<Arc<ReadResult>, Failure> {
+pub fn read(
+    conn: &Connection,
+    uri: &str,
+    query: &str,
+    within: Option<&[String]>,
+) -> Result<Arc<ReadResult>, Failure> {
     let expression = search::match_expression(query)
         .map_err(|err| Failure::InvalidParams(format!("{err}, in {uri}")))?;
     let hits = search::search(
@@ -83,6 +89,7 @@ pub fn read(conn: &Connection, uri: &str, query: &str) -> Result<Arc<ReadResult>
             expression: &expression,
             kind: None,
             collection: None,
+            within,
             limit: HITS,
             marks: ("**", "**"),
         },

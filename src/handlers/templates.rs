@@ -9,23 +9,29 @@ use crate::model::StoredTemplate;
 use crate::protocol::{Failure, Page};
 use crate::store::read::{self, Listed, Window};
 use crate::uri_template::UriTemplate;
+use crate::visibility::Visibility;
 
-/// A page of the templates. The built-in search template (`handlers::search`) heads the
+/// A page of the templates `seen` shows. The built-in search template (`handlers::search`) heads the
 /// first page, on top of its page size; cursors carry only stored templates' keys, so the
 /// pages after the first are the stored templates' as they would be without it.
 pub fn list(
     conn: &Connection,
     config: &ServeConfig,
     cursor: Option<&str>,
+    seen: &Visibility,
 ) -> Result<Page<StoredTemplate>, Failure> {
+    let within = seen.collections();
     let mut page = paging::list(
         conn,
         Listed::Templates,
         cursor,
         config.page_size,
-        read::templates,
+        |tx, window| read::templates_within(tx, window, within),
         |t| &t.template.uri_template,
     )?;
+    if seen.is_limited() {
+        paging::dated_by_items(&mut page, |t| t.last_modified);
+    }
     if cursor.is_none() {
         page.items.insert(0, super::search::template());
     }
@@ -55,6 +61,19 @@ impl Templates {
             })
             .collect();
         Ok(Templates { entries })
+    }
+
+    /// Those of the templates `seen` shows: what a completion for a caller limited to some
+    /// collections looks among.
+    pub fn seen_by(&self, seen: &Visibility) -> Templates {
+        Templates {
+            entries: self
+                .entries
+                .iter()
+                .filter(|(stored, _)| seen.shows(stored.template.collection.as_deref()))
+                .cloned()
+                .collect(),
+        }
     }
 
     /// The templates that parse.

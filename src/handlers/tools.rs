@@ -24,6 +24,7 @@ use crate::arguments::{self, ObjectSchema};
 use crate::config::{Mirror, Mirrors};
 use crate::model::StoredPrompt;
 use crate::protocol::{CallToolParams, Failure, GetPromptParams, Tool, ToolList, ToolOutput};
+use crate::visibility::Visibility;
 
 const LIST_PROMPTS: &str = "list_prompts";
 const GET_PROMPT: &str = "get_prompt";
@@ -56,11 +57,12 @@ pub enum Call {
 }
 
 /// The tools the mirrors that are on offer, in a fixed order (prompts' first, then
-/// resources'). `conn` reads the first prompts, which `get_prompt` describes.
+/// resources'). `conn` reads the first prompts `seen` shows, which `get_prompt` describes.
 pub fn list(
     conn: &Connection,
     mirrors: &Mirrors,
     cursor: Option<&str>,
+    seen: &Visibility,
 ) -> Result<ToolList, Failure> {
     if cursor.is_some() {
         return Err(Failure::InvalidParams(
@@ -70,7 +72,7 @@ pub fn list(
     let mut tools = Vec::new();
     let mut last_modified = 0;
     if mirrors.has(Mirror::Prompts) {
-        let described = prompts::page(conn, None, DESCRIBED_PROMPTS)?;
+        let described = prompts::page(conn, None, DESCRIBED_PROMPTS, seen)?;
         last_modified = described.last_modified;
         tools.push(Tool {
             name: LIST_PROMPTS,

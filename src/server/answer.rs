@@ -6,6 +6,12 @@
 //! `Answer::NeedsStore`, and the caller hands it to the pool. A legacy `prompts/get` that
 //! lacks arguments its client can be asked for comes back `Answer::Ask` with the form; the
 //! caller sends it (`server::outbound`) and answers again with what the client returned.
+//!
+//! Every answer is made for one `Visibility`, and every handler it calls keeps to it. What is
+//! kept between requests is of the whole library: items (a prompt, a resource, the parsed
+//! templates) are taken from it and then checked against the visibility; answers that are
+//! themselves filtered (list pages, search hits) are kept and taken only for a caller that
+//! sees everything, and made afresh for any other.
 
 use std::cell::OnceCell;
 use std::time::{Duration, Instant};
@@ -23,7 +29,9 @@ use crate::protocol::{
     CompletionRef, Envelope, Failure, GetPromptParams, InputRequest, Method, PromptOutcome,
     Revision, RpcError, ShapedPage, ToolAnswer, error_line,
 };
+use crate::store::search as store_search;
 use crate::store::{Snapshot, Store, StoreError, read};
+use crate::visibility::Visibility;
 
 /// How far a request may reach for its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,17 +73,19 @@ impl From<StoreError> for Stop {
     }
 }
 
-/// Answers `envelope` in `revision` within `reach`; `forms`: a legacy client that lacks
-/// arguments may be asked for them with our own `elicitation/create`. Never panics the
-/// process: a panic while answering is answered -32603 (and logged by the panic hook).
+/// Answers `envelope` in `revision` within `reach`, for a caller `seen` shows what it shows
+/// (stdio: everything); `forms`: a legacy client that lacks arguments may be asked for them
+/// with our own `elicitation/create`. Never panics the process: a panic while answering is
+/// answered -32603 (and logged by the panic hook).
 pub(super) fn answer(
     shared: &Shared,
+    seen: &Visibility,
     envelope: &Envelope,
     revision: Revision,
     reach: Reach,
     forms: bool,
 ) -> Answer {
-    let run = || run(shared, envelope, revision, reach, forms);
+    let run = || run(shared, seen, envelope, revision, reach, forms);
     let rpc_error = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
         Ok(Ok(line)) => return Answer::Line(line),
         Ok(Err(Stop::NeedsStore)) => return Answer::NeedsStore,
@@ -136,6 +146,7 @@ fn bounded_from_memory(shared: &Shared, envelope: &Envelope, position: i64) -> b
 
 fn run(
     shared: &Shared,
+    seen: &Visibility,
     envelope: &Envelope,
     revision: Revision,
     reach: Reach,
@@ -158,13 +169,18 @@ fn run(
         store: (reach == Reach::Store).then_some(&library.store),
         conn: OnceCell::new(),
     };
-    let shaper = shared.shaper(revision);
+    let shaper = shared.shaper_for(revision, seen);
     let config = &shared.config;
     let cache = &shared.cache;
     let id = &envelope.id;
-    // A page of a list: kept until the library changes, shaped by `shape` otherwise.
+    let limited = seen.is_limited();
+    // A page of a list: kept until the library changes, shaped by `shape` otherwise; a
+    // limited caller's page is its own, never kept.
     let page = |kind: ListKind, cursor: &Option<String>, shape: ShapePage| {
         let cursor = cursor.as_deref();
+        if limited {
+            return Ok(std::sync::Arc::new(shape(reads.conn()?, cursor)?));
+        }
         cache.page(position, (kind, revision, cursor), || {
             Ok::<_, Stop>(shape(reads.conn()?, cursor)?)
         })
@@ -173,25 +189,41 @@ fn run(
         Ok::<_, Stop>(shaper.page_line(id, &*page(kind, cursor, shape)?))
     };
     let prompts_page: ShapePage =
-        &|conn, cursor| Ok(shaper.prompts_page(&prompts::list(conn, config, cursor)?));
+        &|conn, cursor| Ok(shaper.prompts_page(&prompts::list(conn, config, cursor, seen)?));
     let resources_page: ShapePage =
-        &|conn, cursor| Ok(shaper.resources_page(&resources::list(conn, config, cursor)?));
-    // A resource stored under exactly `uri`, kept when small.
+        &|conn, cursor| Ok(shaper.resources_page(&resources::list(conn, config, cursor, seen)?));
+    // A resource stored under exactly `uri` (kept when small) that the caller may read: of
+    // its collections, or named by one of their prompts; otherwise as if there were none.
     let resource = |uri: &str| {
-        cache.resource(position, uri, || {
+        let found = cache.resource(position, uri, || {
             Ok::<_, Stop>(resources::stored(reads.conn()?, uri)?)
-        })
+        })?;
+        match (found, seen.collections()) {
+            (Some(found), Some(within))
+                if !seen.shows(found.resource.info.origin.collection.as_deref()) =>
+            {
+                let named = store_search::named_by_prompt_in(reads.conn()?, uri, within)?;
+                Ok(named.then_some(found))
+            }
+            (found, _) => Ok(found),
+        }
     };
     let templates = || cache.templates(position, || Ok::<_, Stop>(Templates::load(reads.conn()?)?));
+    // The stored prompt `name`, when the caller sees it.
     let prompt = |name: &str| {
-        cache.prompt(position, name, || {
+        let found = cache.prompt(position, name, || {
             Ok::<_, Stop>(read::prompt(reads.conn()?, name).map_err(Failure::from)?)
-        })
+        })?;
+        Ok::<_, Stop>(found.filter(|stored| seen.shows(stored.prompt.origin.collection.as_deref())))
     };
     let read = |uri: &str| {
+        // A limited caller's hits are its own, never kept.
         let search = |query: &str| {
+            if limited {
+                return Ok(search::read(reads.conn()?, uri, query, seen.collections())?);
+            }
             cache.search(position, uri, || {
-                Ok::<_, Stop>(search::read(reads.conn()?, uri, query)?)
+                Ok::<_, Stop>(search::read(reads.conn()?, uri, query, None)?)
             })
         };
         resources::read(uri, &resource, search, templates)
@@ -199,7 +231,7 @@ fn run(
     // A prompt filled (or, when the client can answer a form, asked for what it lacks).
     let get_prompt = |params: &GetPromptParams, can_elicit: bool| {
         let Some(stored) = prompt(&params.name)? else {
-            return Err(prompts::unknown(reads.conn()?, &params.name).into());
+            return Err(prompts::unknown(reads.conn()?, &params.name, seen).into());
         };
         let caller = prompts::Caller {
             can_elicit,
@@ -222,15 +254,15 @@ fn run(
         outcome
     };
     Ok(match &envelope.method {
-        Method::Discover => shaper.discover(id, &discover(reads.conn()?, &config.mirrors)?),
+        Method::Discover => shaper.discover(id, &discover(reads.conn()?, &config.mirrors, seen)?),
         Method::Initialize { .. } => {
-            shaper.initialize(id, &discover(reads.conn()?, &config.mirrors)?)
+            shaper.initialize(id, &discover(reads.conn()?, &config.mirrors, seen)?)
         }
         Method::Ping => shaper.empty(id),
         Method::ListPrompts { cursor } => list(ListKind::Prompts, cursor, prompts_page)?,
         Method::ListResources { cursor } => list(ListKind::Resources, cursor, resources_page)?,
         Method::ListTemplates { cursor } => list(ListKind::Templates, cursor, &|conn, cursor| {
-            Ok(shaper.templates_page(&templates::list(conn, config, cursor)?))
+            Ok(shaper.templates_page(&templates::list(conn, config, cursor, seen)?))
         })?,
         Method::ReadResource { uri } => shaper.read_line(id, &*read(uri)?),
         Method::GetPrompt(params) => {
@@ -246,7 +278,7 @@ fn run(
             }
         }
         Method::ListTools { cursor } => {
-            let list = tools::list(reads.conn()?, &config.mirrors, cursor.as_deref())?;
+            let list = tools::list(reads.conn()?, &config.mirrors, cursor.as_deref(), seen)?;
             shaper.tools_line(id, &list)
         }
         // The request the call mirrors, answered as it is; a failure about the call's
@@ -286,7 +318,7 @@ fn run(
             }
         }
         Method::Complete(params) => {
-            let (found, kept_templates);
+            let (found, kept_templates, seen_templates);
             let target = match &params.reference {
                 CompletionRef::Prompt { name } => {
                     found = prompt(name)?;
@@ -294,12 +326,23 @@ fn run(
                 }
                 CompletionRef::Resource { .. } => {
                     kept_templates = templates()?;
-                    Target::Templates(&kept_templates)
+                    if limited {
+                        seen_templates = kept_templates.seen_by(seen);
+                        Target::Templates(&seen_templates)
+                    } else {
+                        Target::Templates(&kept_templates)
+                    }
                 }
             };
             let started = Instant::now();
-            let completion =
-                completion::complete(&|| reads.conn(), &library.indexes, position, params, target);
+            let completion = completion::complete(
+                &|| reads.conn(),
+                &library.indexes,
+                position,
+                params,
+                target,
+                seen,
+            );
             if !matches!(completion, Err(Stop::NeedsStore)) {
                 let work = Timed::Ranking(params.reference.clone(), params.argument.name.clone());
                 cache.took(position, work, started.elapsed());

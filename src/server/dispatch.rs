@@ -17,6 +17,7 @@ use crate::protocol::{
     Envelope, Incoming, Method, Notification, RequestId, Revision, RpcError, elicitation_request,
     error_line, id_of, parse_line,
 };
+use crate::visibility::Visibility;
 
 pub(super) struct Dispatcher {
     shared: Arc<Shared>,
@@ -117,9 +118,17 @@ impl Dispatcher {
                 Err(error) => return self.reject(&envelope.id, &error),
             };
         match route {
-            Route::Initialize { elicits_forms } => self.session.opened(revision, elicits_forms),
+            Route::Initialize { elicits_forms } => {
+                self.session
+                    .opened(revision, elicits_forms, Visibility::Everything)
+            }
             Route::Listen(params) => {
-                return self.session.listen(&self.shared, &envelope.id, params);
+                return self.session.listen(
+                    &self.shared,
+                    &envelope.id,
+                    params,
+                    Visibility::Everything,
+                );
             }
             Route::Subscribe { uri, subscribed } => {
                 return self.session.subscribe(
@@ -141,7 +150,14 @@ impl Dispatcher {
         // Only a prompts/get asks for input: other requests do not take the session's lock.
         let forms =
             matches!(envelope.method, Method::GetPrompt(_)) && self.session.takes_forms(revision);
-        if let Answer::Line(line) = answer(&self.shared, &envelope, revision, Reach::Kept, forms) {
+        if let Answer::Line(line) = answer(
+            &self.shared,
+            &Visibility::Everything,
+            &envelope,
+            revision,
+            Reach::Kept,
+            forms,
+        ) {
             return self.output.send_from_reader(line);
         }
         let pool = self.pool.clone();
@@ -166,7 +182,14 @@ impl Pool {
     /// once it has an outcome: the accepted values as the answers to the form, or nothing,
     /// and no more forms (the handler then says what is missing, as without one).
     fn answer(self, mut envelope: Envelope, revision: Revision, forms: bool, slot: Slot) {
-        let line = match answer(&self.shared, &envelope, revision, Reach::Store, forms) {
+        let line = match answer(
+            &self.shared,
+            &Visibility::Everything,
+            &envelope,
+            revision,
+            Reach::Store,
+            forms,
+        ) {
             Answer::Line(line) => line,
             Answer::Ask(request) => {
                 let asked_for = slot.key().to_string();

@@ -11,12 +11,15 @@
 //! Modules depend on one another in one direction: `transport`, `cache`, `rate_limit`,
 //! `watch` and `tasks` stand alone; `outbound` uses `transport`; `state` holds what requests share; `answer`,
 //! `route` and `session` use it; `dispatch` (stdio) uses all of them, `http` all but
-//! `dispatch`, `transport`, `tasks` and `outbound`; this file wires stdio up.
+//! `dispatch`, `transport`, `tasks` and `outbound`; this file wires stdio up. `limited` holds
+//! the unit tests of what a caller limited to some collections is answered and told.
 
 mod answer;
 mod cache;
 mod dispatch;
 mod http;
+#[cfg(test)]
+mod limited;
 mod outbound;
 mod rate_limit;
 mod route;

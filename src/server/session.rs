@@ -7,6 +7,8 @@
 //!
 //! What a subscriber asked for and which notifications a batch of changes gives it
 //! (`Interest`, `legacy_lines`) is the same on every transport: HTTP's streams use it too.
+//! Each subscriber holds the `Visibility` it was opened with, and is told only of changes to
+//! what that shows (`watch::Changes::seen_by`); stdio's see everything.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -20,6 +22,7 @@ use crate::protocol::{
     Changed, Failure, ListenParams, Lists, RequestId, Revision, acknowledged, error_line,
     notification, stream_notification,
 };
+use crate::visibility::Visibility;
 
 pub(super) struct Session {
     state: Mutex<State>,
@@ -35,6 +38,8 @@ struct State {
     legacy_forms: bool,
     /// URIs a legacy client named with `resources/subscribe`.
     legacy_uris: BTreeSet<String>,
+    /// What the legacy client sees; set by its `initialize`.
+    legacy_seen: Option<Visibility>,
     /// Open modern `subscriptions/listen` streams.
     listeners: Vec<Listener>,
 }
@@ -50,12 +55,18 @@ struct Listener {
 pub(super) struct Interest {
     lists: Lists,
     uris: BTreeSet<String>,
+    /// What the stream's caller sees: it hears only of changes to that.
+    seen: Visibility,
 }
 
 impl Interest {
     /// What `params` asks for, as far as this server honours it; refused (the sentence
     /// saying why) when it names more URIs than `--max-stream-uris`.
-    pub(super) fn of(config: &ServeConfig, params: &ListenParams) -> Result<Interest, String> {
+    pub(super) fn of(
+        config: &ServeConfig,
+        params: &ListenParams,
+        seen: Visibility,
+    ) -> Result<Interest, String> {
         let filter = &params.notifications;
         let named = &filter.resource_subscriptions;
         // Counted as distinct URIs, looked at only when the list is long.
@@ -79,6 +90,7 @@ impl Interest {
                 tools: filter.tools_list_changed && config.mirrors.follow_prompts(),
             },
             uris: named.iter().cloned().collect(),
+            seen,
         })
     }
 
@@ -95,6 +107,8 @@ impl Interest {
         id: &RequestId,
         changes: &Changes,
     ) -> Vec<Vec<u8>> {
+        let changes = changes.seen_by(&self.seen);
+        let changes = changes.as_ref();
         let mut lines = Vec::new();
         if self.lists.prompts && changes.prompts {
             lines.push(stream_notification(Changed::Prompts, id));
@@ -112,13 +126,16 @@ impl Interest {
     }
 }
 
-/// The legacy notifications `changes` gives a session subscribed to `uris`: every list
-/// that changed, and the subscribed resources it touched.
+/// The legacy notifications `changes` gives a session that sees what `seen` shows,
+/// subscribed to `uris`: every list that changed, and the subscribed resources it touched.
 pub(super) fn legacy_lines(
     config: &ServeConfig,
     uris: &BTreeSet<String>,
+    seen: &Visibility,
     changes: &Changes,
 ) -> Vec<Vec<u8>> {
+    let changes = changes.seen_by(seen);
+    let changes = changes.as_ref();
     let mut lines = Vec::new();
     if changes.prompts {
         lines.push(notification(Changed::Prompts));
@@ -157,12 +174,13 @@ impl Session {
         self.lock().legacy
     }
 
-    /// A legacy client opened with `initialize`, negotiating `revision`; `elicits_forms`:
-    /// it declared form elicitation.
-    pub(super) fn opened(&self, revision: Revision, elicits_forms: bool) {
+    /// A legacy client that sees what `seen` shows opened with `initialize`, negotiating
+    /// `revision`; `elicits_forms`: it declared form elicitation.
+    pub(super) fn opened(&self, revision: Revision, elicits_forms: bool, seen: Visibility) {
         let mut state = self.lock();
         state.legacy = Some(revision);
         state.legacy_forms = elicits_forms;
+        state.legacy_seen = Some(seen);
     }
 
     /// Whether a request answered in `revision` may send the legacy client an
@@ -171,12 +189,19 @@ impl Session {
         revision.has_elicitation_requests() && self.lock().legacy_forms
     }
 
-    /// Opens a stream for the listen request `id`, acknowledged under the lock so that no
-    /// notification can slip in before it. A stream over `--max-streams` or naming more
-    /// URIs than `--max-stream-uris` is refused, and nothing is kept for it.
-    pub(super) fn listen(&self, shared: &Shared, id: &RequestId, params: &ListenParams) {
+    /// Opens a stream for the listen request `id` of a caller that sees what `seen` shows,
+    /// acknowledged under the lock so that no notification can slip in before it. A stream
+    /// over `--max-streams` or naming more URIs than `--max-stream-uris` is refused, and
+    /// nothing is kept for it.
+    pub(super) fn listen(
+        &self,
+        shared: &Shared,
+        id: &RequestId,
+        params: &ListenParams,
+        seen: Visibility,
+    ) {
         let config = &shared.config;
-        let interest = match Interest::of(config, params) {
+        let interest = match Interest::of(config, params, seen) {
             Ok(interest) => interest,
             Err(sentence) => return self.refuse(id, Revision::MODERN, sentence),
         };
@@ -253,8 +278,8 @@ impl Session {
                 self.output.send(line);
             }
         }
-        if state.legacy.is_some() {
-            for line in legacy_lines(config, &state.legacy_uris, changes) {
+        if let Some(seen) = &state.legacy_seen {
+            for line in legacy_lines(config, &state.legacy_uris, seen, changes) {
                 self.output.send(line);
             }
         }

@@ -9,10 +9,11 @@ use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 use super::cache::Cache;
 use super::watch::Reopened;
 use crate::complete::CompletionIndexes;
-use crate::config::ServeConfig;
+use crate::config::{CacheScope, ServeConfig};
 use crate::handlers::prompts::{USED_STATES_LIMIT, UsedStates};
 use crate::protocol::{Revision, Shaper};
 use crate::store::{self, Store};
+use crate::visibility::Visibility;
 
 /// What is read from the served file: a new one when the path is renamed over.
 pub(super) struct Library {
@@ -48,6 +49,9 @@ pub(super) struct Shared {
     /// close (see `replace`). `None` only when a replacement could not be opened.
     library: RwLock<Option<Library>>,
     pub(super) config: ServeConfig,
+    /// `config` with `cacheScope` private: what the answers to a caller limited to some
+    /// collections are shaped with, whatever `--cache-scope` says, since they are its own.
+    limited_config: ServeConfig,
     /// The `requestState`s accepted so far, each until it expires: a state answers once.
     pub(super) used_states: UsedStates,
     /// The change log's last position as the watcher last saw it. Kept answers and indexes
@@ -61,9 +65,14 @@ pub(super) struct Shared {
 
 impl Shared {
     pub(super) fn new(library: Library, config: ServeConfig, position: i64) -> Shared {
+        let limited_config = ServeConfig {
+            cache_scope: CacheScope::Private,
+            ..config.clone()
+        };
         Shared {
             library: RwLock::new(Some(library)),
             config,
+            limited_config,
             used_states: UsedStates::new(USED_STATES_LIMIT),
             position: AtomicI64::new(position),
             cache: Cache::default(),
@@ -114,6 +123,19 @@ impl Shared {
             revision,
             config: &self.config,
             now: store::now_ms(),
+        }
+    }
+
+    /// Shapes results for `revision` as of now, for a caller `seen` shows what it shows:
+    /// privately cacheable when that is not the whole library.
+    pub(super) fn shaper_for(&self, revision: Revision, seen: &Visibility) -> Shaper<'_> {
+        Shaper {
+            config: if seen.is_limited() {
+                &self.limited_config
+            } else {
+                &self.config
+            },
+            ..self.shaper(revision)
         }
     }
 }

@@ -7,14 +7,16 @@
 //! moving `data_version` (`store::replica`), so every poll reads the change log, from an
 //! emptied page cache.
 
-use std::collections::BTreeSet;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
-use crate::store::read::{Change, changes_since};
+use crate::store::read::{Change, changes_since, collection_of};
 use crate::store::{self, FileId};
+use crate::visibility::Visibility;
 
 /// What one batch of commits changed, as the notifications need it. A whole import is one
 /// batch, so it becomes at most one list_changed per list.
@@ -28,24 +30,106 @@ pub struct Changes {
     /// Every resource may have changed (the served file was replaced): every subscribed URI
     /// is told, whatever `uris` holds.
     pub every_uri: bool,
+    /// Which collections the changes touched, for subscribers that see only some.
+    pub places: Places,
+}
+
+/// Where a batch's changed items belong, as the library holds them after it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Places {
+    /// The collections of the prompts added or changed.
+    pub prompts: BTreeSet<String>,
+    /// The collections of the resources and templates added or changed.
+    pub resources: BTreeSet<String>,
+    /// The collection of each resource added or changed that belongs to one, by URI.
+    pub uris: BTreeMap<String, String>,
+    /// A prompt, or a resource or template, is gone (or could not be looked up): the change
+    /// log does not say which collection it was of, so every subscriber's list may have
+    /// changed.
+    pub unplaced_prompts: bool,
+    pub unplaced_resources: bool,
 }
 
 impl Changes {
-    fn from_rows(rows: &[Change]) -> Changes {
+    /// The batch `rows` make; `collection_of` says where each row's item is now (see
+    /// `store::read::collection_of`).
+    pub(super) fn from_rows(
+        rows: &[Change],
+        mut collection_of: impl FnMut(&Change) -> store::Result<Option<Option<String>>>,
+    ) -> Changes {
         let mut changes = Changes::default();
         for row in rows {
-            match row.kind.as_str() {
-                "prompt" => changes.prompts = true,
+            let prompt = match row.kind.as_str() {
+                "prompt" => {
+                    changes.prompts = true;
+                    true
+                }
                 "resource" => {
                     changes.resources = true;
                     changes.uris.insert(row.key.clone());
+                    false
                 }
-                "template" => changes.resources = true,
+                "template" => {
+                    changes.resources = true;
+                    false
+                }
                 // Completion tables have no notification of their own.
-                _ => {}
+                _ => continue,
+            };
+            let places = &mut changes.places;
+            match collection_of(row) {
+                Ok(Some(Some(collection))) => {
+                    if row.kind == "resource" {
+                        places.uris.insert(row.key.clone(), collection.clone());
+                    }
+                    if prompt {
+                        places.prompts.insert(collection);
+                    } else {
+                        places.resources.insert(collection);
+                    }
+                }
+                // Of no collection: no limited subscriber's concern.
+                Ok(Some(None)) => {}
+                Ok(None) | Err(_) => {
+                    if prompt {
+                        places.unplaced_prompts = true;
+                    } else {
+                        places.unplaced_resources = true;
+                    }
+                }
             }
         }
         changes
+    }
+
+    /// The part of the batch a subscriber `seen` shows what it shows is told of: every
+    /// change to an item of its collections, none to an item outside them. A list changed
+    /// by the removal of an item whose collection is no longer known is told to every
+    /// subscriber (a list_changed names nothing; the subscriber lists again and sees its
+    /// own); a removed resource's URI only to those that see everything, since telling
+    /// another would say that a URI it named was in the library.
+    pub fn seen_by(&self, seen: &Visibility) -> Cow<'_, Changes> {
+        if !seen.is_limited() {
+            return Cow::Borrowed(self);
+        }
+        let places = &self.places;
+        let shown = |collections: &BTreeSet<String>| {
+            collections
+                .iter()
+                .any(|collection| seen.shows(Some(collection)))
+        };
+        Cow::Owned(Changes {
+            prompts: self.prompts && (places.unplaced_prompts || shown(&places.prompts)),
+            resources: self.resources && (places.unplaced_resources || shown(&places.resources)),
+            uris: places
+                .uris
+                .iter()
+                .filter(|(_, collection)| seen.shows(Some(collection)))
+                .map(|(uri, _)| uri.clone())
+                .collect(),
+            every_uri: self.every_uri,
+            places: Places::default(),
+        })
     }
 
     /// Everything may have changed.
@@ -55,6 +139,11 @@ impl Changes {
             resources: true,
             uris: BTreeSet::new(),
             every_uri: true,
+            places: Places {
+                unplaced_prompts: true,
+                unplaced_resources: true,
+                ..Places::default()
+            },
         }
     }
 
@@ -263,7 +352,7 @@ impl Watcher {
             Ok(rows) => {
                 if let Some(last) = rows.last() {
                     self.last_seq = last.seq;
-                    let changes = Changes::from_rows(&rows);
+                    let changes = Changes::from_rows(&rows, |row| collection_of(conn, row));
                     tracing::debug!(rows = rows.len(), ?changes, "library changed");
                     watched.moved(self.last_seq + self.offset, &changes);
                 }

@@ -17,6 +17,7 @@ pub mod read;
 mod replica;
 mod schema;
 pub mod search;
+pub mod tokens;
 pub mod write;
 
 use std::path::{Path, PathBuf};

@@ -124,12 +124,24 @@ pub fn prompts(
     window: Window,
     with_messages: bool,
 ) -> Result<Vec<StoredPrompt>> {
+    prompts_within(conn, window, with_messages, None)
+}
+
+/// `prompts`, of the collections `within` alone (None: of the whole library).
+pub fn prompts_within(
+    conn: &Connection,
+    window: Window,
+    with_messages: bool,
+    within: Option<&[String]>,
+) -> Result<Vec<StoredPrompt>> {
+    let among = among(within, 3);
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {PROMPT_COLUMNS} FROM prompts WHERE name > ?1 ORDER BY name LIMIT ?2"
+        "SELECT {PROMPT_COLUMNS} FROM prompts WHERE name > ?1{among} ORDER BY name LIMIT ?2"
     ))?;
-    let bounds = rusqlite::params![window.after, window.sql_limit()];
+    let bounds = window_bounds(window, within)?;
+    let bounds = rusqlite::params_from_iter(bounds.iter());
     let mut prompts: Vec<(i64, StoredPrompt)> = stmt
-        .query_map(bounds, prompt_row)?
+        .query_map(bounds.clone(), prompt_row)?
         .collect::<rusqlite::Result<_>>()?;
     let index: std::collections::HashMap<i64, usize> = prompts
         .iter()
@@ -137,12 +149,13 @@ pub fn prompts(
         .map(|(at, (id, _))| (*id, at))
         .collect();
     // The same window's ids: its rows of each table are a range of that table's key.
-    let window_ids = "SELECT id FROM prompts WHERE name > ?1 ORDER BY name LIMIT ?2";
+    let window_ids =
+        format!("SELECT id FROM prompts WHERE name > ?1{among} ORDER BY name LIMIT ?2");
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {ARGUMENT_COLUMNS} FROM prompt_arguments WHERE prompt_id IN ({window_ids})
          ORDER BY prompt_id, position"
     ))?;
-    let mut rows = stmt.query(bounds)?;
+    let mut rows = stmt.query(bounds.clone())?;
     while let Some(row) = rows.next()? {
         let id: i64 = row.get(0)?;
         if let Some(&at) = index.get(&id) {
@@ -164,6 +177,36 @@ pub fn prompts(
         }
     }
     Ok(prompts.into_iter().map(|(_, prompt)| prompt).collect())
+}
+
+/// The condition that keeps a read to the collections `within`, bound as a JSON array to
+/// parameter `param` (`json_each` reads it): "" for the whole library. Written after the
+/// key's condition, so SQLite searches the `*_by_collection` index (collection, key) once
+/// per collection rather than the key's index across the library.
+fn among(within: Option<&[String]>, param: usize) -> String {
+    match within {
+        None => String::new(),
+        Some(_) => format!(" AND collection IN (SELECT value FROM json_each(?{param}))"),
+    }
+}
+
+/// The collections `within` as the JSON array `among`'s parameter takes.
+fn names_json(names: &[String]) -> Result<String> {
+    serde_json::to_string(names)
+        .map_err(|err| StoreError::Invalid(format!("collection names as JSON: {err}")))
+}
+
+/// A window's parameters (`?1` after, `?2` limit), then `within`'s (`?3`) when it is given.
+fn window_bounds(window: Window, within: Option<&[String]>) -> Result<Vec<rusqlite::types::Value>> {
+    use rusqlite::types::Value;
+    let mut bounds = vec![
+        Value::Text(window.after.to_string()),
+        Value::Integer(window.sql_limit()),
+    ];
+    if let Some(names) = within {
+        bounds.push(Value::Text(names_json(names)?));
+    }
+    Ok(bounds)
 }
 
 pub fn prompt(conn: &Connection, name: &str) -> Result<Option<StoredPrompt>> {
@@ -192,6 +235,20 @@ pub fn prompt_names(conn: &Connection) -> Result<Vec<String>> {
     let mut stmt = conn.prepare_cached("SELECT name FROM prompts ORDER BY name")?;
     Ok(stmt
         .query_map([], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// `prompt_names`, of the collections `within` alone (None: of the whole library).
+pub fn prompt_names_within(conn: &Connection, within: Option<&[String]>) -> Result<Vec<String>> {
+    let Some(names) = within else {
+        return prompt_names(conn);
+    };
+    let mut stmt = conn.prepare_cached(
+        "SELECT name FROM prompts WHERE collection IN (SELECT value FROM json_each(?1))
+         ORDER BY name",
+    )?;
+    Ok(stmt
+        .query_map([names_json(names)?], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?)
 }
 
@@ -233,14 +290,22 @@ fn resource_row(row: &Row) -> rusqlite::Result<StoredResource> {
 
 /// The metadata of the resources in `window`, by URI.
 pub fn resources(conn: &Connection, window: Window) -> Result<Vec<StoredResource>> {
+    resources_within(conn, window, None)
+}
+
+/// `resources`, of the collections `within` alone (None: of the whole library).
+pub fn resources_within(
+    conn: &Connection,
+    window: Window,
+    within: Option<&[String]>,
+) -> Result<Vec<StoredResource>> {
+    let among = among(within, 3);
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {RESOURCE_COLUMNS} FROM resources WHERE uri > ?1 ORDER BY uri LIMIT ?2"
+        "SELECT {RESOURCE_COLUMNS} FROM resources WHERE uri > ?1{among} ORDER BY uri LIMIT ?2"
     ))?;
+    let bounds = window_bounds(window, within)?;
     Ok(stmt
-        .query_map(
-            rusqlite::params![window.after, window.sql_limit()],
-            resource_row,
-        )?
+        .query_map(rusqlite::params_from_iter(bounds.iter()), resource_row)?
         .collect::<rusqlite::Result<_>>()?)
 }
 
@@ -281,13 +346,30 @@ pub fn resource_content(conn: &Connection, uri: &str) -> Result<Option<(StoredRe
 /// URIs of stored resources starting with `prefix`, in order (for completing templates):
 /// a range of the URI index, `prefix` up to the first string after every string with it.
 pub fn resource_uris_with_prefix(conn: &Connection, prefix: &str) -> Result<Vec<String>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT uri FROM resources WHERE uri >= ?1 AND (?2 IS NULL OR uri < ?2) ORDER BY uri",
-    )?;
+    resource_uris_with_prefix_within(conn, prefix, None)
+}
+
+/// `resource_uris_with_prefix`, of the collections `within` alone (None: of the whole
+/// library).
+pub fn resource_uris_with_prefix_within(
+    conn: &Connection,
+    prefix: &str,
+    within: Option<&[String]>,
+) -> Result<Vec<String>> {
+    use rusqlite::types::Value;
+    let among = among(within, 3);
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT uri FROM resources WHERE uri >= ?1 AND (?2 IS NULL OR uri < ?2){among} ORDER BY uri"
+    ))?;
+    let mut bounds = vec![
+        Value::Text(prefix.to_string()),
+        after_prefix(prefix).map_or(Value::Null, Value::Text),
+    ];
+    if let Some(names) = within {
+        bounds.push(Value::Text(names_json(names)?));
+    }
     Ok(stmt
-        .query_map(rusqlite::params![prefix, after_prefix(prefix)], |row| {
-            row.get(0)
-        })?
+        .query_map(rusqlite::params_from_iter(bounds.iter()), |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?)
 }
 
@@ -375,13 +457,24 @@ pub fn summary(conn: &Connection) -> Result<Summary> {
 
 /// Every resource template, by URI template, with its variables' completion tables.
 pub fn templates(conn: &Connection, window: Window) -> Result<Vec<StoredTemplate>> {
-    let mut stmt = conn.prepare_cached(
+    templates_within(conn, window, None)
+}
+
+/// `templates`, of the collections `within` alone (None: of the whole library).
+pub fn templates_within(
+    conn: &Connection,
+    window: Window,
+    within: Option<&[String]>,
+) -> Result<Vec<StoredTemplate>> {
+    let among = among(within, 3);
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT id, uri_template, name, title, description, mime_type, icons, collection,
          content_hash, last_modified FROM resource_templates
-         WHERE uri_template > ?1 ORDER BY uri_template LIMIT ?2",
-    )?;
+         WHERE uri_template > ?1{among} ORDER BY uri_template LIMIT ?2"
+    ))?;
+    let bounds = window_bounds(window, within)?;
     let rows: Vec<(i64, StoredTemplate)> = stmt
-        .query_map(rusqlite::params![window.after, window.sql_limit()], |row| {
+        .query_map(rusqlite::params_from_iter(bounds.iter()), |row| {
             Ok((
                 row.get(0)?,
                 StoredTemplate {
@@ -709,6 +802,23 @@ pub fn changes_since(conn: &Connection, after: i64) -> Result<Vec<Change>> {
         .collect::<rusqlite::Result<_>>()?)
 }
 
+/// Where the item a change-log row names is now: None when the library no longer holds it
+/// (the log keeps no collection, so a deleted item's is not known any more), Some(None)
+/// when it belongs to no collection. One search of the kind's key index.
+pub fn collection_of(conn: &Connection, change: &Change) -> Result<Option<Option<String>>> {
+    let sql = match change.kind.as_str() {
+        "prompt" => "SELECT collection FROM prompts WHERE name = ?1",
+        "resource" => "SELECT collection FROM resources WHERE uri = ?1",
+        "template" => "SELECT collection FROM resource_templates WHERE uri_template = ?1",
+        // Completion tables belong to no collection.
+        _ => return Ok(Some(None)),
+    };
+    Ok(conn
+        .prepare_cached(sql)?
+        .query_row([&change.key], |row| row.get(0))
+        .optional()?)
+}
+
 /// The change log's last position: it moves with every change a client could see.
 pub fn change_position(conn: &Connection) -> Result<i64> {
     Ok(conn
@@ -813,6 +923,87 @@ mod tests {
                 };
                 assert!(allowed, "{sql}\n  plans: {step}");
             }
+        }
+    }
+
+    /// A read kept to some collections searches the collection's index (collection, key)
+    /// rather than walking the key's index across the library.
+    #[test]
+    fn reads_within_collections_search_the_collection_indexes() {
+        let folder = tempfile::tempdir().expect("a temporary folder");
+        let path = folder.path().join("library.db");
+        let mut conn = Connection::open(&path).expect("open");
+        super::super::schema::prepare(&mut conn, &path, crate::seed::load).expect("create");
+        let within = ["library".to_string(), "other".to_string()];
+        let page = Window {
+            after: "",
+            limit: Some(3),
+        };
+        assert_eq!(
+            prompts_within(&conn, page, true, Some(&within))
+                .expect("prompts")
+                .len(),
+            3
+        );
+        assert_eq!(
+            prompts_within(&conn, page, false, Some(&within[1..])).expect("prompts"),
+            []
+        );
+        assert_eq!(
+            resources_within(&conn, page, Some(&within))
+                .expect("resources")
+                .len(),
+            3
+        );
+        assert_eq!(
+            templates_within(&conn, Window::ALL, Some(&within))
+                .expect("templates")
+                .len(),
+            1
+        );
+        let uris = resource_uris_with_prefix_within(&conn, "shelf://library/g", Some(&within))
+            .expect("uris");
+        assert!(!uris.is_empty() && uris.iter().all(|uri| uri.starts_with("shelf://library/g")));
+        assert_eq!(
+            resource_uris_with_prefix_within(&conn, "shelf://library/", Some(&within[1..]))
+                .expect("uris"),
+            Vec::<String>::new()
+        );
+        assert!(
+            !prompt_names_within(&conn, Some(&within))
+                .expect("names")
+                .is_empty()
+        );
+        let among = among(Some(&within), 3);
+        for (sql, index) in [
+            (
+                format!("SELECT id FROM prompts WHERE name > ?1{among} ORDER BY name LIMIT ?2"),
+                "prompts_by_collection",
+            ),
+            (
+                format!("SELECT uri FROM resources WHERE uri > ?1{among} ORDER BY uri LIMIT ?2"),
+                "resources_by_collection",
+            ),
+            (
+                format!(
+                    "SELECT id FROM resource_templates WHERE uri_template > ?1{among} ORDER BY uri_template LIMIT ?2"
+                ),
+                "templates_by_collection",
+            ),
+        ] {
+            let json = names_json(&within).expect("JSON");
+            let mut stmt = conn
+                .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                .expect("explain");
+            let steps: Vec<String> = stmt
+                .query_map(rusqlite::params!["", 3, json], |row| row.get(3))
+                .expect("plan")
+                .collect::<rusqlite::Result<_>>()
+                .expect("plan rows");
+            assert!(
+                steps.iter().any(|step| step.contains(index)),
+                "{sql}\n  plans: {steps:#?}"
+            );
         }
     }
 }

@@ -22,6 +22,8 @@ pub struct Query<'a> {
     pub expression: &'a str,
     pub kind: Option<Kind>,
     pub collection: Option<&'a str>,
+    /// Only items of these collections (what a caller limited to them sees); None: any.
+    pub within: Option<&'a [String]>,
     pub limit: usize,
     /// What a snippet puts around each matched word.
     pub marks: (&'a str, &'a str),
@@ -121,16 +123,19 @@ pub fn search(conn: &Connection, query: &Query) -> Result<Vec<Hit>> {
          FROM search
          WHERE search MATCH ?1 AND rank MATCH '{WEIGHTS}'
            AND (?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR collection = ?3)
+           AND (?7 IS NULL OR collection IN (SELECT value FROM json_each(?7)))
          ORDER BY rank LIMIT ?4"
     ))?;
     let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
+    let within = query.within.map(names_json).transpose()?;
     let params = rusqlite::params![
         query.expression,
         query.kind.map(Kind::as_str),
         query.collection,
         limit,
         query.marks.0,
-        query.marks.1
+        query.marks.1,
+        within
     ];
     let hits = stmt
         .query_map(params, |row| {
@@ -153,6 +158,40 @@ pub fn search(conn: &Connection, query: &Query) -> Result<Vec<Hit>> {
 /// A snippet on one line: its runs of white space (line breaks of the body) as one space.
 fn one_passage(snippet: &str) -> String {
     snippet.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn names_json(names: &[String]) -> Result<String> {
+    serde_json::to_string(names)
+        .map_err(|err| super::StoreError::Invalid(format!("collection names as JSON: {err}")))
+}
+
+/// Whether a prompt of the collections `within` names `uri` in its message templates as an
+/// embed or link does: between double or single quotes (`{{ embed("URI") }}`,
+/// `{{ link('URI') }}`), or as a markdown link's target (`[text](URI)`, `<URI>`). What a
+/// caller limited to those collections may read beyond them. One search of the full-text
+/// index (the URI's words as a phrase in a prompt's body, `search`'s `body` being its
+/// message templates in order), each candidate then checked for the URI itself, so a
+/// prompt that only mentions the same words grants nothing; a URI a template computes from
+/// its arguments is not named, and grants nothing either.
+pub fn named_by_prompt_in(conn: &Connection, uri: &str, within: &[String]) -> Result<bool> {
+    // FTS5 finds no word in punctuation: a URI without one is named by no phrase.
+    if !uri.chars().any(char::is_alphanumeric) {
+        return Ok(false);
+    }
+    // Within an FTS5 string a double quote is written twice.
+    let phrase = format!("body : \"{}\"", uri.replace('"', "\"\""));
+    let mut stmt = conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM search
+         WHERE search MATCH ?1 AND kind = 'prompt'
+           AND collection IN (SELECT value FROM json_each(?2))
+           AND (instr(body, '\"' || ?3 || '\"') OR instr(body, '''' || ?3 || '''')
+                OR instr(body, '(' || ?3 || ')') OR instr(body, '<' || ?3 || '>')))",
+    )?;
+    Ok(
+        stmt.query_row(rusqlite::params![phrase, names_json(within)?, uri], |row| {
+            row.get(0)
+        })?,
+    )
 }
 
 /// Every collection the library's prompts and resources belong to, sorted.

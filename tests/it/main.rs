@@ -25,5 +25,6 @@ mod search;
 mod server;
 mod store_errors;
 mod terminal;
+mod tokens;
 mod tools;
 mod validate;

@@ -32,6 +32,7 @@ use crate::protocol::{
 use crate::server::answer::{Answer, Reach, answer};
 use crate::server::route::{Route, route};
 use crate::server::session::Interest;
+use crate::visibility::Visibility;
 
 /// A response's body: a whole message, nothing, or a stream of events.
 pub(super) type Reply = BoxBody<Bytes, Infallible>;
@@ -207,13 +208,15 @@ async fn request(server: &Arc<Server>, parts: &Parts, envelope: Envelope) -> Res
     };
     match route {
         Route::Initialize { .. } => initialize(server, envelope, revision).await,
-        Route::Listen(params) => match Interest::of(&server.shared.config, params) {
-            Ok(interest) => listen(server, &envelope.id, interest),
-            Err(sentence) => {
-                let error = Failure::InvalidParams(sentence).into_rpc(revision);
-                json(StatusCode::OK, error_line(&envelope.id, &error))
+        Route::Listen(params) => {
+            match Interest::of(&server.shared.config, params, Visibility::Everything) {
+                Ok(interest) => listen(server, &envelope.id, interest),
+                Err(sentence) => {
+                    let error = Failure::InvalidParams(sentence).into_rpc(revision);
+                    json(StatusCode::OK, error_line(&envelope.id, &error))
+                }
             }
-        },
+        }
         Route::Subscribe { uri, subscribed } => {
             let Some(session) = &session else {
                 return refuse(session_required());
@@ -286,7 +289,14 @@ async fn answered(
     // Over HTTP no form of ours is sent to a legacy client (`forms` off): its prompts/get
     // lacking arguments is answered with the error naming them.
     let task = tokio::task::spawn_blocking(move || {
-        match answer(&shared, &envelope, revision, Reach::Store, false) {
+        match answer(
+            &shared,
+            &Visibility::Everything,
+            &envelope,
+            revision,
+            Reach::Store,
+            false,
+        ) {
             Answer::Line(line) => line,
             Answer::NeedsStore | Answer::Ask(_) => error_line(
                 &envelope.id,

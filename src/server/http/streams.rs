@@ -23,6 +23,7 @@ use crate::protocol::{RequestId, Revision};
 use crate::server::session::{Interest, legacy_lines};
 use crate::server::state::Shared;
 use crate::server::watch::Changes;
+use crate::visibility::Visibility;
 
 /// Events one stream may have waiting; a client that reads slower than this loses its
 /// stream (it can open another) rather than make the server hold more.
@@ -233,7 +234,7 @@ impl Streams {
                         .subscriptions
                         .get(nonce)
                         .map_or(&none, |held| &held.uris);
-                    legacy_lines(config, uris, changes)
+                    legacy_lines(config, uris, &Visibility::Everything, changes)
                 }
             };
             for line in lines {
