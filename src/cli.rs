@@ -259,7 +259,8 @@ pub struct ServeArgs {
     /// (http://127.0.0.1:PORT and http://localhost:PORT); repeatable
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     pub allow_origin: Vec<String>,
-    /// Over HTTP, how clients are authenticated: `none` (only on a loopback address)
+    /// Over HTTP, how clients are authenticated: `token` (the default: a bearer token made
+    /// with `promptshelf token add`) or `none` (only on a loopback address)
     #[arg(long, value_enum, value_name = "MODE", requires = "http")]
     pub auth: Option<AuthArg>,
     /// Over HTTP, the seconds a connection has to send a request's headers; a kept-alive
@@ -272,6 +273,8 @@ pub struct ServeArgs {
 /// How `serve --http` authenticates clients.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum AuthArg {
+    /// A bearer token from `promptshelf token add`, on every request.
+    Token,
     /// No authentication: anyone who can connect is served.
     None,
 }

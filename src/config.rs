@@ -131,4 +131,16 @@ pub struct HttpConfig {
     /// How long a connection has to send a request's headers (and may idle between
     /// requests).
     pub header_timeout: Duration,
+    /// How callers are authenticated.
+    pub auth: Auth,
+}
+
+/// How `serve --http` knows who is asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Auth {
+    /// A bearer token made with `promptshelf token add`, on every request; what it sees is
+    /// what its row grants.
+    Token,
+    /// Nobody is asked: everyone who can connect sees everything (loopback only).
+    None,
 }

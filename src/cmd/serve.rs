@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::cli::{AuthArg, CacheScopeArg, MirrorArg, ServeArgs};
-use crate::config::{CacheScope, HttpConfig, Mirror, Mirrors, ServeConfig};
+use crate::config::{Auth, CacheScope, HttpConfig, Mirror, Mirrors, ServeConfig};
 use crate::store::{Access, Store};
 
 /// Open streams allowed by default: a process on stdio serves one client; over HTTP, many.
@@ -69,6 +69,13 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
     };
     tracing::info!("serving {}", db.display());
     if let Some(http) = http {
+        if http.auth == Auth::Token && crate::store::tokens::list(&*store.conn()?)?.is_empty() {
+            eprintln!(
+                "promptshelf: this library has no bearer tokens yet, so every request is refused \
+                 (401) until one is made with `promptshelf token add NAME`; or serve on a \
+                 loopback address with --auth none"
+            );
+        }
         return crate::server::serve_http(store, config, http);
     }
     if std::io::stdin().is_terminal() {
@@ -84,15 +91,15 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
 }
 
 /// The HTTP settings, refusing what cannot be served safely: without authentication, only
-/// a loopback address (token authentication is not there yet, so that is every address).
+/// a loopback address.
 fn http_config(addr: std::net::SocketAddr, args: &ServeArgs) -> Result<HttpConfig> {
-    if !addr.ip().is_loopback() {
-        let asked = match args.auth {
-            Some(AuthArg::None) => "--auth none serves anyone who can connect",
-            None => "no --auth mode but none is available yet, and serving without one",
-        };
+    let auth = match args.auth {
+        Some(AuthArg::None) => Auth::None,
+        Some(AuthArg::Token) | None => Auth::Token,
+    };
+    if auth == Auth::None && !addr.ip().is_loopback() {
         anyhow::bail!(
-            "refusing to serve {addr} without authentication: {asked} on a non-loopback address; serve on 127.0.0.1 (or ::1) and put an authenticating proxy in front"
+            "refusing to serve {addr} without authentication: --auth none serves anyone who can connect, and {addr} is not a loopback address; leave --auth none out (bearer tokens are the default: make one with `promptshelf token add NAME`), or serve on 127.0.0.1 (or ::1)"
         );
     }
     let mut allow_origins = Vec::new();
@@ -112,5 +119,6 @@ fn http_config(addr: std::net::SocketAddr, args: &ServeArgs) -> Result<HttpConfi
         addr,
         allow_origins,
         header_timeout: Duration::from_secs(args.header_timeout),
+        auth,
     })
 }

@@ -166,6 +166,17 @@ pub fn session_unknown(why: &str) -> RpcError {
     )
 }
 
+/// A request without a bearer token, or with one this library does not hold (`why`), to a
+/// server that asks for one: answered with 401 and `WWW-Authenticate: Bearer`.
+pub fn unauthorized(why: &str) -> RpcError {
+    RpcError::new(
+        code::INVALID_REQUEST,
+        format!(
+            "{why}; send a token made with `promptshelf token add NAME` as Authorization: Bearer TOKEN"
+        ),
+    )
+}
+
 /// A request's `Origin` is not one this server takes.
 pub fn origin_refused(origin: &str) -> RpcError {
     RpcError::new(

@@ -107,6 +107,17 @@ impl Shared {
         Ok(Reopened { position, identity })
     }
 
+    /// What the bearer token `text` is, looked up now (`store::tokens::find`): a token made
+    /// or removed by `promptshelf token` counts from the next request on.
+    pub(super) fn token(&self, text: &str) -> store::Result<store::tokens::Presented> {
+        let library = self.library();
+        let library = library.as_ref().ok_or_else(|| {
+            store::StoreError::Open("the served database file could not be opened again".into())
+        })?;
+        let conn = library.store.conn()?;
+        store::tokens::find(&conn, text, store::now_ms())
+    }
+
     pub(super) fn position(&self) -> i64 {
         self.position.load(Ordering::Acquire)
     }

@@ -5,7 +5,7 @@ Nobody here wrote this client, so a pass shows that a real MCP host can use the 
 spawns `BINARY --db DB serve`, speaks to it over stdio, and validates every result against the
 negotiated revision's types before we look at it.
 
-Usage: python_client.py BINARY DB [--era legacy|modern|both] [--http URL]
+Usage: python_client.py BINARY DB [--era legacy|modern|both] [--http URL [--token TOKEN]]
 
 The server speaks both eras, and so does the SDK, so by default the checks run twice, each time
 against a fresh server process on the same database: once after the legacy `initialize`
@@ -35,6 +35,7 @@ import anyio
 from mcp import Client, ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.client.subscriptions import listen
 
 SEED_PROMPTS = {
@@ -149,7 +150,7 @@ async def add_prompt(binary: str, db: str, era: str) -> None:
         expect(result.returncode == 0, f"promptshelf prompt add failed: {result.stderr.decode(errors='replace')}")
 
 
-async def run_http_era(url: str, binary: str, db: str, era: str, report: Report) -> None:
+async def run_http_era(url: str, token: str | None, binary: str, db: str, era: str, report: Report) -> None:
     """Connects to the server at `url` over Streamable HTTP in `era` and runs the same checks."""
     notifications_in, notifications_out = anyio.create_memory_object_stream[Any](100)
 
@@ -158,12 +159,15 @@ async def run_http_era(url: str, binary: str, db: str, era: str, report: Report)
         if not isinstance(message, Exception):
             await notifications_in.send(message)
 
-    async with streamable_http_client(url) as (read, write):
-        async with ClientSession(
-            read, write, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS, message_handler=on_message
-        ) as session:
-            await run_checks(session, era, report, transport=" http")
-            await check_notifications(session, binary, db, era, notifications_out, report, transport=" http")
+    # A server serving with tokens (`serve --http`'s default) takes one on every request.
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    async with create_mcp_http_client(headers=headers) as client:
+        async with streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(
+                read, write, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS, message_handler=on_message
+            ) as session:
+                await run_checks(session, era, report, transport=" http")
+                await check_notifications(session, binary, db, era, notifications_out, report, transport=" http")
 
 
 async def check_notifications(
@@ -580,13 +584,13 @@ async def check_legacy_elicitation(binary: str, db: str, report: Report) -> None
     await report.check("[legacy] elicitation/create unanswered until --elicitation-timeout", unanswered)
 
 
-async def main_http(url: str, binary: str, db: str, eras: list[str]) -> Report:
+async def main_http(url: str, token: str | None, binary: str, db: str, eras: list[str]) -> Report:
     report = Report()
     for era in eras:
         started = time.monotonic()
         try:
             with anyio.fail_after(ERA_TIMEOUT_SECONDS):
-                await run_http_era(url, binary, db, era, report)
+                await run_http_era(url, token, binary, db, era, report)
         except TimeoutError:
             report.fail(f"[{era} http] session", f"did not finish within {ERA_TIMEOUT_SECONDS:.0f}s")
         except Exception as error:  # noqa: BLE001 - a broken connection is a failure to report
@@ -635,11 +639,12 @@ def main() -> int:
     parser.add_argument("db", help="the library database (created with the seed library if missing)")
     parser.add_argument("--era", choices=["legacy", "modern", "both"], default="both")
     parser.add_argument("--http", metavar="URL", help="use the server serving DB over Streamable HTTP at URL")
+    parser.add_argument("--token", help="the bearer token the HTTP server takes (`promptshelf token add`)")
     args = parser.parse_args()
     eras = ["legacy", "modern"] if args.era == "both" else [args.era]
 
     if args.http:
-        report = anyio.run(main_http, args.http, args.binary, args.db, eras)
+        report = anyio.run(main_http, args.http, args.token, args.binary, args.db, eras)
     else:
         report = anyio.run(main_async, args.binary, args.db, eras)
     for failure in report.failed:

@@ -65,12 +65,19 @@ pub(crate) fn agent() -> ureq::Agent {
 }
 
 impl HttpServer {
+    /// `serve --http 127.0.0.1:0 EXTRA`, with `--auth none` unless EXTRA has an `--auth`.
     pub fn start(db: &Path, extra: &[&str]) -> HttpServer {
         let mut child = Command::new(BIN)
             .arg("--db")
             .arg(db)
             .args(["serve", "--http", "127.0.0.1:0"])
             .args(extra)
+            // Tokens are the default; a test about something else serves without.
+            .args(if extra.contains(&"--auth") {
+                &[][..]
+            } else {
+                &["--auth", "none"][..]
+            })
             .env_remove("PROMPTSHELF_DB")
             .env_remove("RUST_LOG")
             .stdin(Stdio::null())
@@ -717,17 +724,15 @@ fn get_delete_and_other_methods_without_a_session_are_not_allowed() {
 #[test]
 fn no_authentication_is_refused_off_loopback() {
     let ctx = TestContext::new();
-    for args in [
-        &["serve", "--http", "0.0.0.0:0", "--auth", "none"][..],
-        &["serve", "--http", "0.0.0.0:0"][..],
-    ] {
-        let stderr = ctx.fails(args);
-        assert!(
-            stderr.contains("refusing to serve 0.0.0.0:0 without authentication"),
-            "{stderr}"
-        );
-        assert!(stderr.contains("127.0.0.1"), "{stderr}");
-    }
+    let stderr = ctx.fails(&["serve", "--http", "0.0.0.0:0", "--auth", "none"]);
+    assert!(
+        stderr.contains("refusing to serve 0.0.0.0:0 without authentication"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("127.0.0.1") && stderr.contains("token add"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -880,4 +885,177 @@ fn a_stream_whose_client_left_gives_its_place_back() {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// A library with the collections `alpha` and `beta` (imported folders, a prompt and a
+/// document each) on top of the seed.
+fn two_collections(ctx: &TestContext) {
+    for name in ["alpha", "beta"] {
+        ctx.write(
+            &format!("{name}/notes.md"),
+            format!("# {name} notes\n\nText.\n"),
+        );
+        ctx.write(
+            &format!("{name}/{name}-ask.prompt.md"),
+            format!("---\ndescription: Ask {name}\n---\nAsk about {name}.\n"),
+        );
+        ctx.ok(&["import", &ctx.path(name).display().to_string()]);
+    }
+}
+
+/// `token add NAME [--collections C]`: the token it printed.
+fn token(ctx: &TestContext, name: &str, collections: Option<&str>) -> String {
+    let mut args = vec!["token", "add", name, "--json"];
+    if let Some(collections) = collections {
+        args.extend(["--collections", collections]);
+    }
+    let added = ctx.json(&args);
+    added["token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no token in {added}"))
+        .to_string()
+}
+
+impl HttpServer {
+    /// A modern request with `Authorization: Bearer TOKEN`.
+    fn with_token(&self, token: &str, id: i64, method: &str, params: Value) -> Reply {
+        let (headers, body) = modern_request(id, method, params);
+        let bearer = format!("Bearer {token}");
+        let mut headers: Vec<(&str, &str)> =
+            headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        headers.push(("authorization", &bearer));
+        self.post(&headers, &body)
+    }
+
+    /// A `subscriptions/listen` stream opened with the token.
+    fn listen_with(&self, token: &str, id: &str) -> Events {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+                          "params": modern_params(json!({"notifications": {"promptsListChanged": true}}), json!({}))});
+        let response = self
+            .agent
+            .post(self.url())
+            .header("mcp-protocol-version", MODERN)
+            .header("mcp-method", "subscriptions/listen")
+            .header("accept", "application/json, text/event-stream")
+            .header("authorization", &format!("Bearer {token}"))
+            .send(body.to_string())
+            .expect("POST subscriptions/listen");
+        Events::open(response)
+    }
+}
+
+fn prompt_names(reply: &Reply) -> Vec<String> {
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let mut names: Vec<String> = reply.json()["result"]["prompts"]
+        .as_array()
+        .map(|prompts| {
+            prompts
+                .iter()
+                .filter_map(|p| p["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn tokens_are_asked_for_by_default_and_see_only_their_collections() {
+    let ctx = TestContext::new();
+    two_collections(&ctx);
+    let alpha = token(&ctx, "alpha-reader", Some("alpha"));
+    let everyone = token(&ctx, "admin", None);
+    let http = HttpServer::start(&ctx.db, &["--auth", "token"]);
+
+    let none = http.post(&[("mcp-protocol-version", MODERN)], "{}");
+    assert_eq!(none.status, 401, "{}", none.body);
+    assert_eq!(
+        none.header("www-authenticate"),
+        Some("Bearer realm=\"promptshelf\"")
+    );
+    assert!(none.body.contains("promptshelf token add"), "{}", none.body);
+    let bad = http.with_token(
+        "psk_not-a-token-of-this-library",
+        1,
+        "prompts/list",
+        json!({}),
+    );
+    assert_eq!(bad.status, 401);
+    assert!(
+        bad.header("www-authenticate")
+            .is_some_and(|c| c.contains("error=\"invalid_token\"")),
+        "{:?}",
+        bad.headers
+    );
+
+    let limited = http.with_token(&alpha, 2, "prompts/list", json!({}));
+    assert_eq!(prompt_names(&limited), ["alpha-ask"]);
+    assert!(
+        limited.body.contains("\"cacheScope\":\"private\""),
+        "{}",
+        limited.body
+    );
+    let whole = http.with_token(&everyone, 3, "prompts/list", json!({}));
+    assert!(prompt_names(&whole).contains(&"beta-ask".to_string()));
+    let hidden = http.with_token(&alpha, 4, "prompts/get", json!({"name": "beta-ask"}));
+    let missing = http.with_token(&alpha, 4, "prompts/get", json!({"name": "no-such-prompt"}));
+    assert_eq!(
+        hidden.json()["error"]["code"],
+        missing.json()["error"]["code"],
+        "a hidden prompt is answered as one that does not exist: {}",
+        hidden.body
+    );
+    let read = http.with_token(
+        &alpha,
+        5,
+        "resources/read",
+        json!({"uri": "shelf://beta/notes.md"}),
+    );
+    assert!(read.json().get("error").is_some(), "{}", read.body);
+
+    // A change to beta reaches the whole library's listener, not alpha's; alpha's own does.
+    let alpha_stream = http.listen_with(&alpha, "alpha");
+    let admin_stream = http.listen_with(&everyone, "admin");
+    assert_eq!(
+        alpha_stream.next()["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    assert_eq!(
+        admin_stream.next()["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    ctx.write(
+        "beta/beta-more.prompt.md",
+        "---\ndescription: More\n---\nMore.\n",
+    );
+    ctx.ok(&["import", &ctx.path("beta").display().to_string()]);
+    assert_eq!(
+        admin_stream.next()["method"],
+        "notifications/prompts/list_changed"
+    );
+    ctx.write(
+        "alpha/alpha-more.prompt.md",
+        "---\ndescription: More\n---\nMore.\n",
+    );
+    ctx.ok(&["import", &ctx.path("alpha").display().to_string()]);
+    let heard = alpha_stream.next();
+    assert_eq!(heard["method"], "notifications/prompts/list_changed");
+    assert_eq!(
+        admin_stream.next()["method"],
+        "notifications/prompts/list_changed"
+    );
+    assert!(
+        alpha_stream
+            .messages
+            .recv_timeout(std::time::Duration::from_millis(800))
+            .is_err(),
+        "alpha's stream heard of beta's change too"
+    );
+
+    // A token removed is refused from the next request on.
+    ctx.ok(&["token", "rm", "alpha-reader"]);
+    assert_eq!(
+        http.with_token(&alpha, 6, "prompts/list", json!({})).status,
+        401
+    );
 }

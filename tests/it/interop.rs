@@ -96,7 +96,11 @@ fn the_official_python_sdk_can_use_the_server() {
 fn the_official_python_sdk_can_use_the_server_over_http() {
     let python = interop_python();
     let ctx = TestContext::new();
-    let server = HttpServer::start(&ctx.db, &[]);
+    // Served as a team would: a bearer token on every request (the SDK's HTTP client sends
+    // the header the script is given).
+    let added = ctx.json(&["token", "add", "interop", "--json"]);
+    let token = added["token"].as_str().expect("a token").to_string();
+    let server = HttpServer::start(&ctx.db, &["--auth", "token"]);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/python_client.py");
     let mut command = Command::new(&python);
     command
@@ -104,7 +108,9 @@ fn the_official_python_sdk_can_use_the_server_over_http() {
         .arg(BIN)
         .arg(&ctx.db)
         .arg("--http")
-        .arg(server.url());
+        .arg(server.url())
+        .arg("--token")
+        .arg(&token);
     command.env_remove("PYTHONPATH").env_remove("PYTHONHOME");
     let (status, stdout, stderr) = run_bounded(command, &ctx, "interop-http", SCRIPT_TIMEOUT);
     let shown = format!(

@@ -1,6 +1,7 @@
 //! One HTTP request to its response: the endpoint's methods (POST a message; GET a legacy
 //! session's stream; DELETE a legacy session), the checks a request passes before its
-//! message is read (`admit`: its `Origin`), the body read within `--max-line`, the message
+//! message is read (`admit`: its `Origin`; `authenticate`: its bearer token, and so what its
+//! caller sees), the body read within `--max-line`, the message
 //! parsed by `protocol::parse_line`, its headers checked against it (`protocol::http`),
 //! its legacy session read from its id, then routed (`server::route`, as on stdio) and
 //! answered through `server::answer` on the blocking pool, or with a stream.
@@ -20,10 +21,11 @@ use super::Server;
 use super::cancel::Registered;
 use super::session_id::{self, LegacySession};
 use super::streams::{Refused, Stream};
+use crate::config::Auth;
 use crate::protocol::http::{
     McpHeaders, check_legacy_version, check_modern, header as mcp, method_not_allowed, not_found,
     origin_refused, refusal_status, session_required, session_unknown, shutting_down,
-    too_many_streams,
+    too_many_streams, unauthorized,
 };
 use crate::protocol::{
     Envelope, Era, Failure, Incoming, Method, Notification, RequestId, Revision, RpcError,
@@ -32,6 +34,7 @@ use crate::protocol::{
 use crate::server::answer::{Answer, Reach, answer};
 use crate::server::route::{Route, route};
 use crate::server::session::Interest;
+use crate::store::tokens::Presented;
 use crate::visibility::Visibility;
 
 /// A response's body: a whole message, nothing, or a stream of events.
@@ -57,9 +60,13 @@ pub(super) async fn respond(server: Arc<Server>, request: Request<Body>) -> Resp
     if server.closing.load(Ordering::Acquire) {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down());
     }
+    let seen = match authenticate(&server, &parts).await {
+        Ok(seen) => seen,
+        Err(refused) => return refused,
+    };
     match parts.method {
-        Verb::POST => post(&server, &parts, body).await,
-        Verb::GET => stream(&server, &parts),
+        Verb::POST => post(&server, &parts, body, seen).await,
+        Verb::GET => stream(&server, &parts, seen),
         Verb::DELETE => delete(&server, &parts),
         _ => not_allowed(&parts.method, "POST, GET, DELETE"),
     }
@@ -74,6 +81,74 @@ fn admit(server: &Server, parts: &Parts) -> Result<(), Refusal> {
     }
     let shown = String::from_utf8_lossy(origin.unwrap_or_default()).into_owned();
     Err(Refusal(StatusCode::FORBIDDEN, origin_refused(&shown)))
+}
+
+/// What the caller sees: everything without authentication; with `--auth token`, what its
+/// bearer token grants, looked up on the blocking pool (the token's keyed hash in the
+/// database, so a token made or removed with `promptshelf token` counts at once, on every
+/// instance). A request without a token, or with one the library does not hold or that
+/// expired, is refused with 401 and `WWW-Authenticate: Bearer`.
+async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Visibility, Response<Reply>> {
+    if server.auth == Auth::None {
+        return Ok(Visibility::Everything);
+    }
+    let presented = header(parts, header::AUTHORIZATION.as_str())
+        .and_then(|value| std::str::from_utf8(value).ok())
+        .and_then(|value| {
+            let (scheme, token) = value.trim().split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| token.trim().to_string())
+        });
+    let Some(token) = presented else {
+        return Err(unauthorized_response(
+            "this server asks for a bearer token, and the request has none",
+            None,
+        ));
+    };
+    let shared = Arc::clone(&server.shared);
+    match tokio::task::spawn_blocking(move || shared.token(&token)).await {
+        Ok(Ok(Presented::Valid(grant))) => Ok(Visibility::of(&grant)),
+        Ok(Ok(Presented::Expired(_))) => Err(unauthorized_response(
+            "the bearer token has expired",
+            Some("the token has expired"),
+        )),
+        Ok(Ok(Presented::Unknown)) => Err(unauthorized_response(
+            "the bearer token is not one of this library's",
+            Some("the token is not known"),
+        )),
+        Ok(Err(err)) => {
+            tracing::error!("looking up a bearer token: {err}");
+            Err(refusal(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &RpcError::internal(format!("the token could not be looked up: {err}")),
+            ))
+        }
+        Err(err) => {
+            tracing::error!("a token lookup's task failed: {err}");
+            Err(refusal(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &RpcError::panicked(),
+            ))
+        }
+    }
+}
+
+/// 401 with the challenge (RFC 6750): `error="invalid_token"` for a token that was sent.
+fn unauthorized_response(why: &str, invalid: Option<&str>) -> Response<Reply> {
+    let mut response = refusal(StatusCode::UNAUTHORIZED, &unauthorized(why));
+    let challenge = match invalid {
+        Some(description) => format!(
+            "Bearer realm=\"promptshelf\", error=\"invalid_token\", error_description=\"{description}\""
+        ),
+        None => "Bearer realm=\"promptshelf\"".to_string(),
+    };
+    if let Ok(value) = HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
 }
 
 /// A request refused before its message is answered: the status, and the error said
@@ -97,7 +172,12 @@ fn now_secs() -> u64 {
 }
 
 /// POST: one JSON-RPC message.
-async fn post(server: &Arc<Server>, parts: &Parts, body: Body) -> Response<Reply> {
+async fn post(
+    server: &Arc<Server>,
+    parts: &Parts,
+    body: Body,
+    seen: Visibility,
+) -> Response<Reply> {
     // Taken before the body is read: bodies held at once are bounded too.
     let Ok(_permit) = server.in_flight.acquire().await else {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down());
@@ -133,7 +213,7 @@ async fn post(server: &Arc<Server>, parts: &Parts, body: Body) -> Response<Reply
         }
         // Nothing waits for a response over HTTP: this server sends no requests here.
         Incoming::Notification(Notification::Other) | Incoming::Response(_) => accepted(),
-        Incoming::Request(envelope) => request(server, parts, envelope).await,
+        Incoming::Request(envelope) => request(server, parts, envelope, seen).await,
     }
 }
 
@@ -168,7 +248,12 @@ fn legacy_session(server: &Server, parts: &Parts) -> Result<LegacySession, Refus
     Ok(session)
 }
 
-async fn request(server: &Arc<Server>, parts: &Parts, envelope: Envelope) -> Response<Reply> {
+async fn request(
+    server: &Arc<Server>,
+    parts: &Parts,
+    envelope: Envelope,
+    seen: Visibility,
+) -> Response<Reply> {
     let refuse = |error: RpcError| {
         json(
             status(refusal_status(&error)),
@@ -207,16 +292,14 @@ async fn request(server: &Arc<Server>, parts: &Parts, envelope: Envelope) -> Res
         Err(error) => return refuse(error),
     };
     match route {
-        Route::Initialize { .. } => initialize(server, envelope, revision).await,
-        Route::Listen(params) => {
-            match Interest::of(&server.shared.config, params, Visibility::Everything) {
-                Ok(interest) => listen(server, &envelope.id, interest),
-                Err(sentence) => {
-                    let error = Failure::InvalidParams(sentence).into_rpc(revision);
-                    json(StatusCode::OK, error_line(&envelope.id, &error))
-                }
+        Route::Initialize { .. } => initialize(server, envelope, revision, seen).await,
+        Route::Listen(params) => match Interest::of(&server.shared.config, params, seen) {
+            Ok(interest) => listen(server, &envelope.id, interest),
+            Err(sentence) => {
+                let error = Failure::InvalidParams(sentence).into_rpc(revision);
+                json(StatusCode::OK, error_line(&envelope.id, &error))
             }
-        }
+        },
         Route::Subscribe { uri, subscribed } => {
             let Some(session) = &session else {
                 return refuse(session_required());
@@ -238,7 +321,7 @@ async fn request(server: &Arc<Server>, parts: &Parts, envelope: Envelope) -> Res
             let registered = session
                 .as_ref()
                 .map(|session| server.cancels.register(&session.nonce, envelope.id.key()));
-            answered(server, envelope, revision, registered).await
+            answered(server, envelope, revision, registered, seen).await
         }
     }
 }
@@ -248,6 +331,7 @@ async fn initialize(
     server: &Arc<Server>,
     envelope: Envelope,
     revision: Revision,
+    seen: Visibility,
 ) -> Response<Reply> {
     let minted = server
         .secret()
@@ -267,7 +351,7 @@ async fn initialize(
             );
         }
     };
-    let mut response = answered(server, envelope, revision, None).await;
+    let mut response = answered(server, envelope, revision, None, seen).await;
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(mcp::SESSION_ID, value);
     }
@@ -283,20 +367,14 @@ async fn answered(
     envelope: Envelope,
     revision: Revision,
     registered: Option<Registered>,
+    seen: Visibility,
 ) -> Response<Reply> {
     let shared = Arc::clone(&server.shared);
     let id = envelope.id.clone();
     // Over HTTP no form of ours is sent to a legacy client (`forms` off): its prompts/get
     // lacking arguments is answered with the error naming them.
     let task = tokio::task::spawn_blocking(move || {
-        match answer(
-            &shared,
-            &Visibility::Everything,
-            &envelope,
-            revision,
-            Reach::Store,
-            false,
-        ) {
+        match answer(&shared, &seen, &envelope, revision, Reach::Store, false) {
             Answer::Line(line) => line,
             Answer::NeedsStore | Answer::Ask(_) => error_line(
                 &envelope.id,
@@ -348,7 +426,7 @@ fn stream_refused(server: &Server, refused: Refused) -> Response<Reply> {
 }
 
 /// GET: a legacy session's stream of notifications.
-fn stream(server: &Arc<Server>, parts: &Parts) -> Response<Reply> {
+fn stream(server: &Arc<Server>, parts: &Parts, seen: Visibility) -> Response<Reply> {
     if header(parts, mcp::SESSION_ID).is_none() {
         return not_allowed(&parts.method, "POST");
     }
@@ -365,7 +443,7 @@ fn stream(server: &Arc<Server>, parts: &Parts) -> Response<Reply> {
         Ok(session) => session,
         Err(refused) => return refused.response(),
     };
-    match server.streams.legacy(&session.nonce) {
+    match server.streams.legacy(&session.nonce, seen) {
         Ok(stream) => events(stream),
         Err(refused) => stream_refused(server, refused),
     }

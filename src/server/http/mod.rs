@@ -38,7 +38,7 @@ use tokio::net::TcpListener;
 use super::rate_limit::TokenBucket;
 use super::state::{Library, Shared};
 use super::watch;
-use crate::config::{HttpConfig, ServeConfig};
+use crate::config::{Auth, HttpConfig, ServeConfig};
 use crate::store::Store;
 use cancel::Cancels;
 use origin::Origins;
@@ -63,6 +63,8 @@ struct Server {
     in_flight: tokio::sync::Semaphore,
     /// Shutting down: new requests are refused (503).
     closing: AtomicBool,
+    /// How callers are authenticated (`exchange::authenticate`).
+    auth: Auth,
 }
 
 impl Server {
@@ -142,6 +144,7 @@ async fn run(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> 
         completions: Mutex::new(completions),
         in_flight: tokio::sync::Semaphore::new(MAX_IN_FLIGHT),
         closing: AtomicBool::new(false),
+        auth: http.auth,
     });
     let mut connections = http1::Builder::new();
     connections

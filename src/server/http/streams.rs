@@ -52,8 +52,15 @@ struct Open {
 }
 
 enum Kind {
-    Listen { id: RequestId, interest: Interest },
-    Legacy { nonce: String },
+    Listen {
+        id: RequestId,
+        interest: Interest,
+    },
+    /// A legacy session's GET stream, told what its caller (the token that opened it) sees.
+    Legacy {
+        nonce: String,
+        seen: Visibility,
+    },
 }
 
 struct Subscribed {
@@ -89,7 +96,7 @@ pub(super) type Stream = Events<Guard>;
 impl State {
     fn remove(&mut self, key: u64) {
         if let Some(Open {
-            kind: Kind::Legacy { nonce },
+            kind: Kind::Legacy { nonce, .. },
             ..
         }) = self.open.remove(&key)
         {
@@ -129,7 +136,7 @@ impl Streams {
         }
         let key = state.next;
         state.next += 1;
-        if let Kind::Legacy { nonce } = &kind {
+        if let Kind::Legacy { nonce, .. } = &kind {
             state.legacy_streams.insert(nonce.clone(), key);
         }
         state.open.insert(key, Open { kind, queue });
@@ -154,14 +161,20 @@ impl Streams {
         self.open(&mut self.lock(), kind, Some(acknowledgement))
     }
 
-    /// Opens the GET stream of the legacy session `nonce`: one per session here.
-    pub(super) fn legacy(self: &Arc<Self>, nonce: &str) -> Result<Stream, Refused> {
+    /// Opens the GET stream of the legacy session `nonce`, for a caller that sees what
+    /// `seen` shows: one per session here.
+    pub(super) fn legacy(
+        self: &Arc<Self>,
+        nonce: &str,
+        seen: Visibility,
+    ) -> Result<Stream, Refused> {
         let mut state = self.lock();
         if state.legacy_streams.contains_key(nonce) {
             return Err(Refused::Busy);
         }
         let kind = Kind::Legacy {
             nonce: nonce.to_string(),
+            seen,
         };
         self.open(&mut state, kind, None)
     }
@@ -229,12 +242,12 @@ impl Streams {
         for (key, open) in &state.open {
             let lines = match &open.kind {
                 Kind::Listen { id, interest } => interest.lines(config, id, changes),
-                Kind::Legacy { nonce } => {
+                Kind::Legacy { nonce, seen } => {
                     let uris = state
                         .subscriptions
                         .get(nonce)
                         .map_or(&none, |held| &held.uris);
-                    legacy_lines(config, uris, &Visibility::Everything, changes)
+                    legacy_lines(config, uris, seen, changes)
                 }
             };
             for line in lines {
