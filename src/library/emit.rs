@@ -268,7 +268,7 @@ const YAML_WORDS: [&str; 10] = [
 ];
 
 /// A string as a YAML scalar: plain when it is unmistakably a string, else double-quoted.
-fn scalar(text: &str) -> String {
+pub fn scalar(text: &str) -> String {
     let plain = text.starts_with(|c: char| c.is_ascii_alphabetic())
         && !text.ends_with(' ')
         && !text.contains("  ")
