@@ -9,6 +9,7 @@ mod commands;
 mod completion;
 mod config;
 mod elicitation;
+mod exports;
 mod hosts;
 mod import;
 mod interop;
