@@ -17,15 +17,16 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     }
     let single = prompt.arguments.len() == 1;
     if prompt.arguments.len() > 1 {
-        lost.say("its arguments as fields (Gemini CLI passes one text; they are named in it)");
+        lost.arguments_in_text("Gemini CLI passes one text; they are named in it");
     }
-    lost.argument_details(prompt, single && prompt.arguments[0].description.is_none());
+    // With several arguments the closing list keeps their descriptions; `{{args}}` keeps none.
+    lost.argument_details(prompt, !single);
     let body = command_text(
         source,
         lost,
         |text| text.to_string(),
         |name, _| {
-            if single {
+            if single && prompt.arguments[0].name == name {
                 "{{args}}".to_string()
             } else {
                 format!("<{name}>")

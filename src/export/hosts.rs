@@ -80,42 +80,50 @@ pub(super) struct Written {
     pub prompt_file: String,
 }
 
-/// The folder names a host format writes into: a DIR ending in one of them is a host's
-/// folder given where the project root was meant.
-const HOST_FOLDERS: [&str; 8] = [
-    ".claude", ".github", ".cursor", ".gemini", ".agents", "commands", "prompts", "skills",
-];
+/// The hosts' own folders: a DIR that is one of them, or one of their prompt and skill
+/// folders (`.claude/commands`), is a host's folder given where the project root was meant.
+const HOST_FOLDERS: [&str; 5] = [".claude", ".github", ".cursor", ".gemini", ".agents"];
+const HOST_SUBFOLDERS: [&str; 3] = ["commands", "prompts", "skills"];
 
 /// Refuses a DIR that is already a host's folder, which would put `.claude/commands` inside
-/// `.claude/commands`.
+/// `.claude/commands`. A project that merely is named `prompts` is not refused.
 fn check_dir(dir: &Path, format: Format) -> Result<()> {
-    let Some(Component::Normal(last)) = dir.components().next_back() else {
+    let parts: Vec<String> = dir
+        .components()
+        .filter_map(|part| match part {
+            Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    let host_at = match parts.as_slice() {
+        [.., host, sub]
+            if HOST_FOLDERS.contains(&host.as_str()) && HOST_SUBFOLDERS.contains(&sub.as_str()) =>
+        {
+            Some(2)
+        }
+        [.., host] if HOST_FOLDERS.contains(&host.as_str()) => Some(1),
+        _ => None,
+    };
+    let Some(depth) = host_at else {
         return Ok(());
     };
-    let last = last.to_string_lossy();
-    if HOST_FOLDERS.contains(&last.as_ref()) {
-        let mut root = dir.to_path_buf();
-        while root
-            .file_name()
-            .is_some_and(|name| HOST_FOLDERS.contains(&name.to_string_lossy().as_ref()))
-        {
-            root.pop();
-        }
-        let root = if root.as_os_str().is_empty() {
-            ".".to_string()
-        } else {
-            root.display().to_string()
-        };
-        bail!(
-            "{} is a host's folder; `export DIR --format {}` takes the project's root and \
-             writes DIR/{}/ itself (run `promptshelf export {root} --format {}`)",
-            dir.display(),
-            format.as_str(),
-            format.folder(),
-            format.as_str(),
-        );
+    let mut root = dir.to_path_buf();
+    for _ in 0..depth {
+        root.pop();
     }
-    Ok(())
+    let root = if root.as_os_str().is_empty() {
+        ".".to_string()
+    } else {
+        root.display().to_string()
+    };
+    bail!(
+        "{} is a host's folder; `export DIR --format {}` takes the project's root and writes \
+         DIR/{}/ itself (run `promptshelf export {root} --format {}`)",
+        dir.display(),
+        format.as_str(),
+        format.folder(),
+        format.as_str(),
+    );
 }
 
 /// Writes every prompt of `prompts` as `format` under `dir`. Every file is made and read back
@@ -230,7 +238,7 @@ fn read_back(prompt: &Prompt, written: &Written, lost: &mut Lost) {
             let names = |prompt: &Prompt| -> Vec<String> {
                 prompt.arguments.iter().map(|a| a.name.clone()).collect()
             };
-            if names(&read) != names(prompt) {
+            if names(&read) != names(prompt) && !lost.arguments_in_text {
                 lost.say(&format!(
                     "its argument names (it imports with [{}])",
                     names(&read).join(", ")
@@ -249,9 +257,18 @@ fn read_back(prompt: &Prompt, written: &Written, lost: &mut Lost) {
 #[derive(Default)]
 pub(super) struct Lost {
     pub items: Vec<String>,
+    /// The arguments are written into the text, so they import back as none.
+    arguments_in_text: bool,
 }
 
 impl Lost {
+    /// The format writes the arguments into the text (`why` says how) rather than as
+    /// placeholders the host fills in.
+    pub fn arguments_in_text(&mut self, why: &str) {
+        self.arguments_in_text = true;
+        self.say(&format!("its arguments as fields ({why})"));
+    }
+
     pub fn say(&mut self, what: &str) {
         if !self.items.iter().any(|item| item == what) {
             self.items.push(what.to_string());
@@ -403,6 +420,11 @@ mod tests {
             .to_string();
         assert!(err.contains("export . --format skills"), "{err}");
         assert!(check_dir(Path::new("proj"), Format::Skills).is_ok());
+        assert!(check_dir(Path::new("work/prompts"), Format::VscodePrompts).is_ok());
+        let err = check_dir(Path::new("/p/.github"), Format::VscodePrompts)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("export /p --format vscode-prompts"), "{err}");
         assert!(check_dir(Path::new("."), Format::Skills).is_ok());
     }
 }

@@ -38,7 +38,7 @@ pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
         lost.say("its icons");
     }
     if !prompt.arguments.is_empty() {
-        lost.say("its arguments as fields (they are named in the text, for the model)");
+        lost.arguments_in_text("they are named in the text, for the model");
     }
     lost.argument_details(prompt, true);
     let folder = format!(".agents/skills/{name}");

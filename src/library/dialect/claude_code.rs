@@ -318,6 +318,25 @@ mod tests {
     }
 
     #[test]
+    fn named_arguments_indexed_arguments_and_escapes() {
+        let prompt = claude_command(
+            Some("arguments: [file, level]\n"),
+            "Fix $file at $level ($ARGUMENTS[0], $files, $file_x). Costs \\$5, not \\$level.\n",
+            source(),
+        )
+        .unwrap();
+        let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["file", "level"]);
+        assert_eq!(
+            prompt.messages[0].body,
+            "Fix {{ file }} at {{ level }} ({{ file }}, $files, $file_x). Costs $5, not $level."
+        );
+        let prompt = claude_command(Some("arguments: a b\n"), "$b then $a\n", source()).unwrap();
+        let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+    }
+
+    #[test]
     fn an_argument_hint_that_is_not_yaml_is_still_read() {
         let front = ClaudeFront::read(Some(
             "argument-hint: [pr-number] [priority]\ndescription: \"Fix\"\n",

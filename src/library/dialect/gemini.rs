@@ -60,3 +60,36 @@ pub(in crate::library) fn gemini_command(text: &str, source: Source) -> Result<P
     let name = source.default_name.to_string();
     finish(description, arguments, &body, &template, &name, source)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::library::dialect::tests::source;
+
+    #[test]
+    fn args_becomes_the_argument_and_the_rest_is_text() {
+        let prompt = gemini_command(
+            "description = \"Commit\"\nprompt = \"\"\"\nCommit {{args}}; run !{git diff} {{ x }}\"\"\"\n",
+            source(),
+        )
+        .unwrap();
+        assert_eq!(prompt.description.as_deref(), Some("Commit"));
+        assert_eq!(prompt.arguments[0].name, "args");
+        assert_eq!(
+            prompt.messages[0].body,
+            "Commit {{ args }}; run !{git diff} {{ \"{{\" }} x }}"
+        );
+    }
+
+    #[test]
+    fn bad_files_are_refused_at_their_line() {
+        let err = gemini_command("description = \"x\"\nprompt = \n", source()).unwrap_err();
+        assert_eq!(err.line, Some(2), "{err}");
+        let err = gemini_command("description = \"x\"\n", source()).unwrap_err();
+        assert_eq!(err.line, Some(1), "{err}");
+        assert!(err.message.contains("prompt = "), "{err}");
+        let err = gemini_command("prompt = 3\n", source()).unwrap_err();
+        assert_eq!(err.line, Some(1), "{err}");
+        assert!(err.message.contains("must be a string"), "{err}");
+    }
+}
