@@ -158,7 +158,8 @@ pub fn parse_file_in(
             origin: origin.clone(),
             command_folder: command_folder(relative_path, folder),
         };
-        if let Some((skill_name, _)) = skill {
+        // A `SKILL.md` whose front matter names a `kind` is ours, as `export` writes one.
+        if let Some((skill_name, _)) = skill.filter(|_| !names_kind(front)) {
             return dialect::skill(front, body, skill_name, source())
                 .map(|prompt| Some(Item::Prompt(prompt)));
         }

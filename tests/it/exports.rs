@@ -394,3 +394,46 @@ fn bad_skills_are_refused_at_their_line() {
         assert!(stderr.contains(expected), "{path}: {stderr}");
     }
 }
+
+#[test]
+fn host_files_survive_an_export_in_our_format() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "repo/.agents/skills/lint/SKILL.md",
+        "---\nname: lint\ndescription: Lint the code.\n---\n# Lint\n\nRun {{ it }}, see [r](references/r.md).\n",
+    );
+    ctx.write(
+        "repo/.agents/skills/lint/references/r.md",
+        "---\ntitle: kept\n---\n# R\n",
+    );
+    ctx.write(
+        "repo/.gemini/commands/git/commit.toml",
+        "description = \"Commit\"\nprompt = \"Commit {{args}} now.\"\n",
+    );
+    ctx.write("repo/.cursor/commands/tidy.md", "Tidy $1 {{ up }}.\n");
+    ctx.write(
+        "repo/.claude/commands/fix.md",
+        "---\narguments: [file]\n---\nFix $file, \\$5.\n",
+    );
+    ctx.ok(&["init", "--empty"]);
+    let first = ctx.ok(&["import", ctx.path("repo").to_str().unwrap()]);
+    assert!(first.contains("added 5,"), "{first}");
+    let out = ctx.path("out");
+    ctx.ok(&["export", out.to_str().unwrap(), "--collection", "repo"]);
+    let again = ctx.ok(&["import", out.to_str().unwrap(), "--collection", "repo"]);
+    assert!(
+        again.contains("added 0, updated 0, unchanged 5,"),
+        "{again}\n{:?}",
+        std::fs::read_dir(&out).map(|entries| entries.count())
+    );
+    assert_eq!(
+        ctx.ok(&["resource", "cat", "skill://lint/references/r.md"]),
+        "---\ntitle: kept\n---\n# R\n"
+    );
+    assert_eq!(rendered(&ctx, "fix", &["file=a.rs"]), "Fix a.rs, $5.");
+    assert_eq!(
+        rendered(&ctx, "git/commit", &["args=all"]),
+        "Commit all now."
+    );
+    assert_eq!(rendered(&ctx, "tidy", &[]), "Tidy $1 {{ up }}.");
+}
