@@ -45,7 +45,10 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     if !names.is_empty() {
         let hint: Vec<String> = names.iter().map(|name| format!("[{name}]")).collect();
         front.push_str(&format!("argument-hint: {}\n", scalar(&hint.join(" "))));
-        front.push_str(&format!("arguments: [{}]\n", names.join(", ")));
+        // Quoted where YAML would read a name as something else (`yes`, `null`), which
+        // Claude Code would then leave out.
+        let listed: Vec<String> = names.iter().map(|name| scalar(name)).collect();
+        front.push_str(&format!("arguments: [{}]\n", listed.join(", ")));
     }
     let path = format!(".claude/commands/{}.md", flat_file_name(&prompt.name));
     let text = if front.is_empty() && !body.starts_with("---") {

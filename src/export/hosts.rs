@@ -73,7 +73,7 @@ pub(super) struct File {
     pub bytes: Vec<u8>,
 }
 
-/// What one prompt became: its files, and what its format could not say.
+/// What one prompt became: its files, the prompt's own first.
 pub(super) struct Written {
     pub files: Vec<File>,
     /// The file that holds the prompt itself (read back to check it).
@@ -182,10 +182,14 @@ pub(super) fn run(
             Format::Skills => super::skills::files(&source, &mut lost),
         };
         let Some(written) = written else {
+            // The format said last why it could not write the prompt.
             report.warnings.push(format!(
                 "prompt {}: left out: {}",
                 prompt.name,
-                lost.items.join("; ")
+                lost.items
+                    .last()
+                    .map(String::as_str)
+                    .unwrap_or("no file for it")
             ));
             continue;
         };

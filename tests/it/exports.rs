@@ -437,3 +437,27 @@ fn host_files_survive_an_export_in_our_format() {
     );
     assert_eq!(rendered(&ctx, "tidy", &[]), "Tidy $1 {{ up }}.");
 }
+
+#[test]
+fn a_prompt_a_format_cannot_hold_is_left_out_with_the_reason() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "lib/bare.prompt.md",
+        "---\narguments:\n  - name: it\n---\nDo {{ it }}.\n",
+    );
+    ctx.write(
+        "lib/fine.prompt.md",
+        "---\ndescription: Fine.\n---\nFine.\n",
+    );
+    ctx.ok(&["init", "--empty"]);
+    ctx.ok(&["import", ctx.path("lib").to_str().unwrap()]);
+    let (project, stderr) = export(&ctx, "skills");
+    assert!(
+        stderr.contains(
+            "prompt bare: left out: no description, which a skill must have; give the prompt one"
+        ),
+        "{stderr}"
+    );
+    assert!(!project.join(".agents/skills/bare").exists());
+    assert!(project.join(".agents/skills/fine/SKILL.md").is_file());
+}
