@@ -351,6 +351,10 @@ pub struct ExportArgs {
     /// Export this collection straight into DIR; without it, each collection goes into DIR/<collection>
     #[arg(long, value_name = "NAME")]
     pub collection: Option<String>,
+    /// The files to write: promptshelf (this folder format) or a host's own prompt files,
+    /// written under DIR as the project's root (claude-commands: DIR/.claude/commands/)
+    #[arg(long, value_enum, default_value_t)]
+    pub format: crate::export::Format,
     /// Print the outcome (counts and warnings) as one JSON object
     #[arg(long)]
     pub json: bool,

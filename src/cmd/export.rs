@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::common;
 use crate::cli::ExportArgs;
-use crate::export::{self, Options};
+use crate::export::{self, Format, Options};
 use crate::store::Store;
 
 /// What `export --json` prints.
@@ -28,6 +28,7 @@ struct ExportJson<'a> {
 pub fn run(store: &Store, args: ExportArgs) -> Result<()> {
     let options = Options {
         collection: args.collection,
+        format: args.format,
     };
     let report = export::run(store, &args.dir, &options)?;
     if args.json {
@@ -43,6 +44,16 @@ pub fn run(store: &Store, args: ExportArgs) -> Result<()> {
     }
     for warning in &report.warnings {
         eprintln!("warning: {}", common::one_line(warning));
+    }
+    if args.format != Format::Promptshelf {
+        return common::say(&format!(
+            "exported {} prompts as {} under {} ({} files written, {} unchanged)",
+            report.prompts,
+            args.format.as_str(),
+            args.dir.join(args.format.folder()).display(),
+            report.written,
+            report.unchanged
+        ));
     }
     common::say(&format!(
         "exported {} prompts, {} resources and {} completion tables to {} ({} files written, {} unchanged)",

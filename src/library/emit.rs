@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::front_matter::{opens_yaml_front_matter, split_front_matter};
-use super::paths::{Folder, has_extension, is_command_path};
+use super::paths::{Folder, has_extension, is_command_path, skill_file};
 use super::summary::{heading_and_paragraph, prompt_heading_and_paragraph};
 use crate::model::{
     ArgumentType, CompletionValue, Content, Icon, MessageTemplate, Prompt, PromptArgument,
@@ -66,11 +66,17 @@ fn prompt_body(messages: &[MessageTemplate]) -> String {
 }
 
 /// The bytes of a resource file at `relative_path` that reads back as `resource`. Only
-/// markdown and text files have front matter; other files are their content alone.
+/// markdown and text files have front matter; other files, and the files of a skill folder
+/// (which are read as they are), are their content alone.
 pub fn resource_file(resource: &Resource, relative_path: &str, folder: Folder) -> Vec<u8> {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     let text = match &resource.content {
-        Content::Text(text) if has_extension(file_name, &["md", "markdown", "txt"]) => text,
+        Content::Text(text)
+            if has_extension(file_name, &["md", "markdown", "txt"])
+                && skill_file(relative_path, folder).is_none() =>
+        {
+            text
+        }
         content => return content.as_bytes().to_vec(),
     };
     let info = &resource.info;
@@ -268,7 +274,7 @@ const YAML_WORDS: [&str; 10] = [
 ];
 
 /// A string as a YAML scalar: plain when it is unmistakably a string, else double-quoted.
-fn scalar(text: &str) -> String {
+pub fn scalar(text: &str) -> String {
     let plain = text.starts_with(|c: char| c.is_ascii_alphabetic())
         && !text.ends_with(' ')
         && !text.contains("  ")

@@ -13,7 +13,8 @@
 //!   description (for a prompt, plain words only)
 //! - `resource_file`: documents and other files into resources
 //! - `value_table`: `_values/` files into completion tables
-//! - `dialect`: the prompt files of Claude Code and VS Code into prompts
+//! - `dialect`: the prompt files of Claude Code, VS Code, Cursor and Gemini CLI, and Agent
+//!   Skills' `SKILL.md`, into prompts
 //! - `links`: relative links between files pointed at their URIs, and the ones that point
 //!   at no file
 //! - `emit`: the way back, from an item to the text of its file
@@ -31,9 +32,11 @@ mod value_table;
 
 use serde::Deserialize;
 
+pub use dialect::validate_skill_name;
 pub use links::{MissingLink, link_targets, missing_links, resolve_links};
 pub use paths::{
-    Collection, DEFAULT_SCHEME, Folder, command_folder, is_command_path, is_skipped, skips_folder,
+    Collection, DEFAULT_SCHEME, Folder, command_folder, gemini_command_name, is_command_path,
+    is_cursor_command, is_skipped, skill_file, skips_folder,
 };
 pub use prompt_file::validate_name;
 pub use resource_file::is_textual;
@@ -106,6 +109,30 @@ pub fn parse_file_in(
     if let Some(table_file) = relative_path.strip_prefix("_values/") {
         return parse_values(relative_path, table_file, bytes).map(Some);
     }
+    let skill = skill_file(relative_path, folder);
+    if let Some((skill_name, inside)) = skill.filter(|(_, inside)| *inside != SKILL_FILE) {
+        // The files of a skill are served as they are, at the URIs the skills extension of
+        // MCP gives them: `skill://NAME/PATH`.
+        let mut resource = other_resource(collection, relative_path, file_name, bytes, origin)?;
+        resource.info.uri = Collection {
+            name: skill_name.to_string(),
+            scheme: SKILL_SCHEME.to_string(),
+        }
+        .resource_uri(inside);
+        return Ok(Some(Item::Resource(resource)));
+    }
+    if let Some(name) = gemini_command_name(relative_path) {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|err| FileError::new(relative_path, None, format!("not UTF-8 text: {err}")))?;
+        let source = dialect::Source {
+            path: relative_path,
+            default_name: name,
+            body_line: 1,
+            origin,
+            command_folder: None,
+        };
+        return dialect::gemini_command(text, source).map(|prompt| Some(Item::Prompt(prompt)));
+    }
     let is_markdown = has_extension(file_name, &["md", "markdown"]);
     let is_plain_text = has_extension(file_name, &["txt"]);
     if is_markdown || is_plain_text {
@@ -131,6 +158,15 @@ pub fn parse_file_in(
             origin: origin.clone(),
             command_folder: command_folder(relative_path, folder),
         };
+        // A `SKILL.md` whose front matter names a `kind` is ours, as `export` writes one.
+        if let Some((skill_name, _)) = skill.filter(|_| !names_kind(front)) {
+            return dialect::skill(front, body, skill_name, source())
+                .map(|prompt| Some(Item::Prompt(prompt)));
+        }
+        if is_cursor_command(relative_path) && !names_kind(front) {
+            return dialect::cursor_command(body, source())
+                .map(|prompt| Some(Item::Prompt(prompt)));
+        }
         // A command file whose front matter names a `kind` is written in our format (that
         // is how `export` keeps a prompt at a command's path).
         if is_command_path(relative_path, folder) && !names_kind(front) {
@@ -177,6 +213,11 @@ pub fn parse_file_in(
 pub fn has_front_matter(file_name: &str) -> bool {
     has_extension(file_name, &["md", "markdown", "txt"])
 }
+
+/// The file of a skill folder that is the skill.
+const SKILL_FILE: &str = "SKILL.md";
+/// The scheme of a skill's files (the skills extension of MCP names them `skill://NAME/PATH`).
+pub const SKILL_SCHEME: &str = "skill";
 
 /// The name a Claude Code command in a subfolder of its `commands` folder takes when another
 /// prompt of the same import has its file's name: the folders and the name joined by `-`

@@ -81,6 +81,9 @@ pub enum Folder {
     /// The collection folder is itself a Claude Code commands folder (`~/.claude/commands`),
     /// so its markdown files are commands even though their paths do not say so.
     Commands,
+    /// The collection folder is a folder of skill folders (`~/.claude/skills`), so
+    /// `NAME/SKILL.md` is a skill even though the path does not say so.
+    Skills,
 }
 
 impl Folder {
@@ -88,6 +91,8 @@ impl Folder {
     pub fn of(folder_name: &str) -> Folder {
         if folder_name == COMMANDS_FOLDER {
             Folder::Commands
+        } else if folder_name == SKILLS_FOLDER {
+            Folder::Skills
         } else {
             Folder::Plain
         }
@@ -97,9 +102,20 @@ impl Folder {
 /// Markdown files under a folder of this name are Claude Code commands.
 const COMMANDS_FOLDER: &str = "commands";
 
-/// Hidden folders that other tools keep prompt files in, each with the one subfolder of it
-/// that is read: Claude Code's `.claude/commands/` and VS Code's `.github/prompts/`.
-const TOOL_FOLDERS: [(&str, &str); 2] = [(".claude", COMMANDS_FOLDER), (".github", "prompts")];
+/// Skill folders (`NAME/SKILL.md`) are kept in a folder of this name.
+const SKILLS_FOLDER: &str = "skills";
+
+/// Hidden folders that hosts keep prompt files and skills in, each with the subfolders of it
+/// that are read: Claude Code's `.claude/commands/` and `.claude/skills/`, VS Code's
+/// `.github/prompts/` and `.github/skills/`, Cursor's `.cursor/commands/`, Gemini CLI's
+/// `.gemini/commands/` and `.gemini/skills/`, and the shared `.agents/skills/`.
+const TOOL_FOLDERS: [(&str, &[&str]); 5] = [
+    (".claude", &[COMMANDS_FOLDER, SKILLS_FOLDER]),
+    (".github", &["prompts", SKILLS_FOLDER]),
+    (".cursor", &[COMMANDS_FOLDER]),
+    (".gemini", &[COMMANDS_FOLDER, SKILLS_FOLDER]),
+    (".agents", &[SKILLS_FOLDER]),
+];
 
 /// Whether the format skips the file at `relative_path`: anything hidden (a segment starting
 /// with `.`), except inside the prompt folders of `TOOL_FOLDERS`.
@@ -123,7 +139,7 @@ fn hidden(relative_path: &str, is_folder: bool) -> bool {
             return true;
         };
         match segments.get(at + 1) {
-            Some(next) if next == inside => {}
+            Some(next) if inside.contains(next) => {}
             None if is_folder => {}
             _ => return true,
         }
@@ -162,6 +178,51 @@ pub fn command_folder(relative_path: &str, folder: Folder) -> Option<String> {
         None => folders,
     };
     (!inside.is_empty()).then(|| inside.join("/"))
+}
+
+/// A file of a skill folder: the skill's folder name and the file's path inside it
+/// (`SKILL.md`, `references/x.md`), for a file under a hosts' skills folder
+/// (`.claude/skills/NAME/...`, `.agents/skills/NAME/...`) or, when the collection folder is
+/// itself a skills folder, under one of its folders.
+pub fn skill_file(relative_path: &str, folder: Folder) -> Option<(&str, &str)> {
+    let segments: Vec<&str> = relative_path.split('/').collect();
+    let start = if folder == Folder::Skills {
+        0
+    } else {
+        let at = segments.windows(2).rposition(|pair| {
+            pair[1] == SKILLS_FOLDER
+                && TOOL_FOLDERS
+                    .iter()
+                    .any(|(host, inside)| *host == pair[0] && inside.contains(&SKILLS_FOLDER))
+        })?;
+        at + 2
+    };
+    if segments.len() < start + 2 {
+        return None;
+    }
+    let name = segments[start];
+    let offset: usize = segments[..start + 1].iter().map(|s| s.len() + 1).sum();
+    Some((name, &relative_path[offset..]))
+}
+
+/// The name of a Gemini CLI command: its path under `.gemini/commands/` without `.toml`
+/// (`git/commit` for `.gemini/commands/git/commit.toml`, which Gemini CLI runs as
+/// `/git:commit`); None for any other file.
+pub fn gemini_command_name(relative_path: &str) -> Option<&str> {
+    let at = relative_path
+        .match_indices(".gemini/commands/")
+        .filter(|(at, _)| *at == 0 || relative_path[..*at].ends_with('/'))
+        .last()?
+        .0;
+    relative_path[at + ".gemini/commands/".len()..].strip_suffix(".toml")
+}
+
+/// Whether a markdown file is a Cursor command (under `.cursor/commands/`).
+pub fn is_cursor_command(relative_path: &str) -> bool {
+    let segments: Vec<&str> = relative_path.split('/').collect();
+    segments.len() >= 3
+        && segments[segments.len() - 3..segments.len() - 1] == [".cursor", COMMANDS_FOLDER]
+        && has_extension(relative_path, &["md"])
 }
 
 pub(super) fn has_extension(file_name: &str, extensions: &[&str]) -> bool {
@@ -216,5 +277,24 @@ mod tests {
             Some("git")
         );
         assert_eq!(command_folder("git/commit.md", Folder::Plain), None);
+        assert!(!is_skipped(".agents/skills/x/SKILL.md"));
+        assert!(!is_skipped(".gemini/commands/git/commit.toml"));
+        assert!(is_skipped(".agents/other/x.md"));
+        assert_eq!(
+            skill_file("app/.claude/skills/fix/references/a.md", Folder::Plain),
+            Some(("fix", "references/a.md"))
+        );
+        assert_eq!(
+            skill_file("fix/SKILL.md", Folder::Skills),
+            Some(("fix", "SKILL.md"))
+        );
+        assert_eq!(skill_file("README.md", Folder::Skills), None);
+        assert_eq!(skill_file("skills/fix/SKILL.md", Folder::Plain), None);
+        assert_eq!(
+            gemini_command_name(".gemini/commands/git/commit.toml"),
+            Some("git/commit")
+        );
+        assert!(is_cursor_command(".cursor/commands/fix.md"));
+        assert!(!is_cursor_command("cursor/commands/fix.md"));
     }
 }

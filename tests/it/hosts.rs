@@ -1,5 +1,5 @@
-//! Real hosts reading what `config HOST --write` wrote, with `HOME` pointing at a temporary
-//! folder. NEEDS THE NPM REGISTRY (and `node` with `npm`): the hosts' own command lines, at the
+//! Real hosts reading what `config HOST --write` and `export --format` wrote, with `HOME`
+//! pointing at a temporary folder. NEEDS THE NPM REGISTRY (and `node` with `npm`): the hosts' own command lines, at the
 //! versions pinned in `HOST_CLIS`, are installed into `<target>/host-clis` on first use and
 //! reused after that, the way `interop` keeps the Python SDK in a virtual environment there.
 //!
@@ -9,6 +9,11 @@
 //!   (it starts servers only in a trusted folder), must report it connected.
 //! - Codex (`@openai/codex`): `codex mcp get promptshelf --json` only prints the configuration
 //!   it read (it starts nothing), so the entry it prints is checked.
+//! - `export --format skills`: Codex renders the model's prompt input (`codex debug
+//!   prompt-input`), whose skills catalog must list the exported skill, and `gemini skills list` must list it
+//!   enabled. Neither needs an account. Gemini CLI lists its custom commands only inside a
+//!   session, and Claude Code lists commands and skills only in one, so those exports are
+//!   checked by parsing their files (tests/it/exports.rs).
 //!
 //! The other hosts have no command line on npm that reads their MCP configuration: Claude
 //! Desktop, VS Code, Cursor, Zed and Windsurf are desktop applications, Goose is not on npm,
@@ -211,3 +216,59 @@ fn codex_reads_the_entry_config_wrote() {
 
 /// What the listings show of the command: the binary's path ends with its name.
 const BIN_NAME: &str = "promptshelf --db ";
+
+impl Home {
+    /// `promptshelf export . --format skills` in the project folder: the seed library's
+    /// prompts as `.agents/skills/NAME/SKILL.md`.
+    fn export_skills(&self) {
+        let output =
+            crate::common::command_on(&self.ctx.db, &["export", ".", "--format", "skills"])
+                .current_dir(self.home().join("project"))
+                .output()
+                .expect("run promptshelf");
+        assert!(
+            output.status.success(),
+            "{}",
+            describe(&["export"], &output, "export --format skills")
+        );
+    }
+}
+
+/// The seed's code-review prompt as a skill, as a host lists it.
+const SKILL_DESCRIPTION: &str = "Review code for correctness, security, design, tests and readability, with findings ranked by severity.";
+
+#[test]
+fn codex_lists_the_skills_export_wrote() {
+    let home = Home::new();
+    home.export_skills();
+    // The model's prompt input holds the skills catalog; rendering it needs no account.
+    let (ok, stdout, shown) = home.host("codex", &["debug", "prompt-input", "hello"], &[]);
+    assert!(ok, "{shown}");
+    let entry = format!("- code-review: {SKILL_DESCRIPTION} (file: ");
+    assert!(
+        stdout.contains(&entry),
+        "codex lists no code-review skill\n{shown}"
+    );
+    assert!(stdout.contains("code-review/SKILL.md)"), "{shown}");
+}
+
+#[test]
+fn gemini_cli_lists_the_skills_export_wrote() {
+    let home = Home::new();
+    home.export_skills();
+    let (ok, _, shown) = home.host(
+        "gemini",
+        &["skills", "list"],
+        &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
+    );
+    assert!(ok, "{shown}");
+    assert!(shown.contains("code-review [Enabled]"), "{shown}");
+    assert!(
+        shown.contains(&format!("Description: {SKILL_DESCRIPTION}")),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(".agents/skills/code-review/SKILL.md"),
+        "{shown}"
+    );
+}

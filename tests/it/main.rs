@@ -11,6 +11,7 @@ mod completion;
 mod config;
 mod edit;
 mod elicitation;
+mod exports;
 mod history;
 mod hosts;
 mod http;

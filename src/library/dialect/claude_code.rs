@@ -12,6 +12,8 @@ struct ClaudeFront {
     description: Option<String>,
     #[serde(rename = "argument-hint")]
     argument_hint: Option<Hint>,
+    /// The names of the positional arguments, in order, each usable as `$name`.
+    arguments: Option<Hint>,
 }
 
 /// `argument-hint: [file] [focus]` is, to YAML, a list followed by junk, and `[file]` alone is
@@ -48,6 +50,7 @@ impl ClaudeFront {
             match key.trim() {
                 "description" => front.description = Some(value.to_string()),
                 "argument-hint" => front.argument_hint = Some(Hint::Text(value.to_string())),
+                "arguments" => front.arguments = Some(Hint::Text(value.to_string())),
                 _ => {}
             }
         }
@@ -110,21 +113,50 @@ pub(in crate::library) fn claude_command(
     source: Source,
 ) -> Result<Prompt, FileError> {
     let front = ClaudeFront::read(front);
-    let (hint_text, hint_names) = match &front.argument_hint {
+    let (hint_text, mut hint_names) = match &front.argument_hint {
         Some(hint) => {
             let (text, words) = hint_words(hint);
             (Some(text), words)
         }
         None => (None, Vec::new()),
     };
+    // `arguments` names the positions as Claude Code does (as a list or a string of words,
+    // numbers left out), ahead of the hint.
+    let named: Vec<String> = match &front.arguments {
+        Some(Hint::List(items)) => items.clone(),
+        Some(Hint::Text(text)) => text.split_whitespace().map(str::to_string).collect(),
+        None => Vec::new(),
+    }
+    .into_iter()
+    .filter(|name| !name.is_empty() && !name.chars().all(|c| c.is_ascii_digit()))
+    .collect();
+    if !named.is_empty() {
+        hint_names = named.clone();
+    }
+    // Longest first, as Claude Code matches them.
+    let mut by_length: Vec<(usize, &str)> = named
+        .iter()
+        .enumerate()
+        .map(|(at, name)| (at + 1, name.as_str()))
+        .collect();
+    by_length.sort_by_key(|(_, name)| std::cmp::Reverse(name.len()));
+    let placeholder = |rest: &str| claude_placeholder(rest, &by_length);
     // First pass: which placeholders the body uses, so that names can be chosen before the
     // body is rewritten.
     let mut uses_all = false;
-    let mut positions = [false; 9];
-    scan_claude(body, |placeholder| match placeholder {
-        ClaudePlaceholder::All => uses_all = true,
-        ClaudePlaceholder::Position(n) => positions[n - 1] = true,
-    });
+    let mut positions: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
+    for (at, _) in body.match_indices('$') {
+        if body[..at].ends_with('\\') {
+            continue;
+        }
+        match placeholder(&body[at..]) {
+            Some((ClaudePlaceholder::All, _)) => uses_all = true,
+            Some((ClaudePlaceholder::Position(n), _)) => {
+                positions.insert(n);
+            }
+            Some((ClaudePlaceholder::Escaped, _)) | None => {}
+        }
+    }
     let mut arguments = Vec::new();
     if uses_all {
         arguments.push(PromptArgument {
@@ -137,11 +169,10 @@ pub(in crate::library) fn claude_command(
             ..PromptArgument::default()
         });
     }
-    let mut position_names: [String; 9] = Default::default();
-    for (index, used) in positions.iter().enumerate() {
-        if !used {
-            continue;
-        }
+    let mut position_names: std::collections::BTreeMap<usize, String> =
+        std::collections::BTreeMap::new();
+    for &position in &positions {
+        let index = position - 1;
         let hinted = hint_names
             .get(index)
             .and_then(|word| identifier(word))
@@ -155,7 +186,7 @@ pub(in crate::library) fn claude_command(
             Some(word) if !word.is_empty() => format!("{word} (argument {})", index + 1),
             _ => format!("Argument {} of the command", index + 1),
         };
-        position_names[index] = name.clone();
+        position_names.insert(position, name.clone());
         arguments.push(PromptArgument {
             name,
             description: Some(description),
@@ -163,11 +194,13 @@ pub(in crate::library) fn claude_command(
         });
     }
     let template = translate(body, |rest| {
-        if let Some(after) = rest.strip_prefix("$ARGUMENTS") {
-            return Some((var("arguments"), rest.len() - after.len()));
-        }
-        let n = claude_position(rest)?;
-        Some((var(&position_names[n - 1]), 2))
+        let (found, length) = placeholder(rest)?;
+        let replacement = match found {
+            ClaudePlaceholder::All => var("arguments"),
+            ClaudePlaceholder::Position(n) => var(position_names.get(&n)?),
+            ClaudePlaceholder::Escaped => "$".to_string(),
+        };
+        Some((replacement, length))
     });
     let folder = source.command_folder.clone();
     let mut prompt = finish(
@@ -190,19 +223,44 @@ pub(in crate::library) fn claude_command(
 }
 
 enum ClaudePlaceholder {
+    /// `$ARGUMENTS`
     All,
+    /// The argument at this position, from 1: `$1`, `$ARGUMENTS[0]`, or `$name` for the
+    /// first name of `arguments`.
     Position(usize),
+    /// `\$` before what would be a placeholder: a `$` of the text.
+    Escaped,
 }
 
-fn scan_claude(body: &str, mut found: impl FnMut(ClaudePlaceholder)) {
-    for (at, _) in body.match_indices('$') {
-        let rest = &body[at..];
-        if rest.starts_with("$ARGUMENTS") {
-            found(ClaudePlaceholder::All);
-        } else if let Some(n) = claude_position(rest) {
-            found(ClaudePlaceholder::Position(n));
+/// The placeholder at the start of `rest` and its length. `names` are the names `arguments`
+/// gives, with their positions, longest first.
+fn claude_placeholder(rest: &str, names: &[(usize, &str)]) -> Option<(ClaudePlaceholder, usize)> {
+    if let Some(after) = rest.strip_prefix("\\") {
+        return claude_placeholder(after, names).map(|_| (ClaudePlaceholder::Escaped, 2));
+    }
+    let after = rest.strip_prefix('$')?;
+    if let Some(index) = after.strip_prefix("ARGUMENTS[") {
+        let digits = index.len() - index.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 && index[digits..].starts_with(']') {
+            // Claude Code counts these from 0.
+            let n: usize = index[..digits].parse().ok()?;
+            return Some((
+                ClaudePlaceholder::Position(n.checked_add(1)?),
+                "$ARGUMENTS[".len() + digits + 1,
+            ));
         }
     }
+    if after.starts_with("ARGUMENTS") {
+        return Some((ClaudePlaceholder::All, "$ARGUMENTS".len()));
+    }
+    for (position, name) in names {
+        if let Some(next) = after.strip_prefix(name)
+            && !next.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '[')
+        {
+            return Some((ClaudePlaceholder::Position(*position), 1 + name.len()));
+        }
+    }
+    claude_position(rest).map(|n| (ClaudePlaceholder::Position(n), 2))
 }
 
 /// `$1`..`$9` not followed by another digit (`$100` is an amount of money, not `$1` + "00").
@@ -257,6 +315,25 @@ mod tests {
                 assert_eq!(rendered_text(&prompt, &values, &body), expected, "{body:?}");
             }
         }
+    }
+
+    #[test]
+    fn named_arguments_indexed_arguments_and_escapes() {
+        let prompt = claude_command(
+            Some("arguments: [file, level]\n"),
+            "Fix $file at $level ($ARGUMENTS[0], $files, $file_x). Costs \\$5, not \\$level.\n",
+            source(),
+        )
+        .unwrap();
+        let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["file", "level"]);
+        assert_eq!(
+            prompt.messages[0].body,
+            "Fix {{ file }} at {{ level }} ({{ file }}, $files, $file_x). Costs $5, not $level."
+        );
+        let prompt = claude_command(Some("arguments: a b\n"), "$b then $a\n", source()).unwrap();
+        let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
     }
 
     #[test]

@@ -1,8 +1,9 @@
-//! The prompt files other tools keep, read as prompts of ours: Claude Code commands and VS Code
-//! prompt files. Their placeholders become typed arguments substituted by minijinja, and
+//! The prompt files other tools keep, read as prompts of ours: Claude Code commands, VS Code
+//! prompt files, Cursor and Gemini CLI commands, and Agent Skills' `SKILL.md`. Their placeholders become typed arguments substituted by minijinja, and
 //! everything else in the body is escaped so that it comes out exactly as written.
 //!
-//! `claude_code` and `vscode` each find their tool's placeholders and arguments; this file
+//! `claude_code`, `vscode`, `cursor`, `gemini` and `skill` each find their tool's placeholders
+//! and arguments; this file
 //! holds what both share: the body rewritten into an escaped template, argument and prompt
 //! names made from the names other tools allow, and the prompt put together.
 //!
@@ -10,9 +11,16 @@
 //! mappings; keep the two in step.
 
 mod claude_code;
+mod cursor;
+mod gemini;
+mod skill;
 mod vscode;
 
 pub(super) use claude_code::claude_command;
+pub(super) use cursor::cursor_command;
+pub(super) use gemini::gemini_command;
+pub(super) use skill::skill;
+pub use skill::validate_skill_name;
 pub(super) use vscode::{is_vscode_prompt, vscode_prompt};
 
 use super::FileError;

@@ -1,7 +1,19 @@
 //! `promptshelf export`: the library written back out as folders of the format
 //! (docs/format.md), one per collection, such that importing a folder gives back what was
-//! exported from it. Every written file is read back and compared with the stored item, and
-//! any difference (something the format cannot say) is reported rather than hidden.
+//! exported from it; or, with `--format`, its prompts as the hosts' own files (`hosts`, one
+//! module per format, `body` the prompt text they all start from). Every written file is read
+//! back and compared with the stored item, and any difference (something the format cannot
+//! say) is reported rather than hidden.
+
+mod body;
+mod claude;
+mod cursor;
+mod gemini;
+mod hosts;
+mod skills;
+mod vscode;
+
+pub use hosts::Format;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -23,6 +35,8 @@ pub struct Options {
     /// Export only this collection, straight into the folder; otherwise every collection
     /// goes into a subfolder of its name.
     pub collection: Option<String>,
+    /// The files to write: our folder format, or a host's.
+    pub format: Format,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -84,6 +98,15 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
             );
         }
         groups.retain(|name, _| name == wanted);
+    }
+    if options.format != Format::Promptshelf {
+        let mut report = Report::default();
+        let prompts: Vec<&StoredPrompt> = groups
+            .values()
+            .flat_map(|group| group.prompts.iter().copied())
+            .collect();
+        hosts::run(&tx, &prompts, dir, options.format, &mut report)?;
+        return Ok(report);
     }
     std::fs::create_dir_all(dir)
         .map_err(|err| anyhow!("cannot create {}: {err}", dir.display()))?;
@@ -289,37 +312,47 @@ impl Out {
         false
     }
 
-    /// Writes `bytes` at `path` unless the file already holds them. The file appears whole
-    /// (written beside it, then renamed) and carries the item's lastModified as its mtime, so
-    /// a later import into a new library keeps the item's time.
     fn write(&self, path: &str, bytes: &[u8], modified_ms: i64, report: &mut Report) -> Result<()> {
-        let target = self.root.join(path);
-        if std::fs::read(&target).is_ok_and(|existing| existing == bytes) {
-            report.unchanged += 1;
-            return Ok(());
-        }
-        let parent = target.parent().unwrap_or(&self.root);
-        std::fs::create_dir_all(parent)
-            .map_err(|err| anyhow!("cannot create {}: {err}", parent.display()))?;
-        let file_name = target
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let temporary = parent.join(format!(".{file_name}.promptshelf-export"));
-        let result = (|| -> std::io::Result<()> {
-            let file = std::fs::File::create(&temporary)?;
-            std::io::Write::write_all(&mut &file, bytes)?;
-            let at = UNIX_EPOCH + Duration::from_millis(modified_ms.max(0).unsigned_abs());
-            file.set_modified(at)?;
-            std::fs::rename(&temporary, &target)
-        })();
-        if let Err(err) = result {
-            let _ = std::fs::remove_file(&temporary);
-            return Err(anyhow!("cannot write {}: {err}", target.display()));
-        }
-        report.written += 1;
-        Ok(())
+        write_file(&self.root, path, bytes, modified_ms, report)
     }
+}
+
+/// Writes `bytes` at `path` unless the file already holds them. The file appears whole
+/// (written beside it, then renamed) and carries the item's lastModified as its mtime, so
+/// a later import into a new library keeps the item's time.
+fn write_file(
+    root: &Path,
+    path: &str,
+    bytes: &[u8],
+    modified_ms: i64,
+    report: &mut Report,
+) -> Result<()> {
+    let target = root.join(path);
+    if std::fs::read(&target).is_ok_and(|existing| existing == bytes) {
+        report.unchanged += 1;
+        return Ok(());
+    }
+    let parent = target.parent().unwrap_or(root);
+    std::fs::create_dir_all(parent)
+        .map_err(|err| anyhow!("cannot create {}: {err}", parent.display()))?;
+    let file_name = target
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = parent.join(format!(".{file_name}.promptshelf-export"));
+    let result = (|| -> std::io::Result<()> {
+        let file = std::fs::File::create(&temporary)?;
+        std::io::Write::write_all(&mut &file, bytes)?;
+        let at = UNIX_EPOCH + Duration::from_millis(modified_ms.max(0).unsigned_abs());
+        file.set_modified(at)?;
+        std::fs::rename(&temporary, &target)
+    })();
+    if let Err(err) = result {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(anyhow!("cannot write {}: {err}", target.display()));
+    }
+    report.written += 1;
+    Ok(())
 }
 
 /// The item's file, when it came from this collection and its path is safe to write.

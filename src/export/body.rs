@@ -1,0 +1,246 @@
+//! A prompt's message templates read as what a host's file can hold: plain text, argument
+//! placeholders, embedded and linked resources, and the template code (`{% if %}`, filters,
+//! expressions) that no host evaluates. Each host format writes the pieces its own way.
+
+use crate::model::{Prompt, Role};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Piece {
+    /// Text that renders as it is (string literals and `{% raw %}` blocks included).
+    Text(String),
+    /// `{{ name }}`: an argument's value.
+    Var(String),
+    /// `{{ embed("uri") }}` with a literal URI.
+    Embed(String),
+    /// `{{ link("uri") }}` with a literal URI.
+    Link(String),
+    /// Any other template code, exactly as written.
+    Code(String),
+}
+
+/// The whole body of `prompt` as pieces, its messages one after the other, and whether it had
+/// roles a host's single message cannot keep (an assistant message, or more than one message).
+pub fn prompt_pieces(prompt: &Prompt) -> (Vec<Piece>, bool) {
+    let mut all = Vec::new();
+    for (at, message) in prompt.messages.iter().enumerate() {
+        if at > 0 {
+            push_text(&mut all, "\n\n");
+        }
+        for piece in pieces(&message.body) {
+            match piece {
+                Piece::Text(text) => push_text(&mut all, &text),
+                other => all.push(other),
+            }
+        }
+    }
+    let roles = prompt.messages.len() > 1 || prompt.messages.iter().any(|m| m.role != Role::User);
+    (all, roles)
+}
+
+fn push_text(pieces: &mut Vec<Piece>, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    if let Some(Piece::Text(last)) = pieces.last_mut() {
+        last.push_str(text);
+    } else {
+        pieces.push(Piece::Text(text.to_string()));
+    }
+}
+
+/// Splits one minijinja template into pieces. Whitespace control (`{{-`, `-%}`) trims the
+/// neighbouring text as minijinja would; comments are dropped, since they never render.
+pub fn pieces(template: &str) -> Vec<Piece> {
+    let mut out: Vec<Piece> = Vec::new();
+    let mut rest = template;
+    let mut trim_next = false;
+    while !rest.is_empty() {
+        let open = ["{{", "{%", "{#"]
+            .iter()
+            .filter_map(|tag| rest.find(tag))
+            .min();
+        let Some(open) = open else {
+            text(&mut out, rest, &mut trim_next);
+            break;
+        };
+        text(&mut out, &rest[..open], &mut trim_next);
+        let tag = &rest[open..];
+        let close = match &tag[..2] {
+            "{{" => "}}",
+            "{%" => "%}",
+            _ => "#}",
+        };
+        let Some(length) = closing(tag, close) else {
+            out.push(Piece::Code(tag.to_string()));
+            break;
+        };
+        let whole = &tag[..length];
+        let inner = &whole[2..whole.len() - 2];
+        if inner.starts_with('-') {
+            trim_last(&mut out);
+        }
+        trim_next = inner.ends_with('-');
+        let expression = inner.trim_matches(['-', '+']).trim();
+        rest = &tag[length..];
+        match close {
+            "}}" => match expression_piece(expression, whole) {
+                Piece::Text(text) => push_text(&mut out, &text),
+                piece => out.push(piece),
+            },
+            "%}" if expression == "raw" => {
+                let (raw, after) = raw_block(rest);
+                push_text(&mut out, raw);
+                rest = after;
+            }
+            "%}" => out.push(Piece::Code(whole.to_string())),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn text(out: &mut Vec<Piece>, text: &str, trim_next: &mut bool) {
+    let text = if std::mem::take(trim_next) {
+        text.trim_start()
+    } else {
+        text
+    };
+    push_text(out, text);
+}
+
+fn trim_last(out: &mut [Piece]) {
+    if let Some(Piece::Text(last)) = out.last_mut() {
+        let kept = last.trim_end().len();
+        last.truncate(kept);
+    }
+}
+
+/// The length of the tag at the start of `tag` up to and including `close`, skipping quoted
+/// strings inside it.
+fn closing(tag: &str, close: &str) -> Option<usize> {
+    let bytes = tag.as_bytes();
+    let mut at = 2;
+    let mut quote: Option<u8> = None;
+    while at < bytes.len() {
+        let b = bytes[at];
+        match quote {
+            Some(_) if b == b'\\' => at += 1,
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if close != "#}" && (b == b'"' || b == b'\'') => quote = Some(b),
+            None if tag[at..].starts_with(close) => return Some(at + 2),
+            None => {}
+        }
+        at += 1;
+    }
+    None
+}
+
+/// The text of a `{% raw %}` block and what follows its `{% endraw %}`.
+fn raw_block(rest: &str) -> (&str, &str) {
+    let mut search = 0;
+    while let Some(found) = rest[search..].find("{%") {
+        let start = search + found;
+        if let Some(length) = closing(&rest[start..], "%}") {
+            let inner = rest[start + 2..start + length - 2]
+                .trim_matches(['-', '+'])
+                .trim();
+            if inner == "endraw" {
+                return (&rest[..start], &rest[start + length..]);
+            }
+        }
+        search = start + 2;
+    }
+    (rest, "")
+}
+
+fn expression_piece(expression: &str, whole: &str) -> Piece {
+    if is_identifier(expression) {
+        return Piece::Var(expression.to_string());
+    }
+    if let Some(text) = string_literal(expression) {
+        return Piece::Text(text);
+    }
+    for (function, piece) in [
+        ("embed", Piece::Embed as fn(String) -> Piece),
+        ("link", Piece::Link),
+    ] {
+        if let Some(argument) = expression
+            .strip_prefix(function)
+            .map(str::trim_start)
+            .and_then(|rest| rest.strip_prefix('('))
+            .and_then(|rest| rest.trim_end().strip_suffix(')'))
+            && let Some(uri) = string_literal(argument.trim())
+        {
+            return piece(uri);
+        }
+    }
+    Piece::Code(whole.to_string())
+}
+
+fn is_identifier(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !matches!(text, "true" | "false" | "none" | "True" | "False" | "None")
+}
+
+/// The value of one quoted string literal that is the whole of `text`.
+fn string_literal(text: &str) -> Option<String> {
+    let quote = text.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let inner = text.strip_prefix(quote)?.strip_suffix(quote)?;
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                'r' => out.push('\r'),
+                other => out.push(other),
+            },
+            c if c == quote => return None,
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_split_into_what_hosts_can_hold() {
+        assert_eq!(
+            pieces("Hi {{ who }}, {{ \"{{\" }} x {% raw %}{{ y }}{% endraw %}{# c #}!"),
+            [
+                Piece::Text("Hi ".into()),
+                Piece::Var("who".into()),
+                Piece::Text(", {{ x {{ y }}!".into()),
+            ]
+        );
+        assert_eq!(
+            pieces("a {{ embed(\"shelf://l/x.md\") }} {{ link('s://y') }}"),
+            [
+                Piece::Text("a ".into()),
+                Piece::Embed("shelf://l/x.md".into()),
+                Piece::Text(" ".into()),
+                Piece::Link("s://y".into()),
+            ]
+        );
+        assert_eq!(
+            pieces("x {%- if a %}{{ a | upper }}{% endif -%}\n y"),
+            [
+                Piece::Text("x".into()),
+                Piece::Code("{%- if a %}".into()),
+                Piece::Code("{{ a | upper }}".into()),
+                Piece::Code("{% endif -%}".into()),
+                Piece::Text("y".into()),
+            ]
+        );
+        assert_eq!(
+            pieces("{{ \"}}\" }} {{ open"),
+            [Piece::Text("}} ".into()), Piece::Code("{{ open".into())]
+        );
+    }
+}

@@ -1,0 +1,70 @@
+//! VS Code prompt files: `.github/prompts/NAME.prompt.md` with `name` (when the file name
+//! cannot be it), `description` and `agent` in the front matter, and each argument written
+//! `${input:name:description}`, which VS Code asks for when the prompt is run.
+
+use super::hosts::{File, Lost, Source, Written, command_text, flat_file_name};
+use crate::library::emit::scalar;
+
+pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
+    let prompt = source.prompt;
+    if prompt.title.is_some() {
+        lost.say("its title");
+    }
+    if !prompt.icons.is_empty() {
+        lost.say("its icons");
+    }
+    lost.argument_details(prompt, true);
+    if prompt.arguments.iter().any(|a| !a.required) {
+        lost.say("optional arguments (VS Code asks for every ${input:...})");
+    }
+    let mut described = Vec::new();
+    let body = command_text(
+        source,
+        lost,
+        |text| text.to_string(),
+        |name, _| {
+            let Some(argument) = prompt.arguments.iter().find(|a| a.name == name) else {
+                return String::new();
+            };
+            let placeholder = argument
+                .description
+                .as_ref()
+                .or(argument.title.as_ref())
+                .filter(|_| !described.contains(&argument.name))
+                .map(|text| text.replace(['}', '\n', '\r'], " ").trim().to_string())
+                .filter(|text| !text.is_empty());
+            described.push(argument.name.clone());
+            match placeholder {
+                Some(text) => format!("${{input:{name}:{text}}}"),
+                None => format!("${{input:{name}}}"),
+            }
+        },
+    );
+    if source
+        .pieces
+        .iter()
+        .any(|piece| matches!(piece, super::body::Piece::Text(text) if text.contains("${")))
+    {
+        lost.say("text with `${` in it, which VS Code may read as a variable");
+    }
+    let file_name = flat_file_name(&prompt.name);
+    let mut front = String::new();
+    if file_name != prompt.name {
+        front.push_str(&format!("name: {}\n", scalar(&prompt.name)));
+    }
+    if let Some(description) = &prompt.description {
+        front.push_str(&format!("description: {}\n", scalar(description)));
+    }
+    // A key only VS Code uses, so that an import reads the file as VS Code's (its text as
+    // written) rather than as a template of ours.
+    front.push_str("agent: agent\n");
+    let path = format!(".github/prompts/{file_name}.prompt.md");
+    let text = format!("---\n{front}---\n{}\n", body.trim_end());
+    Some(Written {
+        files: vec![File {
+            path: path.clone(),
+            bytes: text.into_bytes(),
+        }],
+        prompt_file: path,
+    })
+}

@@ -1,0 +1,95 @@
+//! Gemini CLI commands (`.gemini/commands/NAME.toml`): `prompt` is the text, `description` the
+//! description, and `{{args}}` (the text after the command) becomes the optional argument
+//! `args`. `!{...}` and `@{...}`, which Gemini CLI runs or reads, stay text.
+
+use super::{Source, finish, translate, var};
+use crate::library::FileError;
+use crate::model::{Prompt, PromptArgument};
+
+/// The placeholder Gemini CLI fills with the text after the command.
+const ARGS: &str = "{{args}}";
+
+pub(in crate::library) fn gemini_command(text: &str, source: Source) -> Result<Prompt, FileError> {
+    let document: toml_edit::DocumentMut = text.parse().map_err(|err: toml_edit::TomlError| {
+        let line = err
+            .span()
+            .map(|span| text[..span.start.min(text.len())].matches('\n').count() as u64 + 1);
+        FileError::new(
+            source.path,
+            line,
+            format!("not valid TOML: {}", err.message()),
+        )
+    })?;
+    let line_of = |key: &str| {
+        text.lines()
+            .position(|line| line.trim_start().starts_with(key))
+            .map(|index| index as u64 + 1)
+    };
+    let string = |key: &str| -> Result<Option<String>, FileError> {
+        match document.get(key) {
+            None => Ok(None),
+            Some(item) => match item.as_str() {
+                Some(text) => Ok(Some(text.to_string())),
+                None => Err(FileError::new(
+                    source.path,
+                    line_of(key),
+                    format!("`{key}` must be a string, e.g. {key} = \"...\""),
+                )),
+            },
+        }
+    };
+    let description = string("description")?;
+    let Some(body) = string("prompt")? else {
+        return Err(FileError::new(
+            source.path,
+            Some(1),
+            "a Gemini CLI command needs its text in `prompt = \"...\"`",
+        ));
+    };
+    let mut arguments = Vec::new();
+    if body.contains(ARGS) {
+        arguments.push(PromptArgument {
+            name: "args".to_string(),
+            description: Some("The text after the command".to_string()),
+            ..PromptArgument::default()
+        });
+    }
+    let template = translate(&body, |rest| {
+        rest.starts_with(ARGS).then(|| (var("args"), ARGS.len()))
+    });
+    let name = source.default_name.to_string();
+    finish(description, arguments, &body, &template, &name, source)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::library::dialect::tests::source;
+
+    #[test]
+    fn args_becomes_the_argument_and_the_rest_is_text() {
+        let prompt = gemini_command(
+            "description = \"Commit\"\nprompt = \"\"\"\nCommit {{args}}; run !{git diff} {{ x }}\"\"\"\n",
+            source(),
+        )
+        .unwrap();
+        assert_eq!(prompt.description.as_deref(), Some("Commit"));
+        assert_eq!(prompt.arguments[0].name, "args");
+        assert_eq!(
+            prompt.messages[0].body,
+            "Commit {{ args }}; run !{git diff} {{ \"{{\" }} x }}"
+        );
+    }
+
+    #[test]
+    fn bad_files_are_refused_at_their_line() {
+        let err = gemini_command("description = \"x\"\nprompt = \n", source()).unwrap_err();
+        assert_eq!(err.line, Some(2), "{err}");
+        let err = gemini_command("description = \"x\"\n", source()).unwrap_err();
+        assert_eq!(err.line, Some(1), "{err}");
+        assert!(err.message.contains("prompt = "), "{err}");
+        let err = gemini_command("prompt = 3\n", source()).unwrap_err();
+        assert_eq!(err.line, Some(1), "{err}");
+        assert!(err.message.contains("must be a string"), "{err}");
+    }
+}

@@ -1,0 +1,463 @@
+//! `export DIR --format F`: a library with typed arguments, an embed, a link, template code and
+//! a nested name, written as each host's files, those files parsed back (YAML with
+//! serde-saphyr, TOML with toml_edit) and imported into a new library; and skill folders
+//! imported, their files served as `skill://NAME/PATH`, bad skills refused at their line.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::common::TestContext;
+
+const STYLE: &str = "# Style\n\nWrite short sentences.\n";
+
+/// The library every test exports: `fix` (two typed arguments, an embed), `explain` (one
+/// argument, a link) and `git/commit` (a nested name, template code).
+fn library() -> TestContext {
+    let ctx = TestContext::new();
+    ctx.write("lib/guides/style.md", STYLE);
+    ctx.write(
+        "lib/fix.prompt.md",
+        "---\ndescription: Fix a bug in a file.\narguments:\n  - name: file\n    description: The \
+         file to fix\n    required: true\n  - name: level\n    type: enum\n    values: [low, \
+         high]\n---\nFix {{ file }} at level {{ level }}. Costs $5.\n\n{{ \
+         embed(\"shelf://lib/guides/style.md\") }}\n",
+    );
+    ctx.write(
+        "lib/explain.prompt.md",
+        "---\ndescription: Explain a topic.\narguments:\n  - name: topic\n---\nExplain {{ topic }} \
+         simply. See {{ link(\"shelf://lib/guides/style.md\") }}.\n",
+    );
+    ctx.write(
+        "lib/commit.prompt.md",
+        "---\nname: git/commit\ndescription: Write a commit message.\n---\nWrite a commit \
+         message.{% if true %} Keep it short.{% endif %}\n",
+    );
+    ctx.ok(&["init", "--empty"]);
+    ctx.ok(&["import", ctx.path("lib").to_str().unwrap()]);
+    ctx
+}
+
+/// Exports `ctx`'s library as `format` into a new project folder; returns its path and stderr.
+fn export(ctx: &TestContext, format: &str) -> (std::path::PathBuf, String) {
+    let project = ctx.path(&format!("project-{format}"));
+    let output = ctx.run(&["export", project.to_str().unwrap(), "--format", format]);
+    assert!(
+        output.status.success(),
+        "{}",
+        crate::common::describe(&["export"], &output, "export --format")
+    );
+    (
+        project,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+/// YAML front matter and body of a file.
+fn front_and_body(text: &str) -> (BTreeMap<String, Value>, String) {
+    let rest = text.strip_prefix("---\n").expect("front matter");
+    let (yaml, body) = rest.split_once("\n---\n").expect("closed front matter");
+    (
+        serde_saphyr::from_str(yaml).expect("front matter is YAML"),
+        body.to_string(),
+    )
+}
+
+/// A new library with `project` imported into it.
+fn reimported(project: &Path) -> TestContext {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    ctx.ok(&["import", project.to_str().unwrap(), "--collection", "proj"]);
+    ctx
+}
+
+/// The prompt's argument names in a library.
+fn argument_names(ctx: &TestContext, name: &str) -> Vec<String> {
+    let shown = ctx.json(&["prompt", "show", name, "--json"]);
+    shown["arguments"]
+        .as_array()
+        .map(|arguments| {
+            arguments
+                .iter()
+                .map(|a| a["name"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every text of the rendered prompt, embedded resources' text included, joined.
+fn rendered(ctx: &TestContext, name: &str, args: &[&str]) -> String {
+    let mut command = vec!["prompt", "render", name, "--json"];
+    for arg in args {
+        command.extend(["--arg", arg]);
+    }
+    let result = ctx.json(&command);
+    result["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|message| {
+            let content = &message["content"];
+            content["text"]
+                .as_str()
+                .or(content["resource"]["text"].as_str())
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn claude_commands_use_named_arguments_and_import_back() {
+    let ctx = library();
+    let (project, stderr) = export(&ctx, "claude-commands");
+    let text = read(&project.join(".claude/commands/fix.md"));
+    let (front, body) = front_and_body(&text);
+    assert_eq!(front["description"], "Fix a bug in a file.");
+    assert_eq!(front["argument-hint"], "[file] [level]");
+    assert_eq!(front["arguments"], json!(["file", "level"]));
+    // Named placeholders; a `$` the host would substitute is escaped; the embed is inlined.
+    assert!(
+        body.starts_with(
+            "Fix $file at level $level. Costs \\$5.\n\n# Style\n\nWrite short sentences."
+        ),
+        "{body}"
+    );
+    assert!(project.join(".claude/commands/git-commit.md").is_file());
+    assert!(
+        stderr.contains("prompt fix: claude-commands cannot say"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("argument level's type enum, values"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "template code the host cannot run, written as it is: {% if true %} {% endif %}"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("prompt git/commit") && stderr.contains("it imports as 'git-commit'"),
+        "{stderr}"
+    );
+
+    let back = reimported(&project);
+    assert_eq!(argument_names(&back, "fix"), ["file", "level"]);
+    let text = rendered(&back, "fix", &["file=a.rs", "level=low"]);
+    assert!(
+        text.starts_with("Fix a.rs at level low. Costs $5."),
+        "{text}"
+    );
+    assert!(text.contains("Write short sentences."), "{text}");
+    assert_eq!(
+        rendered(&back, "explain", &["topic=rust"]),
+        rendered(&ctx, "explain", &["topic=rust"]).replace(
+            "Explain rust simply. See .",
+            "Explain rust simply. See [Style](shelf://lib/guides/style.md)."
+        )
+    );
+}
+
+#[test]
+fn vscode_prompts_ask_for_inputs_and_import_back() {
+    let ctx = library();
+    let (project, stderr) = export(&ctx, "vscode-prompts");
+    let (front, body) = front_and_body(&read(&project.join(".github/prompts/fix.prompt.md")));
+    assert_eq!(front["description"], "Fix a bug in a file.");
+    assert_eq!(front["agent"], "agent");
+    assert!(
+        body.starts_with("Fix ${input:file:The file to fix} at level ${input:level}. Costs $5."),
+        "{body}"
+    );
+    let (front, _) = front_and_body(&read(&project.join(".github/prompts/git-commit.prompt.md")));
+    assert_eq!(front["name"], "git/commit");
+    assert!(stderr.contains("optional arguments"), "{stderr}");
+
+    let back = reimported(&project);
+    assert_eq!(argument_names(&back, "fix"), ["file", "level"]);
+    assert_eq!(argument_names(&back, "git/commit"), Vec::<String>::new());
+    let text = rendered(&back, "fix", &["file=a.rs", "level=low"]);
+    assert!(
+        text.starts_with("Fix a.rs at level low. Costs $5."),
+        "{text}"
+    );
+}
+
+#[test]
+fn gemini_commands_nest_and_take_one_args() {
+    let ctx = library();
+    let (project, stderr) = export(&ctx, "gemini-commands");
+    let toml = |path: &str| -> toml_edit::DocumentMut {
+        read(&project.join(path)).parse().expect("the file is TOML")
+    };
+    let explain = toml(".gemini/commands/explain.toml");
+    assert_eq!(explain["description"].as_str(), Some("Explain a topic."));
+    let prompt = explain["prompt"].as_str().expect("prompt");
+    assert!(
+        prompt.starts_with("Explain {{args}} simply. See [Style](shelf://lib/guides/style.md)."),
+        "{prompt}"
+    );
+    let fix = toml(".gemini/commands/fix.toml");
+    let prompt = fix["prompt"].as_str().expect("prompt");
+    assert!(
+        prompt.starts_with("Fix <file> at level <level>. Costs $5."),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("- <file>: The file to fix\n- <level> (optional)"),
+        "{prompt}"
+    );
+    let commit = toml(".gemini/commands/git/commit.toml");
+    assert!(
+        commit["prompt"]
+            .as_str()
+            .is_some_and(|p| p.contains("{% if true %}"))
+    );
+    assert!(
+        stderr.contains("prompt fix: gemini-commands cannot say its arguments as fields"),
+        "{stderr}"
+    );
+
+    let back = reimported(&project);
+    assert_eq!(argument_names(&back, "explain"), ["args"]);
+    assert_eq!(argument_names(&back, "fix"), Vec::<String>::new());
+    let text = rendered(&back, "explain", &["args=rust"]);
+    assert!(text.starts_with("Explain rust simply."), "{text}");
+    let text = rendered(&back, "git/commit", &[]);
+    assert!(
+        text.contains("message.{% if true %} Keep it short.{% endif %}"),
+        "{text}"
+    );
+}
+
+#[test]
+fn cursor_commands_are_plain_markdown_naming_their_arguments() {
+    let ctx = library();
+    let (project, stderr) = export(&ctx, "cursor-commands");
+    let text = read(&project.join(".cursor/commands/fix.md"));
+    assert!(
+        text.starts_with("Fix <file> at level <level>. Costs $5.\n\n# Style"),
+        "{text}"
+    );
+    assert!(text.ends_with("Arguments, in the text after the command:\n\n- <file>: The file to fix\n- <level> (optional)\n"), "{text}");
+    assert!(
+        stderr.contains("prompt fix: cursor-commands cannot say its title and description"),
+        "{stderr}"
+    );
+
+    let back = reimported(&project);
+    assert_eq!(argument_names(&back, "fix"), Vec::<String>::new());
+    let text = rendered(&back, "fix", &[]);
+    assert!(
+        text.starts_with("Fix <file> at level <level>. Costs $5."),
+        "{text}"
+    );
+}
+
+#[test]
+fn skills_carry_their_resources_in_references() {
+    let ctx = library();
+    let (project, stderr) = export(&ctx, "skills");
+    let (front, body) = front_and_body(&read(&project.join(".agents/skills/fix/SKILL.md")));
+    assert_eq!(front["name"], "fix");
+    assert_eq!(front["description"], "Fix a bug in a file.");
+    assert!(
+        body.starts_with("Fix <file> at level <level>. Costs $5.\n\n[Style](references/style.md)"),
+        "{body}"
+    );
+    assert_eq!(
+        read(&project.join(".agents/skills/fix/references/style.md")),
+        STYLE
+    );
+    assert_eq!(
+        read(&project.join(".agents/skills/explain/references/style.md")),
+        STYLE
+    );
+    assert!(project.join(".agents/skills/git-commit/SKILL.md").is_file());
+    assert!(
+        stderr.contains("prompt git/commit: skills cannot say")
+            && stderr.contains("its name (it imports as 'git-commit')"),
+        "{stderr}"
+    );
+
+    let back = reimported(&project);
+    let text = rendered(&back, "fix", &[]);
+    assert!(
+        text.contains("[Style](skill://fix/references/style.md)"),
+        "{text}"
+    );
+    assert_eq!(
+        back.ok(&["resource", "cat", "skill://fix/references/style.md"]),
+        STYLE
+    );
+}
+
+#[test]
+fn a_host_folder_given_as_the_project_is_refused() {
+    let ctx = library();
+    let dir = ctx.path("app/.claude/commands");
+    let stderr = ctx.fails(&[
+        "export",
+        dir.to_str().unwrap(),
+        "--format",
+        "claude-commands",
+    ]);
+    assert!(stderr.contains("is a host's folder"), "{stderr}");
+    assert!(stderr.contains("--format claude-commands`"), "{stderr}");
+    assert!(!ctx.path("app").exists());
+}
+
+#[test]
+fn skill_folders_import_as_prompts_with_their_files_served() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "repo/.claude/skills/pdf-tools/SKILL.md",
+        "---\nname: pdf-tools\ndescription: Work with PDF files.\nallowed-tools: Read\n---\n# PDF \
+         tools\n\nUse {{ these }} with $ARGUMENTS. See [forms](references/forms.md).\n",
+    );
+    ctx.write(
+        "repo/.claude/skills/pdf-tools/references/forms.md",
+        "# Forms\n\nFill them.\n",
+    );
+    ctx.ok(&["init", "--empty"]);
+    ctx.ok(&["import", ctx.path("repo").to_str().unwrap()]);
+    let text = rendered(&ctx, "pdf-tools", &[]);
+    assert_eq!(
+        text,
+        "# PDF tools\n\nUse {{ these }} with $ARGUMENTS. See [forms](skill://pdf-tools/references/forms.md)."
+    );
+    let shown = ctx.json(&["prompt", "show", "pdf-tools", "--json"]);
+    assert_eq!(shown["description"], "Work with PDF files.");
+
+    let mut server = ctx.server();
+    let response = server.modern(
+        "resources/read",
+        json!({"uri": "skill://pdf-tools/references/forms.md"}),
+    );
+    let contents = &response["result"]["contents"][0];
+    assert_eq!(contents["text"], "# Forms\n\nFill them.\n", "{response}");
+    assert_eq!(contents["mimeType"], "text/markdown", "{response}");
+}
+
+#[test]
+fn a_folder_of_skill_folders_imports_directly() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "skills/lint/SKILL.md",
+        "---\ndescription: Lint the code.\n---\nRun the linter.\n",
+    );
+    ctx.write("skills/lint/scripts/run.sh", "cargo clippy\n");
+    ctx.ok(&["init", "--empty"]);
+    ctx.ok(&["import", ctx.path("skills").to_str().unwrap()]);
+    assert_eq!(rendered(&ctx, "lint", &[]), "Run the linter.");
+    assert_eq!(
+        ctx.ok(&["resource", "cat", "skill://lint/scripts/run.sh"]),
+        "cargo clippy\n"
+    );
+}
+
+#[test]
+fn bad_skills_are_refused_at_their_line() {
+    for (path, text, expected) in [
+        (
+            ".agents/skills/Bad_Name/SKILL.md",
+            "---\nname: Bad_Name\ndescription: x\n---\nBody\n",
+            ".agents/skills/Bad_Name/SKILL.md:2: skill name 'Bad_Name' must be",
+        ),
+        (
+            ".agents/skills/one/SKILL.md",
+            "---\ndescription: x\nname: two\n---\nBody\n",
+            ".agents/skills/one/SKILL.md:3: skill name 'two' is not its folder's name 'one'",
+        ),
+        (
+            ".github/skills/a--b/SKILL.md",
+            "---\ndescription: x\n---\nBody\n",
+            ".github/skills/a--b/SKILL.md:1: skill name 'a--b' must be",
+        ),
+        (
+            ".gemini/skills/quiet/SKILL.md",
+            "---\nname: quiet\n---\nBody\n",
+            ".gemini/skills/quiet/SKILL.md:1: a skill needs a description",
+        ),
+    ] {
+        let ctx = TestContext::new();
+        ctx.write(&format!("repo/{path}"), text);
+        ctx.ok(&["init", "--empty"]);
+        let stderr = ctx.fails(&["import", ctx.path("repo").to_str().unwrap()]);
+        assert!(stderr.contains(expected), "{path}: {stderr}");
+    }
+}
+
+#[test]
+fn host_files_survive_an_export_in_our_format() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "repo/.agents/skills/lint/SKILL.md",
+        "---\nname: lint\ndescription: Lint the code.\n---\n# Lint\n\nRun {{ it }}, see [r](references/r.md).\n",
+    );
+    ctx.write(
+        "repo/.agents/skills/lint/references/r.md",
+        "---\ntitle: kept\n---\n# R\n",
+    );
+    ctx.write(
+        "repo/.gemini/commands/git/commit.toml",
+        "description = \"Commit\"\nprompt = \"Commit {{args}} now.\"\n",
+    );
+    ctx.write("repo/.cursor/commands/tidy.md", "Tidy $1 {{ up }}.\n");
+    ctx.write(
+        "repo/.claude/commands/fix.md",
+        "---\narguments: [file]\n---\nFix $file, \\$5.\n",
+    );
+    ctx.ok(&["init", "--empty"]);
+    let first = ctx.ok(&["import", ctx.path("repo").to_str().unwrap()]);
+    assert!(first.contains("added 5,"), "{first}");
+    let out = ctx.path("out");
+    ctx.ok(&["export", out.to_str().unwrap(), "--collection", "repo"]);
+    let again = ctx.ok(&["import", out.to_str().unwrap(), "--collection", "repo"]);
+    assert!(
+        again.contains("added 0, updated 0, unchanged 5,"),
+        "{again}\n{:?}",
+        std::fs::read_dir(&out).map(|entries| entries.count())
+    );
+    assert_eq!(
+        ctx.ok(&["resource", "cat", "skill://lint/references/r.md"]),
+        "---\ntitle: kept\n---\n# R\n"
+    );
+    assert_eq!(rendered(&ctx, "fix", &["file=a.rs"]), "Fix a.rs, $5.");
+    assert_eq!(
+        rendered(&ctx, "git/commit", &["args=all"]),
+        "Commit all now."
+    );
+    assert_eq!(rendered(&ctx, "tidy", &[]), "Tidy $1 {{ up }}.");
+}
+
+#[test]
+fn a_prompt_a_format_cannot_hold_is_left_out_with_the_reason() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "lib/bare.prompt.md",
+        "---\narguments:\n  - name: it\n---\nDo {{ it }}.\n",
+    );
+    ctx.write(
+        "lib/fine.prompt.md",
+        "---\ndescription: Fine.\n---\nFine.\n",
+    );
+    ctx.ok(&["init", "--empty"]);
+    ctx.ok(&["import", ctx.path("lib").to_str().unwrap()]);
+    let (project, stderr) = export(&ctx, "skills");
+    assert!(
+        stderr.contains(
+            "prompt bare: left out: no description, which a skill must have; give the prompt one"
+        ),
+        "{stderr}"
+    );
+    assert!(!project.join(".agents/skills/bare").exists());
+    assert!(project.join(".agents/skills/fine/SKILL.md").is_file());
+}
