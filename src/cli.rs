@@ -400,6 +400,10 @@ pub enum PromptCommand {
         /// A `*.prompt.md` file, or a markdown file whose front matter says `kind: prompt`;
         /// `-` reads the prompt file from standard input
         file: PathBuf,
+        /// Replace a collection's prompt of the same name, which then becomes one added by
+        /// hand: imports of that collection leave it alone
+        #[arg(long)]
+        detach: bool,
         /// Print the outcome as JSON
         #[arg(long)]
         json: bool,
@@ -427,6 +431,10 @@ pub enum PromptCommand {
         /// The prompt's name
         #[arg(add = ArgValueCompleter::new(shell::prompt_names))]
         name: String,
+        /// Remove a collection's prompt and keep imports of that collection from bringing
+        /// it back from its file
+        #[arg(long)]
+        detach: bool,
         /// Print the outcome as JSON
         #[arg(long)]
         json: bool,
@@ -469,6 +477,10 @@ pub enum ResourceCommand {
         /// Override the name (default: the file name)
         #[arg(long)]
         name: Option<String>,
+        /// Replace a collection's resource of the same URI, which then becomes one added by
+        /// hand: imports of that collection leave it alone
+        #[arg(long)]
+        detach: bool,
         /// Print the outcome as JSON
         #[arg(long)]
         json: bool,
@@ -496,6 +508,10 @@ pub enum ResourceCommand {
         /// The resource's URI
         #[arg(add = ArgValueCompleter::new(shell::resource_uris))]
         uri: String,
+        /// Remove a collection's resource and keep imports of that collection from bringing
+        /// it back from its file
+        #[arg(long)]
+        detach: bool,
         /// Print the outcome as JSON
         #[arg(long)]
         json: bool,

@@ -11,6 +11,7 @@ use super::common::{self, Table};
 use crate::cli::ResourceCommand;
 use crate::library::{self, Item};
 use crate::model::{Content, Origin, StoredResource};
+use crate::store::history::Kind;
 use crate::store::{self, Outcome, Store};
 
 pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
@@ -23,6 +24,7 @@ pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
             uri,
             mime_type,
             name,
+            detach,
             json,
         } => add(
             store,
@@ -32,11 +34,12 @@ pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
                 mime_type,
                 name,
             },
+            detach,
             json,
         ),
         ResourceCommand::Edit { uri } => super::edit::resource(store, &uri),
         ResourceCommand::Mv { old, new, json } => rename(store, &old, &new, json),
-        ResourceCommand::Rm { uri, json } => remove(store, &uri, json),
+        ResourceCommand::Rm { uri, detach, json } => remove(store, &uri, detach, json),
     }
 }
 
@@ -185,7 +188,7 @@ struct Overrides {
     name: Option<String>,
 }
 
-fn add(store: &Store, file: &Path, overrides: Overrides, json: bool) -> Result<()> {
+fn add(store: &Store, file: &Path, overrides: Overrides, detach: bool, json: bool) -> Result<()> {
     let shown = common::shown(file);
     if let Some(uri) = &overrides.uri {
         check_uri(uri, "--uri")?;
@@ -251,18 +254,45 @@ fn add(store: &Store, file: &Path, overrides: Overrides, json: bool) -> Result<(
         resource.content = served_as(resource.content, &mime);
         resource.info.mime_type = mime.essence_str().to_string();
     }
-    let outcome = store.write(|tx| store::write::put_resource(tx, &resource, store::now_ms()))?;
+    let written = store.write(|tx| {
+        Ok(
+            match common::replacing(tx, Kind::Resource, &resource.info.uri, detach)? {
+                Ok(replacing) => Ok((
+                    store::write::put_resource(tx, &resource, store::now_ms())?,
+                    replacing,
+                )),
+                Err(origin) => Err(origin),
+            },
+        )
+    })?;
     let uri = common::one_line(&resource.info.uri);
+    let (outcome, replacing) = match written {
+        Ok(written) => written,
+        Err(origin) => {
+            let (owner, import) = common::owner(store, &origin)?;
+            return Err(anyhow!(
+                "resource {uri} {owner}; change that file and run `{import}`, or pass \
+                 --detach to replace it with {shown} as a resource added by hand, which \
+                 imports of the collection then leave alone"
+            ));
+        }
+    };
     let details = format!(
         "{}, {}",
         resource.info.mime_type,
         common::human_size(resource.content.as_bytes().len() as u64)
     );
-    let line = match outcome {
+    let mut line = match outcome {
         Outcome::Added => format!("added resource {uri} ({details})"),
         Outcome::Updated => format!("updated resource {uri} ({details})"),
         Outcome::Unchanged => format!("resource {uri} is unchanged"),
     };
+    if let common::Replacing::Detached(collection) = replacing {
+        line.push_str(&format!(
+            ", detached from the collection {}",
+            common::one_line(&collection)
+        ));
+    }
     let report = common::ItemReport {
         mime_type: Some(&resource.info.mime_type),
         size: Some(resource.content.as_bytes().len() as u64),
@@ -433,12 +463,33 @@ fn rename(store: &Store, old: &str, new: &str, json: bool) -> Result<()> {
     )
 }
 
-fn remove(store: &Store, uri: &str, json: bool) -> Result<()> {
-    let removed = store.write(|tx| store::write::remove_resource(tx, uri))?;
-    if !removed {
+/// Removes a resource; a collection's only with `detach` (`common::remove_item`).
+fn remove(store: &Store, uri: &str, detach: bool, json: bool) -> Result<()> {
+    let removal = store.write(|tx| {
+        common::remove_item(
+            tx,
+            Kind::Resource,
+            uri,
+            detach,
+            store::write::remove_resource,
+        )
+    })?;
+    let shown = common::one_line(uri);
+    let (removed, returned) = match removal {
+        common::Removal::Done { removed, returned } => (removed, returned),
+        common::Removal::Refused(origin) => {
+            let (owner, import) = common::owner(store, &origin)?;
+            return Err(anyhow!(
+                "resource {shown} {owner}; delete that file and run `{import} --prune`, or \
+                 pass --detach to remove it here and keep imports of the collection from \
+                 bringing it back"
+            ));
+        }
+    };
+    if !removed && returned.is_none() {
         return Err(unknown(store, uri)?);
     }
-    let line = format!("removed resource {}", common::one_line(uri));
+    let line = common::removed_line(&format!("resource {shown}"), removed, returned.as_deref());
     common::report(
         json,
         &line,

@@ -216,6 +216,10 @@ pub fn run(
     };
     tracing::debug!(elapsed = ?started.elapsed(), changes = first.changes.len(), "planned");
     report.failures.extend(first.conflicts.iter().cloned());
+    if !first.detached.is_empty() {
+        report.skipped.extend(first.detached.iter().cloned());
+        report.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    }
     let stopped = !report.failures.is_empty() && !options.keep_going;
     if options.dry_run || stopped || first.is_empty() {
         // A stopped import changed nothing, and its summary says so; a dry run shows the
@@ -717,6 +721,8 @@ struct Plan {
     changes: Vec<Change>,
     unchanged: usize,
     conflicts: Vec<FileError>,
+    /// Files whose item was detached from the collection (`prompt add --detach`, ...).
+    detached: Vec<Skipped>,
 }
 
 impl Plan {
@@ -741,8 +747,29 @@ fn plan(
             .is_none_or(|row| row.source.as_deref() != source.root.to_str()),
         ..Plan::default()
     };
+    let detached: HashSet<(Kind, String)> = store::detached::of_collection(conn, &collection.name)?
+        .into_iter()
+        .map(|(kind, key)| match kind {
+            store::history::Kind::Prompt => (Kind::Prompt, key),
+            _ => (Kind::Resource, key),
+        })
+        .collect();
     for (index, file) in parsed.iter().enumerate() {
         let (kind, key) = file.kind_and_key();
+        if detached.contains(&(kind, key.to_string())) {
+            let command = match kind {
+                Kind::Prompt => "prompt",
+                _ => "resource",
+            };
+            plan.detached.push(Skipped {
+                path: file.path.clone(),
+                reason: format!(
+                    "{command} {key} was detached from the collection, so its file is left \
+                     alone; `promptshelf {command} rm {key}` gives it back to the collection"
+                ),
+            });
+            continue;
+        }
         let change = |action| Change {
             action,
             kind,
