@@ -19,6 +19,7 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
         collection: args.collection,
         scheme: args.scheme,
         prune: args.prune,
+        prune_files: None,
         dry_run: args.dry_run,
         keep_going: args.keep_going,
         max_file_size: args.max_file_size,
@@ -34,12 +35,21 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
     }
     // Watching: a round's failures are printed and watching goes on, since fixing the file
     // starts the next round.
-    let round = |list_changes: bool| -> Result<()> {
+    // Each round after the first removes the items of the files the round before it found
+    // and that are gone now: a deletion while watching is mirrored, as `--prune` would, but
+    // what was gone before watching began stays unless `--prune` was given.
+    let mut seen = None;
+    let mut round = |list_changes: bool| -> Result<()> {
+        let options = Options {
+            prune_files: seen.take(),
+            ..options.clone()
+        };
         let report = import::run(store, &args.dir, &options, &bar())?;
         print(&args.dir, &report, &options, list_changes)?;
         if let Err(err) = outcome(&report, &options) {
             eprintln!("promptshelf: {err}");
         }
+        seen = Some(report.files);
         Ok(())
     };
     let watcher = import::watch::Watcher::start(&args.dir, &import::database_files(store.path()))?;
@@ -133,6 +143,23 @@ pub(super) fn print(
         summary.push_str(&format!(", skipped {}", report.skipped.len()));
     }
     let collection = common::one_line(&report.collection);
+    if report.without_file > 0 {
+        let (items, have) = if report.without_file == 1 {
+            ("item", "has")
+        } else {
+            ("items", "have")
+        };
+        eprintln!(
+            "note: {} stored {items} of the collection {collection} {have} no file any more; \
+             import with --prune to remove {}",
+            report.without_file,
+            if report.without_file == 1 {
+                "it"
+            } else {
+                "them"
+            }
+        );
+    }
     if options.dry_run {
         writeln!(
             out,
@@ -159,6 +186,9 @@ struct ImportJson<'a> {
     /// Files that failed.
     failed: usize,
     skipped: usize,
+    /// The collection's stored items whose files are gone, left in place: what `--prune`
+    /// would remove.
+    without_file: usize,
     changes: Vec<ChangeJson<'a>>,
     failures: Vec<FailureJson>,
     skips: Vec<SkipJson>,
@@ -198,6 +228,7 @@ impl<'a> ImportJson<'a> {
             removed: report.count(Action::Remove),
             failed: report.failed_files(),
             skipped: report.skipped.len(),
+            without_file: report.without_file,
             changes: report
                 .changes
                 .iter()

@@ -37,6 +37,10 @@ pub struct Options {
     pub collection: Option<String>,
     pub scheme: String,
     pub prune: bool,
+    /// Without `prune`: the files (relative paths) whose items are removed when they are
+    /// gone, as `--prune` would remove them. `import --watch` passes the files its previous
+    /// round read, so a file deleted while it watches is mirrored, and nothing else.
+    pub prune_files: Option<HashSet<String>>,
     pub dry_run: bool,
     pub keep_going: bool,
     pub max_file_size: u64,
@@ -48,6 +52,7 @@ impl Default for Options {
             collection: None,
             scheme: library::DEFAULT_SCHEME.to_string(),
             prune: false,
+            prune_files: None,
             dry_run: false,
             keep_going: false,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
@@ -130,6 +135,11 @@ pub struct Report {
     /// Files that could not be imported; paths are relative to the folder.
     pub failures: Vec<FileError>,
     pub skipped: Vec<Skipped>,
+    /// The collection's stored prompts and resources whose files are gone and that this
+    /// import did not remove (it was not asked to prune them): what `--prune` would remove.
+    pub without_file: usize,
+    /// Every file the walk found (relative paths), read or not.
+    pub files: HashSet<String>,
 }
 
 impl Report {
@@ -187,6 +197,11 @@ pub fn run(
     let walk = walk::walk(&source.root, &source.exclude, options.max_file_size);
     tracing::debug!(files = walk.files.len(), elapsed = ?started.elapsed(), "walked the folder");
     report.skipped = walk.skipped;
+    report.files = walk
+        .files
+        .iter()
+        .map(|found| found.relative.clone())
+        .collect();
     report.failures = walk.failures;
     let (parsed, failures, skipped) =
         read_all(&source, &walk.files, options.max_file_size, progress);
@@ -212,7 +227,7 @@ pub fn run(
     let first = {
         let conn = store.conn()?;
         let tx = conn.unchecked_transaction()?;
-        plan(&tx, &source, &parsed, options.prune, &protected)?
+        plan(&tx, &source, &parsed, options, &protected)?
     };
     tracing::debug!(elapsed = ?started.elapsed(), changes = first.changes.len(), "planned");
     report.failures.extend(first.conflicts.iter().cloned());
@@ -228,12 +243,13 @@ pub fn run(
             report.changes = first.changes;
         }
         report.unchanged = first.unchanged;
+        report.without_file = first.without_file;
         progress.finish();
         return Ok(report);
     }
     let keep_going = options.keep_going;
     let applied = store.write(|tx| {
-        let plan = plan(tx, &source, &parsed, options.prune, &protected)?;
+        let plan = plan(tx, &source, &parsed, options, &protected)?;
         if !plan.conflicts.is_empty() && !keep_going {
             // Another writer took a name meanwhile; nothing is written.
             return Ok(plan);
@@ -252,6 +268,7 @@ pub fn run(
         report.changes = applied.changes;
     }
     report.unchanged = applied.unchanged;
+    report.without_file = applied.without_file;
     Ok(report)
 }
 
@@ -720,6 +737,8 @@ struct Plan {
     record: bool,
     changes: Vec<Change>,
     unchanged: usize,
+    /// The collection's items whose files are gone, left in place (see `Report`).
+    without_file: usize,
     conflicts: Vec<FileError>,
     /// Files whose item was detached from the collection (`prompt add --detach`, ...).
     detached: Vec<Skipped>,
@@ -736,7 +755,7 @@ fn plan(
     conn: &Connection,
     source: &Source,
     parsed: &[Parsed],
-    prune: bool,
+    options: &Options,
     protected: &[String],
 ) -> store::Result<Plan> {
     let collection = &source.collection;
@@ -834,28 +853,40 @@ fn plan(
             modified_at: file.modified_ms.max(stored.last_modified + 1),
         });
     }
-    if prune {
-        let imported: HashSet<(Kind, &str)> =
-            parsed.iter().map(|file| file.kind_and_key()).collect();
-        for (kind, states) in [(Kind::Prompt, &prompts), (Kind::Resource, &resources)] {
-            let mut gone: Vec<&ItemState> = states
-                .values()
-                .filter(|state| {
-                    state.origin.collection.as_deref() == Some(collection.name.as_str())
-                        && !imported.contains(&(kind, state.key.as_str()))
-                        && !is_protected(state.origin.path.as_deref(), protected)
-                })
-                .collect();
-            gone.sort_by(|a, b| a.key.cmp(&b.key));
-            for state in gone {
-                plan.removals.push((kind, state.key.clone()));
-                plan.changes.push(Change {
-                    action: Action::Remove,
-                    kind,
-                    key: state.key.clone(),
-                    path: state.origin.path.clone(),
+    // The collection's items no file of this import gives any more: removed when pruning
+    // (all of them, or those of the files `prune_files` names), otherwise counted, so the
+    // summary can say that `--prune` would remove them.
+    let imported: HashSet<(Kind, &str)> = parsed.iter().map(|file| file.kind_and_key()).collect();
+    for (kind, states) in [(Kind::Prompt, &prompts), (Kind::Resource, &resources)] {
+        let mut gone: Vec<&ItemState> = states
+            .values()
+            .filter(|state| {
+                state.origin.collection.as_deref() == Some(collection.name.as_str())
+                    && !imported.contains(&(kind, state.key.as_str()))
+                    && !is_protected(state.origin.path.as_deref(), protected)
+            })
+            .collect();
+        gone.sort_by(|a, b| a.key.cmp(&b.key));
+        for state in gone {
+            let pruned = options.prune
+                || options.prune_files.as_ref().is_some_and(|files| {
+                    state
+                        .origin
+                        .path
+                        .as_ref()
+                        .is_some_and(|path| files.contains(path))
                 });
+            if !pruned {
+                plan.without_file += 1;
+                continue;
             }
+            plan.removals.push((kind, state.key.clone()));
+            plan.changes.push(Change {
+                action: Action::Remove,
+                kind,
+                key: state.key.clone(),
+                path: state.origin.path.clone(),
+            });
         }
     }
     let template = collection.template();
