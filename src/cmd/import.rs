@@ -12,18 +12,23 @@ use serde::Serialize;
 use super::common;
 use crate::cli::ImportArgs;
 use crate::import::{self, Action, Options, Progress, Report};
+use crate::library::manifest::{self, Manifest};
 use crate::store::Store;
 
 pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
     let options = Options {
-        collection: args.collection,
-        scheme: args.scheme,
+        collection: args.collection.clone(),
+        scheme: args.scheme.clone(),
         prune: args.prune,
         prune_files: None,
         dry_run: args.dry_run,
         keep_going: args.keep_going,
         max_file_size: args.max_file_size,
     };
+    // A whole-library export says so in its manifest, and is restored as a whole.
+    if let Some(manifest) = Manifest::read(&args.dir).map_err(|message| anyhow!("{message}"))? {
+        return restore(store, &args, &options, &manifest);
+    }
     if !args.watch {
         let report = import::run(store, &args.dir, &options, &bar())?;
         if args.json {
@@ -56,6 +61,65 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
     round(false)?;
     eprintln!("watching {} for changes (Ctrl-C stops)", args.dir.display());
     watcher.run(|| round(true), |warning| eprintln!("warning: {warning}"))
+}
+
+/// `import DIR` of a whole-library export (its manifest, docs/format.md "A whole library"):
+/// every collection it lists under its name and scheme, and the items added by hand as such,
+/// in one transaction.
+fn restore(store: &Store, args: &ImportArgs, options: &Options, manifest: &Manifest) -> Result<()> {
+    let shown = args.dir.display();
+    if args.collection.is_some() || args.watch {
+        let first = manifest
+            .collections
+            .first()
+            .map(|entry| entry.folder.as_str())
+            .unwrap_or("FOLDER");
+        return Err(anyhow!(
+            "{shown} is the export of a whole library ({} lists its parts), which is imported \
+             as a whole, without --collection or --watch; to import or watch one of its \
+             collections, name its folder, e.g. {}",
+            manifest::FILE,
+            args.dir.join(first).display()
+        ));
+    }
+    let mut parts: Vec<import::Part> = manifest
+        .collections
+        .iter()
+        .map(|entry| import::Part {
+            dir: args.dir.join(&entry.folder),
+            collection: Some(entry.name.clone()),
+            scheme: entry.scheme.clone(),
+            by_hand: None,
+        })
+        .collect();
+    if let Some(local) = &manifest.local {
+        parts.push(import::Part {
+            dir: args.dir.join(&local.folder),
+            collection: Some(local.folder.clone()),
+            scheme: crate::library::DEFAULT_SCHEME.to_string(),
+            by_hand: Some(
+                local
+                    .resources
+                    .iter()
+                    .map(|resource| (resource.file.clone(), resource.uri.clone()))
+                    .collect(),
+            ),
+        });
+    }
+    let reports = import::run_parts(store, &parts, options, &bar())?;
+    if args.json {
+        let parts: Vec<ImportJson> = reports
+            .iter()
+            .zip(&parts)
+            .map(|(report, part)| ImportJson::of(&part.dir, report, options))
+            .collect();
+        common::print_json(&parts)?;
+    } else {
+        for (report, part) in reports.iter().zip(&parts) {
+            print(&part.dir, report, options, options.dry_run)?;
+        }
+    }
+    failed(reports.iter().map(Report::failed_files).sum(), options)
 }
 
 /// A progress bar on stderr when it is a terminal; nothing otherwise.
@@ -160,13 +224,15 @@ pub(super) fn print(
             }
         );
     }
-    if options.dry_run {
-        writeln!(
-            out,
-            "dry run of collection {collection} (nothing written): {summary}"
-        )?;
+    let what = if report.by_hand {
+        "the items added by hand".to_string()
     } else {
-        writeln!(out, "collection {collection}: {summary}")?;
+        format!("collection {collection}")
+    };
+    if options.dry_run {
+        writeln!(out, "dry run of {what} (nothing written): {summary}")?;
+    } else {
+        writeln!(out, "{what}: {summary}")?;
     }
     out.flush()?;
     Ok(())
@@ -262,7 +328,11 @@ impl<'a> ImportJson<'a> {
 
 /// Failures make the command fail, after the summary said what happened.
 fn outcome(report: &Report, options: &Options) -> Result<()> {
-    let failed = report.failed_files();
+    failed(report.failed_files(), options)
+}
+
+/// The error for `failed` files (none: success).
+fn failed(failed: usize, options: &Options) -> Result<()> {
     if failed == 0 {
         return Ok(());
     }

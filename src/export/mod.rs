@@ -22,7 +22,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use anyhow::{Context, Result, anyhow, bail};
 use percent_encoding::percent_decode_str;
 
-use crate::library::{self, Collection, Folder, Item, emit};
+use crate::library::{self, Collection, Folder, Item, emit, manifest};
 use crate::model::{Resource, StoredPrompt, StoredResource};
 use crate::store::{self, Store};
 
@@ -112,7 +112,20 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
         .map_err(|err| anyhow!("cannot create {}: {err}", dir.display()))?;
     let mut report = Report::default();
     let mut used_tables: BTreeSet<String> = BTreeSet::new();
+    let mut collections = Vec::new();
+    let mut local = manifest::Local {
+        folder: LOCAL.to_string(),
+        resources: Vec::new(),
+    };
     for (name, group) in &groups {
+        let by_hand = name == LOCAL;
+        if !by_hand {
+            collections.push(manifest::CollectionEntry {
+                name: name.clone(),
+                folder: safe_segment(name),
+                scheme: scheme_of(name, &group.resources),
+            });
+        }
         let target = match &options.collection {
             Some(_) => dir.to_path_buf(),
             None => dir.join(safe_segment(name)),
@@ -122,6 +135,7 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
             .and_then(|name| name.to_str())
             .unwrap_or(name);
         let mut out = Out::new(target.clone(), Folder::of(folder_name));
+        out.by_hand = by_hand && options.collection.is_none();
         for stored in &group.prompts {
             out.prompt(name, stored, &mut report)?;
             for argument in &stored.prompt.arguments {
@@ -138,7 +152,13 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
                 info: stored.info.clone(),
                 content,
             };
-            out.resource(name, stored, &resource, &mut report)?;
+            let written = out.resource(name, stored, &resource, &mut report)?;
+            if let Some(file) = written.filter(|_| by_hand) {
+                local.resources.push(manifest::LocalResource {
+                    file,
+                    uri: stored.info.uri.clone(),
+                });
+            }
         }
         let wanted: Vec<String> = out.tables.iter().cloned().collect();
         for table in wanted {
@@ -154,8 +174,39 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
         for table in tables.iter().filter(|table| !used_tables.contains(*table)) {
             out.table(&tx, table, &mut report)?;
         }
+        // What `import DIR` needs to restore the library from this folder in one command.
+        let local = (groups.contains_key(LOCAL) || !out.paths.is_empty()).then_some(local);
+        let manifest = manifest::Manifest::new(collections, local);
+        write_file(
+            dir,
+            manifest::FILE,
+            &manifest.to_bytes(),
+            store::now_ms(),
+            &mut report,
+        )?;
     }
     Ok(report)
+}
+
+/// The URI scheme of a collection's resources (`<scheme>://<collection>/...`, as its import
+/// made them), for `import --scheme`; the default one when none of them says.
+fn scheme_of(collection: &str, resources: &[&StoredResource]) -> String {
+    resources
+        .iter()
+        .find_map(|stored| {
+            let (scheme, _) = stored.info.uri.split_once("://")?;
+            let ours = Collection {
+                name: collection.to_string(),
+                scheme: scheme.to_string(),
+            }
+            .resource_uri("");
+            stored
+                .info
+                .uri
+                .starts_with(&ours)
+                .then(|| scheme.to_string())
+        })
+        .unwrap_or_else(|| library::DEFAULT_SCHEME.to_string())
 }
 
 fn collection_of(origin: &crate::model::Origin) -> String {
@@ -173,6 +224,8 @@ struct Out {
     paths: HashSet<String>,
     /// Completion tables the collection's prompts use.
     tables: BTreeSet<String>,
+    /// The items added by hand, of a whole-library export: the manifest keeps their URIs.
+    by_hand: bool,
 }
 
 impl Out {
@@ -182,6 +235,7 @@ impl Out {
             folder,
             paths: HashSet::new(),
             tables: BTreeSet::new(),
+            by_hand: false,
         }
     }
 
@@ -232,12 +286,12 @@ impl Out {
         stored: &StoredResource,
         resource: &Resource,
         report: &mut Report,
-    ) -> Result<()> {
+    ) -> Result<Option<String>> {
         let uri = &stored.info.uri;
         let path = safe_origin(&stored.info.origin, collection)
             .unwrap_or_else(|| path_from_uri(uri, collection));
         if !self.claim(&path, &format!("resource {uri}"), report) {
-            return Ok(());
+            return Ok(None);
         }
         let bytes = emit::resource_file(resource, &path, self.folder);
         // Read back with the scheme the URI has, as `import --scheme` would.
@@ -249,7 +303,17 @@ impl Out {
             name: collection.to_string(),
             scheme: scheme.to_string(),
         };
-        match library::parse_file_in(&collection, &path, self.folder, &bytes) {
+        let read_back = library::parse_file_in(&collection, &path, self.folder, &bytes).map(
+            |item| match item {
+                // The manifest gives a hand-added resource its URI back.
+                Some(Item::Resource(mut read)) if self.by_hand => {
+                    read.info.uri = uri.clone();
+                    Some(Item::Resource(read))
+                }
+                item => item,
+            },
+        );
+        match read_back {
             Ok(Some(Item::Resource(read)))
                 if store::hash_resource(&read) == stored.content_hash => {}
             Ok(Some(Item::Resource(read))) if read.info.uri != *uri => {
@@ -265,7 +329,7 @@ impl Out {
         }
         self.write(&path, &bytes, stored.last_modified, report)?;
         report.resources += 1;
-        Ok(())
+        Ok(Some(path))
     }
 
     fn table(

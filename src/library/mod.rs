@@ -23,6 +23,7 @@ mod dialect;
 pub mod emit;
 mod front_matter;
 mod links;
+pub mod manifest;
 mod paths;
 mod prompt_file;
 mod resource_file;
