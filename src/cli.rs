@@ -355,6 +355,13 @@ pub struct ExportArgs {
     /// written under DIR as the project's root (claude-commands: DIR/.claude/commands/)
     #[arg(long, value_enum, default_value_t)]
     pub format: crate::export::Format,
+    /// List the files that would be written or overwritten, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Write into the folder a collection was imported from too (its files are overwritten
+    /// with the stored versions)
+    #[arg(long)]
+    pub force: bool,
     /// Print the outcome (counts and warnings) as one JSON object
     #[arg(long)]
     pub json: bool,

@@ -34,7 +34,7 @@ mod value_table;
 use serde::Deserialize;
 
 pub use dialect::validate_skill_name;
-pub use links::{MissingLink, link_targets, missing_links, resolve_links};
+pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
 pub use paths::{
     Collection, DEFAULT_SCHEME, Folder, command_folder, gemini_command_name, is_command_path,
     is_cursor_command, is_skipped, skill_file, skips_folder,

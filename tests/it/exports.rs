@@ -565,3 +565,112 @@ fn a_whole_library_export_is_not_imported_as_one_collection() {
     );
     assert!(error.contains("without --collection"), "{error}");
 }
+
+/// A collection `team` imported from its folder, with relative links between its files.
+fn linked_team(ctx: &TestContext) -> std::path::PathBuf {
+    ctx.ok(&["init", "--empty"]);
+    ctx.write(
+        "team/ask.prompt.md",
+        "Ask, following [the guide](notes/guide.md#rules).\n",
+    );
+    ctx.write(
+        "team/notes/guide.md",
+        "# Guide\n\nSee [the other](other.md) and [the web](https://example.com).\n",
+    );
+    ctx.write("team/notes/other.md", "# Other\n");
+    let dir = ctx.path("team");
+    ctx.ok(&["import", dir.to_str().expect("UTF-8")]);
+    dir
+}
+
+#[test]
+fn export_into_a_collections_own_folder_needs_force() {
+    let ctx = TestContext::new();
+    let dir = linked_team(&ctx);
+    let dir_arg = dir.to_str().expect("UTF-8");
+    ctx.write("team/notes/other.md", "# Other, edited but not imported\n");
+    let error = ctx.fails(&["export", dir_arg, "--collection", "team"]);
+    assert!(
+        error.contains("is the folder the collection 'team' is imported from"),
+        "{error}"
+    );
+    assert!(error.contains("--force"), "{error}");
+    // The whole library into the folder above it writes team/ there: refused too.
+    let parent = ctx.path("");
+    let error = ctx.fails(&["export", parent.to_str().expect("UTF-8")]);
+    assert!(error.contains("collection 'team'"), "{error}");
+    assert_eq!(
+        std::fs::read_to_string(ctx.path("team/notes/other.md")).expect("read"),
+        "# Other, edited but not imported\n"
+    );
+    ctx.ok(&["export", dir_arg, "--collection", "team", "--force"]);
+    assert_eq!(
+        std::fs::read_to_string(ctx.path("team/notes/other.md")).expect("read"),
+        "# Other\n"
+    );
+}
+
+#[test]
+fn export_dry_run_lists_what_it_would_write_and_writes_nothing() {
+    let ctx = TestContext::new();
+    linked_team(&ctx);
+    let out = ctx.path("out");
+    let out_arg = out.to_str().expect("UTF-8");
+    let listed = ctx.ok(&["export", out_arg, "--collection", "team", "--dry-run"]);
+    assert!(!out.exists(), "a dry run made {}", out.display());
+    let guide = out.join("notes/guide.md");
+    assert!(
+        listed.contains(&format!("write {}\n", guide.display())),
+        "{listed}"
+    );
+    assert!(
+        listed.ends_with("dry run (nothing written): 3 files would be written, 0 unchanged\n"),
+        "{listed}"
+    );
+    ctx.ok(&["export", out_arg, "--collection", "team"]);
+    std::fs::write(&guide, "changed\n").expect("change the export");
+    let planned = ctx.json(&[
+        "export",
+        out_arg,
+        "--collection",
+        "team",
+        "--dry-run",
+        "--json",
+    ]);
+    assert_eq!(planned["dryRun"], true);
+    assert_eq!(
+        planned["planned"],
+        json!([{"action": "overwrite", "file": guide.display().to_string()}])
+    );
+    assert_eq!(std::fs::read_to_string(&guide).expect("read"), "changed\n");
+}
+
+#[test]
+fn export_into_the_layout_a_collection_came_from_keeps_relative_links() {
+    let ctx = TestContext::new();
+    linked_team(&ctx);
+    // Stored, the links are URIs a client can read.
+    assert!(
+        ctx.ok(&["resource", "cat", "shelf://team/notes/guide.md"])
+            .contains("[the other](shelf://team/notes/other.md)")
+    );
+    let out = ctx.path("out");
+    let out_arg = out.to_str().expect("UTF-8");
+    let exported = ctx.run(&["export", out_arg, "--collection", "team"]);
+    assert!(exported.status.success());
+    assert_eq!(String::from_utf8_lossy(&exported.stderr), "", "no warnings");
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes/guide.md")).expect("read"),
+        "# Guide\n\nSee [the other](other.md) and [the web](https://example.com).\n"
+    );
+    let prompt = std::fs::read_to_string(out.join("ask.prompt.md")).expect("read");
+    assert!(
+        prompt.contains("[the guide](notes/guide.md#rules)"),
+        "{prompt}"
+    );
+    // Imported back, nothing changes.
+    let again = ctx.json(&["import", out_arg, "--collection", "team", "--json"]);
+    assert_eq!(again["added"], 0, "{again}");
+    assert_eq!(again["updated"], 0, "{again}");
+    assert_eq!(again["unchanged"], 3, "{again}");
+}
