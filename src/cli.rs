@@ -484,6 +484,18 @@ pub enum ResourceCommand {
         /// Override the name (default: the file name)
         #[arg(long)]
         name: Option<String>,
+        /// A title for people (a markdown file's front matter or first heading otherwise)
+        #[arg(long)]
+        title: Option<String>,
+        /// What the resource is
+        #[arg(long)]
+        description: Option<String>,
+        /// Who the resource is for: user, assistant, or both as user,assistant
+        #[arg(long, value_name = "ROLES")]
+        audience: Option<String>,
+        /// How important the resource is, from 0.0 (least) to 1.0 (most)
+        #[arg(long, value_name = "0.0..1.0")]
+        priority: Option<String>,
         /// Replace a collection's resource of the same URI, which then becomes one added by
         /// hand: imports of that collection leave it alone
         #[arg(long)]

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::common::{self, Table};
 use crate::cli::ResourceCommand;
 use crate::library::{self, Item};
-use crate::model::{Content, Origin, StoredResource};
+use crate::model::{Content, Origin, Role, StoredResource};
 use crate::store::history::Kind;
 use crate::store::{self, Outcome, Store};
 
@@ -24,6 +24,10 @@ pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
             uri,
             mime_type,
             name,
+            title,
+            description,
+            audience,
+            priority,
             detach,
             json,
         } => add(
@@ -33,6 +37,10 @@ pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
                 uri,
                 mime_type,
                 name,
+                title,
+                description,
+                audience,
+                priority,
             },
             detach,
             json,
@@ -186,6 +194,57 @@ struct Overrides {
     uri: Option<String>,
     mime_type: Option<String>,
     name: Option<String>,
+    title: Option<String>,
+    description: Option<String>,
+    /// `--audience` as given: roles separated by commas.
+    audience: Option<String>,
+    /// `--priority` as given.
+    priority: Option<String>,
+}
+
+/// `--audience`: `user`, `assistant` or both, separated by commas, each once.
+fn audience(given: &str) -> Result<Vec<Role>> {
+    let mut roles = Vec::new();
+    for word in given.split(',').map(str::trim) {
+        let Some(role) = Role::parse(word) else {
+            return Err(anyhow!(
+                "--audience '{}': '{}' is not a role; give user, assistant, or both as \
+                 --audience user,assistant",
+                common::one_line(given),
+                common::one_line(word)
+            ));
+        };
+        if roles.contains(&role) {
+            return Err(anyhow!(
+                "--audience '{}' names {} twice; give each role once",
+                common::one_line(given),
+                role.as_str()
+            ));
+        }
+        roles.push(role);
+    }
+    Ok(roles)
+}
+
+/// `--priority`: a number from 0.0 to 1.0, as MCP's annotations take it.
+fn priority(given: &str) -> Result<f64> {
+    match given.trim().parse::<f64>() {
+        Ok(value) if (0.0..=1.0).contains(&value) => Ok(value),
+        _ => Err(anyhow!(
+            "--priority '{}' is not a number from 0.0 to 1.0; write e.g. --priority 0.5",
+            common::one_line(given)
+        )),
+    }
+}
+
+/// `--title` or `--description`: text that says something.
+fn words(given: Option<String>, flag: &str) -> Result<Option<String>> {
+    match given {
+        Some(text) if text.trim().is_empty() => Err(anyhow!(
+            "{flag} is empty; give it some words, or leave the flag out"
+        )),
+        given => Ok(given),
+    }
 }
 
 fn add(store: &Store, file: &Path, overrides: Overrides, detach: bool, json: bool) -> Result<()> {
@@ -219,6 +278,11 @@ fn add(store: &Store, file: &Path, overrides: Overrides, detach: bool, json: boo
     {
         return Err(anyhow!("--name is empty; give the resource a name"));
     }
+    // Checked before anything is read, so a typo costs nothing.
+    let audience = overrides.audience.as_deref().map(audience).transpose()?;
+    let priority = overrides.priority.as_deref().map(priority).transpose()?;
+    let title = words(overrides.title, "--title")?;
+    let description = words(overrides.description, "--description")?;
     let bytes = common::read_input(file)?;
     // Named as a document on purpose: a markdown file in a `commands/` folder stays one.
     let parsed = common::parse_named(
@@ -249,6 +313,18 @@ fn add(store: &Store, file: &Path, overrides: Overrides, detach: bool, json: boo
         // The parser saw the name without leading dots; a hidden file keeps its own name.
         None if info.name == file_name.trim_start_matches('.') => info.name = file_name,
         None => {}
+    }
+    if let Some(title) = title {
+        info.title = Some(title);
+    }
+    if let Some(description) = description {
+        info.description = Some(description);
+    }
+    if let Some(audience) = audience {
+        info.annotations.audience = audience;
+    }
+    if let Some(priority) = priority {
+        info.annotations.priority = Some(priority);
     }
     if let Some(mime) = mime {
         resource.content = served_as(resource.content, &mime);

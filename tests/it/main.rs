@@ -17,6 +17,7 @@ mod hosts;
 mod http;
 mod import;
 mod interop;
+mod metadata;
 mod notifications;
 mod ownership;
 mod readonly;
