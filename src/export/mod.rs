@@ -425,6 +425,13 @@ impl Out {
             return Ok(None);
         };
         let bytes = emit::resource_file(written, &path, self.folder);
+        // What the file cannot carry goes into the metadata file beside it.
+        let metadata = if emit::carries_metadata(written, &path, self.folder) {
+            None
+        } else {
+            emit::metadata_file(written, &path)
+                .map(|yaml| (format!("{path}{}", library::METADATA_SUFFIX), yaml))
+        };
         // Read back with the scheme the URI has, as `import --scheme` would.
         let scheme = uri
             .split_once("://")
@@ -443,6 +450,14 @@ impl Out {
                     Some(Item::Resource(read))
                 }
                 item => item,
+            })
+            .and_then(|item| match (item, &metadata) {
+                (Some(Item::Resource(mut read)), Some((file, yaml))) => {
+                    let yaml = String::from_utf8_lossy(yaml);
+                    library::apply_metadata(&mut read, file, &yaml)?;
+                    Ok(Some(Item::Resource(read)))
+                }
+                (item, _) => Ok(item),
             });
         match read_back {
             Ok(Some(Item::Resource(read)))
@@ -459,6 +474,11 @@ impl Out {
             )),
         }
         self.write(&path, &bytes, stored.last_modified, report)?;
+        if let Some((file, yaml)) = &metadata
+            && self.claim(file, &format!("the metadata of resource {uri}"), report)
+        {
+            self.write(file, yaml, stored.last_modified, report)?;
+        }
         report.resources += 1;
         Ok(Some(path))
     }

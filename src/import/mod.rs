@@ -267,7 +267,8 @@ pub fn run_parts(
         }
         let mut parsed = parsed;
         qualify_shared_command_names(&mut parsed, source.folder);
-        let mut parsed = without_duplicates(parsed, &mut report.failures);
+        let parsed = without_duplicates(parsed, &mut report.failures);
+        let mut parsed = with_metadata(parsed, &mut report.failures);
         match &source.by_hand {
             // Added by hand, they had no folder: their links were never relative ones.
             Some(uris) => made_by_hand(&mut parsed, uris),
@@ -393,6 +394,73 @@ pub fn run_parts(
             report
         })
         .collect())
+}
+
+/// Metadata files (`NAME.meta.yaml`, docs/format.md) given to the resources they are named
+/// after, whose hashes then cover them; a metadata file with no such resource beside it is
+/// a resource of its own. One that does not read fails, and so does its resource, which
+/// would otherwise import without it.
+fn with_metadata(parsed: Vec<Parsed>, failures: &mut Vec<FileError>) -> Vec<Parsed> {
+    let resources: HashMap<String, usize> = parsed
+        .iter()
+        .enumerate()
+        .filter(|(_, file)| matches!(file.item, Item::Resource(_)))
+        .map(|(index, file)| (file.path.clone(), index))
+        .collect();
+    let mut metadata: Vec<(usize, usize)> = Vec::new();
+    for (index, file) in parsed.iter().enumerate() {
+        if let Some(&target) =
+            library::described_by(&file.path).and_then(|path| resources.get(path))
+            && target != index
+        {
+            metadata.push((index, target));
+        }
+    }
+    if metadata.is_empty() {
+        return parsed;
+    }
+    let mut parsed: Vec<Option<Parsed>> = parsed.into_iter().map(Some).collect();
+    for (index, target) in metadata {
+        let Some(sidecar) = parsed.get_mut(index).and_then(Option::take) else {
+            continue;
+        };
+        let yaml = match &sidecar.item {
+            Item::Resource(resource) => match &resource.content {
+                Content::Text(text) => Some(text.clone()),
+                Content::Binary(_) => None,
+            },
+            _ => None,
+        };
+        let Some(Some(file)) = parsed.get_mut(target) else {
+            continue;
+        };
+        let applied = match (&mut file.item, yaml) {
+            (Item::Resource(resource), Some(yaml)) => {
+                library::apply_metadata(resource, &sidecar.path, &yaml)
+            }
+            _ => Err(FileError::new(
+                &sidecar.path,
+                None,
+                "a metadata file must be UTF-8 YAML".to_string(),
+            )),
+        };
+        match applied {
+            Ok(()) => {
+                file.hash = hash(&file.item);
+                file.modified_ms = file.modified_ms.max(sidecar.modified_ms);
+            }
+            Err(err) => {
+                failures.push(FileError::new(
+                    &file.path,
+                    None,
+                    format!("its metadata file {} does not read", sidecar.path),
+                ));
+                failures.push(err);
+                parsed[target] = None;
+            }
+        }
+    }
+    parsed.into_iter().flatten().collect()
 }
 
 /// The resources' URIs and the tables of every part of an import.

@@ -40,7 +40,7 @@ pub use paths::{
     is_cursor_command, is_skipped, skill_file, skips_folder,
 };
 pub use prompt_file::validate_name;
-pub use resource_file::is_textual;
+pub use resource_file::{METADATA_SUFFIX, apply_metadata, described_by, is_textual};
 pub use roles::split_roles;
 pub use value_table::{parse_context, parse_values_csv, parse_values_lines};
 
@@ -73,7 +73,7 @@ pub struct FileError {
 }
 
 impl FileError {
-    fn new(path: &str, line: Option<u64>, message: impl Into<String>) -> FileError {
+    pub fn new(path: &str, line: Option<u64>, message: impl Into<String>) -> FileError {
         FileError {
             path: path.to_string(),
             line,

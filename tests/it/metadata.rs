@@ -29,10 +29,7 @@ fn resource_add_takes_title_description_audience_and_priority() {
     let shown = ctx.json(&["resource", "show", "shelf://local/pixel.png", "--json"]);
     assert_eq!(shown["title"], "Layers");
     assert_eq!(shown["description"], "The layers, drawn");
-    assert_eq!(
-        shown["audience"],
-        json!(["user", "assistant"])
-    );
+    assert_eq!(shown["audience"], json!(["user", "assistant"]));
     assert_eq!(shown["priority"], 0.5);
     for (flag, value, said) in [
         ("--audience", "user,bot", "'bot' is not a role"),
@@ -53,4 +50,49 @@ fn resource_add_takes_title_description_audience_and_priority() {
         assert!(error.contains(said), "{flag} {value}: {error}");
     }
     ctx.fails(&["resource", "show", "shelf://local/x.png"]);
+}
+
+#[test]
+fn a_metadata_file_beside_a_binary_file_is_its_metadata_through_import_and_export() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    ctx.write("art/diagram.png", PNG);
+    let meta = "title: The layers\ndescription: How the parts sit on each other\naudience: [assistant]\npriority: 0.25\n";
+    ctx.write("art/diagram.png.meta.yaml", meta);
+    let dir = ctx.path("art");
+    let stdout = ctx.ok(&["import", dir.to_str().expect("UTF-8")]);
+    assert!(stdout.contains("added 1,"), "{stdout}");
+    let shown = ctx.json(&["resource", "show", "shelf://art/diagram.png", "--json"]);
+    assert_eq!(shown["title"], "The layers");
+    assert_eq!(shown["description"], "How the parts sit on each other");
+    assert_eq!(shown["audience"], json!(["assistant"]));
+    assert_eq!(shown["priority"], 0.25);
+    assert_eq!(shown["mimeType"], "image/png");
+    ctx.fails(&["resource", "show", "shelf://art/diagram.png.meta.yaml"]);
+
+    let out = ctx.path("out");
+    let out_arg = out.to_str().expect("UTF-8");
+    let exported = ctx.run(&["export", out_arg, "--collection", "art"]);
+    assert!(exported.status.success());
+    assert_eq!(String::from_utf8_lossy(&exported.stderr), "", "no warnings");
+    assert_eq!(std::fs::read(out.join("diagram.png")).expect("read"), PNG);
+    let written = std::fs::read_to_string(out.join("diagram.png.meta.yaml")).expect("read");
+    assert!(written.contains("title: The layers"), "{written}");
+    assert!(written.contains("priority: 0.25"), "{written}");
+    let again = ctx.json(&["import", out_arg, "--collection", "art", "--json"]);
+    assert_eq!(again["unchanged"], 1, "{again}");
+    assert_eq!(again["updated"], 0, "{again}");
+}
+
+#[test]
+fn a_metadata_file_that_does_not_read_fails_its_file() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    ctx.write("art/diagram.png", PNG);
+    ctx.write("art/diagram.png.meta.yaml", "titel: Typo\n");
+    let dir = ctx.path("art");
+    let error = ctx.fails(&["import", dir.to_str().expect("UTF-8")]);
+    assert!(error.contains("diagram.png.meta.yaml"), "{error}");
+    assert!(error.contains("titel"), "{error}");
+    ctx.fails(&["resource", "show", "shelf://art/diagram.png"]);
 }
