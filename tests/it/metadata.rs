@@ -96,3 +96,39 @@ fn a_metadata_file_that_does_not_read_fails_its_file() {
     assert!(error.contains("titel"), "{error}");
     ctx.fails(&["resource", "show", "shelf://art/diagram.png"]);
 }
+
+#[test]
+fn embed_as_resource_gives_an_embedded_resource_block_where_an_image_block_would_be() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init"]);
+    let png = "shelf://library/images/layers.png";
+    let file = ctx.write(
+        "pic.prompt.md",
+        format!("{{{{ embed(\"{png}\") }}}}\n{{{{ embed(\"{png}\", as=\"resource\") }}}}\n"),
+    );
+    ctx.ok(&["prompt", "add", file.to_str().expect("UTF-8")]);
+    let rendered = ctx.json(&["prompt", "render", "pic", "--json"]);
+    let blocks: Vec<&serde_json::Value> = rendered["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|message| &message["content"])
+        .filter(|content| content["type"] != "text")
+        .collect();
+    assert_eq!(blocks.len(), 2, "{rendered:#}");
+    assert_eq!(blocks[0]["type"], "image");
+    assert_eq!(blocks[1]["type"], "resource");
+    assert_eq!(blocks[1]["resource"]["uri"], png);
+    assert_eq!(blocks[1]["resource"]["mimeType"], "image/png");
+    assert!(blocks[1]["resource"]["blob"].is_string(), "{:#}", blocks[1]);
+
+    let bad = ctx.write(
+        "bad/bad.prompt.md",
+        format!("{{{{ embed(\"{png}\", as=\"image\") }}}}\n"),
+    );
+    let error = ctx.fails(&[
+        "import",
+        bad.parent().expect("folder").to_str().expect("UTF-8"),
+    ]);
+    assert!(error.contains("as=\"resource\""), "{error}");
+}
