@@ -469,7 +469,8 @@ pub fn remove_item(
             returned: None,
         });
     }
-    let returned = store::detached::from(tx, kind, key)?;
+    // `--detach` again keeps the item away from its collection; without it, the key goes back.
+    let returned = store::detached::from(tx, kind, key)?.filter(|_| !detach);
     if returned.is_some() {
         store::detached::clear(tx, kind, key)?;
     }

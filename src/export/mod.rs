@@ -129,8 +129,33 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
         }
         groups.retain(|name, _| name == wanted);
     }
-    if !options.force {
-        refuse_sources(&tx, dir, options, groups.keys())?;
+    // Into a collection's own folder only what changes nothing, unless forced: a dry run
+    // first says whether anything would be written there.
+    if !options.force
+        && !options.dry_run
+        && let Some(refusal) = source_in(&tx, dir, options, groups.keys())?
+    {
+        drop(tx);
+        drop(conn);
+        let planned = run(
+            store,
+            dir,
+            &Options {
+                dry_run: true,
+                ..options.clone()
+            },
+        )?;
+        if planned.planned.is_empty() {
+            return Ok(Report {
+                dry_run: false,
+                ..planned
+            });
+        }
+        bail!(
+            "{refusal}; {} files there would be written or overwritten: export elsewhere, \
+             import the folder first, or pass --force (`--dry-run` lists them)",
+            planned.planned.len()
+        );
     }
     if options.format != Format::Promptshelf {
         let mut report = Report {
@@ -246,15 +271,16 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
     Ok(report)
 }
 
-/// Refuses to write into the folder a collection was imported from (its `collections`
-/// source): the stored versions would overwrite its authors' files, which may hold edits
-/// not yet imported. `groups` are the collections being exported.
-fn refuse_sources<'a>(
+/// Whether the export writes into the folder a collection was imported from (its
+/// `collections` source), where the stored versions would overwrite its authors' files,
+/// which may hold edits not yet imported: the sentence that says so. `groups` are the
+/// collections being exported.
+fn source_in<'a>(
     conn: &rusqlite::Connection,
     dir: &Path,
     options: &Options,
     groups: impl Iterator<Item = &'a String>,
-) -> Result<()> {
+) -> Result<Option<String>> {
     let mut targets: Vec<PathBuf> = match (options.format, &options.collection) {
         (Format::Promptshelf, Some(_)) => vec![dir.to_path_buf()],
         (Format::Promptshelf, None) => {
@@ -278,11 +304,10 @@ fn refuse_sources<'a>(
         let Some(target) = targets.iter().find(|target| target.starts_with(source)) else {
             continue;
         };
-        bail!(
+        return Ok(Some(format!(
             "{} is {} the collection '{}' is imported from ({}): the stored versions would \
-             overwrite its files, and any edit not yet imported would be lost; export \
-             elsewhere, import the folder first (`promptshelf import {}`), or pass --force \
-             (`--dry-run` lists what would be written)",
+             overwrite its files, and any edit not yet imported (`promptshelf import {}`) \
+             would be lost",
             target.display(),
             if target.as_path() == source {
                 "the folder"
@@ -292,9 +317,9 @@ fn refuse_sources<'a>(
             collection.name,
             source.display(),
             source.display()
-        );
+        )));
     }
-    Ok(())
+    Ok(None)
 }
 
 /// The URI scheme of a collection's resources (`<scheme>://<collection>/...`, as its import

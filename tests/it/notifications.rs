@@ -66,19 +66,6 @@ fn after_write(server: &mut Server) -> Vec<Value> {
     messages
 }
 
-/// Replaces the seed's TESTING from `file` by hand (it belongs to the collection `library`,
-/// hence `--detach`).
-fn replace_testing(ctx: &TestContext, file: &std::path::Path) {
-    ctx.ok(&[
-        "resource",
-        "add",
-        &file.display().to_string(),
-        "--uri",
-        TESTING,
-        "--detach",
-    ]);
-}
-
 fn prompt_file(ctx: &TestContext, name: &str, body: &str) -> String {
     let path = ctx.write(
         &format!("{name}.prompt.md"),
@@ -131,7 +118,7 @@ fn listen_streams_deliver_only_what_each_asked_for() {
     );
 
     let changed = ctx.write("testing.md", "# Testing, rewritten\n");
-    replace_testing(&ctx, &changed);
+    ctx.add_resource(&changed, TESTING);
     let messages = after_write(&mut server);
     let updated = messages
         .iter()
@@ -152,7 +139,7 @@ fn listen_streams_deliver_only_what_each_asked_for() {
 
     // Writing the same content again changes no hash, so nobody hears of it.
     ctx.ok(&["prompt", "add", &file]);
-    replace_testing(&ctx, &changed);
+    ctx.add_resource(&changed, TESTING);
     assert_eq!(server.drain(QUIET), Vec::<Value>::new());
 
     // A cancelled stream hears nothing more; the other one still does.
@@ -198,7 +185,7 @@ fn legacy_sessions_hear_list_changes_and_their_subscriptions() {
     assert_eq!(response["result"], json!({}));
 
     let changed = ctx.write("testing.md", "# Testing, take two\n");
-    replace_testing(&ctx, &changed);
+    ctx.add_resource(&changed, TESTING);
     let messages = after_write(&mut server);
     for message in &messages {
         validate(revision, "JSONRPCNotification", message);
@@ -215,7 +202,7 @@ fn legacy_sessions_hear_list_changes_and_their_subscriptions() {
     let response = server.request("resources/unsubscribe", json!({"uri": TESTING}));
     assert_eq!(response["result"], json!({}));
     let changed = ctx.write("testing.md", "# Testing, take three\n");
-    replace_testing(&ctx, &changed);
+    ctx.add_resource(&changed, TESTING);
     assert_eq!(
         summary(&after_write(&mut server)),
         owned(&[("notifications/resources/list_changed", "", "")])
@@ -432,7 +419,7 @@ fn listen_streams_are_capped_in_number_and_in_uris() {
 
     // Only the streams that were acknowledged hear a change, and only they are closed.
     let changed = ctx.write("testing.md", "# Testing, capped\n");
-    replace_testing(&ctx, &changed);
+    ctx.add_resource(&changed, TESTING);
     assert_eq!(
         summary(&after_write(&mut server)),
         owned(&[
@@ -473,7 +460,7 @@ fn legacy_subscriptions_are_capped() {
     let response = server.request("resources/subscribe", json!({"uri": "shelf://t/third.md"}));
     assert_eq!(response["result"], json!({}), "{response}");
     let changed = ctx.write("testing.md", "# Testing, capped\n");
-    replace_testing(&ctx, &changed);
+    ctx.add_resource(&changed, TESTING);
     assert_eq!(
         summary(&after_write(&mut server)),
         owned(&[
