@@ -71,12 +71,7 @@ fn prompt_body(messages: &[MessageTemplate]) -> String {
 pub fn resource_file(resource: &Resource, relative_path: &str, folder: Folder) -> Vec<u8> {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     let text = match &resource.content {
-        Content::Text(text)
-            if has_extension(file_name, &["md", "markdown", "txt"])
-                && skill_file(relative_path, folder).is_none() =>
-        {
-            text
-        }
+        Content::Text(text) if carries_metadata(resource, relative_path, folder) => text,
         content => return content.as_bytes().to_vec(),
     };
     let info = &resource.info;
