@@ -142,6 +142,32 @@ pub fn check_legacy_version(sent: Option<&[u8]>, negotiated: Revision) -> Result
     ))
 }
 
+/// A message whose `_meta` names a version not served (`error`, -32022): when its
+/// `MCP-Protocol-Version` header names another version, header and body disagree, and that
+/// is said first (-32020), as it is for a served version; otherwise `error` stands.
+pub fn unserved_version(error: RpcError, sent: Option<&[u8]>) -> RpcError {
+    let requested = error
+        .data
+        .as_ref()
+        .and_then(|data| data["requested"].as_str());
+    match (requested, sent) {
+        (Some(requested), Some(sent)) if sent != requested.as_bytes() => header_mismatch(format!(
+            "MCP-Protocol-Version is '{}' but params._meta says '{requested}'; send the same version in both",
+            shown(sent)
+        )),
+        _ => error,
+    }
+}
+
+/// A message sent with `MCP-Protocol-Version: 2026-07-28` and without the `_meta` such a
+/// request carries: malformed (-32602), not a legacy request without its session.
+pub fn modern_without_meta() -> RpcError {
+    let modern = Revision::MODERN.as_str();
+    RpcError::invalid_params(format!(
+        "MCP-Protocol-Version says {modern} but params._meta lacks \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\"; a {modern} request carries both there"
+    ))
+}
+
 fn header_mismatch(detail: String) -> RpcError {
     RpcError::new(code::HEADER_MISMATCH, format!("Header mismatch: {detail}"))
 }
@@ -232,6 +258,16 @@ pub fn refusal_status(error: &RpcError) -> u16 {
         code::METHOD_NOT_FOUND => 404,
         code::RATE_LIMITED => 429,
         _ => 400,
+    }
+}
+
+/// The HTTP status of an error answering a request of a legacy session: 200, since the
+/// message was taken and answered (a 404 would tell the client its session ended, a 400
+/// that the request was malformed), except 429 over the completion rate.
+pub fn legacy_refusal_status(error: &RpcError) -> u16 {
+    match error.code {
+        code::RATE_LIMITED => 429,
+        _ => 200,
     }
 }
 

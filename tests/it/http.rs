@@ -459,6 +459,38 @@ fn headers_that_differ_from_the_message_are_refused() {
         r#"{"jsonrpc":"2.0","id":9,"method":"prompts/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
     );
     assert_eq!((unsupported.status, unsupported.code()), (400, -32022));
+    // A header naming another version than `_meta` is a mismatch, whichever is served.
+    let mismatched = http.post(
+        &[version, ("mcp-method", "server/discover")],
+        r#"{"jsonrpc":"2.0","id":11,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    );
+    assert_eq!(
+        (mismatched.status, mismatched.code()),
+        (400, -32020),
+        "{}",
+        mismatched.body
+    );
+    // The modern version header without `_meta`: malformed, not a legacy probe.
+    let no_meta = http.post(
+        &[version, ("mcp-method", "server/discover")],
+        r#"{"jsonrpc":"2.0","id":12,"method":"server/discover","params":{}}"#,
+    );
+    assert_eq!(
+        (no_meta.status, no_meta.code()),
+        (400, -32602),
+        "{}",
+        no_meta.body
+    );
+    // Methods only the legacy revisions define are not served, whatever their params.
+    for method in ["initialize", "resources/subscribe", "resources/unsubscribe"] {
+        let reply = http.modern(13, method, json!({}));
+        assert_eq!(
+            (reply.status, reply.code()),
+            (404, -32601),
+            "{method}: {}",
+            reply.body
+        );
+    }
     assert!(
         unsupported.json()["error"]["data"]["supported"]
             .as_array()
@@ -630,6 +662,15 @@ fn legacy_sessions_live_in_their_signed_ids() {
     assert_eq!((cancelled.status, cancelled.body.as_str()), (202, ""));
     let wrong_version = http.legacy(Some(&session), LEGACY[2], 4, "prompts/list", json!({}));
     assert_eq!(wrong_version.status, 400, "{}", wrong_version.body);
+    // A method the session's revision does not serve is answered in the session, 200 with
+    // -32601: a 404 would tell the client its session is gone.
+    let unserved = http.legacy(Some(&session), version, 7, "tools/list", json!({}));
+    assert_eq!(
+        (unserved.status, unserved.code()),
+        (200, -32601),
+        "{}",
+        unserved.body
+    );
 
     // Another instance on the same database takes the id: nothing is kept per session.
     let other = HttpServer::start(&ctx.db, &[]);

@@ -23,9 +23,10 @@ use super::session_id::{self, LegacySession};
 use super::streams::{Refused, Stream};
 use crate::config::Auth;
 use crate::protocol::http::{
-    McpHeaders, check_legacy_version, check_modern, header as mcp, method_not_allowed, not_found,
-    origin_refused, refusal_status, session_required, session_unknown, shutting_down,
-    too_many_streams, unauthorized,
+    McpHeaders, check_legacy_version, check_modern, header as mcp, legacy_refusal_status,
+    method_not_allowed, modern_without_meta, not_found, origin_refused, refusal_status,
+    session_required, session_unknown, shutting_down, too_many_streams, unauthorized,
+    unserved_version,
 };
 use crate::protocol::{
     Envelope, Era, Failure, Incoming, Method, Notification, RequestId, Revision, RpcError,
@@ -202,6 +203,11 @@ async fn post(
     };
     match parse_line(&message) {
         Incoming::Invalid { id, error } => {
+            let error = if error.code == crate::protocol::code::UNSUPPORTED_VERSION {
+                unserved_version(error, header(parts, mcp::PROTOCOL_VERSION))
+            } else {
+                error
+            };
             let status = status(refusal_status(&error));
             json(status, error_line(&id, &error))
         }
@@ -260,6 +266,15 @@ async fn request(
             error_line(&envelope.id, &error),
         )
     };
+    // In a legacy session a 404 means "this session is gone" and sends the client back to
+    // `initialize`, so an error answering the message itself (a method the revision does
+    // not define, bad params) comes with 200, as the legacy transport has it.
+    let refuse_in_session = |error: RpcError| {
+        json(
+            status(legacy_refusal_status(&error)),
+            error_line(&envelope.id, &error),
+        )
+    };
     let session = match (&envelope.era, &envelope.method) {
         (Era::Modern { .. }, _) => {
             let headers = McpHeaders {
@@ -272,8 +287,16 @@ async fn request(
             }
             None
         }
-        // Opening a session, or probing without one (answered in the modern shape).
-        (Era::Legacy, Method::Initialize { .. } | Method::Discover) => None,
+        // Opening a session (a legacy client sends no version header with it).
+        (Era::Legacy, Method::Initialize { .. }) => None,
+        (Era::Legacy, _)
+            if header(parts, mcp::PROTOCOL_VERSION)
+                == Some(Revision::MODERN.as_str().as_bytes()) =>
+        {
+            return refuse(modern_without_meta());
+        }
+        // Probing without a session (answered in the modern shape).
+        (Era::Legacy, Method::Discover) => None,
         (Era::Legacy, _) => match legacy_session(server, parts) {
             Ok(session) => Some(session),
             Err(refused) => return refused.response(),
@@ -289,6 +312,7 @@ async fn request(
     };
     let (revision, route) = match routed {
         Ok(routed) => routed,
+        Err(error) if session.is_some() => return refuse_in_session(error),
         Err(error) => return refuse(error),
     };
     match route {
