@@ -260,9 +260,27 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     pub allow_origin: Vec<String>,
     /// Over HTTP, how clients are authenticated: `token` (the default: a bearer token made
-    /// with `promptshelf token add`) or `none` (only on a loopback address)
+    /// with `promptshelf token add`), `oauth` (access tokens from an authorization server:
+    /// --oauth-issuer, --oauth-jwks, --oauth-resource) or `none` (only on a loopback address)
     #[arg(long, value_enum, value_name = "MODE", requires = "http")]
     pub auth: Option<AuthArg>,
+    /// With --auth oauth, the authorization server's issuer identifier: what an access
+    /// token's `iss` must be, and what the protected resource metadata names
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub oauth_issuer: Option<String>,
+    /// With --auth oauth, the authorization server's signing keys: a JWK Set file, or an
+    /// http:// or https:// URL fetched at start and again when a token names a key it lacks
+    /// (at most once a minute)
+    #[arg(long, value_name = "FILE_OR_URL", requires = "http")]
+    pub oauth_jwks: Option<String>,
+    /// With --auth oauth, this server's canonical URI as clients reach it, e.g.
+    /// https://shelf.example.com/mcp: what an access token's `aud` must hold
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub oauth_resource: Option<String>,
+    /// With --auth oauth, what the scopes that grant access begin with: PREFIX:all sees the
+    /// whole library, PREFIX:collection:NAME the collection NAME
+    #[arg(long, value_name = "PREFIX", requires = "http")]
+    pub oauth_scope_prefix: Option<String>,
     /// Over HTTP, the seconds a connection has to send a request's headers; a kept-alive
     /// connection waiting this long for its next request is closed too
     #[arg(long, default_value_t = 10, value_name = "SECONDS",
@@ -275,6 +293,9 @@ pub struct ServeArgs {
 pub enum AuthArg {
     /// A bearer token from `promptshelf token add`, on every request.
     Token,
+    /// An OAuth access token (a JWT) from an authorization server, on every request.
+    #[value(name = "oauth")]
+    OAuth,
     /// No authentication: anyone who can connect is served.
     None,
 }

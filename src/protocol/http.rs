@@ -177,6 +177,29 @@ pub fn unauthorized(why: &str) -> RpcError {
     )
 }
 
+/// `serve --auth oauth`: a request without an access token, or with one that is not valid
+/// here (`why`): answered with 401 and a `WWW-Authenticate: Bearer` challenge naming the
+/// protected resource metadata.
+pub fn access_token_refused(why: &str) -> RpcError {
+    RpcError::new(
+        code::INVALID_REQUEST,
+        format!(
+            "{why}; send an access token from the authorization server that this server's protected resource metadata names (/.well-known/oauth-protected-resource) as Authorization: Bearer TOKEN"
+        ),
+    )
+}
+
+/// `serve --auth oauth`: a valid access token whose scopes grant nothing of this library:
+/// answered with 403 and `error="insufficient_scope"`.
+pub fn insufficient_scope(all: &str, prefix: &str) -> RpcError {
+    RpcError::new(
+        code::INVALID_REQUEST,
+        format!(
+            "the access token's scopes grant nothing of this library; ask the authorization server for the scope {all} (everything) or {prefix}:collection:NAME (one collection)"
+        ),
+    )
+}
+
 /// A request's `Origin` is not one this server takes.
 pub fn origin_refused(origin: &str) -> RpcError {
     RpcError::new(

@@ -45,7 +45,7 @@ impl Reply {
             .unwrap_or_else(|err| panic!("not JSON ({err}): {}", self.body))
     }
 
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|value| value.to_str().ok())
     }
 
@@ -121,7 +121,7 @@ impl HttpServer {
     }
 
     /// POSTs `body` to the endpoint with these headers.
-    fn post(&self, headers: &[(&str, &str)], body: &str) -> Reply {
+    pub(crate) fn post(&self, headers: &[(&str, &str)], body: &str) -> Reply {
         let mut request = self.agent.post(self.url());
         for (name, value) in headers {
             request = request.header(*name, *value);
@@ -213,7 +213,7 @@ impl Drop for HttpServer {
     }
 }
 
-fn reply(mut response: ureq::http::Response<ureq::Body>) -> Reply {
+pub(crate) fn reply(mut response: ureq::http::Response<ureq::Body>) -> Reply {
     let status = response.status().as_u16();
     let headers = response.headers().clone();
     let body = response
@@ -889,7 +889,7 @@ fn a_stream_whose_client_left_gives_its_place_back() {
 
 /// A library with the collections `alpha` and `beta` (imported folders, a prompt and a
 /// document each) on top of the seed.
-fn two_collections(ctx: &TestContext) {
+pub(crate) fn two_collections(ctx: &TestContext) {
     for name in ["alpha", "beta"] {
         ctx.write(
             &format!("{name}/notes.md"),
@@ -918,7 +918,7 @@ fn token(ctx: &TestContext, name: &str, collections: Option<&str>) -> String {
 
 impl HttpServer {
     /// A modern request with `Authorization: Bearer TOKEN`.
-    fn with_token(&self, token: &str, id: i64, method: &str, params: Value) -> Reply {
+    pub(crate) fn with_token(&self, token: &str, id: i64, method: &str, params: Value) -> Reply {
         let (headers, body) = modern_request(id, method, params);
         let bearer = format!("Bearer {token}");
         let mut headers: Vec<(&str, &str)> =
@@ -944,7 +944,7 @@ impl HttpServer {
     }
 }
 
-fn prompt_names(reply: &Reply) -> Vec<String> {
+pub(crate) fn prompt_names(reply: &Reply) -> Vec<String> {
     assert_eq!(reply.status, 200, "{}", reply.body);
     let mut names: Vec<String> = reply.json()["result"]["prompts"]
         .as_array()

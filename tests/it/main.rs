@@ -18,6 +18,7 @@ mod http;
 mod import;
 mod interop;
 mod notifications;
+mod oauth;
 mod readonly;
 mod render;
 mod replaced;

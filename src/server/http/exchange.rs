@@ -19,13 +19,15 @@ use hyper::{Method as Verb, Request, Response, StatusCode};
 
 use super::Server;
 use super::cancel::Registered;
+use super::oauth::{self, Problem};
 use super::session_id::{self, LegacySession};
 use super::streams::{Refused, Stream};
 use crate::config::Auth;
+use crate::oauth::{Verdict, Verifier};
 use crate::protocol::http::{
-    McpHeaders, check_legacy_version, check_modern, header as mcp, method_not_allowed, not_found,
-    origin_refused, refusal_status, session_required, session_unknown, shutting_down,
-    too_many_streams, unauthorized,
+    McpHeaders, access_token_refused, check_legacy_version, check_modern, header as mcp,
+    insufficient_scope, method_not_allowed, not_found, origin_refused, refusal_status,
+    session_required, session_unknown, shutting_down, too_many_streams, unauthorized,
 };
 use crate::protocol::{
     Envelope, Era, Failure, Incoming, Method, Notification, RequestId, Revision, RpcError,
@@ -53,6 +55,15 @@ pub(super) async fn respond(server: Arc<Server>, request: Request<Body>) -> Resp
     let path = parts.uri.path();
     if path == HEALTH && parts.method == Verb::GET {
         return plain(StatusCode::OK, "ok\n");
+    }
+    if let Some(verifier) = &server.oauth
+        && oauth::is_metadata_path(path)
+    {
+        // Asked for before a token is had: served to anyone.
+        if parts.method != Verb::GET {
+            return not_allowed(&parts.method, "GET");
+        }
+        return json(StatusCode::OK, oauth::metadata(verifier));
     }
     if path != ENDPOINT {
         return refusal(StatusCode::NOT_FOUND, &not_found(path, ENDPOINT));
@@ -87,7 +98,8 @@ fn admit(server: &Server, parts: &Parts) -> Result<(), Refusal> {
 /// bearer token grants, looked up on the blocking pool (the token's keyed hash in the
 /// database, so a token made or removed with `promptshelf token` counts at once, on every
 /// instance). A request without a token, or with one the library does not hold or that
-/// expired, is refused with 401 and `WWW-Authenticate: Bearer`.
+/// expired, is refused with 401 and `WWW-Authenticate: Bearer`. With `--auth oauth`, what
+/// its access token's scopes grant (`access`).
 async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Visibility, Response<Reply>> {
     if server.auth == Auth::None {
         return Ok(Visibility::Everything);
@@ -100,6 +112,9 @@ async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Visibility,
                 .eq_ignore_ascii_case("bearer")
                 .then(|| token.trim().to_string())
         });
+    if let Some(verifier) = &server.oauth {
+        return access(verifier, presented).await;
+    }
     let Some(token) = presented else {
         return Err(unauthorized_response(
             "this server asks for a bearer token, and the request has none",
@@ -134,21 +149,69 @@ async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Visibility,
     }
 }
 
+/// `--auth oauth`: what the access token sees, checked on the blocking pool (a key id the
+/// key set does not hold reads the set again, which may fetch it over the network); or 401
+/// without a valid token, 403 for one whose scopes grant nothing, each with its challenge.
+async fn access(
+    verifier: &Arc<Verifier>,
+    presented: Option<String>,
+) -> Result<Visibility, Response<Reply>> {
+    let Some(token) = presented else {
+        let error =
+            access_token_refused("this server asks for an access token, and the request has none");
+        let challenge = oauth::challenge(verifier, &Problem::Missing);
+        return Err(challenged(StatusCode::UNAUTHORIZED, &error, &challenge));
+    };
+    let checking = Arc::clone(verifier);
+    let verdict = match tokio::task::spawn_blocking(move || checking.check(&token)).await {
+        Ok(verdict) => verdict,
+        Err(err) => {
+            tracing::error!("an access token's check failed: {err}");
+            return Err(refusal(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &RpcError::panicked(),
+            ));
+        }
+    };
+    match verdict {
+        Verdict::Granted(seen) => Ok(seen),
+        Verdict::Invalid(why) => {
+            let challenge = oauth::challenge(verifier, &Problem::Invalid(why));
+            Err(challenged(
+                StatusCode::UNAUTHORIZED,
+                &access_token_refused(why),
+                &challenge,
+            ))
+        }
+        Verdict::Insufficient => {
+            let scopes = verifier.scopes();
+            let error = insufficient_scope(&scopes.all(), scopes.prefix());
+            let challenge = oauth::challenge(verifier, &Problem::Insufficient);
+            Err(challenged(StatusCode::FORBIDDEN, &error, &challenge))
+        }
+    }
+}
+
+/// A refusal with its `WWW-Authenticate` challenge.
+fn challenged(status: StatusCode, error: &RpcError, challenge: &str) -> Response<Reply> {
+    let mut response = refusal(status, error);
+    if let Ok(value) = HeaderValue::from_str(challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
 /// 401 with the challenge (RFC 6750): `error="invalid_token"` for a token that was sent.
 fn unauthorized_response(why: &str, invalid: Option<&str>) -> Response<Reply> {
-    let mut response = refusal(StatusCode::UNAUTHORIZED, &unauthorized(why));
     let challenge = match invalid {
         Some(description) => format!(
             "Bearer realm=\"promptshelf\", error=\"invalid_token\", error_description=\"{description}\""
         ),
         None => "Bearer realm=\"promptshelf\"".to_string(),
     };
-    if let Ok(value) = HeaderValue::from_str(&challenge) {
-        response
-            .headers_mut()
-            .insert(header::WWW_AUTHENTICATE, value);
-    }
-    response
+    challenged(StatusCode::UNAUTHORIZED, &unauthorized(why), &challenge)
 }
 
 /// A request refused before its message is answered: the status, and the error said

@@ -6,6 +6,7 @@
 //!
 //! - `exchange`: one HTTP request to its response (methods, admission, body, headers,
 //!   sessions, routing).
+//! - `oauth`: `--auth oauth`'s protected resource metadata and challenges.
 //! - `origin`: which `Origin`s are served.
 //! - `session_id`: legacy session ids that carry their own signed state.
 //! - `streams`: the open event streams, what each is told, and shutdown's closing results.
@@ -18,6 +19,7 @@
 
 mod cancel;
 mod exchange;
+mod oauth;
 mod origin;
 mod session_id;
 mod sse;
@@ -39,6 +41,7 @@ use super::rate_limit::TokenBucket;
 use super::state::{Library, Shared};
 use super::watch;
 use crate::config::{Auth, HttpConfig, ServeConfig};
+use crate::oauth::Verifier;
 use crate::store::Store;
 use cancel::Cancels;
 use origin::Origins;
@@ -65,6 +68,8 @@ struct Server {
     closing: AtomicBool,
     /// How callers are authenticated (`exchange::authenticate`).
     auth: Auth,
+    /// With `--auth oauth`, what checks access tokens (its key set read at start).
+    oauth: Option<Arc<Verifier>>,
 }
 
 impl Server {
@@ -98,6 +103,11 @@ impl watch::Watched for Watched {
 
 /// Serves MCP over Streamable HTTP at `http.addr` until SIGTERM or SIGINT.
 pub fn serve(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> {
+    // Before the runtime starts: reading the key set may fetch it over the network.
+    let oauth = match &http.auth {
+        Auth::OAuth(settings) => Some(Arc::new(Verifier::new(settings)?)),
+        Auth::Token | Auth::None => None,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(WORKER_THREADS)
         .max_blocking_threads(super::MAX_TASK_THREADS)
@@ -105,13 +115,18 @@ pub fn serve(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> 
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let result = runtime.block_on(run(store, config, http));
+    let result = runtime.block_on(run(store, config, http, oauth));
     // Every request has been answered or given up on; idle pool threads need not be waited for.
     runtime.shutdown_background();
     result
 }
 
-async fn run(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> {
+async fn run(
+    store: Store,
+    config: ServeConfig,
+    http: HttpConfig,
+    oauth: Option<Arc<Verifier>>,
+) -> Result<()> {
     let target = watch::Target::of(&store);
     let path = store.path().to_path_buf();
     let listener = TcpListener::bind(http.addr)
@@ -145,6 +160,7 @@ async fn run(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> 
         in_flight: tokio::sync::Semaphore::new(MAX_IN_FLIGHT),
         closing: AtomicBool::new(false),
         auth: http.auth,
+        oauth,
     });
     let mut connections = http1::Builder::new();
     connections
