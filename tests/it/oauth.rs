@@ -59,6 +59,70 @@ impl Signer {
     }
 }
 
+/// A 2048-bit RSA key made for these tests (PKCS#1 DER, base64).
+const RSA_KEY: &str = concat!(
+    "MIIEowIBAAKCAQEAurgbknC9TN97JPC5pqVa64vLujzdrc5y2dvKhVEHXgwhhgfPF9kg1XzgtzLRjylX",
+    "+QwtZVuA2lAGyZmm+Q5bp+Xf+TRBG8QuH6cSwFQq+3j11/T47BH4QYGNnf89IoxI1ddc1OiHOaNTIpKB",
+    "Rjsn/hwV1AgCxDOHlTFSpQytrroae/rukF9e8HeWA9Rtw7RMy2Nz7bN3qRcxuosgbfMmpnPPM2+EXlVi",
+    "97qhbuoTx80+J4rYqBRn9+PDYV8R3Y1AxPeBs1uk5NvUJ4fZr/akf/k5l1BHwgJypzFT1BBFfaFfXTxJ",
+    "n6zprcB9s4UPAm2DDGo6WS0UCUsIK+8cN45FMQIDAQABAoIBAAEr5qO32qmHyxaMmEzLexiaiNFOZeOX",
+    "uest1fZ3d90mAqLVsRMWlHoB5BYLOzJkmNRJeHSTugtRZ/xt2r+Epg9mobQ6UFoyGHS4jPrIs98zmyqY",
+    "80pDv7s+8zlL7pStwno6MO9UkY2PtSbW3HECvvjF29ZVtSHNb9SNBHQ98iwFLX2ccZO5J5cQqt/jkIp8",
+    "lfveXpmKGndG84GztHC05jk06NbuDf2QRN9+kXwp0q8ulN7cRUZugfoMJyCyAIwx7NzVGIged0bXCth7",
+    "l0V7J38FBeii6rFIJ/UdkhV1aCAuCW8W5gJYQelj6w8zmkf8b5S0/ctn3gyf37zr+/gMEtECgYEA/LqU",
+    "4i5hgNuRcb632NHGIBkC7wfd2t0lMJH9QHiLGaDzcKuZbShN3xS9YeNZVqKd22/svqwRwckGbbIiEXIK",
+    "8sf8BI5a4D4oJ1+s2eaHGzvZ2xNEJYciUwJfAF4sHYrIC+E44YnTrY2VkY5mNIslf+cO4KSfSs9vILlY",
+    "EG0j2wkCgYEAvSLNf+eh4aONGLTdDwZAcAG2zJLMnNcETvhhCuZoj7M515cP8rHrZIfeJEl43SS6oy5x",
+    "7VfSicd5lF7VIFcK5ZhlrHkgkIlTBrgqA5d82mVYvojYoztvyyz0cc3ZSorDprrCyup21yHMhvDGD8Gu",
+    "Uy9LSVqHoS10c9MEEWKFGukCgYBcV6hSxHOn65JHJ1JxjKSB0eG6iPtNHwSZrJ4GUoUwxhhtEKYstk9N",
+    "tXxFKhbYiu524Xx1ZtXOIq+QoUfFbBAICX5SA9m8mbl+OX0k2RCAqOu/GlkKBUhLYFBqB/7ChJT3kkGA",
+    "VyXbAiKmXouFo1n+U+ShvETfxs9p+47r4ZT6UQKBgAEGRjyyIYNaYnJG0Ie7TfANYlMbXHZhB8nxuHzZ",
+    "oKlenCqZy+FRq2fBAKgLqdbw0v39S2qwthg+916hYOAq+Ikj2TEk+tMtm0CHENsyH+AC+ocVsK65rLJa",
+    "DPzs04d+1u55RoLY4EnsCfKVLU16jBoxQGQmVGPAHkheVUBO20+5AoGBAMK9tT79AWDg6XGtWCFJVK0t",
+    "4BLPfIz/JLp9OTjtEOx52xgHifIuJgvIpcqoTCyo7oHPDxeDsmj7J0nI4r6rWA3JWDL8TbPTlAOUTU3L",
+    "cd8TwYu2esJatlcZccFGb2l2RCz3RrO1AJJEwoLk3x2hwn5xGPNcFPyRJlvqnIMCmTiU",
+);
+
+/// A P-256 key made for these tests (PKCS#8 DER, base64).
+const P256_KEY: &str = concat!(
+    "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgBqrtjcJ5JZvyfEenRW3guVpuLB0zg1pV",
+    "YJ8Im4EyN2yhRANCAATFPjO+VSlbEBvROzjT/RW+TlJ0YWCO/yUVUui6a8lHGXOObKMigCbWEhLWMogU",
+    "t1+ZaWHkD8wB1RNTskcjzl6o",
+);
+
+impl Signer {
+    /// The key `base64` holds, for `alg`: RSA (PKCS#1) or P-256 (PKCS#8).
+    fn of(kid: &str, alg: Algorithm, base64: &str) -> Signer {
+        use base64::Engine;
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(base64)
+            .expect("a test key in base64");
+        let key = match alg {
+            Algorithm::ES256 => EncodingKey::from_ec_der(&der),
+            _ => EncodingKey::from_rsa_der(&der),
+        };
+        Signer {
+            kid: kid.to_string(),
+            key,
+        }
+    }
+
+    /// Its public JWK, `alg` pinned to `alg` (as `Jwk::from_encoding_key` does).
+    fn jwk_for(&self, alg: Algorithm) -> Jwk {
+        let mut jwk = Jwk::from_encoding_key(&self.key, alg)
+            .unwrap_or_else(|err| panic!("the public JWK of {}: {err}", self.kid));
+        jwk.common.key_id = Some(self.kid.clone());
+        jwk
+    }
+
+    fn sign_with(&self, alg: Algorithm, claims: &Value) -> String {
+        let mut header = Header::new(alg);
+        header.kid = Some(self.kid.clone());
+        jsonwebtoken::encode(&header, claims, &self.key)
+            .unwrap_or_else(|err| panic!("signing {claims} with {alg:?}: {err}"))
+    }
+}
+
 fn key_set(signers: &[&Signer]) -> String {
     let set = JwkSet {
         keys: signers.iter().map(|signer| signer.jwk()).collect(),
@@ -324,6 +388,48 @@ fn oauth_tokens_that_fail_a_check_are_refused_as_invalid() {
     assert_eq!(list(&good).status, 200);
 }
 
+#[test]
+fn oauth_tokens_signed_with_rsa_and_p256_keys_are_taken() {
+    let ctx = TestContext::new();
+    let rsa = Signer::of("rsa", Algorithm::RS256, RSA_KEY);
+    let ec = Signer::of("ec", Algorithm::ES256, P256_KEY);
+    let mut unpinned = rsa.jwk_for(Algorithm::RS256);
+    unpinned.common.key_id = Some("rsa-any".into());
+    unpinned.common.key_algorithm = None;
+    let set = JwkSet {
+        keys: vec![
+            rsa.jwk_for(Algorithm::RS256),
+            ec.jwk_for(Algorithm::ES256),
+            unpinned,
+        ],
+    };
+    let jwks = ctx.write("jwks.json", serde_json::to_string(&set).expect("JSON"));
+    let http = serve(&ctx, &jwks.display().to_string());
+    let list = |token: &str| http.with_token(token, 1, "prompts/list", json!({}));
+    let all = claims("promptshelf:all");
+
+    for (signer, alg) in [(&rsa, Algorithm::RS256), (&ec, Algorithm::ES256)] {
+        let taken = list(&signer.sign_with(alg, &all));
+        assert_eq!(taken.status, 200, "{alg:?}: {}", taken.body);
+    }
+    let any = Signer::of("rsa-any", Algorithm::RS256, RSA_KEY);
+    for alg in [Algorithm::RS512, Algorithm::PS256] {
+        let taken = list(&any.sign_with(alg, &all));
+        assert_eq!(
+            taken.status, 200,
+            "{alg:?} with an unpinned key: {}",
+            taken.body
+        );
+    }
+    // A key pinned to RS256 checks nothing else, and a P-256 key no RSA signature.
+    let unknown = "the token is signed with a key the authorization server's key set does not hold";
+    assert_invalid(&list(&rsa.sign_with(Algorithm::PS256, &all)), unknown);
+    let mut header = Header::new(Algorithm::RS256);
+    header.kid = Some("ec".into());
+    let crossed = jsonwebtoken::encode(&header, &all, &rsa.key).expect("an RS256 token");
+    assert_invalid(&list(&crossed), unknown);
+}
+
 /// A JWK Set served over HTTP on 127.0.0.1 by a thread of the test, with how many times it
 /// was asked for.
 struct KeyServer {
@@ -473,6 +579,25 @@ fn oauth_needs_its_flags_and_may_serve_off_loopback() {
         "{stderr}"
     );
     assert!(!stderr.contains("refusing to serve"), "{stderr}");
+    // Nothing listens on port 1: the start stops, naming the URL.
+    let unreachable = "https://127.0.0.1:1/jwks.json";
+    let stderr = ctx.fails(&[
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--auth",
+        "oauth",
+        "--oauth-issuer",
+        ISSUER,
+        "--oauth-jwks",
+        unreachable,
+        "--oauth-resource",
+        RESOURCE,
+    ]);
+    assert!(
+        stderr.contains(&format!("cannot fetch the key set {unreachable}")),
+        "{stderr}"
+    );
     let empty = ctx.write(
         "empty.json",
         r#"{"keys": [{"kty": "oct", "k": "c2VjcmV0"}]}"#,
