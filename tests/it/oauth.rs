@@ -297,6 +297,44 @@ fn oauth_tokens_see_what_their_scopes_grant() {
 }
 
 #[test]
+fn oauth_scopes_take_the_prefix_given() {
+    let ctx = TestContext::new();
+    two_collections(&ctx);
+    let signer = Signer::new("k1", 1);
+    let jwks = ctx.write("jwks.json", key_set(&[&signer]));
+    let http = HttpServer::start(
+        &ctx.db,
+        &[
+            "--auth",
+            "oauth",
+            "--oauth-issuer",
+            ISSUER,
+            "--oauth-jwks",
+            &jwks.display().to_string(),
+            "--oauth-resource",
+            RESOURCE,
+            "--oauth-scope-prefix",
+            "shelf",
+        ],
+    );
+    let metadata = get(&http, "/.well-known/oauth-protected-resource");
+    assert_eq!(metadata.json()["scopes_supported"], json!(["shelf:all"]));
+    let beta = signer.sign(&claims("shelf:collection:beta"));
+    let seen = http.with_token(&beta, 1, "prompts/list", json!({}));
+    assert_eq!(prompt_names(&seen), ["beta-ask"]);
+    let ours = signer.sign(&claims("promptshelf:all"));
+    let refused = http.with_token(&ours, 2, "prompts/list", json!({}));
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(
+        refused
+            .header("www-authenticate")
+            .is_some_and(|challenge| challenge.contains("scope=\"shelf:all\"")),
+        "{}",
+        refused.body
+    );
+}
+
+#[test]
 fn oauth_tokens_that_fail_a_check_are_refused_as_invalid() {
     let ctx = TestContext::new();
     let signer = Signer::new("k1", 1);
