@@ -45,6 +45,9 @@ pub(super) type Reply = BoxBody<Bytes, Infallible>;
 /// The endpoint's path.
 pub(super) const ENDPOINT: &str = "/mcp";
 const HEALTH: &str = "/healthz";
+/// The most of a refused request's body read before its refusal is sent, and for how long.
+const DRAIN_LIMIT: usize = 64 * 1024;
+const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Answers one request; never fails (a refusal is a response too).
 pub(super) async fn respond(server: Arc<Server>, request: Request<Body>) -> Response<Reply> {
@@ -73,7 +76,10 @@ pub(super) async fn respond(server: Arc<Server>, request: Request<Body>) -> Resp
     }
     let seen = match authenticate(&server, &parts).await {
         Ok(seen) => seen,
-        Err(refused) => return refused,
+        Err(refused) => {
+            drain(body).await;
+            return refused;
+        }
     };
     match parts.method {
         Verb::POST => post(&server, &parts, body, seen).await,
@@ -81,6 +87,15 @@ pub(super) async fn respond(server: Arc<Server>, request: Request<Body>) -> Resp
         Verb::DELETE => delete(&server, &parts),
         _ => not_allowed(&parts.method, "POST, GET, DELETE"),
     }
+}
+
+/// Reads and drops a small body (within `DRAIN_LIMIT` and `DRAIN_TIME`) of a request refused
+/// before its body was read. hyper closes a connection whose request body is left unread,
+/// and a body that arrives after the close makes the kernel reset the connection, which can
+/// lose the response before the client reads it: the 401 and its challenge, which is how
+/// a client learns where to get a token.
+async fn drain(body: Body) {
+    let _ = tokio::time::timeout(DRAIN_TIME, Limited::new(body, DRAIN_LIMIT).collect()).await;
 }
 
 /// Whether the request is let in at all, before its body is read or anything dispatched:
