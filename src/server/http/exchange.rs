@@ -9,6 +9,7 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
@@ -19,6 +20,7 @@ use hyper::{Method as Verb, Request, Response, StatusCode};
 
 use super::Server;
 use super::cancel::Registered;
+use super::metrics::{self, AnsweredError, Gauges, Outcome};
 use super::session_id::{self, LegacySession};
 use super::streams::{Refused, Stream};
 use crate::config::Auth;
@@ -29,7 +31,7 @@ use crate::protocol::http::{
 };
 use crate::protocol::{
     Envelope, Era, Failure, Incoming, Method, Notification, RequestId, Revision, RpcError,
-    error_line, parse_line,
+    error_line, is_error_line, parse_line,
 };
 use crate::server::answer::{Answer, Reach, answer};
 use crate::server::route::{Route, route};
@@ -43,16 +45,32 @@ pub(super) type Reply = BoxBody<Bytes, Infallible>;
 /// The endpoint's path.
 pub(super) const ENDPOINT: &str = "/mcp";
 const HEALTH: &str = "/healthz";
+const METRICS: &str = "/metrics";
 
-/// Answers one request; never fails (a refusal is a response too).
+/// Answers one request; never fails (a refusal is a response too). Its status is counted
+/// for `/metrics`.
 pub(super) async fn respond(server: Arc<Server>, request: Request<Body>) -> Response<Reply> {
+    let response = handle(&server, request).await;
+    server.metrics.responded(response.status().as_u16());
+    response
+}
+
+async fn handle(server: &Arc<Server>, request: Request<Body>) -> Response<Reply> {
     let (parts, body) = request.into_parts();
-    if let Err(refused) = admit(&server, &parts) {
+    if let Err(refused) = admit(server, &parts) {
         return refused.response();
     }
     let path = parts.uri.path();
     if path == HEALTH && parts.method == Verb::GET {
         return plain(StatusCode::OK, "ok\n");
+    }
+    if path == METRICS && parts.method == Verb::GET {
+        // Asked for with the same credential as the endpoint: counts by method say how a
+        // library is used, which is no business of whoever can reach the port.
+        return match authenticate(server, &parts).await {
+            Ok(_) => metrics_text(server),
+            Err(refused) => refused,
+        };
     }
     if path != ENDPOINT {
         return refusal(StatusCode::NOT_FOUND, &not_found(path, ENDPOINT));
@@ -60,14 +78,14 @@ pub(super) async fn respond(server: Arc<Server>, request: Request<Body>) -> Resp
     if server.closing.load(Ordering::Acquire) {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down());
     }
-    let seen = match authenticate(&server, &parts).await {
+    let seen = match authenticate(server, &parts).await {
         Ok(seen) => seen,
         Err(refused) => return refused,
     };
     match parts.method {
-        Verb::POST => post(&server, &parts, body, seen).await,
-        Verb::GET => stream(&server, &parts, seen),
-        Verb::DELETE => delete(&server, &parts),
+        Verb::POST => post(server, &parts, body, seen).await,
+        Verb::GET => stream(server, &parts, seen),
+        Verb::DELETE => delete(server, &parts),
         _ => not_allowed(&parts.method, "POST, GET, DELETE"),
     }
 }
@@ -248,7 +266,28 @@ fn legacy_session(server: &Server, parts: &Parts) -> Result<LegacySession, Refus
     Ok(session)
 }
 
+/// A request, answered and counted for `/metrics` by method, outcome and time taken.
 async fn request(
+    server: &Arc<Server>,
+    parts: &Parts,
+    envelope: Envelope,
+    seen: Visibility,
+) -> Response<Reply> {
+    let started = Instant::now();
+    let method = metrics::label(&envelope.method);
+    let response = routed(server, parts, envelope, seen).await;
+    let outcome = if !response.status().is_success() {
+        Outcome::Refused
+    } else if response.extensions().get::<AnsweredError>().is_some() {
+        Outcome::Error
+    } else {
+        Outcome::Ok
+    };
+    server.metrics.request(method, outcome, started.elapsed());
+    response
+}
+
+async fn routed(
     server: &Arc<Server>,
     parts: &Parts,
     envelope: Envelope,
@@ -472,8 +511,12 @@ fn json(status: StatusCode, mut line: Vec<u8>) -> Response<Reply> {
     if line.last() == Some(&b'\n') {
         line.pop();
     }
+    let answered_error = is_error_line(&line);
     let mut response = Response::new(Full::new(Bytes::from(line)).boxed());
     *response.status_mut() = status;
+    if answered_error {
+        response.extensions_mut().insert(AnsweredError);
+    }
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
@@ -513,6 +556,22 @@ fn plain(status: StatusCode, text: &'static str) -> Response<Reply> {
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+/// `/metrics`: the counts, and the gauges read now.
+fn metrics_text(server: &Server) -> Response<Reply> {
+    let gauges = Gauges {
+        open_streams: server.streams.open_count(),
+        in_flight: super::MAX_IN_FLIGHT.saturating_sub(server.in_flight.available_permits()),
+        change_position: server.shared.position(),
+    };
+    let text = server.metrics.text(&gauges);
+    let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
     );
     response
 }

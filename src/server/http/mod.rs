@@ -6,6 +6,7 @@
 //!
 //! - `exchange`: one HTTP request to its response (methods, admission, body, headers,
 //!   sessions, routing).
+//! - `metrics`: `GET /metrics`, what this instance has served, for Prometheus.
 //! - `origin`: which `Origin`s are served.
 //! - `session_id`: legacy session ids that carry their own signed state.
 //! - `streams`: the open event streams, what each is told, and shutdown's closing results.
@@ -18,6 +19,7 @@
 
 mod cancel;
 mod exchange;
+mod metrics;
 mod origin;
 mod session_id;
 mod sse;
@@ -41,6 +43,7 @@ use super::watch;
 use crate::config::{Auth, HttpConfig, ServeConfig};
 use crate::store::Store;
 use cancel::Cancels;
+use metrics::Metrics;
 use origin::Origins;
 use streams::Streams;
 
@@ -65,6 +68,8 @@ struct Server {
     closing: AtomicBool,
     /// How callers are authenticated (`exchange::authenticate`).
     auth: Auth,
+    /// What `/metrics` tells.
+    metrics: Metrics,
 }
 
 impl Server {
@@ -145,6 +150,7 @@ async fn run(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> 
         in_flight: tokio::sync::Semaphore::new(MAX_IN_FLIGHT),
         closing: AtomicBool::new(false),
         auth: http.auth,
+        metrics: Metrics::default(),
     });
     let mut connections = http1::Builder::new();
     connections

@@ -113,6 +113,11 @@ impl Streams {
         })
     }
 
+    /// Streams open now, for `/metrics`.
+    pub(super) fn open_count(&self) -> usize {
+        self.lock().open.len()
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
