@@ -158,3 +158,175 @@ fn metrics_ask_for_the_endpoints_token() {
     // Health checks stay open: a balancer holds no token.
     assert_eq!(get(&http, "/healthz", None).status, 200);
 }
+
+fn completion() -> serde_json::Value {
+    json!({"ref": {"type": "ref/prompt", "name": "code-review"},
+           "argument": {"name": "language", "value": "ru"}})
+}
+
+#[test]
+fn a_token_over_its_rate_is_refused_429_while_another_is_served() {
+    let ctx = TestContext::new();
+    let alpha = token(&ctx, "alpha", None);
+    let beta = token(&ctx, "beta", None);
+    let http = HttpServer::start(
+        &ctx.db,
+        &[
+            "--auth",
+            "token",
+            "--rate-per-token",
+            "1",
+            "--rate-burst",
+            "3",
+        ],
+    );
+    // The burst is served whatever the time between requests...
+    for id in 1..=3 {
+        let served = http.with_token(&alpha, id, "prompts/list", json!({}));
+        assert_eq!(served.status, 200, "{}", served.body);
+    }
+    // ...and of the next five, sent one after another at one per second at most, the
+    // first is refused unless a whole second passed since the burst.
+    let refused = (4..=8)
+        .map(|id| http.with_token(&alpha, id, "prompts/list", json!({})))
+        .find(|reply| reply.status != 200)
+        .expect("a request over the rate is refused");
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    let wait: u64 = refused
+        .header("retry-after")
+        .unwrap_or_else(|| panic!("no Retry-After: {}", refused.body))
+        .parse()
+        .expect("Retry-After in seconds");
+    assert!(wait >= 1, "{wait}");
+    assert_eq!(refused.code(), -31429);
+    let error = &refused.json()["error"];
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(message.contains("the token 'alpha'"), "{message}");
+    assert!(message.contains("--rate-per-token"), "{message}");
+    assert_eq!(error["data"]["limit"], "--rate-per-token");
+    assert!(
+        error["data"]["retryAfterMs"]
+            .as_u64()
+            .is_some_and(|ms| ms > 0)
+    );
+    // Another token has a bucket of its own.
+    let other = http.with_token(&beta, 9, "prompts/list", json!({}));
+    assert_eq!(other.status, 200, "{}", other.body);
+    let samples = scrape(&http, Some(&beta));
+    assert!(
+        sample(&samples, r#"promptshelf_http_refusals_total{status="429"}"#) >= 1.0,
+        "{samples:#?}"
+    );
+}
+
+#[test]
+fn completion_rates_are_per_token() {
+    let ctx = TestContext::new();
+    let alpha = token(&ctx, "alpha", None);
+    let beta = token(&ctx, "beta", None);
+    let http = HttpServer::start(
+        &ctx.db,
+        &[
+            "--auth",
+            "token",
+            "--completion-rate",
+            "1",
+            "--completion-burst",
+            "2",
+        ],
+    );
+    for id in 1..=2 {
+        let served = http.with_token(&alpha, id, "completion/complete", completion());
+        assert!(served.json()["result"].is_object(), "{}", served.body);
+    }
+    let refused = (3..=7)
+        .map(|id| http.with_token(&alpha, id, "completion/complete", completion()))
+        .find(|reply| reply.status != 200)
+        .expect("a completion over the rate is refused");
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert!(refused.header("retry-after").is_some(), "{}", refused.body);
+    assert_eq!(refused.code(), -31429);
+    // Refused once its message was read: the answer names the request.
+    let id = refused.json()["id"].as_i64();
+    assert!(
+        id.is_some_and(|id| (3..=7).contains(&id)),
+        "{}",
+        refused.body
+    );
+    assert!(
+        refused.body.contains("--completion-rate"),
+        "{}",
+        refused.body
+    );
+    // Other methods are not held by the completion rate, and beta has its own bucket.
+    assert_eq!(
+        http.with_token(&alpha, 8, "prompts/list", json!({})).status,
+        200
+    );
+    let other = http.with_token(&beta, 9, "completion/complete", completion());
+    assert!(other.json()["result"].is_object(), "{}", other.body);
+}
+
+#[test]
+fn streams_beyond_a_tokens_cap_are_refused_429_while_another_token_opens_one() {
+    let ctx = TestContext::new();
+    let alpha = token(&ctx, "alpha", None);
+    let beta = token(&ctx, "beta", None);
+    let http = HttpServer::start(
+        &ctx.db,
+        &["--auth", "token", "--max-streams-per-token", "1"],
+    );
+    let first = http.listen_with(&alpha, "a1");
+    assert_eq!(
+        first.next()["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    let (headers, body) = listen_request("a2");
+    let bearer = format!("Bearer {alpha}");
+    let mut headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    headers.push(("authorization", &bearer));
+    let refused = http.post(&headers, &body);
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert!(
+        refused.body.contains("--max-streams-per-token"),
+        "{}",
+        refused.body
+    );
+    assert!(refused.body.contains("'alpha'"), "{}", refused.body);
+    let other = http.listen_with(&beta, "b1");
+    assert_eq!(
+        other.next()["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    assert_eq!(
+        sample(&scrape(&http, Some(&beta)), "promptshelf_open_streams"),
+        2.0
+    );
+}
+
+/// A `subscriptions/listen` request's headers and body.
+fn listen_request(id: &str) -> (Vec<(&'static str, String)>, String) {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+        "params": crate::common::modern_params(
+            json!({"notifications": {"promptsListChanged": true}}), json!({}))});
+    let headers = vec![
+        ("mcp-protocol-version", crate::common::MODERN.to_string()),
+        ("mcp-method", "subscriptions/listen".to_string()),
+    ];
+    (headers, body.to_string())
+}
+
+#[test]
+fn rate_flags_are_checked() {
+    let ctx = TestContext::new();
+    let burst_alone = ctx.fails(&["serve", "--http", "127.0.0.1:0", "--rate-burst", "5"]);
+    assert!(burst_alone.contains("--rate-per-token"), "{burst_alone}");
+    let zero = ctx.fails(&[
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--max-streams-per-token",
+        "0",
+    ]);
+    assert!(zero.contains("--max-streams-per-token"), "{zero}");
+}

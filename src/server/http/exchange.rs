@@ -19,6 +19,7 @@ use hyper::http::request::Parts;
 use hyper::{Method as Verb, Request, Response, StatusCode};
 
 use super::Server;
+use super::callers::Who;
 use super::cancel::Registered;
 use super::metrics::{self, AnsweredError, Gauges, Outcome};
 use super::session_id::{self, LegacySession};
@@ -27,7 +28,7 @@ use crate::config::Auth;
 use crate::protocol::http::{
     McpHeaders, check_legacy_version, check_modern, header as mcp, method_not_allowed, not_found,
     origin_refused, refusal_status, session_required, session_unknown, shutting_down,
-    too_many_streams, unauthorized,
+    too_many_streams, too_many_streams_for, unauthorized,
 };
 use crate::protocol::{
     Envelope, Era, Failure, Incoming, Method, Notification, RequestId, Revision, RpcError,
@@ -78,13 +79,24 @@ async fn handle(server: &Arc<Server>, request: Request<Body>) -> Response<Reply>
     if server.closing.load(Ordering::Acquire) {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down());
     }
-    let seen = match authenticate(server, &parts).await {
-        Ok(seen) => seen,
+    let caller = match authenticate(server, &parts).await {
+        Ok(caller) => caller,
         Err(refused) => return refused,
     };
+    // Before the body is read: a caller over its rate costs one short answer.
+    if let Err(wait) = server.callers.request(&caller.who, Instant::now()) {
+        let rate = server.callers.requests();
+        let error = RpcError::request_rate_limited(
+            &caller.who.to_string(),
+            rate.per_second,
+            rate.burst,
+            wait,
+        );
+        return refusal(StatusCode::TOO_MANY_REQUESTS, &error);
+    }
     match parts.method {
-        Verb::POST => post(server, &parts, body, seen).await,
-        Verb::GET => stream(server, &parts, seen),
+        Verb::POST => post(server, &parts, body, caller).await,
+        Verb::GET => stream(server, &parts, caller),
         Verb::DELETE => delete(server, &parts),
         _ => not_allowed(&parts.method, "POST, GET, DELETE"),
     }
@@ -101,14 +113,17 @@ fn admit(server: &Server, parts: &Parts) -> Result<(), Refusal> {
     Err(Refusal(StatusCode::FORBIDDEN, origin_refused(&shown)))
 }
 
-/// What the caller sees: everything without authentication; with `--auth token`, what its
-/// bearer token grants, looked up on the blocking pool (the token's keyed hash in the
+/// Who is asking, and what the caller sees: everything without authentication; with
+/// `--auth token`, what its bearer token grants, looked up on the blocking pool (the token's keyed hash in the
 /// database, so a token made or removed with `promptshelf token` counts at once, on every
 /// instance). A request without a token, or with one the library does not hold or that
 /// expired, is refused with 401 and `WWW-Authenticate: Bearer`.
-async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Visibility, Response<Reply>> {
+async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Caller, Response<Reply>> {
     if server.auth == Auth::None {
-        return Ok(Visibility::Everything);
+        return Ok(Caller {
+            who: Who::Process,
+            seen: Visibility::Everything,
+        });
     }
     let presented = header(parts, header::AUTHORIZATION.as_str())
         .and_then(|value| std::str::from_utf8(value).ok())
@@ -126,7 +141,10 @@ async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Visibility,
     };
     let shared = Arc::clone(&server.shared);
     match tokio::task::spawn_blocking(move || shared.token(&token)).await {
-        Ok(Ok(Presented::Valid(grant))) => Ok(Visibility::of(&grant)),
+        Ok(Ok(Presented::Valid(grant))) => Ok(Caller {
+            seen: Visibility::of(&grant),
+            who: Who::Token(grant.name.into()),
+        }),
         Ok(Ok(Presented::Expired(_))) => Err(unauthorized_response(
             "the bearer token has expired",
             Some("the token has expired"),
@@ -169,6 +187,12 @@ fn unauthorized_response(why: &str, invalid: Option<&str>) -> Response<Reply> {
     response
 }
 
+/// Who sent a request (for its limits) and what it sees.
+struct Caller {
+    who: Who,
+    seen: Visibility,
+}
+
 /// A request refused before its message is answered: the status, and the error said
 /// without an id.
 struct Refusal(StatusCode, RpcError);
@@ -190,12 +214,7 @@ fn now_secs() -> u64 {
 }
 
 /// POST: one JSON-RPC message.
-async fn post(
-    server: &Arc<Server>,
-    parts: &Parts,
-    body: Body,
-    seen: Visibility,
-) -> Response<Reply> {
+async fn post(server: &Arc<Server>, parts: &Parts, body: Body, caller: Caller) -> Response<Reply> {
     // Taken before the body is read: bodies held at once are bounded too.
     let Ok(_permit) = server.in_flight.acquire().await else {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down());
@@ -231,7 +250,7 @@ async fn post(
         }
         // Nothing waits for a response over HTTP: this server sends no requests here.
         Incoming::Notification(Notification::Other) | Incoming::Response(_) => accepted(),
-        Incoming::Request(envelope) => request(server, parts, envelope, seen).await,
+        Incoming::Request(envelope) => request(server, parts, envelope, caller).await,
     }
 }
 
@@ -271,11 +290,11 @@ async fn request(
     server: &Arc<Server>,
     parts: &Parts,
     envelope: Envelope,
-    seen: Visibility,
+    caller: Caller,
 ) -> Response<Reply> {
     let started = Instant::now();
     let method = metrics::label(&envelope.method);
-    let response = routed(server, parts, envelope, seen).await;
+    let response = routed(server, parts, envelope, caller).await;
     let outcome = if !response.status().is_success() {
         Outcome::Refused
     } else if response.extensions().get::<AnsweredError>().is_some() {
@@ -291,13 +310,16 @@ async fn routed(
     server: &Arc<Server>,
     parts: &Parts,
     envelope: Envelope,
-    seen: Visibility,
+    caller: Caller,
 ) -> Response<Reply> {
+    let Caller { who, seen } = caller;
     let refuse = |error: RpcError| {
-        json(
+        let mut response = json(
             status(refusal_status(&error)),
             error_line(&envelope.id, &error),
-        )
+        );
+        retry_after(&mut response, &error);
+        response
     };
     let session = match (&envelope.era, &envelope.method) {
         (Era::Modern { .. }, _) => {
@@ -319,13 +341,11 @@ async fn routed(
         },
     };
     let negotiated = session.as_ref().map(|session| session.revision);
-    let routed = {
-        let mut completions = server
-            .completions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        route(&server.shared, &envelope, negotiated, completions.as_mut())
-    };
+    let routed = server
+        .callers
+        .completions(&who, Instant::now(), |completions| {
+            route(&server.shared, &envelope, negotiated, completions)
+        });
     let (revision, route) = match routed {
         Ok(routed) => routed,
         Err(error) => return refuse(error),
@@ -333,7 +353,7 @@ async fn routed(
     match route {
         Route::Initialize { .. } => initialize(server, envelope, revision, seen).await,
         Route::Listen(params) => match Interest::of(&server.shared.config, params, seen) {
-            Ok(interest) => listen(server, &envelope.id, interest),
+            Ok(interest) => listen(server, &envelope.id, interest, &who),
             Err(sentence) => {
                 let error = Failure::InvalidParams(sentence).into_rpc(revision);
                 json(StatusCode::OK, error_line(&envelope.id, &error))
@@ -440,8 +460,8 @@ async fn answered(
     }
 }
 
-fn listen(server: &Arc<Server>, id: &RequestId, interest: Interest) -> Response<Reply> {
-    match server.streams.listen(id, interest) {
+fn listen(server: &Arc<Server>, id: &RequestId, interest: Interest, who: &Who) -> Response<Reply> {
+    match server.streams.listen(id, interest, who) {
         Ok(stream) => events(stream),
         Err(refused) => stream_refused(server, refused),
     }
@@ -452,6 +472,11 @@ fn stream_refused(server: &Server, refused: Refused) -> Response<Reply> {
         Refused::TooMany => refusal(
             StatusCode::SERVICE_UNAVAILABLE,
             &too_many_streams(server.shared.config.max_streams),
+        ),
+        // The caller's own excess (429), where the server's cap is its capacity (503).
+        Refused::TooManyForCaller(who) => refusal(
+            StatusCode::TOO_MANY_REQUESTS,
+            &too_many_streams_for(&who.to_string(), server.streams.max_per_caller()),
         ),
         Refused::Closing => refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down()),
         Refused::Busy => refusal(
@@ -465,7 +490,7 @@ fn stream_refused(server: &Server, refused: Refused) -> Response<Reply> {
 }
 
 /// GET: a legacy session's stream of notifications.
-fn stream(server: &Arc<Server>, parts: &Parts, seen: Visibility) -> Response<Reply> {
+fn stream(server: &Arc<Server>, parts: &Parts, caller: Caller) -> Response<Reply> {
     if header(parts, mcp::SESSION_ID).is_none() {
         return not_allowed(&parts.method, "POST");
     }
@@ -482,7 +507,10 @@ fn stream(server: &Arc<Server>, parts: &Parts, seen: Visibility) -> Response<Rep
         Ok(session) => session,
         Err(refused) => return refused.response(),
     };
-    match server.streams.legacy(&session.nonce, seen) {
+    match server
+        .streams
+        .legacy(&session.nonce, caller.seen, &caller.who)
+    {
         Ok(stream) => events(stream),
         Err(refused) => stream_refused(server, refused),
     }
@@ -526,7 +554,20 @@ fn json(status: StatusCode, mut line: Vec<u8>) -> Response<Reply> {
 
 /// An error without a request to answer (id-less).
 fn refusal(status: StatusCode, error: &RpcError) -> Response<Reply> {
-    json(status, error_line(&RequestId::null(), error))
+    let mut response = json(status, error_line(&RequestId::null(), error));
+    retry_after(&mut response, error);
+    response
+}
+
+/// `Retry-After` (whole seconds, rounded up) on the answer to a rate-limited request.
+fn retry_after(response: &mut Response<Reply>, error: &RpcError) {
+    if let Some(wait) = error.retry_after() {
+        let seconds = wait.as_millis().div_ceil(1000).max(1);
+        response.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from(u64::try_from(seconds).unwrap_or(u64::MAX)),
+        );
+    }
 }
 
 fn not_allowed(verb: &Verb, allowed: &'static str) -> Response<Reply> {

@@ -4,6 +4,7 @@
 //! Modern (2026-07-28) requests are stateless; a legacy session's state travels in its
 //! signed id (`session_id`), so any instance on the same database serves any request.
 //!
+//! - `callers`: who is asking, and each caller's request and completion rates.
 //! - `exchange`: one HTTP request to its response (methods, admission, body, headers,
 //!   sessions, routing).
 //! - `metrics`: `GET /metrics`, what this instance has served, for Prometheus.
@@ -17,6 +18,7 @@
 //! timeouts, and shutdown on SIGTERM or SIGINT (stop accepting, finish what is in flight,
 //! close every stream with its final result, exit 0).
 
+mod callers;
 mod cancel;
 mod exchange;
 mod metrics;
@@ -26,8 +28,8 @@ mod sse;
 mod streams;
 
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -37,11 +39,11 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 
-use super::rate_limit::TokenBucket;
 use super::state::{Library, Shared};
 use super::watch;
 use crate::config::{Auth, HttpConfig, ServeConfig};
 use crate::store::Store;
+use callers::{Callers, Rate};
 use cancel::Cancels;
 use metrics::Metrics;
 use origin::Origins;
@@ -61,8 +63,8 @@ struct Server {
     streams: Arc<Streams>,
     cancels: Arc<Cancels>,
     origins: Origins,
-    /// The completion rate limit, per process as on stdio; None: no limit.
-    completions: Mutex<Option<TokenBucket>>,
+    /// Each caller's request and completion rates.
+    callers: Callers,
     in_flight: tokio::sync::Semaphore,
     /// Shutting down: new requests are refused (503).
     closing: AtomicBool,
@@ -126,12 +128,17 @@ async fn run(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> 
         .local_addr()
         .context("cannot tell which address the listener is bound to")?;
     let (library, start) = Library::of(store)?;
-    let completions = TokenBucket::new(
-        config.completion_rate,
-        config.completion_burst,
-        std::time::Instant::now(),
+    let callers = Callers::new(
+        Rate {
+            per_second: http.request_rate,
+            burst: http.request_burst,
+        },
+        Rate {
+            per_second: config.completion_rate,
+            burst: config.completion_burst,
+        },
     );
-    let streams = Streams::new(config.max_streams);
+    let streams = Streams::new(config.max_streams, http.max_streams_per_caller);
     let shared = Arc::new(Shared::new(library, config, start));
     let watched = Watched {
         shared: Arc::clone(&shared),
@@ -146,7 +153,7 @@ async fn run(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> 
         streams,
         cancels: Arc::default(),
         origins: Origins::new(local, &http.allow_origins),
-        completions: Mutex::new(completions),
+        callers,
         in_flight: tokio::sync::Semaphore::new(MAX_IN_FLIGHT),
         closing: AtomicBool::new(false),
         auth: http.auth,
