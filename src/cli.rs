@@ -287,6 +287,13 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 100, value_name = "STREAMS", requires = "http",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_streams_per_token: u64,
+    /// Over HTTP, serve HTTPS with this certificate chain (PEM, the server's certificate
+    /// first); needs --tls-key
+    #[arg(long, value_name = "FILE", requires_all = ["http", "tls_key"])]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key (PEM) of --tls-cert's certificate; needs --tls-cert
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 }
 
 /// How `serve --http` authenticates clients.

@@ -140,6 +140,17 @@ pub struct HttpConfig {
     pub request_burst: u32,
     /// Event streams one caller may hold open at once.
     pub max_streams_per_caller: usize,
+    /// HTTPS with this certificate and key; None: plain HTTP.
+    pub tls: Option<TlsFiles>,
+}
+
+/// The PEM files `serve --http` serves HTTPS with.
+#[derive(Debug, Clone)]
+pub struct TlsFiles {
+    /// The certificate chain, the server's own first.
+    pub cert: std::path::PathBuf,
+    /// Its private key.
+    pub key: std::path::PathBuf,
 }
 
 /// How `serve --http` knows who is asking.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::cli::{AuthArg, CacheScopeArg, MirrorArg, ServeArgs};
-use crate::config::{Auth, CacheScope, HttpConfig, Mirror, Mirrors, ServeConfig};
+use crate::config::{Auth, CacheScope, HttpConfig, Mirror, Mirrors, ServeConfig, TlsFiles};
 use crate::store::{Access, Store};
 
 /// Open streams allowed by default: a process on stdio serves one client; over HTTP, many.
@@ -125,5 +125,11 @@ fn http_config(addr: std::net::SocketAddr, args: &ServeArgs) -> Result<HttpConfi
             .rate_burst
             .unwrap_or_else(|| args.rate_per_token.saturating_mul(2).max(1)),
         max_streams_per_caller: usize::try_from(args.max_streams_per_token).unwrap_or(usize::MAX),
+        // clap asks for both or neither.
+        tls: args
+            .tls_cert
+            .clone()
+            .zip(args.tls_key.clone())
+            .map(|(cert, key)| TlsFiles { cert, key }),
     })
 }

@@ -330,3 +330,130 @@ fn rate_flags_are_checked() {
     ]);
     assert!(zero.contains("--max-streams-per-token"), "{zero}");
 }
+
+/// A self-signed certificate for 127.0.0.1 and localhost, written as PEM files: the
+/// certificate's path, the key's, and the certificate's DER for a client to trust.
+fn self_signed(ctx: &TestContext, name: &str) -> (String, String, Vec<u8>) {
+    let made =
+        rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string(), "localhost".to_string()])
+            .expect("a self-signed certificate");
+    let cert = ctx.write(&format!("tls/{name}.crt"), made.cert.pem());
+    let key = ctx.write(&format!("tls/{name}.key"), made.signing_key.serialize_pem());
+    (
+        cert.display().to_string(),
+        key.display().to_string(),
+        made.cert.der().to_vec(),
+    )
+}
+
+/// A client that trusts the certificate `der` and nothing else.
+fn trusting(der: &[u8]) -> ureq::Agent {
+    let root = ureq::tls::Certificate::from_der(der).to_owned();
+    let tls = ureq::tls::TlsConfig::builder()
+        .provider(ureq::tls::TlsProvider::Rustls)
+        .root_certs(ureq::tls::RootCerts::Specific(std::sync::Arc::new(vec![
+            root,
+        ])))
+        .build();
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .tls_config(tls)
+        .build()
+        .into()
+}
+
+#[test]
+fn https_serves_healthz_and_mcp_with_the_given_certificate() {
+    let ctx = TestContext::new();
+    let (cert, key, der) = self_signed(&ctx, "server");
+    let http = HttpServer::start(&ctx.db, &["--tls-cert", &cert, "--tls-key", &key]);
+    assert!(http.base.starts_with("https://127.0.0.1:"), "{}", http.base);
+    let client = trusting(&der);
+    let mut health = client
+        .get(format!("{}/healthz", http.base))
+        .call()
+        .unwrap_or_else(|err| panic!("GET /healthz over TLS: {err}\n{}", http.stderr()));
+    assert_eq!(health.status(), 200);
+    assert_eq!(health.body_mut().read_to_string().expect("a body"), "ok\n");
+    let post = |origin: Option<&str>| {
+        let (headers, body) = modern_request(1, "prompts/list", json!({}));
+        let mut request = client.post(http.url());
+        for (name, value) in &headers {
+            request = request.header(*name, value);
+        }
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        let response = request
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .send(&body)
+            .unwrap_or_else(|err| panic!("POST over TLS: {err}\n{}", http.stderr()));
+        crate::http::reply(response)
+    };
+    let listed = post(None);
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    assert!(
+        listed.json()["result"]["prompts"].is_array(),
+        "{}",
+        listed.body
+    );
+    // The server's own origin is now https://...
+    let own = http.base.clone();
+    assert_eq!(post(Some(&own)).status, 200);
+    let plain = own.replacen("https://", "http://", 1);
+    assert_eq!(post(Some(&plain)).status, 403);
+    // A client that does not trust the certificate is not served.
+    let stranger = self_signed(&ctx, "other").2;
+    assert!(
+        trusting(&stranger)
+            .get(format!("{}/healthz", http.base))
+            .call()
+            .is_err()
+    );
+}
+
+#[test]
+fn bad_certificate_files_are_refused_naming_the_file() {
+    let ctx = TestContext::new();
+    let (cert, key, _) = self_signed(&ctx, "good");
+    let (other_cert, _, _) = self_signed(&ctx, "other");
+    let garbage = ctx.write("tls/garbage.pem", "not a certificate\n");
+    let garbage = garbage.display().to_string();
+    let missing = ctx.path("tls/missing.pem").display().to_string();
+    let serve = |cert: &str, key: &str| {
+        ctx.fails(&[
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--auth",
+            "none",
+            "--tls-cert",
+            cert,
+            "--tls-key",
+            key,
+        ])
+    };
+    for (cert, key, said) in [
+        (missing.as_str(), key.as_str(), "cannot read --tls-cert"),
+        (garbage.as_str(), key.as_str(), "holds no certificate"),
+        (cert.as_str(), garbage.as_str(), "holds no private key"),
+        (cert.as_str(), other_cert.as_str(), "holds no private key"),
+        (
+            other_cert.as_str(),
+            key.as_str(),
+            "is not the key of the certificate",
+        ),
+    ] {
+        let error = serve(cert, key);
+        assert!(error.contains(said), "{cert} {key}: {error}");
+        assert!(
+            error.contains(cert) || error.contains(key),
+            "the file is not named: {error}"
+        );
+    }
+    let alone = ctx.fails(&["serve", "--http", "127.0.0.1:0", "--tls-cert", &cert]);
+    assert!(alone.contains("--tls-key"), "{alone}");
+    let alone = ctx.fails(&["serve", "--http", "127.0.0.1:0", "--tls-key", &key]);
+    assert!(alone.contains("--tls-cert"), "{alone}");
+}

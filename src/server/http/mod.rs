@@ -13,6 +13,7 @@
 //! - `streams`: the open event streams, what each is told, and shutdown's closing results.
 //! - `sse`: the event-stream body.
 //! - `cancel`: legacy requests in flight, for `notifications/cancelled`.
+//! - `tls`: HTTPS (`--tls-cert`, `--tls-key`) with rustls.
 //!
 //! This file runs it: the runtime, the listener, the watcher, connections and their
 //! timeouts, and shutdown on SIGTERM or SIGINT (stop accepting, finish what is in flight,
@@ -26,6 +27,7 @@ mod origin;
 mod session_id;
 mod sse;
 mod streams;
+mod tls;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -119,6 +121,12 @@ pub fn serve(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> 
 }
 
 async fn run(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> {
+    // Bad certificate files are said before anything listens.
+    let tls = match &http.tls {
+        Some(files) => Some(tls::acceptor(&files.cert, &files.key)?),
+        None => None,
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let target = watch::Target::of(&store);
     let path = store.path().to_path_buf();
     let listener = TcpListener::bind(http.addr)
@@ -152,7 +160,7 @@ async fn run(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> 
         shared,
         streams,
         cancels: Arc::default(),
-        origins: Origins::new(local, &http.allow_origins),
+        origins: Origins::new(local, scheme, &http.allow_origins),
         callers,
         in_flight: tokio::sync::Semaphore::new(MAX_IN_FLIGHT),
         closing: AtomicBool::new(false),
@@ -164,7 +172,7 @@ async fn run(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> 
         .timer(TokioTimer::new())
         .header_read_timeout(http.header_timeout);
     // Said on stderr whatever the log level: with port 0 this is how the port is known.
-    eprintln!("promptshelf: listening on http://{local}/mcp");
+    eprintln!("promptshelf: listening on {scheme}://{local}/mcp");
     let graceful = GracefulShutdown::new();
     let stop = stopped();
     tokio::pin!(stop);
@@ -189,9 +197,36 @@ async fn run(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> 
             let server = Arc::clone(&server);
             async move { Ok::<_, Infallible>(exchange::respond(server, request).await) }
         });
-        let connection =
-            graceful.watch(connections.serve_connection(TokioIo::new(stream), service));
+        let Some(acceptor) = &tls else {
+            let connection =
+                graceful.watch(connections.serve_connection(TokioIo::new(stream), service));
+            tokio::spawn(async move {
+                if let Err(err) = connection.await {
+                    tracing::debug!("connection: {err}");
+                }
+            });
+            continue;
+        };
+        // The handshake runs in the connection's task, so a slow one holds up no other,
+        // within the time a connection has for its headers.
+        let handshake = acceptor.accept(stream);
+        let watcher = graceful.watcher();
+        let connections = connections.clone();
+        let limit = http.header_timeout;
         tokio::spawn(async move {
+            let stream = match tokio::time::timeout(limit, handshake).await {
+                Ok(Ok(stream)) => stream,
+                Ok(Err(err)) => {
+                    tracing::debug!("TLS handshake: {err}");
+                    return;
+                }
+                Err(_) => {
+                    tracing::debug!("TLS handshake not done within {} s", limit.as_secs());
+                    return;
+                }
+            };
+            let connection =
+                watcher.watch(connections.serve_connection(TokioIo::new(stream), service));
             if let Err(err) = connection.await {
                 tracing::debug!("connection: {err}");
             }
