@@ -1,10 +1,13 @@
 //! One HTTP request to its response: the endpoint's methods (POST a message; GET a legacy
 //! session's stream; DELETE a legacy session), the checks a request passes before its
-//! message is read (`admit`: its `Origin`; `authenticate`: its bearer token, and so what its
-//! caller sees), the body read within `--max-line`, the message
+//! message is read (`admit`: its `Origin`; `authenticate`: its bearer token, and so who the
+//! caller is and what it sees; then the caller's request rate), the body read within
+//! `--max-line`, the message
 //! parsed by `protocol::parse_line`, its headers checked against it (`protocol::http`),
 //! its legacy session read from its id, then routed (`server::route`, as on stdio) and
-//! answered through `server::answer` on the blocking pool, or with a stream.
+//! answered through `server::answer` on the blocking pool, or with a stream. Besides the
+//! endpoint: `/healthz`, and `/metrics` behind the endpoint's credential; every response
+//! and request is counted for `/metrics` on its way out.
 
 use std::convert::Infallible;
 use std::sync::Arc;
