@@ -249,13 +249,13 @@ fn raw(value: &impl Serialize) -> Box<RawValue> {
 /// Whether a response line this module wrote is an error rather than a result. Every line
 /// names `id` (when it has one) before `result` or `error`, and a quote inside a JSON
 /// string is escaped, so the first `,"error":` or `,"result":` is the top-level member.
+/// Only the bytes before a result's member are searched, so a long result is not scanned.
 pub fn is_error_line(line: &[u8]) -> bool {
-    let error = memchr::memmem::find(line, b",\"error\":");
-    let result = memchr::memmem::find(line, b",\"result\":");
-    match (error, result) {
-        (Some(error), Some(result)) => error < result,
-        (error, _) => error.is_some(),
-    }
+    let head = match memchr::memmem::find(line, b",\"result\":") {
+        Some(result) => &line[..result],
+        None => line,
+    };
+    memchr::memmem::find(head, b",\"error\":").is_some()
 }
 
 /// An error response line.

@@ -5,7 +5,8 @@
 //! - `promptshelf_requests_total{method,outcome}`: JSON-RPC requests over HTTP by method
 //!   and outcome: `ok` (a result), `error` (a JSON-RPC error answered 200, such as an
 //!   unknown prompt) or `refused` (answered with an HTTP error status: a header fault, a
-//!   rate limit, a stream cap). A method this server does not serve counts as `other`, so
+//!   completion over its rate, a stream cap). A request refused before its body is read
+//!   has no method yet: it counts only by status. A method this server does not serve counts as `other`, so
 //!   the label takes a fixed set of values whatever clients send.
 //! - `promptshelf_request_seconds`: how long those requests took to answer (for a stream,
 //!   to open), as a histogram.
