@@ -457,3 +457,60 @@ fn bad_certificate_files_are_refused_naming_the_file() {
     let alone = ctx.fails(&["serve", "--http", "127.0.0.1:0", "--tls-key", &key]);
     assert!(alone.contains("--tls-cert"), "{alone}");
 }
+
+#[test]
+fn a_tokens_stream_place_comes_back_when_its_stream_ends() {
+    let ctx = TestContext::new();
+    let alpha = token(&ctx, "alpha", None);
+    let http = HttpServer::start(
+        &ctx.db,
+        &["--auth", "token", "--max-streams-per-token", "1"],
+    );
+    let (headers, body) = listen_request("a1");
+    let bearer = format!("Bearer {alpha}");
+    let open = || {
+        // A client of its own: its connection closes when the response is dropped.
+        let mut request = crate::http::agent().post(http.url());
+        for (name, value) in &headers {
+            request = request.header(*name, value);
+        }
+        request
+            .header("authorization", &bearer)
+            .send(&body)
+            .expect("POST subscriptions/listen")
+    };
+    let first = open();
+    assert_eq!(first.status(), 200);
+    assert_eq!(open().status(), 429);
+    drop(first);
+    // The server sees the connection close and gives the token its place back.
+    let deadline = std::time::Instant::now() + crate::common::WAIT;
+    loop {
+        let again = open();
+        if again.status() == 200 {
+            break;
+        }
+        assert_eq!(again.status(), 429);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the token's place is still taken after its stream ended"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn without_authentication_the_process_is_one_caller() {
+    let ctx = TestContext::new();
+    let http = HttpServer::start(&ctx.db, &["--rate-per-token", "1", "--rate-burst", "2"]);
+    for id in 1..=2 {
+        assert_eq!(http.modern(id, "prompts/list", json!({})).status, 200);
+    }
+    let refused = (3..=7)
+        .map(|id| http.modern(id, "prompts/list", json!({})))
+        .find(|reply| reply.status != 200)
+        .expect("a request over the rate is refused");
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert!(refused.body.contains("--auth none"), "{}", refused.body);
+    assert!(refused.header("retry-after").is_some());
+}
