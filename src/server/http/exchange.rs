@@ -116,11 +116,12 @@ fn admit(server: &Server, parts: &Parts) -> Result<(), Refusal> {
     Err(Refusal(StatusCode::FORBIDDEN, origin_refused(&shown)))
 }
 
-/// Who is asking, and what the caller sees: everything without authentication; with
-/// `--auth token`, what its bearer token grants, looked up on the blocking pool (the token's keyed hash in the
-/// database, so a token made or removed with `promptshelf token` counts at once, on every
-/// instance). A request without a token, or with one the library does not hold or that
-/// expired, is refused with 401 and `WWW-Authenticate: Bearer`.
+/// Who is asking, and what the caller sees: without authentication the process, which
+/// sees everything; with `--auth token`, the token by its name, seeing what it grants,
+/// looked up on the blocking pool (the token's keyed hash in the database, so a token made
+/// or removed with `promptshelf token` counts at once, on every instance). A request
+/// without a token, or with one the library does not hold or that expired, is refused
+/// with 401 and `WWW-Authenticate: Bearer`.
 async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Caller, Response<Reply>> {
     if server.auth == Auth::None {
         return Ok(Caller {
