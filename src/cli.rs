@@ -36,7 +36,8 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the library over MCP on stdin/stdout (what a host runs), or over HTTP with --http
-    Serve(ServeArgs),
+    // Boxed: its flags make it many times the size of every other command.
+    Serve(Box<ServeArgs>),
     /// Create the library database, with the seed library or empty, and say where it is
     Init {
         /// Create it without the seed library's prompts and resources
@@ -286,6 +287,32 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 10, value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub header_timeout: u64,
+    /// Over HTTP, requests per second answered to each caller (a token; under `--auth none`
+    /// the whole process); more are refused 429 with Retry-After (0: no limit, the default)
+    #[arg(
+        long,
+        default_value_t = 0,
+        value_name = "PER_SECOND",
+        requires = "http"
+    )]
+    pub rate_per_token: u32,
+    /// Over HTTP, requests answered to a caller at once after a quiet spell, before
+    /// --rate-per-token applies (default: twice the rate)
+    #[arg(long, value_name = "REQUESTS", requires = "rate_per_token",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub rate_burst: Option<u32>,
+    /// Over HTTP, the most event streams one caller (a token; under `--auth none` the whole
+    /// process) keeps open at once; one more is refused 429
+    #[arg(long, default_value_t = 100, value_name = "STREAMS", requires = "http",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_streams_per_token: u64,
+    /// Over HTTP, serve HTTPS with this certificate chain (PEM, the server's certificate
+    /// first); needs --tls-key
+    #[arg(long, value_name = "FILE", requires_all = ["http", "tls_key"])]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key (PEM) of --tls-cert's certificate; needs --tls-cert
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 }
 
 /// How `serve --http` authenticates clients.

@@ -133,6 +133,24 @@ pub struct HttpConfig {
     pub header_timeout: Duration,
     /// How callers are authenticated.
     pub auth: Auth,
+    /// Requests per second each caller (a token; the process under `--auth none`) is
+    /// answered, 0 for no limit...
+    pub request_rate: u32,
+    /// ...and how many at once after a quiet spell.
+    pub request_burst: u32,
+    /// Event streams one caller may hold open at once.
+    pub max_streams_per_caller: usize,
+    /// HTTPS with this certificate and key; None: plain HTTP.
+    pub tls: Option<TlsFiles>,
+}
+
+/// The PEM files `serve --http` serves HTTPS with.
+#[derive(Debug, Clone)]
+pub struct TlsFiles {
+    /// The certificate chain, the server's own first.
+    pub cert: std::path::PathBuf,
+    /// Its private key.
+    pub key: std::path::PathBuf,
 }
 
 /// How `serve --http` knows who is asking.

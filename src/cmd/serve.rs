@@ -12,7 +12,7 @@ use anyhow::Result;
 
 use crate::cli::{AuthArg, CacheScopeArg, MirrorArg, ServeArgs};
 use crate::config::{
-    Auth, CacheScope, HttpConfig, JwksSource, Mirror, Mirrors, OAuthConfig, ServeConfig,
+    Auth, CacheScope, HttpConfig, JwksSource, Mirror, Mirrors, OAuthConfig, ServeConfig, TlsFiles,
 };
 use crate::store::{Access, Store};
 
@@ -137,6 +137,17 @@ fn http_config(addr: std::net::SocketAddr, args: &ServeArgs) -> Result<HttpConfi
         allow_origins,
         header_timeout: Duration::from_secs(args.header_timeout),
         auth,
+        request_rate: args.rate_per_token,
+        request_burst: args
+            .rate_burst
+            .unwrap_or_else(|| args.rate_per_token.saturating_mul(2).max(1)),
+        max_streams_per_caller: usize::try_from(args.max_streams_per_token).unwrap_or(usize::MAX),
+        // clap asks for both or neither.
+        tls: args
+            .tls_cert
+            .clone()
+            .zip(args.tls_key.clone())
+            .map(|(cert, key)| TlsFiles { cert, key }),
     })
 }
 

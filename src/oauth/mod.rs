@@ -36,8 +36,9 @@ const LEEWAY: u64 = 30;
 /// What a token's check found.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// A valid token, and what it sees.
-    Granted(Visibility),
+    /// A valid token: what it sees, and whose it is (its `sub` claim; the empty string when
+    /// it has none, which makes every such token one caller for the limits).
+    Granted { seen: Visibility, subject: String },
     /// A token that is not valid here, and why, in words fit for `error_description` (no
     /// quotes, nothing of the token).
     Invalid(&'static str),
@@ -105,6 +106,8 @@ pub struct Verifier {
 struct Claims {
     #[serde(default)]
     scope: Option<String>,
+    #[serde(default)]
+    sub: Option<String>,
 }
 
 impl Verifier {
@@ -170,7 +173,10 @@ impl Verifier {
             .scopes
             .visibility(claims.scope.as_deref().unwrap_or(""))
         {
-            Some(seen) => Verdict::Granted(seen),
+            Some(seen) => Verdict::Granted {
+                seen,
+                subject: claims.sub.unwrap_or_default(),
+            },
             None => Verdict::Insufficient,
         }
     }

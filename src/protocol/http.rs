@@ -238,6 +238,16 @@ pub fn too_many_streams(max: usize) -> RpcError {
     )
 }
 
+/// A stream over its caller's cap (`--max-streams-per-token`); `caller` says whose.
+pub fn too_many_streams_for(caller: &str, max: usize) -> RpcError {
+    RpcError::new(
+        code::INVALID_REQUEST,
+        format!(
+            "too many open streams for {caller}: each caller keeps at most {max} streams open at once (serve --max-streams-per-token); close one of them first"
+        ),
+    )
+}
+
 /// The server is shutting down: no new requests are taken.
 pub fn shutting_down() -> RpcError {
     RpcError::new(
@@ -247,7 +257,7 @@ pub fn shutting_down() -> RpcError {
 }
 
 /// The HTTP status of an error answered before the request reached a handler: 404 for a
-/// method not served, 429 over the completion rate, 400 for everything else (headers,
+/// method not served, 429 over a rate limit (completion, or a caller's requests), 400 for everything else (headers,
 /// version, `_meta`, session, malformed message). A handler's own errors (an unknown
 /// prompt) are answered 200.
 pub fn refusal_status(error: &RpcError) -> u16 {

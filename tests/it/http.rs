@@ -26,10 +26,10 @@ const NO_TTL: [&str; 6] = [
 pub struct HttpServer {
     child: Child,
     /// `http://127.0.0.1:PORT`.
-    base: String,
+    pub(crate) base: String,
     /// Everything it wrote on stderr, for failure messages.
     log: Arc<Mutex<Vec<String>>>,
-    agent: ureq::Agent,
+    pub(crate) agent: ureq::Agent,
 }
 
 /// A response: status, headers, body.
@@ -50,7 +50,7 @@ impl Reply {
     }
 
     /// The error code of an error response.
-    fn code(&self) -> i64 {
+    pub(crate) fn code(&self) -> i64 {
         self.json()["error"]["code"]
             .as_i64()
             .unwrap_or_else(|| panic!("not an error: {}", self.body))
@@ -159,7 +159,7 @@ impl HttpServer {
     }
 
     /// `initialize` in `version`: the session id the answer gave.
-    fn initialize(&self, version: &str) -> String {
+    pub(crate) fn initialize(&self, version: &str) -> String {
         let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": version, "capabilities": {},
             "clientInfo": {"name": "promptshelf-tests", "version": "0"}}});
@@ -172,7 +172,7 @@ impl HttpServer {
             .to_string()
     }
 
-    fn request(&self, method: &str, headers: &[(&str, &str)]) -> Reply {
+    pub(crate) fn request(&self, method: &str, headers: &[(&str, &str)]) -> Reply {
         let mut request = ureq::http::Request::builder()
             .method(method)
             .uri(self.url());
@@ -272,7 +272,11 @@ impl Events {
 }
 
 /// A modern request's headers (as a client sends them) and body.
-fn modern_request(id: i64, method: &str, params: Value) -> (Vec<(&'static str, String)>, String) {
+pub(crate) fn modern_request(
+    id: i64,
+    method: &str,
+    params: Value,
+) -> (Vec<(&'static str, String)>, String) {
     let name = params
         .get("name")
         .or_else(|| params.get("uri"))
@@ -904,7 +908,7 @@ pub(crate) fn two_collections(ctx: &TestContext) {
 }
 
 /// `token add NAME [--collections C]`: the token it printed.
-fn token(ctx: &TestContext, name: &str, collections: Option<&str>) -> String {
+pub(crate) fn token(ctx: &TestContext, name: &str, collections: Option<&str>) -> String {
     let mut args = vec!["token", "add", name, "--json"];
     if let Some(collections) = collections {
         args.extend(["--collections", collections]);
@@ -928,7 +932,7 @@ impl HttpServer {
     }
 
     /// A `subscriptions/listen` stream opened with the token.
-    fn listen_with(&self, token: &str, id: &str) -> Events {
+    pub(crate) fn listen_with(&self, token: &str, id: &str) -> Events {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
                           "params": modern_params(json!({"notifications": {"promptsListChanged": true}}), json!({}))});
         let response = self

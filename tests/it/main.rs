@@ -15,6 +15,7 @@ mod exports;
 mod history;
 mod hosts;
 mod http;
+mod http_ops;
 mod import;
 mod interop;
 mod notifications;

@@ -1,14 +1,18 @@
 //! One HTTP request to its response: the endpoint's methods (POST a message; GET a legacy
 //! session's stream; DELETE a legacy session), the checks a request passes before its
-//! message is read (`admit`: its `Origin`; `authenticate`: its bearer token, and so what its
-//! caller sees), the body read within `--max-line`, the message
+//! message is read (`admit`: its `Origin`; `authenticate`: its bearer token, and so who the
+//! caller is and what it sees; then the caller's request rate), the body read within
+//! `--max-line`, the message
 //! parsed by `protocol::parse_line`, its headers checked against it (`protocol::http`),
 //! its legacy session read from its id, then routed (`server::route`, as on stdio) and
-//! answered through `server::answer` on the blocking pool, or with a stream.
+//! answered through `server::answer` on the blocking pool, or with a stream. Besides the
+//! endpoint: `/healthz`, and `/metrics` behind the endpoint's credential; every response
+//! and request is counted for `/metrics` on its way out.
 
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
@@ -18,7 +22,9 @@ use hyper::http::request::Parts;
 use hyper::{Method as Verb, Request, Response, StatusCode};
 
 use super::Server;
+use super::callers::Who;
 use super::cancel::Registered;
+use super::metrics::{self, AnsweredError, Gauges, Outcome};
 use super::oauth::{self, Problem};
 use super::session_id::{self, LegacySession};
 use super::streams::{Refused, Stream};
@@ -27,11 +33,12 @@ use crate::oauth::{Verdict, Verifier};
 use crate::protocol::http::{
     McpHeaders, access_token_refused, check_legacy_version, check_modern, header as mcp,
     insufficient_scope, method_not_allowed, not_found, origin_refused, refusal_status,
-    session_required, session_unknown, shutting_down, too_many_streams, unauthorized,
+    session_required, session_unknown, shutting_down, too_many_streams, too_many_streams_for,
+    unauthorized,
 };
 use crate::protocol::{
     Envelope, Era, Failure, Incoming, Method, Notification, RequestId, Revision, RpcError,
-    error_line, parse_line,
+    error_line, is_error_line, parse_line,
 };
 use crate::server::answer::{Answer, Reach, answer};
 use crate::server::route::{Route, route};
@@ -48,11 +55,19 @@ const HEALTH: &str = "/healthz";
 /// The most of a refused request's body read before its refusal is sent, and for how long.
 const DRAIN_LIMIT: usize = 64 * 1024;
 const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+const METRICS: &str = "/metrics";
 
-/// Answers one request; never fails (a refusal is a response too).
+/// Answers one request; never fails (a refusal is a response too). Its status is counted
+/// for `/metrics`.
 pub(super) async fn respond(server: Arc<Server>, request: Request<Body>) -> Response<Reply> {
+    let response = handle(&server, request).await;
+    server.metrics.responded(response.status().as_u16());
+    response
+}
+
+async fn handle(server: &Arc<Server>, request: Request<Body>) -> Response<Reply> {
     let (parts, body) = request.into_parts();
-    if let Err(refused) = admit(&server, &parts) {
+    if let Err(refused) = admit(server, &parts) {
         return refused.response();
     }
     let path = parts.uri.path();
@@ -68,23 +83,42 @@ pub(super) async fn respond(server: Arc<Server>, request: Request<Body>) -> Resp
         }
         return json(StatusCode::OK, oauth::metadata(verifier));
     }
+    if path == METRICS && parts.method == Verb::GET {
+        // Asked for with the same credential as the endpoint: counts by method say how a
+        // library is used, which is no business of whoever can reach the port.
+        return match authenticate(server, &parts).await {
+            Ok(_) => metrics_text(server),
+            Err(refused) => refused,
+        };
+    }
     if path != ENDPOINT {
         return refusal(StatusCode::NOT_FOUND, &not_found(path, ENDPOINT));
     }
     if server.closing.load(Ordering::Acquire) {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down());
     }
-    let seen = match authenticate(&server, &parts).await {
-        Ok(seen) => seen,
+    let caller = match authenticate(server, &parts).await {
+        Ok(caller) => caller,
         Err(refused) => {
             drain(body).await;
             return refused;
         }
     };
+    // Before the body is read: a caller over its rate costs one short answer.
+    if let Err(wait) = server.callers.request(&caller.who, Instant::now()) {
+        let rate = server.callers.requests();
+        let error = RpcError::request_rate_limited(
+            &caller.who.to_string(),
+            rate.per_second,
+            rate.burst,
+            wait,
+        );
+        return refusal(StatusCode::TOO_MANY_REQUESTS, &error);
+    }
     match parts.method {
-        Verb::POST => post(&server, &parts, body, seen).await,
-        Verb::GET => stream(&server, &parts, seen),
-        Verb::DELETE => delete(&server, &parts),
+        Verb::POST => post(server, &parts, body, caller).await,
+        Verb::GET => stream(server, &parts, caller),
+        Verb::DELETE => delete(server, &parts),
         _ => not_allowed(&parts.method, "POST, GET, DELETE"),
     }
 }
@@ -109,15 +143,19 @@ fn admit(server: &Server, parts: &Parts) -> Result<(), Refusal> {
     Err(Refusal(StatusCode::FORBIDDEN, origin_refused(&shown)))
 }
 
-/// What the caller sees: everything without authentication; with `--auth token`, what its
-/// bearer token grants, looked up on the blocking pool (the token's keyed hash in the
-/// database, so a token made or removed with `promptshelf token` counts at once, on every
-/// instance). A request without a token, or with one the library does not hold or that
-/// expired, is refused with 401 and `WWW-Authenticate: Bearer`. With `--auth oauth`, what
-/// its access token's scopes grant (`access`).
-async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Visibility, Response<Reply>> {
+/// Who is asking, and what the caller sees: without authentication the process, which
+/// sees everything; with `--auth token`, the token by its name, seeing what it grants,
+/// looked up on the blocking pool (the token's keyed hash in the database, so a token made
+/// or removed with `promptshelf token` counts at once, on every instance). A request
+/// without a token, or with one the library does not hold or that expired, is refused
+/// with 401 and `WWW-Authenticate: Bearer`. With `--auth oauth`, the access token's subject,
+/// seeing what its scopes grant (`access`).
+async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Caller, Response<Reply>> {
     if server.auth == Auth::None {
-        return Ok(Visibility::Everything);
+        return Ok(Caller {
+            who: Who::Process,
+            seen: Visibility::Everything,
+        });
     }
     let presented = header(parts, header::AUTHORIZATION.as_str())
         .and_then(|value| std::str::from_utf8(value).ok())
@@ -138,7 +176,10 @@ async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Visibility,
     };
     let shared = Arc::clone(&server.shared);
     match tokio::task::spawn_blocking(move || shared.token(&token)).await {
-        Ok(Ok(Presented::Valid(grant))) => Ok(Visibility::of(&grant)),
+        Ok(Ok(Presented::Valid(grant))) => Ok(Caller {
+            seen: Visibility::of(&grant),
+            who: Who::Token(grant.name.into()),
+        }),
         Ok(Ok(Presented::Expired(_))) => Err(unauthorized_response(
             "the bearer token has expired",
             Some("the token has expired"),
@@ -170,7 +211,7 @@ async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Visibility,
 async fn access(
     verifier: &Arc<Verifier>,
     presented: Option<String>,
-) -> Result<Visibility, Response<Reply>> {
+) -> Result<Caller, Response<Reply>> {
     let Some(token) = presented else {
         let error =
             access_token_refused("this server asks for an access token, and the request has none");
@@ -189,7 +230,10 @@ async fn access(
         }
     };
     match verdict {
-        Verdict::Granted(seen) => Ok(seen),
+        Verdict::Granted { seen, subject } => Ok(Caller {
+            seen,
+            who: Who::Subject(subject.into()),
+        }),
         Verdict::Invalid(why) => {
             let challenge = oauth::challenge(verifier, &Problem::Invalid(why));
             Err(challenged(
@@ -229,6 +273,12 @@ fn unauthorized_response(why: &str, invalid: Option<&str>) -> Response<Reply> {
     challenged(StatusCode::UNAUTHORIZED, &unauthorized(why), &challenge)
 }
 
+/// Who sent a request (for its limits) and what it sees.
+struct Caller {
+    who: Who,
+    seen: Visibility,
+}
+
 /// A request refused before its message is answered: the status, and the error said
 /// without an id.
 struct Refusal(StatusCode, RpcError);
@@ -250,12 +300,7 @@ fn now_secs() -> u64 {
 }
 
 /// POST: one JSON-RPC message.
-async fn post(
-    server: &Arc<Server>,
-    parts: &Parts,
-    body: Body,
-    seen: Visibility,
-) -> Response<Reply> {
+async fn post(server: &Arc<Server>, parts: &Parts, body: Body, caller: Caller) -> Response<Reply> {
     // Taken before the body is read: bodies held at once are bounded too.
     let Ok(_permit) = server.in_flight.acquire().await else {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down());
@@ -291,7 +336,7 @@ async fn post(
         }
         // Nothing waits for a response over HTTP: this server sends no requests here.
         Incoming::Notification(Notification::Other) | Incoming::Response(_) => accepted(),
-        Incoming::Request(envelope) => request(server, parts, envelope, seen).await,
+        Incoming::Request(envelope) => request(server, parts, envelope, caller).await,
     }
 }
 
@@ -326,17 +371,41 @@ fn legacy_session(server: &Server, parts: &Parts) -> Result<LegacySession, Refus
     Ok(session)
 }
 
+/// A request, answered and counted for `/metrics` by method, outcome and time taken.
 async fn request(
     server: &Arc<Server>,
     parts: &Parts,
     envelope: Envelope,
-    seen: Visibility,
+    caller: Caller,
 ) -> Response<Reply> {
+    let started = Instant::now();
+    let method = metrics::label(&envelope.method);
+    let response = routed(server, parts, envelope, caller).await;
+    let outcome = if !response.status().is_success() {
+        Outcome::Refused
+    } else if response.extensions().get::<AnsweredError>().is_some() {
+        Outcome::Error
+    } else {
+        Outcome::Ok
+    };
+    server.metrics.request(method, outcome, started.elapsed());
+    response
+}
+
+async fn routed(
+    server: &Arc<Server>,
+    parts: &Parts,
+    envelope: Envelope,
+    caller: Caller,
+) -> Response<Reply> {
+    let Caller { who, seen } = caller;
     let refuse = |error: RpcError| {
-        json(
+        let mut response = json(
             status(refusal_status(&error)),
             error_line(&envelope.id, &error),
-        )
+        );
+        retry_after(&mut response, &error);
+        response
     };
     let session = match (&envelope.era, &envelope.method) {
         (Era::Modern { .. }, _) => {
@@ -358,13 +427,11 @@ async fn request(
         },
     };
     let negotiated = session.as_ref().map(|session| session.revision);
-    let routed = {
-        let mut completions = server
-            .completions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        route(&server.shared, &envelope, negotiated, completions.as_mut())
-    };
+    let routed = server
+        .callers
+        .completions(&who, Instant::now(), |completions| {
+            route(&server.shared, &envelope, negotiated, completions)
+        });
     let (revision, route) = match routed {
         Ok(routed) => routed,
         Err(error) => return refuse(error),
@@ -372,7 +439,7 @@ async fn request(
     match route {
         Route::Initialize { .. } => initialize(server, envelope, revision, seen).await,
         Route::Listen(params) => match Interest::of(&server.shared.config, params, seen) {
-            Ok(interest) => listen(server, &envelope.id, interest),
+            Ok(interest) => listen(server, &envelope.id, interest, &who),
             Err(sentence) => {
                 let error = Failure::InvalidParams(sentence).into_rpc(revision);
                 json(StatusCode::OK, error_line(&envelope.id, &error))
@@ -479,8 +546,8 @@ async fn answered(
     }
 }
 
-fn listen(server: &Arc<Server>, id: &RequestId, interest: Interest) -> Response<Reply> {
-    match server.streams.listen(id, interest) {
+fn listen(server: &Arc<Server>, id: &RequestId, interest: Interest, who: &Who) -> Response<Reply> {
+    match server.streams.listen(id, interest, who) {
         Ok(stream) => events(stream),
         Err(refused) => stream_refused(server, refused),
     }
@@ -491,6 +558,11 @@ fn stream_refused(server: &Server, refused: Refused) -> Response<Reply> {
         Refused::TooMany => refusal(
             StatusCode::SERVICE_UNAVAILABLE,
             &too_many_streams(server.shared.config.max_streams),
+        ),
+        // The caller's own excess (429), where the server's cap is its capacity (503).
+        Refused::TooManyForCaller(who) => refusal(
+            StatusCode::TOO_MANY_REQUESTS,
+            &too_many_streams_for(&who.to_string(), server.streams.max_per_caller()),
         ),
         Refused::Closing => refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down()),
         Refused::Busy => refusal(
@@ -504,7 +576,7 @@ fn stream_refused(server: &Server, refused: Refused) -> Response<Reply> {
 }
 
 /// GET: a legacy session's stream of notifications.
-fn stream(server: &Arc<Server>, parts: &Parts, seen: Visibility) -> Response<Reply> {
+fn stream(server: &Arc<Server>, parts: &Parts, caller: Caller) -> Response<Reply> {
     if header(parts, mcp::SESSION_ID).is_none() {
         return not_allowed(&parts.method, "POST");
     }
@@ -521,7 +593,10 @@ fn stream(server: &Arc<Server>, parts: &Parts, seen: Visibility) -> Response<Rep
         Ok(session) => session,
         Err(refused) => return refused.response(),
     };
-    match server.streams.legacy(&session.nonce, seen) {
+    match server
+        .streams
+        .legacy(&session.nonce, caller.seen, &caller.who)
+    {
         Ok(stream) => events(stream),
         Err(refused) => stream_refused(server, refused),
     }
@@ -550,8 +625,12 @@ fn json(status: StatusCode, mut line: Vec<u8>) -> Response<Reply> {
     if line.last() == Some(&b'\n') {
         line.pop();
     }
+    let answered_error = is_error_line(&line);
     let mut response = Response::new(Full::new(Bytes::from(line)).boxed());
     *response.status_mut() = status;
+    if answered_error {
+        response.extensions_mut().insert(AnsweredError);
+    }
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
@@ -561,7 +640,20 @@ fn json(status: StatusCode, mut line: Vec<u8>) -> Response<Reply> {
 
 /// An error without a request to answer (id-less).
 fn refusal(status: StatusCode, error: &RpcError) -> Response<Reply> {
-    json(status, error_line(&RequestId::null(), error))
+    let mut response = json(status, error_line(&RequestId::null(), error));
+    retry_after(&mut response, error);
+    response
+}
+
+/// `Retry-After` (whole seconds, rounded up) on the answer to a rate-limited request.
+fn retry_after(response: &mut Response<Reply>, error: &RpcError) {
+    if let Some(wait) = error.retry_after() {
+        let seconds = wait.as_millis().div_ceil(1000).max(1);
+        response.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from(u64::try_from(seconds).unwrap_or(u64::MAX)),
+        );
+    }
 }
 
 fn not_allowed(verb: &Verb, allowed: &'static str) -> Response<Reply> {
@@ -591,6 +683,22 @@ fn plain(status: StatusCode, text: &'static str) -> Response<Reply> {
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+/// `/metrics`: the counts, and the gauges read now.
+fn metrics_text(server: &Server) -> Response<Reply> {
+    let gauges = Gauges {
+        open_streams: server.streams.open_count(),
+        in_flight: super::MAX_IN_FLIGHT.saturating_sub(server.in_flight.available_permits()),
+        change_position: server.shared.position(),
+    };
+    let text = server.metrics.text(&gauges);
+    let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
     );
     response
 }
