@@ -203,6 +203,29 @@ pub fn unauthorized(why: &str) -> RpcError {
     )
 }
 
+/// `serve --auth oauth`: a request without an access token, or with one that is not valid
+/// here (`why`): answered with 401 and a `WWW-Authenticate: Bearer` challenge naming the
+/// protected resource metadata.
+pub fn access_token_refused(why: &str) -> RpcError {
+    RpcError::new(
+        code::INVALID_REQUEST,
+        format!(
+            "{why}; send an access token from the authorization server that this server's protected resource metadata names (/.well-known/oauth-protected-resource) as Authorization: Bearer TOKEN"
+        ),
+    )
+}
+
+/// `serve --auth oauth`: a valid access token whose scopes grant nothing of this library:
+/// answered with 403 and `error="insufficient_scope"`.
+pub fn insufficient_scope(all: &str, prefix: &str) -> RpcError {
+    RpcError::new(
+        code::INVALID_REQUEST,
+        format!(
+            "the access token's scopes grant nothing of this library; ask the authorization server for the scope {all} (everything) or {prefix}:collection:NAME (one collection)"
+        ),
+    )
+}
+
 /// A request's `Origin` is not one this server takes.
 pub fn origin_refused(origin: &str) -> RpcError {
     RpcError::new(
@@ -241,6 +264,16 @@ pub fn too_many_streams(max: usize) -> RpcError {
     )
 }
 
+/// A stream over its caller's cap (`--max-streams-per-token`); `caller` says whose.
+pub fn too_many_streams_for(caller: &str, max: usize) -> RpcError {
+    RpcError::new(
+        code::INVALID_REQUEST,
+        format!(
+            "too many open streams for {caller}: each caller keeps at most {max} streams open at once (serve --max-streams-per-token); close one of them first"
+        ),
+    )
+}
+
 /// The server is shutting down: no new requests are taken.
 pub fn shutting_down() -> RpcError {
     RpcError::new(
@@ -250,7 +283,7 @@ pub fn shutting_down() -> RpcError {
 }
 
 /// The HTTP status of an error answered before the request reached a handler: 404 for a
-/// method not served, 429 over the completion rate, 400 for everything else (headers,
+/// method not served, 429 over a rate limit (completion, or a caller's requests), 400 for everything else (headers,
 /// version, `_meta`, session, malformed message). A handler's own errors (an unknown
 /// prompt) are answered 200.
 pub fn refusal_status(error: &RpcError) -> u16 {

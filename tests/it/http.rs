@@ -26,10 +26,10 @@ const NO_TTL: [&str; 6] = [
 pub struct HttpServer {
     child: Child,
     /// `http://127.0.0.1:PORT`.
-    base: String,
+    pub(crate) base: String,
     /// Everything it wrote on stderr, for failure messages.
     log: Arc<Mutex<Vec<String>>>,
-    agent: ureq::Agent,
+    pub(crate) agent: ureq::Agent,
 }
 
 /// A response: status, headers, body.
@@ -45,12 +45,12 @@ impl Reply {
             .unwrap_or_else(|err| panic!("not JSON ({err}): {}", self.body))
     }
 
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|value| value.to_str().ok())
     }
 
     /// The error code of an error response.
-    fn code(&self) -> i64 {
+    pub(crate) fn code(&self) -> i64 {
         self.json()["error"]["code"]
             .as_i64()
             .unwrap_or_else(|| panic!("not an error: {}", self.body))
@@ -121,7 +121,7 @@ impl HttpServer {
     }
 
     /// POSTs `body` to the endpoint with these headers.
-    fn post(&self, headers: &[(&str, &str)], body: &str) -> Reply {
+    pub(crate) fn post(&self, headers: &[(&str, &str)], body: &str) -> Reply {
         let mut request = self.agent.post(self.url());
         for (name, value) in headers {
             request = request.header(*name, *value);
@@ -159,7 +159,7 @@ impl HttpServer {
     }
 
     /// `initialize` in `version`: the session id the answer gave.
-    fn initialize(&self, version: &str) -> String {
+    pub(crate) fn initialize(&self, version: &str) -> String {
         let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": version, "capabilities": {},
             "clientInfo": {"name": "promptshelf-tests", "version": "0"}}});
@@ -172,7 +172,7 @@ impl HttpServer {
             .to_string()
     }
 
-    fn request(&self, method: &str, headers: &[(&str, &str)]) -> Reply {
+    pub(crate) fn request(&self, method: &str, headers: &[(&str, &str)]) -> Reply {
         let mut request = ureq::http::Request::builder()
             .method(method)
             .uri(self.url());
@@ -213,7 +213,7 @@ impl Drop for HttpServer {
     }
 }
 
-fn reply(mut response: ureq::http::Response<ureq::Body>) -> Reply {
+pub(crate) fn reply(mut response: ureq::http::Response<ureq::Body>) -> Reply {
     let status = response.status().as_u16();
     let headers = response.headers().clone();
     let body = response
@@ -272,7 +272,11 @@ impl Events {
 }
 
 /// A modern request's headers (as a client sends them) and body.
-fn modern_request(id: i64, method: &str, params: Value) -> (Vec<(&'static str, String)>, String) {
+pub(crate) fn modern_request(
+    id: i64,
+    method: &str,
+    params: Value,
+) -> (Vec<(&'static str, String)>, String) {
     let name = params
         .get("name")
         .or_else(|| params.get("uri"))
@@ -930,7 +934,7 @@ fn a_stream_whose_client_left_gives_its_place_back() {
 
 /// A library with the collections `alpha` and `beta` (imported folders, a prompt and a
 /// document each) on top of the seed.
-fn two_collections(ctx: &TestContext) {
+pub(crate) fn two_collections(ctx: &TestContext) {
     for name in ["alpha", "beta"] {
         ctx.write(
             &format!("{name}/notes.md"),
@@ -945,7 +949,7 @@ fn two_collections(ctx: &TestContext) {
 }
 
 /// `token add NAME [--collections C]`: the token it printed.
-fn token(ctx: &TestContext, name: &str, collections: Option<&str>) -> String {
+pub(crate) fn token(ctx: &TestContext, name: &str, collections: Option<&str>) -> String {
     let mut args = vec!["token", "add", name, "--json"];
     if let Some(collections) = collections {
         args.extend(["--collections", collections]);
@@ -959,7 +963,7 @@ fn token(ctx: &TestContext, name: &str, collections: Option<&str>) -> String {
 
 impl HttpServer {
     /// A modern request with `Authorization: Bearer TOKEN`.
-    fn with_token(&self, token: &str, id: i64, method: &str, params: Value) -> Reply {
+    pub(crate) fn with_token(&self, token: &str, id: i64, method: &str, params: Value) -> Reply {
         let (headers, body) = modern_request(id, method, params);
         let bearer = format!("Bearer {token}");
         let mut headers: Vec<(&str, &str)> =
@@ -969,7 +973,7 @@ impl HttpServer {
     }
 
     /// A `subscriptions/listen` stream opened with the token.
-    fn listen_with(&self, token: &str, id: &str) -> Events {
+    pub(crate) fn listen_with(&self, token: &str, id: &str) -> Events {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
                           "params": modern_params(json!({"notifications": {"promptsListChanged": true}}), json!({}))});
         let response = self
@@ -985,7 +989,7 @@ impl HttpServer {
     }
 }
 
-fn prompt_names(reply: &Reply) -> Vec<String> {
+pub(crate) fn prompt_names(reply: &Reply) -> Vec<String> {
     assert_eq!(reply.status, 200, "{}", reply.body);
     let mut names: Vec<String> = reply.json()["result"]["prompts"]
         .as_array()
