@@ -36,7 +36,8 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the library over MCP on stdin/stdout (what a host runs), or over HTTP with --http
-    Serve(ServeArgs),
+    // Boxed: its flags make it many times the size of every other command.
+    Serve(Box<ServeArgs>),
     /// Create the library database, with the seed library or empty, and say where it is
     Init {
         /// Create it without the seed library's prompts and resources
@@ -260,14 +261,58 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     pub allow_origin: Vec<String>,
     /// Over HTTP, how clients are authenticated: `token` (the default: a bearer token made
-    /// with `promptshelf token add`) or `none` (only on a loopback address)
+    /// with `promptshelf token add`), `oauth` (access tokens from an authorization server:
+    /// --oauth-issuer, --oauth-jwks, --oauth-resource) or `none` (only on a loopback address)
     #[arg(long, value_enum, value_name = "MODE", requires = "http")]
     pub auth: Option<AuthArg>,
+    /// With --auth oauth, the authorization server's issuer identifier: what an access
+    /// token's `iss` must be, and what the protected resource metadata names
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub oauth_issuer: Option<String>,
+    /// With --auth oauth, the authorization server's signing keys: a JWK Set file, or an
+    /// http:// or https:// URL fetched at start and again when a token names a key it lacks
+    /// (at most once a minute)
+    #[arg(long, value_name = "FILE_OR_URL", requires = "http")]
+    pub oauth_jwks: Option<String>,
+    /// With --auth oauth, this server's canonical URI as clients reach it, e.g.
+    /// https://shelf.example.com/mcp: what an access token's `aud` must hold
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub oauth_resource: Option<String>,
+    /// With --auth oauth, what the scopes that grant access begin with: PREFIX:all sees the
+    /// whole library, PREFIX:collection:NAME the collection NAME
+    #[arg(long, value_name = "PREFIX", requires = "http")]
+    pub oauth_scope_prefix: Option<String>,
     /// Over HTTP, the seconds a connection has to send a request's headers; a kept-alive
     /// connection waiting this long for its next request is closed too
     #[arg(long, default_value_t = 10, value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub header_timeout: u64,
+    /// Over HTTP, requests per second answered to each caller (a token; under `--auth none`
+    /// the whole process); more are refused 429 with Retry-After (0: no limit, the default)
+    #[arg(
+        long,
+        default_value_t = 0,
+        value_name = "PER_SECOND",
+        requires = "http"
+    )]
+    pub rate_per_token: u32,
+    /// Over HTTP, requests answered to a caller at once after a quiet spell, before
+    /// --rate-per-token applies (default: twice the rate)
+    #[arg(long, value_name = "REQUESTS", requires = "rate_per_token",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub rate_burst: Option<u32>,
+    /// Over HTTP, the most event streams one caller (a token; under `--auth none` the whole
+    /// process) keeps open at once; one more is refused 429
+    #[arg(long, default_value_t = 100, value_name = "STREAMS", requires = "http",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_streams_per_token: u64,
+    /// Over HTTP, serve HTTPS with this certificate chain (PEM, the server's certificate
+    /// first); needs --tls-key
+    #[arg(long, value_name = "FILE", requires_all = ["http", "tls_key"])]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key (PEM) of --tls-cert's certificate; needs --tls-cert
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 }
 
 /// How `serve --http` authenticates clients.
@@ -275,6 +320,9 @@ pub struct ServeArgs {
 pub enum AuthArg {
     /// A bearer token from `promptshelf token add`, on every request.
     Token,
+    /// An OAuth access token (a JWT) from an authorization server, on every request.
+    #[value(name = "oauth")]
+    OAuth,
     /// No authentication: anyone who can connect is served.
     None,
 }

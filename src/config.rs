@@ -133,14 +133,59 @@ pub struct HttpConfig {
     pub header_timeout: Duration,
     /// How callers are authenticated.
     pub auth: Auth,
+    /// Requests per second each caller (a token; the process under `--auth none`) is
+    /// answered, 0 for no limit...
+    pub request_rate: u32,
+    /// ...and how many at once after a quiet spell.
+    pub request_burst: u32,
+    /// Event streams one caller may hold open at once.
+    pub max_streams_per_caller: usize,
+    /// HTTPS with this certificate and key; None: plain HTTP.
+    pub tls: Option<TlsFiles>,
+}
+
+/// The PEM files `serve --http` serves HTTPS with.
+#[derive(Debug, Clone)]
+pub struct TlsFiles {
+    /// The certificate chain, the server's own first.
+    pub cert: std::path::PathBuf,
+    /// Its private key.
+    pub key: std::path::PathBuf,
 }
 
 /// How `serve --http` knows who is asking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Auth {
     /// A bearer token made with `promptshelf token add`, on every request; what it sees is
     /// what its row grants.
     Token,
+    /// An OAuth 2.1 access token (a JWT) from an authorization server, on every request;
+    /// what it sees is what its `scope` claim grants (`oauth`).
+    OAuth(OAuthConfig),
     /// Nobody is asked: everyone who can connect sees everything (loopback only).
     None,
+}
+
+/// `serve --auth oauth`: the server is an OAuth resource server for one authorization
+/// server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthConfig {
+    /// The authorization server's issuer identifier: what a token's `iss` must be, and what
+    /// the protected resource metadata names.
+    pub issuer: String,
+    /// Where the authorization server's signing keys (a JWK Set) are read from.
+    pub jwks: JwksSource,
+    /// This server's canonical resource URI: what a token's `aud` must hold (RFC 8707).
+    pub resource: String,
+    /// What the scopes that grant collections begin with (`PREFIX:all`,
+    /// `PREFIX:collection:NAME`).
+    pub scope_prefix: String,
+}
+
+/// Where a JWK Set is read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JwksSource {
+    File(std::path::PathBuf),
+    /// An `http://` or `https://` URL.
+    Url(String),
 }

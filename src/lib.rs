@@ -18,6 +18,8 @@
 //!   rank large completion tables.
 //! - `uri_template`: RFC 6570 expansion and matching.
 //! - `check`: the library lint behind `promptshelf check`.
+//! - `oauth`: `serve --auth oauth`'s check of an access token (a JWT against the
+//!   authorization server's keys) and what its scopes see.
 //! - `visibility`: what a caller sees (the whole library, or a token's collections), which
 //!   every answer is made for.
 //! - `cli`, `cmd`, `config`, `logging`: the command line and what it runs on; `shell`: the
@@ -37,6 +39,7 @@ pub mod import;
 pub mod library;
 pub mod logging;
 pub mod model;
+pub mod oauth;
 pub mod protocol;
 pub mod render;
 pub mod seed;

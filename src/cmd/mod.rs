@@ -43,7 +43,7 @@ pub fn run(cli: Cli) -> Result<()> {
     let checking = matches!(command, Command::Check(_));
     let outcome = match command {
         Command::Completions { shell } => completions::run(shell),
-        Command::Serve(args) => serve::run(&db()?, args),
+        Command::Serve(args) => serve::run(&db()?, *args),
         Command::Init { empty } => init::run(&db()?, empty),
         Command::Config(args) => config::run(&db()?, args),
         Command::Prompt(command) => library()?.run(|store| prompt::run(store, command)),

@@ -11,7 +11,9 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::cli::{AuthArg, CacheScopeArg, MirrorArg, ServeArgs};
-use crate::config::{Auth, CacheScope, HttpConfig, Mirror, Mirrors, ServeConfig};
+use crate::config::{
+    Auth, CacheScope, HttpConfig, JwksSource, Mirror, Mirrors, OAuthConfig, ServeConfig, TlsFiles,
+};
 use crate::store::{Access, Store};
 
 /// Open streams allowed by default: a process on stdio serves one client; over HTTP, many.
@@ -90,13 +92,28 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
     crate::server::serve(store, config)
 }
 
+/// The scope prefix when `--oauth-scope-prefix` is left out.
+const SCOPE_PREFIX: &str = "promptshelf";
+
 /// The HTTP settings, refusing what cannot be served safely: without authentication, only
 /// a loopback address.
 fn http_config(addr: std::net::SocketAddr, args: &ServeArgs) -> Result<HttpConfig> {
     let auth = match args.auth {
         Some(AuthArg::None) => Auth::None,
+        Some(AuthArg::OAuth) => Auth::OAuth(oauth_config(args)?),
         Some(AuthArg::Token) | None => Auth::Token,
     };
+    if !matches!(auth, Auth::OAuth(_)) {
+        let given = [
+            ("--oauth-issuer", args.oauth_issuer.is_some()),
+            ("--oauth-jwks", args.oauth_jwks.is_some()),
+            ("--oauth-resource", args.oauth_resource.is_some()),
+            ("--oauth-scope-prefix", args.oauth_scope_prefix.is_some()),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+            anyhow::bail!("{flag} is for --auth oauth; add --auth oauth, or leave {flag} out");
+        }
+    }
     if auth == Auth::None && !addr.ip().is_loopback() {
         anyhow::bail!(
             "refusing to serve {addr} without authentication: --auth none serves anyone who can connect, and {addr} is not a loopback address; leave --auth none out (bearer tokens are the default: make one with `promptshelf token add NAME`), or serve on 127.0.0.1 (or ::1)"
@@ -120,5 +137,78 @@ fn http_config(addr: std::net::SocketAddr, args: &ServeArgs) -> Result<HttpConfi
         allow_origins,
         header_timeout: Duration::from_secs(args.header_timeout),
         auth,
+        request_rate: args.rate_per_token,
+        request_burst: args
+            .rate_burst
+            .unwrap_or_else(|| args.rate_per_token.saturating_mul(2).max(1)),
+        max_streams_per_caller: usize::try_from(args.max_streams_per_token).unwrap_or(usize::MAX),
+        // clap asks for both or neither.
+        tls: args
+            .tls_cert
+            .clone()
+            .zip(args.tls_key.clone())
+            .map(|(cert, key)| TlsFiles { cert, key }),
+    })
+}
+
+/// `--auth oauth`'s settings, each flag it needs named when missing.
+fn oauth_config(args: &ServeArgs) -> Result<OAuthConfig> {
+    let needed = |value: &Option<String>, flag: &str, what: &str| match value {
+        Some(value) if !value.trim().is_empty() => Ok(value.trim().to_string()),
+        _ => Err(anyhow::anyhow!("--auth oauth needs {flag}: {what}")),
+    };
+    let issuer = needed(
+        &args.oauth_issuer,
+        "--oauth-issuer URL",
+        "the authorization server's issuer identifier, the `iss` of its tokens (e.g. https://auth.example.com)",
+    )?;
+    let jwks = needed(
+        &args.oauth_jwks,
+        "--oauth-jwks FILE_OR_URL",
+        "the authorization server's signing keys, a JWK Set file or its jwks_uri (e.g. https://auth.example.com/.well-known/jwks.json)",
+    )?;
+    let resource = needed(
+        &args.oauth_resource,
+        "--oauth-resource URL",
+        "this server's URI as clients reach it, the `aud` its tokens carry (e.g. https://shelf.example.com/mcp)",
+    )?;
+    for (flag, url) in [("--oauth-issuer", &issuer), ("--oauth-resource", &resource)] {
+        if !is_http_url(url) || url.contains('#') {
+            anyhow::bail!(
+                "{flag} '{url}' is not an http:// or https:// URL without a fragment; give one such as https://shelf.example.com/mcp"
+            );
+        }
+    }
+    let jwks = if jwks.starts_with("https://") || jwks.starts_with("http://") {
+        if !is_http_url(&jwks) {
+            anyhow::bail!("--oauth-jwks '{jwks}' is not a URL; give the JWK Set's URL or a file");
+        }
+        JwksSource::Url(jwks)
+    } else {
+        JwksSource::File(jwks.into())
+    };
+    Ok(OAuthConfig {
+        issuer,
+        jwks,
+        resource,
+        scope_prefix: args
+            .oauth_scope_prefix
+            .clone()
+            .unwrap_or_else(|| SCOPE_PREFIX.to_string()),
+    })
+}
+
+/// Whether `url` is an http(s) URL with a host, and nothing a quoted header parameter could
+/// not hold (it goes into `WWW-Authenticate` as it is).
+fn is_http_url(url: &str) -> bool {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"));
+    rest.is_some_and(|rest| {
+        !rest.is_empty()
+            && !rest.starts_with('/')
+            && url
+                .chars()
+                .all(|c| c.is_ascii_graphic() && c != '"' && c != '\\')
     })
 }

@@ -117,18 +117,49 @@ impl RpcError {
         )
     }
 
-    /// A completion request over the per-process limit; `data.retryAfterMs` says when a
-    /// retry will be accepted.
+    /// A completion request over its caller's limit (the process on stdio, a token over
+    /// HTTP); `data.retryAfterMs` says when a retry will be accepted.
     pub fn rate_limited(per_second: u32, burst: u32, retry_after: std::time::Duration) -> RpcError {
         let retry_ms = retry_after.as_millis().max(1);
         RpcError::new(
             code::RATE_LIMITED,
             format!(
                 "too many completion requests: this server answers {per_second} per second \
-                 (bursts of {burst}); retry in {retry_ms} ms, or raise serve --completion-rate"
+                 to each caller (bursts of {burst}); retry in {retry_ms} ms, or raise serve \
+                 --completion-rate"
             ),
         )
-        .with_data(json!({ "retryAfterMs": retry_ms }))
+        .with_data(json!({ "retryAfterMs": retry_ms, "limit": "--completion-rate" }))
+    }
+
+    /// Any request over its caller's request rate (`serve --rate-per-token`); `caller`
+    /// says whose, `data.retryAfterMs` when a retry will be accepted.
+    pub fn request_rate_limited(
+        caller: &str,
+        per_second: u32,
+        burst: u32,
+        retry_after: std::time::Duration,
+    ) -> RpcError {
+        let retry_ms = retry_after.as_millis().max(1);
+        RpcError::new(
+            code::RATE_LIMITED,
+            format!(
+                "too many requests from {caller}: this server answers {per_second} requests \
+                 per second to each caller (bursts of {burst}); retry in {retry_ms} ms, or \
+                 raise serve --rate-per-token"
+            ),
+        )
+        .with_data(json!({ "retryAfterMs": retry_ms, "limit": "--rate-per-token" }))
+    }
+
+    /// How long a rate-limited request should wait before it is sent again (an HTTP
+    /// response's `Retry-After`); None for any other error.
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        if self.code != code::RATE_LIMITED {
+            return None;
+        }
+        let ms = self.data.as_ref()?.get("retryAfterMs")?.as_u64()?;
+        Some(std::time::Duration::from_millis(ms))
     }
 
     pub fn unsupported_version(requested: &str) -> RpcError {

@@ -142,6 +142,32 @@ pub fn check_legacy_version(sent: Option<&[u8]>, negotiated: Revision) -> Result
     ))
 }
 
+/// A message whose `_meta` names a version not served (`error`, -32022): when its
+/// `MCP-Protocol-Version` header names another version, header and body disagree, and that
+/// is said first (-32020), as it is for a served version; otherwise `error` stands.
+pub fn unserved_version(error: RpcError, sent: Option<&[u8]>) -> RpcError {
+    let requested = error
+        .data
+        .as_ref()
+        .and_then(|data| data["requested"].as_str());
+    match (requested, sent) {
+        (Some(requested), Some(sent)) if sent != requested.as_bytes() => header_mismatch(format!(
+            "MCP-Protocol-Version is '{}' but params._meta says '{requested}'; send the same version in both",
+            shown(sent)
+        )),
+        _ => error,
+    }
+}
+
+/// A message sent with `MCP-Protocol-Version: 2026-07-28` and without the `_meta` such a
+/// request carries: malformed (-32602), not a legacy request without its session.
+pub fn modern_without_meta() -> RpcError {
+    let modern = Revision::MODERN.as_str();
+    RpcError::invalid_params(format!(
+        "MCP-Protocol-Version says {modern} but params._meta lacks \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\"; a {modern} request carries both there"
+    ))
+}
+
 fn header_mismatch(detail: String) -> RpcError {
     RpcError::new(code::HEADER_MISMATCH, format!("Header mismatch: {detail}"))
 }
@@ -173,6 +199,29 @@ pub fn unauthorized(why: &str) -> RpcError {
         code::INVALID_REQUEST,
         format!(
             "{why}; send a token made with `promptshelf token add NAME` as Authorization: Bearer TOKEN"
+        ),
+    )
+}
+
+/// `serve --auth oauth`: a request without an access token, or with one that is not valid
+/// here (`why`): answered with 401 and a `WWW-Authenticate: Bearer` challenge naming the
+/// protected resource metadata.
+pub fn access_token_refused(why: &str) -> RpcError {
+    RpcError::new(
+        code::INVALID_REQUEST,
+        format!(
+            "{why}; send an access token from the authorization server that this server's protected resource metadata names (/.well-known/oauth-protected-resource) as Authorization: Bearer TOKEN"
+        ),
+    )
+}
+
+/// `serve --auth oauth`: a valid access token whose scopes grant nothing of this library:
+/// answered with 403 and `error="insufficient_scope"`.
+pub fn insufficient_scope(all: &str, prefix: &str) -> RpcError {
+    RpcError::new(
+        code::INVALID_REQUEST,
+        format!(
+            "the access token's scopes grant nothing of this library; ask the authorization server for the scope {all} (everything) or {prefix}:collection:NAME (one collection)"
         ),
     )
 }
@@ -215,6 +264,16 @@ pub fn too_many_streams(max: usize) -> RpcError {
     )
 }
 
+/// A stream over its caller's cap (`--max-streams-per-token`); `caller` says whose.
+pub fn too_many_streams_for(caller: &str, max: usize) -> RpcError {
+    RpcError::new(
+        code::INVALID_REQUEST,
+        format!(
+            "too many open streams for {caller}: each caller keeps at most {max} streams open at once (serve --max-streams-per-token); close one of them first"
+        ),
+    )
+}
+
 /// The server is shutting down: no new requests are taken.
 pub fn shutting_down() -> RpcError {
     RpcError::new(
@@ -224,7 +283,7 @@ pub fn shutting_down() -> RpcError {
 }
 
 /// The HTTP status of an error answered before the request reached a handler: 404 for a
-/// method not served, 429 over the completion rate, 400 for everything else (headers,
+/// method not served, 429 over a rate limit (completion, or a caller's requests), 400 for everything else (headers,
 /// version, `_meta`, session, malformed message). A handler's own errors (an unknown
 /// prompt) are answered 200.
 pub fn refusal_status(error: &RpcError) -> u16 {
@@ -232,6 +291,16 @@ pub fn refusal_status(error: &RpcError) -> u16 {
         code::METHOD_NOT_FOUND => 404,
         code::RATE_LIMITED => 429,
         _ => 400,
+    }
+}
+
+/// The HTTP status of an error answering a request of a legacy session: 200, since the
+/// message was taken and answered (a 404 would tell the client its session ended, a 400
+/// that the request was malformed), except 429 over the completion rate.
+pub fn legacy_refusal_status(error: &RpcError) -> u16 {
+    match error.code {
+        code::RATE_LIMITED => 429,
+        _ => 200,
     }
 }
 

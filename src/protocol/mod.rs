@@ -42,4 +42,4 @@ pub use results::{
     RenderedPrompt, ShapedBlocks, Tool, ToolList, ToolOutput,
 };
 pub use revision::{Revision, legacy_names};
-pub use shape::{ShapedPage, Shaper, ToolAnswer, error_line};
+pub use shape::{ShapedPage, Shaper, ToolAnswer, error_line, is_error_line};

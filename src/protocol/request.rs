@@ -596,7 +596,15 @@ pub fn parse_line(line: &[u8]) -> Incoming {
         Ok(era) => era,
         Err(error) => return Incoming::Invalid { id, error },
     };
-    match typed_method(&method, &params) {
+    // A modern request for a method only the legacy revisions define is not malformed but
+    // not served (-32601), whatever its params hold.
+    let legacy_only = ["initialize", "resources/subscribe", "resources/unsubscribe"];
+    let typed = if matches!(era, Era::Modern { .. }) && legacy_only.contains(&method.as_ref()) {
+        Ok(Method::Unknown(method.to_string()))
+    } else {
+        typed_method(&method, &params)
+    };
+    match typed {
         Ok(method) => Incoming::Request(Envelope {
             id,
             era,

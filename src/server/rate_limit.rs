@@ -1,5 +1,6 @@
-//! A token bucket: how the server limits `completion/complete` requests per process, as the
-//! MCP specification asks of completion. A request over the limit is refused at once, never
+//! A token bucket: how the server limits `completion/complete` requests per caller (the
+//! process on stdio; each token over HTTP), as the MCP specification asks of completion,
+//! and over HTTP each caller's requests. A request over the limit is refused at once, never
 //! queued, so a flood costs the server one error line per request.
 
 use std::time::{Duration, Instant};
@@ -23,6 +24,13 @@ impl TokenBucket {
             tokens: f64::from(burst.max(1)),
             last: now,
         })
+    }
+
+    /// Whether the bucket has refilled to its burst by `now`: then it is as good as a new
+    /// one, and a caller's bucket may be forgotten (`server::http::callers`).
+    pub fn is_full(&self, now: Instant) -> bool {
+        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+        self.tokens + elapsed * self.per_second >= self.burst
     }
 
     /// Takes a token, or says how long until one is available.
@@ -65,6 +73,8 @@ mod tests {
             assert_eq!(bucket.take(much_later), Ok(()));
         }
         assert!(bucket.take(much_later).is_err());
+        assert!(!bucket.is_full(much_later));
+        assert!(bucket.is_full(much_later + Duration::from_millis(300)));
     }
 
     #[test]

@@ -12,10 +12,8 @@ use std::sync::OnceLock;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde::{Deserialize, Serialize};
 
-use super::{Result, StoreError, now_ms, write};
-use crate::model::{
-    CompletionTable, CompletionValue, Content, Prompt, Resource, ResourceInfo, ResourceTemplate,
-};
+use super::{Result, StoreError, now_ms, read, write};
+use crate::model::{CompletionTable, Content, Prompt, Resource, ResourceInfo, ResourceTemplate};
 
 /// How many versions of each item are kept unless `configure` says otherwise.
 pub const DEFAULT_KEEP: u32 = 50;
@@ -294,25 +292,10 @@ fn stored_table(conn: &Connection, name: &str) -> Result<CompletionTable> {
         )
         .optional()?
         .flatten();
-    let values = conn
-        .prepare(
-            "SELECT value, weight, context_name, context_value FROM completion_values
-             WHERE table_id = (SELECT id FROM completion_tables WHERE name = ?1)
-             ORDER BY value, context_name, context_value",
-        )?
-        .query_map([name], |row| {
-            let (context_name, context_value): (String, String) = (row.get(2)?, row.get(3)?);
-            Ok(CompletionValue {
-                value: row.get(0)?,
-                weight: row.get(1)?,
-                context: (!context_name.is_empty()).then_some((context_name, context_value)),
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
     Ok(CompletionTable {
         name: name.to_string(),
         description,
-        values,
+        values: read::table_values(conn, name)?.unwrap_or_default(),
     })
 }
 

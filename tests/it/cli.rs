@@ -383,26 +383,10 @@ fn the_same_content_under_two_uris_is_stored_once() {
         before + 1,
         "the history's versions of the two resources hold it still"
     );
-    ctx.ok(&[
-        "--keep",
-        "1",
-        "resource",
-        "add",
-        file,
-        "--uri",
-        "shelf://a/shared.txt",
-    ]);
-    ctx.ok(&["--keep", "1", "resource", "rm", "shelf://a/shared.txt"]);
-    ctx.ok(&[
-        "--keep",
-        "1",
-        "resource",
-        "add",
-        file,
-        "--uri",
-        "shelf://b/shared.txt",
-    ]);
-    ctx.ok(&["--keep", "1", "resource", "rm", "shelf://b/shared.txt"]);
+    for uri in ["shelf://a/shared.txt", "shelf://b/shared.txt"] {
+        ctx.ok(&["--keep", "1", "resource", "add", file, "--uri", uri]);
+        ctx.ok(&["--keep", "1", "resource", "rm", uri]);
+    }
     assert_eq!(
         blobs(),
         before,

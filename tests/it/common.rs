@@ -160,6 +160,19 @@ impl TestContext {
         ]);
     }
 
+    /// A folder `notes` of 500 markdown pages and one prompt (`hello`), for imports that
+    /// change many items at once; returns its path.
+    pub fn many_notes(&self) -> String {
+        for n in 0..500 {
+            self.write(
+                &format!("notes/page-{n}.md"),
+                format!("# Page {n}\n\nText {n}.\n"),
+            );
+        }
+        self.write("notes/hello.prompt.md", "Say hello.\n");
+        self.path("notes").display().to_string()
+    }
+
     pub fn server(&self) -> Server {
         Server::start(&self.db, &[])
     }

@@ -139,28 +139,16 @@ fn undo_goes_back_one_write_at_a_time_removals_included() {
 fn keep_bounds_the_versions_and_a_binary_s_content_lives_as_long_as_one_holds_it() {
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);
-    let image = ctx.write("dot.png", [0x89, b'P', b'N', b'G', 1, 2, 3]);
     let uri = "shelf://local/dot.png";
-    ctx.ok(&[
-        "--keep",
-        "2",
-        "resource",
-        "add",
-        &image.display().to_string(),
-        "--uri",
-        uri,
-    ]);
+    // The image's content, then `resource add` of it keeping two versions.
+    let keep_two = |content: &[u8]| {
+        let image = ctx.write("dot.png", content);
+        let image = image.display().to_string();
+        ctx.ok(&["--keep", "2", "resource", "add", &image, "--uri", uri]);
+    };
     let first = [0x89, b'P', b'N', b'G', 1, 2, 3];
-    std::fs::write(&image, [0x89, b'P', b'N', b'G', 4, 5, 6]).expect("rewrite");
-    ctx.ok(&[
-        "--keep",
-        "2",
-        "resource",
-        "add",
-        &image.display().to_string(),
-        "--uri",
-        uri,
-    ]);
+    keep_two(&first);
+    keep_two(&[0x89, b'P', b'N', b'G', 4, 5, 6]);
     let blobs = |bytes: &[u8]| -> i64 {
         ctx.open_db()
             .query_row(
@@ -180,16 +168,7 @@ fn keep_bounds_the_versions_and_a_binary_s_content_lives_as_long_as_one_holds_it
     assert_eq!(cat.stdout, first, "the binary comes back byte for byte");
     // A third content with --keep 2 keeps two versions: the rollback's (the first content)
     // and the new one. The second content, which only a dropped version held, goes.
-    std::fs::write(&image, [0x89, b'P', b'N', b'G', 7, 8, 9]).expect("rewrite");
-    ctx.ok(&[
-        "--keep",
-        "2",
-        "resource",
-        "add",
-        &image.display().to_string(),
-        "--uri",
-        uri,
-    ]);
+    keep_two(&[0x89, b'P', b'N', b'G', 7, 8, 9]);
     assert_eq!(versions(&ctx, uri).len(), 2);
     assert_eq!(
         blobs(&[0x89, b'P', b'N', b'G', 4, 5, 6]),
@@ -203,14 +182,7 @@ fn keep_bounds_the_versions_and_a_binary_s_content_lives_as_long_as_one_holds_it
 fn undo_of_an_import_is_one_write_that_a_running_server_announces_once_per_list() {
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);
-    for n in 0..500 {
-        ctx.write(
-            &format!("notes/page-{n}.md"),
-            format!("# Page {n}\n\nText {n}.\n"),
-        );
-    }
-    ctx.write("notes/hello.prompt.md", "Say hello.\n");
-    let folder = ctx.path("notes").display().to_string();
+    let folder = ctx.many_notes();
     ctx.ok(&["import", &folder]);
     let resources: i64 = ctx.query("SELECT count(*) FROM resources");
     let mut server = ctx.server();

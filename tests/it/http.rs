@@ -26,10 +26,10 @@ const NO_TTL: [&str; 6] = [
 pub struct HttpServer {
     child: Child,
     /// `http://127.0.0.1:PORT`.
-    base: String,
+    pub(crate) base: String,
     /// Everything it wrote on stderr, for failure messages.
     log: Arc<Mutex<Vec<String>>>,
-    agent: ureq::Agent,
+    pub(crate) agent: ureq::Agent,
 }
 
 /// A response: status, headers, body.
@@ -45,12 +45,12 @@ impl Reply {
             .unwrap_or_else(|err| panic!("not JSON ({err}): {}", self.body))
     }
 
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|value| value.to_str().ok())
     }
 
     /// The error code of an error response.
-    fn code(&self) -> i64 {
+    pub(crate) fn code(&self) -> i64 {
         self.json()["error"]["code"]
             .as_i64()
             .unwrap_or_else(|| panic!("not an error: {}", self.body))
@@ -121,7 +121,7 @@ impl HttpServer {
     }
 
     /// POSTs `body` to the endpoint with these headers.
-    fn post(&self, headers: &[(&str, &str)], body: &str) -> Reply {
+    pub(crate) fn post(&self, headers: &[(&str, &str)], body: &str) -> Reply {
         let mut request = self.agent.post(self.url());
         for (name, value) in headers {
             request = request.header(*name, *value);
@@ -159,7 +159,7 @@ impl HttpServer {
     }
 
     /// `initialize` in `version`: the session id the answer gave.
-    fn initialize(&self, version: &str) -> String {
+    pub(crate) fn initialize(&self, version: &str) -> String {
         let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": version, "capabilities": {},
             "clientInfo": {"name": "promptshelf-tests", "version": "0"}}});
@@ -172,7 +172,7 @@ impl HttpServer {
             .to_string()
     }
 
-    fn request(&self, method: &str, headers: &[(&str, &str)]) -> Reply {
+    pub(crate) fn request(&self, method: &str, headers: &[(&str, &str)]) -> Reply {
         let mut request = ureq::http::Request::builder()
             .method(method)
             .uri(self.url());
@@ -213,7 +213,7 @@ impl Drop for HttpServer {
     }
 }
 
-fn reply(mut response: ureq::http::Response<ureq::Body>) -> Reply {
+pub(crate) fn reply(mut response: ureq::http::Response<ureq::Body>) -> Reply {
     let status = response.status().as_u16();
     let headers = response.headers().clone();
     let body = response
@@ -272,7 +272,11 @@ impl Events {
 }
 
 /// A modern request's headers (as a client sends them) and body.
-fn modern_request(id: i64, method: &str, params: Value) -> (Vec<(&'static str, String)>, String) {
+pub(crate) fn modern_request(
+    id: i64,
+    method: &str,
+    params: Value,
+) -> (Vec<(&'static str, String)>, String) {
     let name = params
         .get("name")
         .or_else(|| params.get("uri"))
@@ -459,6 +463,38 @@ fn headers_that_differ_from_the_message_are_refused() {
         r#"{"jsonrpc":"2.0","id":9,"method":"prompts/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
     );
     assert_eq!((unsupported.status, unsupported.code()), (400, -32022));
+    // A header naming another version than `_meta` is a mismatch, whichever is served.
+    let mismatched = http.post(
+        &[version, ("mcp-method", "server/discover")],
+        r#"{"jsonrpc":"2.0","id":11,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    );
+    assert_eq!(
+        (mismatched.status, mismatched.code()),
+        (400, -32020),
+        "{}",
+        mismatched.body
+    );
+    // The modern version header without `_meta`: malformed, not a legacy probe.
+    let no_meta = http.post(
+        &[version, ("mcp-method", "server/discover")],
+        r#"{"jsonrpc":"2.0","id":12,"method":"server/discover","params":{}}"#,
+    );
+    assert_eq!(
+        (no_meta.status, no_meta.code()),
+        (400, -32602),
+        "{}",
+        no_meta.body
+    );
+    // Methods only the legacy revisions define are not served, whatever their params.
+    for method in ["initialize", "resources/subscribe", "resources/unsubscribe"] {
+        let reply = http.modern(13, method, json!({}));
+        assert_eq!(
+            (reply.status, reply.code()),
+            (404, -32601),
+            "{method}: {}",
+            reply.body
+        );
+    }
     assert!(
         unsupported.json()["error"]["data"]["supported"]
             .as_array()
@@ -630,6 +666,15 @@ fn legacy_sessions_live_in_their_signed_ids() {
     assert_eq!((cancelled.status, cancelled.body.as_str()), (202, ""));
     let wrong_version = http.legacy(Some(&session), LEGACY[2], 4, "prompts/list", json!({}));
     assert_eq!(wrong_version.status, 400, "{}", wrong_version.body);
+    // A method the session's revision does not serve is answered in the session, 200 with
+    // -32601: a 404 would tell the client its session is gone.
+    let unserved = http.legacy(Some(&session), version, 7, "tools/list", json!({}));
+    assert_eq!(
+        (unserved.status, unserved.code()),
+        (200, -32601),
+        "{}",
+        unserved.body
+    );
 
     // Another instance on the same database takes the id: nothing is kept per session.
     let other = HttpServer::start(&ctx.db, &[]);
@@ -889,7 +934,7 @@ fn a_stream_whose_client_left_gives_its_place_back() {
 
 /// A library with the collections `alpha` and `beta` (imported folders, a prompt and a
 /// document each) on top of the seed.
-fn two_collections(ctx: &TestContext) {
+pub(crate) fn two_collections(ctx: &TestContext) {
     for name in ["alpha", "beta"] {
         ctx.write(
             &format!("{name}/notes.md"),
@@ -904,7 +949,7 @@ fn two_collections(ctx: &TestContext) {
 }
 
 /// `token add NAME [--collections C]`: the token it printed.
-fn token(ctx: &TestContext, name: &str, collections: Option<&str>) -> String {
+pub(crate) fn token(ctx: &TestContext, name: &str, collections: Option<&str>) -> String {
     let mut args = vec!["token", "add", name, "--json"];
     if let Some(collections) = collections {
         args.extend(["--collections", collections]);
@@ -918,7 +963,7 @@ fn token(ctx: &TestContext, name: &str, collections: Option<&str>) -> String {
 
 impl HttpServer {
     /// A modern request with `Authorization: Bearer TOKEN`.
-    fn with_token(&self, token: &str, id: i64, method: &str, params: Value) -> Reply {
+    pub(crate) fn with_token(&self, token: &str, id: i64, method: &str, params: Value) -> Reply {
         let (headers, body) = modern_request(id, method, params);
         let bearer = format!("Bearer {token}");
         let mut headers: Vec<(&str, &str)> =
@@ -928,7 +973,7 @@ impl HttpServer {
     }
 
     /// A `subscriptions/listen` stream opened with the token.
-    fn listen_with(&self, token: &str, id: &str) -> Events {
+    pub(crate) fn listen_with(&self, token: &str, id: &str) -> Events {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
                           "params": modern_params(json!({"notifications": {"promptsListChanged": true}}), json!({}))});
         let response = self
@@ -944,7 +989,7 @@ impl HttpServer {
     }
 }
 
-fn prompt_names(reply: &Reply) -> Vec<String> {
+pub(crate) fn prompt_names(reply: &Reply) -> Vec<String> {
     assert_eq!(reply.status, 200, "{}", reply.body);
     let mut names: Vec<String> = reply.json()["result"]["prompts"]
         .as_array()

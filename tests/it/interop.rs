@@ -271,3 +271,62 @@ fn show(output: &Output) -> String {
         String::from_utf8_lossy(&output.stderr)
     )
 }
+
+/// The official MCP TypeScript SDK over HTTP with a bearer token: its v1 package
+/// (`@modelcontextprotocol/sdk`, the `initialize` handshake) and its v2 client
+/// (`@modelcontextprotocol/client`) in both eras, through `tests/interop/ts_client.mjs`, at
+/// the versions pinned in `tests/interop/package.json`.
+#[test]
+fn the_official_typescript_sdk_can_use_the_server_over_http() {
+    let tools = crate::node::node_tools();
+    let ctx = TestContext::new();
+    let added = ctx.json(&["token", "add", "ts-interop", "--json"]);
+    let token = added["token"].as_str().expect("a token").to_string();
+    let server = HttpServer::start(&ctx.db, &["--auth", "token"]);
+    let mut command = tools.script("ts_client.mjs");
+    command.arg(server.url()).arg(&token);
+    let (status, stdout, stderr) = run_bounded(command, &ctx, "ts-interop", SCRIPT_TIMEOUT);
+    let shown = format!(
+        "node ts_client.mjs {} TOKEN\nstatus: {status}\n--- stdout\n{stdout}\n--- stderr\n{stderr}\n--- server's stderr\n{}",
+        server.url(),
+        server.stderr()
+    );
+    assert!(
+        status.success(),
+        "the MCP TypeScript SDK could not use the server over HTTP\n{shown}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line.starts_with("ts-interop: ") && line.ends_with(" passed, 0 failed")),
+        "no summary\n{shown}"
+    );
+    // Every client ran every check (a check that did not run is not a pass).
+    for client in ["[legacy sdk]", "[legacy client]", "[modern client]"] {
+        for check in [
+            "handshake",
+            "prompts/list",
+            "prompts/get summarize",
+            "resources/read text",
+            "resources/read blob",
+            "completion/complete code-review language",
+            "resources/templates/list",
+        ] {
+            let ok = format!("ok   {client} {check}");
+            assert!(
+                stdout.lines().any(|line| line.starts_with(&ok)),
+                "no '{ok}'\n{shown}"
+            );
+        }
+    }
+    // The eras the clients say they negotiated.
+    for (client, version) in [
+        ("[legacy sdk]", "2025-11-25"),
+        ("[legacy client]", "2025-11-25"),
+        ("[modern client]", "2026-07-28"),
+    ] {
+        let line = format!("ok   {client} handshake (protocol {version})");
+        assert!(stdout.lines().any(|l| l == line), "no '{line}'\n{shown}");
+    }
+    println!("{shown}");
+}

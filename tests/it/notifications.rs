@@ -329,14 +329,7 @@ fn last_modified_and_ttl_follow_the_content_hash() {
 fn an_import_of_many_files_is_one_notification_and_an_unchanged_one_is_none() {
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);
-    for n in 0..500 {
-        ctx.write(
-            &format!("notes/page-{n}.md"),
-            format!("# Page {n}\n\nText {n}.\n"),
-        );
-    }
-    ctx.write("notes/hello.prompt.md", "Say hello.\n");
-    let folder = ctx.path("notes").display().to_string();
+    let folder = ctx.many_notes();
     let mut server = ctx.server();
     listen(
         &mut server,

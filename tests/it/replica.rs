@@ -103,6 +103,62 @@ impl Drop for Litestream {
     }
 }
 
+/// The test's database as a primary that Litestream replicates into a folder of the test.
+struct Replicated {
+    litestream: PathBuf,
+    url: String,
+    _replicate: Litestream,
+}
+
+impl Replicated {
+    /// Starts replicating, once the primary's first snapshot is in the folder.
+    fn start(ctx: &TestContext) -> Replicated {
+        let litestream = litestream();
+        let replicas = ctx.path("replicas");
+        let url = format!("file://{}", replicas.display());
+        let config = ctx.write(
+            "litestream.yml",
+            format!(
+                "dbs:\n  - path: {}\n    replicas:\n      - url: {url}\n        sync-interval: 100ms\n",
+                ctx.db.display()
+            ),
+        );
+        let replicate = Litestream::start(
+            &litestream,
+            &["replicate", "-config", &config.display().to_string()],
+            ctx.path("replicate.log"),
+        );
+        replicate.wait_for("snapshot of the primary", || {
+            std::fs::read_dir(replicas.join("ltx")).is_ok_and(|mut dir| dir.next().is_some())
+        });
+        Replicated {
+            litestream,
+            url,
+            _replicate: replicate,
+        }
+    }
+
+    /// A follow restore keeping a replica at `served` current, once it has restored it.
+    fn follow(&self, ctx: &TestContext, served: &Path, log: &str) -> Litestream {
+        let follow = Litestream::start(
+            &self.litestream,
+            &[
+                "restore",
+                "-f",
+                "-follow-interval",
+                "100ms",
+                "-o",
+                &served.display().to_string(),
+                &self.url,
+            ],
+            ctx.path(log),
+        );
+        let txid = PathBuf::from(format!("{}-txid", served.display()));
+        follow.wait_for("restored replica", || txid.exists());
+        follow
+    }
+}
+
 /// The header's change counter: what SQLite compares to know whether a file changed.
 fn change_counter(db: &Path) -> [u8; 4] {
     let bytes = std::fs::read(db).expect("read the replica");
@@ -142,44 +198,14 @@ fn prompt_file(ctx: &TestContext, description: &str) -> String {
 
 #[test]
 fn a_litestream_replica_serves_every_change_made_on_the_primary() {
-    let litestream = litestream();
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);
     let note = ctx.write("note.md", "First words.\n");
     ctx.add_resource(&note, "shelf://local/note.md");
-    let replicas = ctx.path("replicas");
-    let url = format!("file://{}", replicas.display());
-    let config = ctx.write(
-        "litestream.yml",
-        format!(
-            "dbs:\n  - path: {}\n    replicas:\n      - url: {url}\n        sync-interval: 100ms\n",
-            ctx.db.display()
-        ),
-    );
-    let replicate = Litestream::start(
-        &litestream,
-        &["replicate", "-config", &config.display().to_string()],
-        ctx.path("replicate.log"),
-    );
-    replicate.wait_for("snapshot of the primary", || {
-        std::fs::read_dir(replicas.join("ltx")).is_ok_and(|mut dir| dir.next().is_some())
-    });
+    let replicated = Replicated::start(&ctx);
     let served = ctx.path("served.db");
-    let follow = Litestream::start(
-        &litestream,
-        &[
-            "restore",
-            "-f",
-            "-follow-interval",
-            "100ms",
-            "-o",
-            &served.display().to_string(),
-            &url,
-        ],
-        ctx.path("follow.log"),
-    );
+    let _follow = replicated.follow(&ctx, &served, "follow.log");
     let txid = PathBuf::from(format!("{}-txid", served.display()));
-    follow.wait_for("restored replica", || txid.exists());
 
     let mut server = Server::start(&served, &["--replica", "--poll-ms", "50"]);
     server.initialize("2025-06-18");
@@ -358,46 +384,14 @@ fn names(reply: &crate::http::Reply) -> Vec<String> {
 /// through the balancer, and with one instance killed the other answers every request.
 #[test]
 fn two_replicas_behind_nginx_serve_every_write_and_outlive_each_other() {
-    let litestream = litestream();
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);
-    let replicas = ctx.path("replicas");
-    let url = format!("file://{}", replicas.display());
-    let config = ctx.write(
-        "litestream.yml",
-        format!(
-            "dbs:\n  - path: {}\n    replicas:\n      - url: {url}\n        sync-interval: 100ms\n",
-            ctx.db.display()
-        ),
-    );
-    let replicate = Litestream::start(
-        &litestream,
-        &["replicate", "-config", &config.display().to_string()],
-        ctx.path("replicate.log"),
-    );
-    replicate.wait_for("snapshot of the primary", || {
-        std::fs::read_dir(replicas.join("ltx")).is_ok_and(|mut dir| dir.next().is_some())
-    });
+    let replicated = Replicated::start(&ctx);
     let mut follows = Vec::new();
     let mut instances = Vec::new();
     for n in 1..=2 {
         let served = ctx.path(&format!("replica-{n}.db"));
-        let follow = Litestream::start(
-            &litestream,
-            &[
-                "restore",
-                "-f",
-                "-follow-interval",
-                "100ms",
-                "-o",
-                &served.display().to_string(),
-                &url,
-            ],
-            ctx.path(&format!("follow-{n}.log")),
-        );
-        let txid = PathBuf::from(format!("{}-txid", served.display()));
-        follow.wait_for("restored replica", || txid.exists());
-        follows.push(follow);
+        follows.push(replicated.follow(&ctx, &served, &format!("follow-{n}.log")));
         instances.push(crate::http::HttpServer::start(
             &served,
             &["--replica", "--poll-ms", "50"],

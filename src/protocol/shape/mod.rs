@@ -246,6 +246,18 @@ fn raw(value: &impl Serialize) -> Box<RawValue> {
     })
 }
 
+/// Whether a response line this module wrote is an error rather than a result. Every line
+/// names `id` (when it has one) before `result` or `error`, and a quote inside a JSON
+/// string is escaped, so the first `,"error":` or `,"result":` is the top-level member.
+/// Only the bytes before a result's member are searched, so a long result is not scanned.
+pub fn is_error_line(line: &[u8]) -> bool {
+    let head = match memchr::memmem::find(line, b",\"result\":") {
+        Some(result) => &line[..result],
+        None => line,
+    };
+    memchr::memmem::find(head, b",\"error\":").is_some()
+}
+
 /// An error response line.
 pub fn error_line(id: &RequestId, error: &RpcError) -> Vec<u8> {
     #[derive(Serialize)]
@@ -586,6 +598,17 @@ mod tests {
 
     use super::*;
     use crate::protocol::results::{Block, MediaKind, RenderedMessage};
+
+    #[test]
+    fn error_lines_are_told_from_results() {
+        let error = RpcError::internal("no");
+        assert!(is_error_line(&error_line(&RequestId::null(), &error)));
+        assert!(is_error_line(
+            br#"{"jsonrpc":"2.0","id":7,"error":{"code":1}}"#
+        ));
+        let result = br#"{"jsonrpc":"2.0","id":"a,\"error\":","result":{"a":1,"error":2}}"#;
+        assert!(!is_error_line(result));
+    }
 
     /// A response whose result may hold `_meta` once: serde refuses a duplicate field.
     #[derive(Deserialize)]

@@ -1,14 +1,18 @@
 //! One HTTP request to its response: the endpoint's methods (POST a message; GET a legacy
 //! session's stream; DELETE a legacy session), the checks a request passes before its
-//! message is read (`admit`: its `Origin`; `authenticate`: its bearer token, and so what its
-//! caller sees), the body read within `--max-line`, the message
+//! message is read (`admit`: its `Origin`; `authenticate`: its bearer token, and so who the
+//! caller is and what it sees; then the caller's request rate), the body read within
+//! `--max-line`, the message
 //! parsed by `protocol::parse_line`, its headers checked against it (`protocol::http`),
 //! its legacy session read from its id, then routed (`server::route`, as on stdio) and
-//! answered through `server::answer` on the blocking pool, or with a stream.
+//! answered through `server::answer` on the blocking pool, or with a stream. Besides the
+//! endpoint: `/healthz`, and `/metrics` behind the endpoint's credential; every response
+//! and request is counted for `/metrics` on its way out.
 
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
@@ -18,18 +22,23 @@ use hyper::http::request::Parts;
 use hyper::{Method as Verb, Request, Response, StatusCode};
 
 use super::Server;
+use super::callers::Who;
 use super::cancel::Registered;
+use super::metrics::{self, AnsweredError, Gauges, Outcome};
+use super::oauth::{self, Problem};
 use super::session_id::{self, LegacySession};
 use super::streams::{Refused, Stream};
 use crate::config::Auth;
+use crate::oauth::{Verdict, Verifier};
 use crate::protocol::http::{
-    McpHeaders, check_legacy_version, check_modern, header as mcp, method_not_allowed, not_found,
+    McpHeaders, access_token_refused, check_legacy_version, check_modern, header as mcp,
+    insufficient_scope, legacy_refusal_status, method_not_allowed, modern_without_meta, not_found,
     origin_refused, refusal_status, session_required, session_unknown, shutting_down,
-    too_many_streams, unauthorized,
+    too_many_streams, too_many_streams_for, unauthorized, unserved_version,
 };
 use crate::protocol::{
     Envelope, Era, Failure, Incoming, Method, Notification, RequestId, Revision, RpcError,
-    error_line, parse_line,
+    error_line, is_error_line, parse_line,
 };
 use crate::server::answer::{Answer, Reach, answer};
 use crate::server::route::{Route, route};
@@ -43,16 +52,44 @@ pub(super) type Reply = BoxBody<Bytes, Infallible>;
 /// The endpoint's path.
 pub(super) const ENDPOINT: &str = "/mcp";
 const HEALTH: &str = "/healthz";
+/// The most of a refused request's body read before its refusal is sent, and for how long.
+const DRAIN_LIMIT: usize = 64 * 1024;
+const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+const METRICS: &str = "/metrics";
 
-/// Answers one request; never fails (a refusal is a response too).
+/// Answers one request; never fails (a refusal is a response too). Its status is counted
+/// for `/metrics`.
 pub(super) async fn respond(server: Arc<Server>, request: Request<Body>) -> Response<Reply> {
+    let response = handle(&server, request).await;
+    server.metrics.responded(response.status().as_u16());
+    response
+}
+
+async fn handle(server: &Arc<Server>, request: Request<Body>) -> Response<Reply> {
     let (parts, body) = request.into_parts();
-    if let Err(refused) = admit(&server, &parts) {
+    if let Err(refused) = admit(server, &parts) {
         return refused.response();
     }
     let path = parts.uri.path();
     if path == HEALTH && parts.method == Verb::GET {
         return plain(StatusCode::OK, "ok\n");
+    }
+    if let Some(verifier) = &server.oauth
+        && oauth::is_metadata_path(path)
+    {
+        // Asked for before a token is had: served to anyone.
+        if parts.method != Verb::GET {
+            return not_allowed(&parts.method, "GET");
+        }
+        return json(StatusCode::OK, oauth::metadata(verifier));
+    }
+    if path == METRICS && parts.method == Verb::GET {
+        // Asked for with the same credential as the endpoint: counts by method say how a
+        // library is used, which is no business of whoever can reach the port.
+        return match authenticate(server, &parts).await {
+            Ok(_) => metrics_text(server),
+            Err(refused) => refused,
+        };
     }
     if path != ENDPOINT {
         return refusal(StatusCode::NOT_FOUND, &not_found(path, ENDPOINT));
@@ -60,16 +97,39 @@ pub(super) async fn respond(server: Arc<Server>, request: Request<Body>) -> Resp
     if server.closing.load(Ordering::Acquire) {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down());
     }
-    let seen = match authenticate(&server, &parts).await {
-        Ok(seen) => seen,
-        Err(refused) => return refused,
+    let caller = match authenticate(server, &parts).await {
+        Ok(caller) => caller,
+        Err(refused) => {
+            drain(body).await;
+            return refused;
+        }
     };
+    // Before the body is read: a caller over its rate costs one short answer.
+    if let Err(wait) = server.callers.request(&caller.who, Instant::now()) {
+        let rate = server.callers.requests();
+        let error = RpcError::request_rate_limited(
+            &caller.who.to_string(),
+            rate.per_second,
+            rate.burst,
+            wait,
+        );
+        return refusal(StatusCode::TOO_MANY_REQUESTS, &error);
+    }
     match parts.method {
-        Verb::POST => post(&server, &parts, body, seen).await,
-        Verb::GET => stream(&server, &parts, seen),
-        Verb::DELETE => delete(&server, &parts),
+        Verb::POST => post(server, &parts, body, caller).await,
+        Verb::GET => stream(server, &parts, caller),
+        Verb::DELETE => delete(server, &parts),
         _ => not_allowed(&parts.method, "POST, GET, DELETE"),
     }
+}
+
+/// Reads and drops a small body (within `DRAIN_LIMIT` and `DRAIN_TIME`) of a request refused
+/// before its body was read. hyper closes a connection whose request body is left unread,
+/// and a body that arrives after the close makes the kernel reset the connection, which can
+/// lose the response before the client reads it: the 401 and its challenge, which is how
+/// a client learns where to get a token.
+async fn drain(body: Body) {
+    let _ = tokio::time::timeout(DRAIN_TIME, Limited::new(body, DRAIN_LIMIT).collect()).await;
 }
 
 /// Whether the request is let in at all, before its body is read or anything dispatched:
@@ -83,14 +143,19 @@ fn admit(server: &Server, parts: &Parts) -> Result<(), Refusal> {
     Err(Refusal(StatusCode::FORBIDDEN, origin_refused(&shown)))
 }
 
-/// What the caller sees: everything without authentication; with `--auth token`, what its
-/// bearer token grants, looked up on the blocking pool (the token's keyed hash in the
-/// database, so a token made or removed with `promptshelf token` counts at once, on every
-/// instance). A request without a token, or with one the library does not hold or that
-/// expired, is refused with 401 and `WWW-Authenticate: Bearer`.
-async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Visibility, Response<Reply>> {
+/// Who is asking, and what the caller sees: without authentication the process, which
+/// sees everything; with `--auth token`, the token by its name, seeing what it grants,
+/// looked up on the blocking pool (the token's keyed hash in the database, so a token made
+/// or removed with `promptshelf token` counts at once, on every instance). A request
+/// without a token, or with one the library does not hold or that expired, is refused
+/// with 401 and `WWW-Authenticate: Bearer`. With `--auth oauth`, the access token's subject,
+/// seeing what its scopes grant (`access`).
+async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Caller, Response<Reply>> {
     if server.auth == Auth::None {
-        return Ok(Visibility::Everything);
+        return Ok(Caller {
+            who: Who::Process,
+            seen: Visibility::Everything,
+        });
     }
     let presented = header(parts, header::AUTHORIZATION.as_str())
         .and_then(|value| std::str::from_utf8(value).ok())
@@ -100,6 +165,9 @@ async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Visibility,
                 .eq_ignore_ascii_case("bearer")
                 .then(|| token.trim().to_string())
         });
+    if let Some(verifier) = &server.oauth {
+        return access(verifier, presented).await;
+    }
     let Some(token) = presented else {
         return Err(unauthorized_response(
             "this server asks for a bearer token, and the request has none",
@@ -108,7 +176,10 @@ async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Visibility,
     };
     let shared = Arc::clone(&server.shared);
     match tokio::task::spawn_blocking(move || shared.token(&token)).await {
-        Ok(Ok(Presented::Valid(grant))) => Ok(Visibility::of(&grant)),
+        Ok(Ok(Presented::Valid(grant))) => Ok(Caller {
+            seen: Visibility::of(&grant),
+            who: Who::Token(grant.name.into()),
+        }),
         Ok(Ok(Presented::Expired(_))) => Err(unauthorized_response(
             "the bearer token has expired",
             Some("the token has expired"),
@@ -134,21 +205,78 @@ async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Visibility,
     }
 }
 
+/// `--auth oauth`: what the access token sees, checked on the blocking pool (a key id the
+/// key set does not hold reads the set again, which may fetch it over the network); or 401
+/// without a valid token, 403 for one whose scopes grant nothing, each with its challenge.
+async fn access(
+    verifier: &Arc<Verifier>,
+    presented: Option<String>,
+) -> Result<Caller, Response<Reply>> {
+    let Some(token) = presented else {
+        let error =
+            access_token_refused("this server asks for an access token, and the request has none");
+        let challenge = oauth::challenge(verifier, &Problem::Missing);
+        return Err(challenged(StatusCode::UNAUTHORIZED, &error, &challenge));
+    };
+    let checking = Arc::clone(verifier);
+    let verdict = match tokio::task::spawn_blocking(move || checking.check(&token)).await {
+        Ok(verdict) => verdict,
+        Err(err) => {
+            tracing::error!("an access token's check failed: {err}");
+            return Err(refusal(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &RpcError::panicked(),
+            ));
+        }
+    };
+    match verdict {
+        Verdict::Granted { seen, subject } => Ok(Caller {
+            seen,
+            who: Who::Subject(subject.into()),
+        }),
+        Verdict::Invalid(why) => {
+            let challenge = oauth::challenge(verifier, &Problem::Invalid(why));
+            Err(challenged(
+                StatusCode::UNAUTHORIZED,
+                &access_token_refused(why),
+                &challenge,
+            ))
+        }
+        Verdict::Insufficient => {
+            let scopes = verifier.scopes();
+            let error = insufficient_scope(&scopes.all(), scopes.prefix());
+            let challenge = oauth::challenge(verifier, &Problem::Insufficient);
+            Err(challenged(StatusCode::FORBIDDEN, &error, &challenge))
+        }
+    }
+}
+
+/// A refusal with its `WWW-Authenticate` challenge.
+fn challenged(status: StatusCode, error: &RpcError, challenge: &str) -> Response<Reply> {
+    let mut response = refusal(status, error);
+    if let Ok(value) = HeaderValue::from_str(challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
 /// 401 with the challenge (RFC 6750): `error="invalid_token"` for a token that was sent.
 fn unauthorized_response(why: &str, invalid: Option<&str>) -> Response<Reply> {
-    let mut response = refusal(StatusCode::UNAUTHORIZED, &unauthorized(why));
     let challenge = match invalid {
         Some(description) => format!(
             "Bearer realm=\"promptshelf\", error=\"invalid_token\", error_description=\"{description}\""
         ),
         None => "Bearer realm=\"promptshelf\"".to_string(),
     };
-    if let Ok(value) = HeaderValue::from_str(&challenge) {
-        response
-            .headers_mut()
-            .insert(header::WWW_AUTHENTICATE, value);
-    }
-    response
+    challenged(StatusCode::UNAUTHORIZED, &unauthorized(why), &challenge)
+}
+
+/// Who sent a request (for its limits) and what it sees.
+struct Caller {
+    who: Who,
+    seen: Visibility,
 }
 
 /// A request refused before its message is answered: the status, and the error said
@@ -172,12 +300,7 @@ fn now_secs() -> u64 {
 }
 
 /// POST: one JSON-RPC message.
-async fn post(
-    server: &Arc<Server>,
-    parts: &Parts,
-    body: Body,
-    seen: Visibility,
-) -> Response<Reply> {
+async fn post(server: &Arc<Server>, parts: &Parts, body: Body, caller: Caller) -> Response<Reply> {
     // Taken before the body is read: bodies held at once are bounded too.
     let Ok(_permit) = server.in_flight.acquire().await else {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down());
@@ -202,6 +325,11 @@ async fn post(
     };
     match parse_line(&message) {
         Incoming::Invalid { id, error } => {
+            let error = if error.code == crate::protocol::code::UNSUPPORTED_VERSION {
+                unserved_version(error, header(parts, mcp::PROTOCOL_VERSION))
+            } else {
+                error
+            };
             let status = status(refusal_status(&error));
             json(status, error_line(&id, &error))
         }
@@ -213,7 +341,7 @@ async fn post(
         }
         // Nothing waits for a response over HTTP: this server sends no requests here.
         Incoming::Notification(Notification::Other) | Incoming::Response(_) => accepted(),
-        Incoming::Request(envelope) => request(server, parts, envelope, seen).await,
+        Incoming::Request(envelope) => request(server, parts, envelope, caller).await,
     }
 }
 
@@ -248,15 +376,48 @@ fn legacy_session(server: &Server, parts: &Parts) -> Result<LegacySession, Refus
     Ok(session)
 }
 
+/// A request, answered and counted for `/metrics` by method, outcome and time taken.
 async fn request(
     server: &Arc<Server>,
     parts: &Parts,
     envelope: Envelope,
-    seen: Visibility,
+    caller: Caller,
 ) -> Response<Reply> {
+    let started = Instant::now();
+    let method = metrics::label(&envelope.method);
+    let response = routed(server, parts, envelope, caller).await;
+    let outcome = if !response.status().is_success() {
+        Outcome::Refused
+    } else if response.extensions().get::<AnsweredError>().is_some() {
+        Outcome::Error
+    } else {
+        Outcome::Ok
+    };
+    server.metrics.request(method, outcome, started.elapsed());
+    response
+}
+
+async fn routed(
+    server: &Arc<Server>,
+    parts: &Parts,
+    envelope: Envelope,
+    caller: Caller,
+) -> Response<Reply> {
+    let Caller { who, seen } = caller;
     let refuse = |error: RpcError| {
-        json(
+        let mut response = json(
             status(refusal_status(&error)),
+            error_line(&envelope.id, &error),
+        );
+        retry_after(&mut response, &error);
+        response
+    };
+    // In a legacy session a 404 means "this session is gone" and sends the client back to
+    // `initialize`, so an error answering the message itself (a method the revision does
+    // not define, bad params) comes with 200, as the legacy transport has it.
+    let refuse_in_session = |error: RpcError| {
+        json(
+            status(legacy_refusal_status(&error)),
             error_line(&envelope.id, &error),
         )
     };
@@ -272,29 +433,36 @@ async fn request(
             }
             None
         }
-        // Opening a session, or probing without one (answered in the modern shape).
-        (Era::Legacy, Method::Initialize { .. } | Method::Discover) => None,
+        // Opening a session (a legacy client sends no version header with it).
+        (Era::Legacy, Method::Initialize { .. }) => None,
+        (Era::Legacy, _)
+            if header(parts, mcp::PROTOCOL_VERSION)
+                == Some(Revision::MODERN.as_str().as_bytes()) =>
+        {
+            return refuse(modern_without_meta());
+        }
+        // Probing without a session (answered in the modern shape).
+        (Era::Legacy, Method::Discover) => None,
         (Era::Legacy, _) => match legacy_session(server, parts) {
             Ok(session) => Some(session),
             Err(refused) => return refused.response(),
         },
     };
     let negotiated = session.as_ref().map(|session| session.revision);
-    let routed = {
-        let mut completions = server
-            .completions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        route(&server.shared, &envelope, negotiated, completions.as_mut())
-    };
+    let routed = server
+        .callers
+        .completions(&who, Instant::now(), |completions| {
+            route(&server.shared, &envelope, negotiated, completions)
+        });
     let (revision, route) = match routed {
         Ok(routed) => routed,
+        Err(error) if session.is_some() => return refuse_in_session(error),
         Err(error) => return refuse(error),
     };
     match route {
         Route::Initialize { .. } => initialize(server, envelope, revision, seen).await,
         Route::Listen(params) => match Interest::of(&server.shared.config, params, seen) {
-            Ok(interest) => listen(server, &envelope.id, interest),
+            Ok(interest) => listen(server, &envelope.id, interest, &who),
             Err(sentence) => {
                 let error = Failure::InvalidParams(sentence).into_rpc(revision);
                 json(StatusCode::OK, error_line(&envelope.id, &error))
@@ -401,8 +569,8 @@ async fn answered(
     }
 }
 
-fn listen(server: &Arc<Server>, id: &RequestId, interest: Interest) -> Response<Reply> {
-    match server.streams.listen(id, interest) {
+fn listen(server: &Arc<Server>, id: &RequestId, interest: Interest, who: &Who) -> Response<Reply> {
+    match server.streams.listen(id, interest, who) {
         Ok(stream) => events(stream),
         Err(refused) => stream_refused(server, refused),
     }
@@ -413,6 +581,11 @@ fn stream_refused(server: &Server, refused: Refused) -> Response<Reply> {
         Refused::TooMany => refusal(
             StatusCode::SERVICE_UNAVAILABLE,
             &too_many_streams(server.shared.config.max_streams),
+        ),
+        // The caller's own excess (429), where the server's cap is its capacity (503).
+        Refused::TooManyForCaller(who) => refusal(
+            StatusCode::TOO_MANY_REQUESTS,
+            &too_many_streams_for(&who.to_string(), server.streams.max_per_caller()),
         ),
         Refused::Closing => refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down()),
         Refused::Busy => refusal(
@@ -426,7 +599,7 @@ fn stream_refused(server: &Server, refused: Refused) -> Response<Reply> {
 }
 
 /// GET: a legacy session's stream of notifications.
-fn stream(server: &Arc<Server>, parts: &Parts, seen: Visibility) -> Response<Reply> {
+fn stream(server: &Arc<Server>, parts: &Parts, caller: Caller) -> Response<Reply> {
     if header(parts, mcp::SESSION_ID).is_none() {
         return not_allowed(&parts.method, "POST");
     }
@@ -443,7 +616,10 @@ fn stream(server: &Arc<Server>, parts: &Parts, seen: Visibility) -> Response<Rep
         Ok(session) => session,
         Err(refused) => return refused.response(),
     };
-    match server.streams.legacy(&session.nonce, seen) {
+    match server
+        .streams
+        .legacy(&session.nonce, caller.seen, &caller.who)
+    {
         Ok(stream) => events(stream),
         Err(refused) => stream_refused(server, refused),
     }
@@ -472,8 +648,12 @@ fn json(status: StatusCode, mut line: Vec<u8>) -> Response<Reply> {
     if line.last() == Some(&b'\n') {
         line.pop();
     }
+    let answered_error = is_error_line(&line);
     let mut response = Response::new(Full::new(Bytes::from(line)).boxed());
     *response.status_mut() = status;
+    if answered_error {
+        response.extensions_mut().insert(AnsweredError);
+    }
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
@@ -483,7 +663,20 @@ fn json(status: StatusCode, mut line: Vec<u8>) -> Response<Reply> {
 
 /// An error without a request to answer (id-less).
 fn refusal(status: StatusCode, error: &RpcError) -> Response<Reply> {
-    json(status, error_line(&RequestId::null(), error))
+    let mut response = json(status, error_line(&RequestId::null(), error));
+    retry_after(&mut response, error);
+    response
+}
+
+/// `Retry-After` (whole seconds, rounded up) on the answer to a rate-limited request.
+fn retry_after(response: &mut Response<Reply>, error: &RpcError) {
+    if let Some(wait) = error.retry_after() {
+        let seconds = wait.as_millis().div_ceil(1000).max(1);
+        response.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from(u64::try_from(seconds).unwrap_or(u64::MAX)),
+        );
+    }
 }
 
 fn not_allowed(verb: &Verb, allowed: &'static str) -> Response<Reply> {
@@ -513,6 +706,22 @@ fn plain(status: StatusCode, text: &'static str) -> Response<Reply> {
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+/// `/metrics`: the counts, and the gauges read now.
+fn metrics_text(server: &Server) -> Response<Reply> {
+    let gauges = Gauges {
+        open_streams: server.streams.open_count(),
+        in_flight: super::MAX_IN_FLIGHT.saturating_sub(server.in_flight.available_permits()),
+        change_position: server.shared.position(),
+    };
+    let text = server.metrics.text(&gauges);
+    let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
     );
     response
 }

@@ -4,28 +4,36 @@
 //! Modern (2026-07-28) requests are stateless; a legacy session's state travels in its
 //! signed id (`session_id`), so any instance on the same database serves any request.
 //!
+//! - `callers`: who is asking, and each caller's request and completion rates.
 //! - `exchange`: one HTTP request to its response (methods, admission, body, headers,
 //!   sessions, routing).
+//! - `metrics`: `GET /metrics`, what this instance has served, for Prometheus.
+//! - `oauth`: `--auth oauth`'s protected resource metadata and challenges.
 //! - `origin`: which `Origin`s are served.
 //! - `session_id`: legacy session ids that carry their own signed state.
 //! - `streams`: the open event streams, what each is told, and shutdown's closing results.
 //! - `sse`: the event-stream body.
 //! - `cancel`: legacy requests in flight, for `notifications/cancelled`.
+//! - `tls`: HTTPS (`--tls-cert`, `--tls-key`) with rustls.
 //!
 //! This file runs it: the runtime, the listener, the watcher, connections and their
 //! timeouts, and shutdown on SIGTERM or SIGINT (stop accepting, finish what is in flight,
 //! close every stream with its final result, exit 0).
 
+mod callers;
 mod cancel;
 mod exchange;
+mod metrics;
+mod oauth;
 mod origin;
 mod session_id;
 mod sse;
 mod streams;
+mod tls;
 
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -35,12 +43,14 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 
-use super::rate_limit::TokenBucket;
 use super::state::{Library, Shared};
 use super::watch;
 use crate::config::{Auth, HttpConfig, ServeConfig};
+use crate::oauth::Verifier;
 use crate::store::Store;
+use callers::{Callers, Rate};
 use cancel::Cancels;
+use metrics::Metrics;
 use origin::Origins;
 use streams::Streams;
 
@@ -58,13 +68,17 @@ struct Server {
     streams: Arc<Streams>,
     cancels: Arc<Cancels>,
     origins: Origins,
-    /// The completion rate limit, per process as on stdio; None: no limit.
-    completions: Mutex<Option<TokenBucket>>,
+    /// Each caller's request and completion rates.
+    callers: Callers,
     in_flight: tokio::sync::Semaphore,
     /// Shutting down: new requests are refused (503).
     closing: AtomicBool,
     /// How callers are authenticated (`exchange::authenticate`).
     auth: Auth,
+    /// What `/metrics` tells.
+    metrics: Metrics,
+    /// With `--auth oauth`, what checks access tokens (its key set read at start).
+    oauth: Option<Arc<Verifier>>,
 }
 
 impl Server {
@@ -98,6 +112,11 @@ impl watch::Watched for Watched {
 
 /// Serves MCP over Streamable HTTP at `http.addr` until SIGTERM or SIGINT.
 pub fn serve(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> {
+    // Before the runtime starts: reading the key set may fetch it over the network.
+    let oauth = match &http.auth {
+        Auth::OAuth(settings) => Some(Arc::new(Verifier::new(settings)?)),
+        Auth::Token | Auth::None => None,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(WORKER_THREADS)
         .max_blocking_threads(super::MAX_TASK_THREADS)
@@ -105,13 +124,24 @@ pub fn serve(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> 
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let result = runtime.block_on(run(store, config, http));
+    let result = runtime.block_on(run(store, config, http, oauth));
     // Every request has been answered or given up on; idle pool threads need not be waited for.
     runtime.shutdown_background();
     result
 }
 
-async fn run(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> {
+async fn run(
+    store: Store,
+    config: ServeConfig,
+    http: HttpConfig,
+    oauth: Option<Arc<Verifier>>,
+) -> Result<()> {
+    // Bad certificate files are said before anything listens.
+    let tls = match &http.tls {
+        Some(files) => Some(tls::acceptor(&files.cert, &files.key)?),
+        None => None,
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let target = watch::Target::of(&store);
     let path = store.path().to_path_buf();
     let listener = TcpListener::bind(http.addr)
@@ -121,12 +151,17 @@ async fn run(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> 
         .local_addr()
         .context("cannot tell which address the listener is bound to")?;
     let (library, start) = Library::of(store)?;
-    let completions = TokenBucket::new(
-        config.completion_rate,
-        config.completion_burst,
-        std::time::Instant::now(),
+    let callers = Callers::new(
+        Rate {
+            per_second: http.request_rate,
+            burst: http.request_burst,
+        },
+        Rate {
+            per_second: config.completion_rate,
+            burst: config.completion_burst,
+        },
     );
-    let streams = Streams::new(config.max_streams);
+    let streams = Streams::new(config.max_streams, http.max_streams_per_caller);
     let shared = Arc::new(Shared::new(library, config, start));
     let watched = Watched {
         shared: Arc::clone(&shared),
@@ -140,18 +175,20 @@ async fn run(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> 
         shared,
         streams,
         cancels: Arc::default(),
-        origins: Origins::new(local, &http.allow_origins),
-        completions: Mutex::new(completions),
+        origins: Origins::new(local, scheme, &http.allow_origins),
+        callers,
         in_flight: tokio::sync::Semaphore::new(MAX_IN_FLIGHT),
         closing: AtomicBool::new(false),
         auth: http.auth,
+        metrics: Metrics::default(),
+        oauth,
     });
     let mut connections = http1::Builder::new();
     connections
         .timer(TokioTimer::new())
         .header_read_timeout(http.header_timeout);
     // Said on stderr whatever the log level: with port 0 this is how the port is known.
-    eprintln!("promptshelf: listening on http://{local}/mcp");
+    eprintln!("promptshelf: listening on {scheme}://{local}/mcp");
     let graceful = GracefulShutdown::new();
     let stop = stopped();
     tokio::pin!(stop);
@@ -176,9 +213,36 @@ async fn run(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> 
             let server = Arc::clone(&server);
             async move { Ok::<_, Infallible>(exchange::respond(server, request).await) }
         });
-        let connection =
-            graceful.watch(connections.serve_connection(TokioIo::new(stream), service));
+        let Some(acceptor) = &tls else {
+            let connection =
+                graceful.watch(connections.serve_connection(TokioIo::new(stream), service));
+            tokio::spawn(async move {
+                if let Err(err) = connection.await {
+                    tracing::debug!("connection: {err}");
+                }
+            });
+            continue;
+        };
+        // The handshake runs in the connection's task, so a slow one holds up no other,
+        // within the time a connection has for its headers.
+        let handshake = acceptor.accept(stream);
+        let watcher = graceful.watcher();
+        let connections = connections.clone();
+        let limit = http.header_timeout;
         tokio::spawn(async move {
+            let stream = match tokio::time::timeout(limit, handshake).await {
+                Ok(Ok(stream)) => stream,
+                Ok(Err(err)) => {
+                    tracing::debug!("TLS handshake: {err}");
+                    return;
+                }
+                Err(_) => {
+                    tracing::debug!("TLS handshake not done within {} s", limit.as_secs());
+                    return;
+                }
+            };
+            let connection =
+                watcher.watch(connections.serve_connection(TokioIo::new(stream), service));
             if let Err(err) = connection.await {
                 tracing::debug!("connection: {err}");
             }

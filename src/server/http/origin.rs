@@ -8,14 +8,15 @@ use std::net::SocketAddr;
 pub(super) struct Origins(Vec<String>);
 
 impl Origins {
-    /// The server's own origins on its loopback address and port, and `extra` (already
-    /// checked and lower case, `cmd::serve`).
-    pub(super) fn new(local: SocketAddr, extra: &[String]) -> Origins {
+    /// The server's own origins on its loopback address and port, with the scheme it
+    /// serves (`http`, or `https` with TLS), and `extra` (already checked and lower case,
+    /// `cmd::serve`).
+    pub(super) fn new(local: SocketAddr, scheme: &str, extra: &[String]) -> Origins {
         let port = local.port();
-        let mut origins = vec![format!("http://localhost:{port}")];
+        let mut origins = vec![format!("{scheme}://localhost:{port}")];
         origins.push(match local {
-            SocketAddr::V4(addr) => format!("http://{}:{port}", addr.ip()),
-            SocketAddr::V6(addr) => format!("http://[{}]:{port}", addr.ip()),
+            SocketAddr::V4(addr) => format!("{scheme}://{}:{port}", addr.ip()),
+            SocketAddr::V6(addr) => format!("{scheme}://[{}]:{port}", addr.ip()),
         });
         origins.extend(extra.iter().cloned());
         Origins(origins)
@@ -40,7 +41,7 @@ mod tests {
     #[test]
     fn own_origins_and_the_allowed_ones_are_served() {
         let local: SocketAddr = "127.0.0.1:8080".parse().unwrap();
-        let origins = Origins::new(local, &["https://app.example.com".to_string()]);
+        let origins = Origins::new(local, "http", &["https://app.example.com".to_string()]);
         for served in [
             None,
             Some("http://127.0.0.1:8080"),
@@ -58,5 +59,8 @@ mod tests {
         ] {
             assert!(!origins.allows(Some(refused.as_bytes())), "{refused}");
         }
+        let tls = Origins::new(local, "https", &[]);
+        assert!(tls.allows(Some(b"https://localhost:8080")));
+        assert!(!tls.allows(Some(b"http://localhost:8080")));
     }
 }

@@ -1,5 +1,6 @@
 //! The event streams this instance has open: modern `subscriptions/listen` streams and
-//! legacy sessions' GET streams, at most `--max-streams` of them together, and the URIs
+//! legacy sessions' GET streams, at most `--max-streams` of them together and
+//! `--max-streams-per-token` of one caller's (`callers::Who`), and the URIs
 //! legacy sessions subscribed to here. The watcher's changes go to every stream, each only
 //! what it asked for (`session::Interest`, `session::legacy_lines`, as on stdio); a stream
 //! opens with its acknowledgement queued under the same lock as notifications, so the
@@ -16,6 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use hyper::body::Bytes;
 use tokio::sync::mpsc;
 
+use super::callers::Who;
 use super::session_id::LegacySession;
 use super::sse::{self, Events};
 use crate::config::ServeConfig;
@@ -33,6 +35,8 @@ pub(super) struct Streams {
     state: Mutex<State>,
     /// `--max-streams`.
     max: usize,
+    /// `--max-streams-per-token`.
+    max_per_caller: usize,
 }
 
 #[derive(Default)]
@@ -41,6 +45,9 @@ struct State {
     open: HashMap<u64, Open>,
     /// Legacy sessions' GET streams, by session nonce.
     legacy_streams: HashMap<String, u64>,
+    /// Streams open per caller; a caller with none has no entry, so at most one entry per
+    /// open stream.
+    per_caller: HashMap<Who, usize>,
     /// What legacy sessions subscribed to here, by session nonce.
     subscriptions: HashMap<String, Subscribed>,
     closing: bool,
@@ -49,6 +56,7 @@ struct State {
 struct Open {
     kind: Kind,
     queue: mpsc::Sender<Bytes>,
+    owner: Who,
 }
 
 enum Kind {
@@ -73,6 +81,8 @@ struct Subscribed {
 #[derive(Debug)]
 pub(super) enum Refused {
     TooMany,
+    /// The caller has `--max-streams-per-token` open already.
+    TooManyForCaller(Who),
     /// The session already has its GET stream open here.
     Busy,
     /// The server is shutting down.
@@ -95,22 +105,38 @@ pub(super) type Stream = Events<Guard>;
 
 impl State {
     fn remove(&mut self, key: u64) {
-        if let Some(Open {
-            kind: Kind::Legacy { nonce, .. },
-            ..
-        }) = self.open.remove(&key)
-        {
+        let Some(Open { kind, owner, .. }) = self.open.remove(&key) else {
+            return;
+        };
+        if let Kind::Legacy { nonce, .. } = kind {
             self.legacy_streams.remove(&nonce);
+        }
+        if let Some(count) = self.per_caller.get_mut(&owner) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.per_caller.remove(&owner);
+            }
         }
     }
 }
 
 impl Streams {
-    pub(super) fn new(max: usize) -> Arc<Streams> {
+    pub(super) fn new(max: usize, max_per_caller: usize) -> Arc<Streams> {
         Arc::new(Streams {
             state: Mutex::default(),
             max,
+            max_per_caller,
         })
+    }
+
+    /// `--max-streams-per-token`.
+    pub(super) fn max_per_caller(&self) -> usize {
+        self.max_per_caller
+    }
+
+    /// Streams open now, for `/metrics`.
+    pub(super) fn open_count(&self) -> usize {
+        self.lock().open.len()
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -121,6 +147,7 @@ impl Streams {
         self: &Arc<Self>,
         state: &mut State,
         kind: Kind,
+        owner: &Who,
         first: Option<Bytes>,
     ) -> Result<Stream, Refused> {
         if state.closing {
@@ -128,6 +155,10 @@ impl Streams {
         }
         if state.open.len() >= self.max {
             return Err(Refused::TooMany);
+        }
+        let owned = state.per_caller.get(owner).copied().unwrap_or(0);
+        if owned >= self.max_per_caller {
+            return Err(Refused::TooManyForCaller(owner.clone()));
         }
         let (queue, events) = mpsc::channel(QUEUED_EVENTS);
         if let Some(first) = first {
@@ -139,7 +170,15 @@ impl Streams {
         if let Kind::Legacy { nonce, .. } = &kind {
             state.legacy_streams.insert(nonce.clone(), key);
         }
-        state.open.insert(key, Open { kind, queue });
+        *state.per_caller.entry(owner.clone()).or_default() += 1;
+        state.open.insert(
+            key,
+            Open {
+                kind,
+                queue,
+                owner: owner.clone(),
+            },
+        );
         let guard = Guard {
             streams: Arc::clone(self),
             key,
@@ -147,26 +186,28 @@ impl Streams {
         Ok(Events::new(events, guard))
     }
 
-    /// Opens the stream of the listen request `id`, its acknowledgement first.
+    /// Opens the stream of the listen request `id` for `owner`, its acknowledgement first.
     pub(super) fn listen(
         self: &Arc<Self>,
         id: &RequestId,
         interest: Interest,
+        owner: &Who,
     ) -> Result<Stream, Refused> {
         let acknowledgement = sse::event(&interest.acknowledgement(id));
         let kind = Kind::Listen {
             id: id.clone(),
             interest,
         };
-        self.open(&mut self.lock(), kind, Some(acknowledgement))
+        self.open(&mut self.lock(), kind, owner, Some(acknowledgement))
     }
 
-    /// Opens the GET stream of the legacy session `nonce`, for a caller that sees what
+    /// Opens the GET stream of the legacy session `nonce`, for `owner`, who sees what
     /// `seen` shows: one per session here.
     pub(super) fn legacy(
         self: &Arc<Self>,
         nonce: &str,
         seen: Visibility,
+        owner: &Who,
     ) -> Result<Stream, Refused> {
         let mut state = self.lock();
         if state.legacy_streams.contains_key(nonce) {
@@ -176,7 +217,7 @@ impl Streams {
             nonce: nonce.to_string(),
             seen,
         };
-        self.open(&mut state, kind, None)
+        self.open(&mut state, kind, owner, None)
     }
 
     /// `resources/subscribe` (true) or `resources/unsubscribe` of `uri` for `session`, at
@@ -280,5 +321,6 @@ impl Streams {
         }
         state.open.clear();
         state.legacy_streams.clear();
+        state.per_caller.clear();
     }
 }
