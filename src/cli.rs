@@ -403,6 +403,13 @@ pub struct ExportArgs {
     /// written under DIR as the project's root (claude-commands: DIR/.claude/commands/)
     #[arg(long, value_enum, default_value_t)]
     pub format: crate::export::Format,
+    /// List the files that would be written or overwritten, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Write into the folder a collection was imported from too (its files are overwritten
+    /// with the stored versions)
+    #[arg(long)]
+    pub force: bool,
     /// Print the outcome (counts and warnings) as one JSON object
     #[arg(long)]
     pub json: bool,
@@ -448,6 +455,10 @@ pub enum PromptCommand {
         /// A `*.prompt.md` file, or a markdown file whose front matter says `kind: prompt`;
         /// `-` reads the prompt file from standard input
         file: PathBuf,
+        /// Replace a collection's prompt of the same name, which then becomes one added by
+        /// hand: imports of that collection leave it alone
+        #[arg(long)]
+        detach: bool,
         /// Print the outcome as JSON
         #[arg(long)]
         json: bool,
@@ -475,6 +486,10 @@ pub enum PromptCommand {
         /// The prompt's name
         #[arg(add = ArgValueCompleter::new(shell::prompt_names))]
         name: String,
+        /// Remove a collection's prompt and keep imports of that collection from bringing
+        /// it back from its file
+        #[arg(long)]
+        detach: bool,
         /// Print the outcome as JSON
         #[arg(long)]
         json: bool,
@@ -517,6 +532,22 @@ pub enum ResourceCommand {
         /// Override the name (default: the file name)
         #[arg(long)]
         name: Option<String>,
+        /// A title for people (a markdown file's front matter or first heading otherwise)
+        #[arg(long)]
+        title: Option<String>,
+        /// What the resource is
+        #[arg(long)]
+        description: Option<String>,
+        /// Who the resource is for: user, assistant, or both as user,assistant
+        #[arg(long, value_name = "ROLES")]
+        audience: Option<String>,
+        /// How important the resource is, from 0.0 (least) to 1.0 (most)
+        #[arg(long, value_name = "0.0..1.0")]
+        priority: Option<String>,
+        /// Replace a collection's resource of the same URI, which then becomes one added by
+        /// hand: imports of that collection leave it alone
+        #[arg(long)]
+        detach: bool,
         /// Print the outcome as JSON
         #[arg(long)]
         json: bool,
@@ -544,6 +575,10 @@ pub enum ResourceCommand {
         /// The resource's URI
         #[arg(add = ArgValueCompleter::new(shell::resource_uris))]
         uri: String,
+        /// Remove a collection's resource and keep imports of that collection from bringing
+        /// it back from its file
+        #[arg(long)]
+        detach: bool,
         /// Print the outcome as JSON
         #[arg(long)]
         json: bool,

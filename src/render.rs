@@ -10,6 +10,7 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use minijinja::value::Kwargs;
 use minijinja::{Environment, UndefinedBehavior, Value};
 
 use crate::model::{ArgumentType, ContentHash, Prompt, Role, StoredPrompt};
@@ -24,6 +25,9 @@ pub enum Piece {
     Text(String),
     /// `{{ embed(uri) }}`: the resource's contents go into the conversation.
     Embed(String),
+    /// `{{ embed(uri, as="resource") }}`: the same, always as an embedded `resource` block,
+    /// also where an image or audio block would be chosen.
+    EmbedResource(String),
     /// `{{ link(uri) }}`: a `resource_link` to it.
     Link(String),
 }
@@ -236,6 +240,26 @@ struct Directives {
 
 impl minijinja::value::Object for Directives {}
 
+/// Records an embed or link of the render going on, returning the marker that stands for it
+/// in the text.
+fn directive(state: &minijinja::State, piece: Piece) -> Result<String, minijinja::Error> {
+    let directives = state
+        .lookup(DIRECTIVES)
+        .and_then(|value| value.downcast_object::<Directives>())
+        .ok_or_else(|| {
+            minijinja::Error::new(
+                minijinja::ErrorKind::InvalidOperation,
+                "embed and link work only while a prompt renders",
+            )
+        })?;
+    let mut list = directives
+        .pieces
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    list.push(piece);
+    Ok(marker(&directives.nonce, list.len() - 1))
+}
+
 /// Compiled templates, kept by the prompt's content hash (which covers its bodies):
 /// compiling costs more than rendering, and a prompt's bodies change rarely.
 type Compiled = HashMap<ContentHash, Arc<Environment<'static>>, foldhash::fast::RandomState>;
@@ -257,31 +281,37 @@ fn compiled(prompt: &Prompt, key: ContentHash) -> Result<Arc<Environment<'static
     env.set_undefined_behavior(UndefinedBehavior::Lenient);
     env.set_fuel(Some(FUEL));
     env.set_recursion_limit(64);
-    for (name, make) in [
-        ("embed", Piece::Embed as fn(String) -> Piece),
-        ("link", Piece::Link as fn(String) -> Piece),
-    ] {
-        env.add_function(
-            name,
-            move |state: &minijinja::State, uri: String| -> Result<String, minijinja::Error> {
-                let directives = state
-                    .lookup(DIRECTIVES)
-                    .and_then(|value| value.downcast_object::<Directives>())
-                    .ok_or_else(|| {
-                        minijinja::Error::new(
-                            minijinja::ErrorKind::InvalidOperation,
-                            "embed and link work only while a prompt renders",
-                        )
-                    })?;
-                let mut list = directives
-                    .pieces
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
-                list.push(make(uri));
-                Ok(marker(&directives.nonce, list.len() - 1))
-            },
-        );
-    }
+    env.add_function(
+        "embed",
+        |state: &minijinja::State,
+         uri: String,
+         options: Kwargs|
+         -> Result<String, minijinja::Error> {
+            let block: Option<String> = options.get("as")?;
+            options.assert_all_used()?;
+            let piece = match block.as_deref() {
+                None => Piece::Embed(uri),
+                Some("resource") => Piece::EmbedResource(uri),
+                Some(other) => {
+                    return Err(minijinja::Error::new(
+                        minijinja::ErrorKind::InvalidOperation,
+                        format!(
+                            "embed(..., as=\"{other}\"): the one block embed can be asked for is \
+                             as=\"resource\" (an embedded resource block whatever the type); \
+                             leave `as` out to let the resource's type choose"
+                        ),
+                    ));
+                }
+            };
+            directive(state, piece)
+        },
+    );
+    env.add_function(
+        "link",
+        |state: &minijinja::State, uri: String| -> Result<String, minijinja::Error> {
+            directive(state, Piece::Link(uri))
+        },
+    );
     for (index, message) in prompt.messages.iter().enumerate() {
         env.add_template_owned(template_name(index), message.body.clone())
             .map_err(|err| RenderError {

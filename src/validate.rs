@@ -282,7 +282,7 @@ fn uris(rendered: &[render::RenderedTemplate]) -> BTreeSet<String> {
         .iter()
         .flat_map(|template| &template.pieces)
         .filter_map(|piece| match piece {
-            Piece::Embed(uri) | Piece::Link(uri) => Some(uri.clone()),
+            Piece::Embed(uri) | Piece::EmbedResource(uri) | Piece::Link(uri) => Some(uri.clone()),
             Piece::Text(_) => None,
         })
         .collect()

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::library::{self, Collection, Item};
 use crate::model::Origin;
+use crate::store::history::Kind;
 use crate::store::{self, Store};
 
 /// Stdout, locked once and buffered: listings write many short lines.
@@ -371,6 +372,128 @@ pub fn imported_item(
             change(path)
         ),
     })
+}
+
+/// Where a collection's item comes from, for a refusal to change it by hand: the collection
+/// and the item's file (in the folder it was last imported from, when that is known), and
+/// that folder, for the command that imports it again.
+pub fn owner(store: &Store, origin: &Origin) -> Result<(String, String)> {
+    let collection = origin.collection.as_deref().unwrap_or_default();
+    let path = origin.path.as_deref().unwrap_or("its file");
+    let shown = one_line(collection);
+    Ok(match collection_source(store, collection)? {
+        Some(folder) => (
+            format!(
+                "belongs to the collection '{shown}' (its file {})",
+                folder.join(path).display()
+            ),
+            format!(
+                "promptshelf import {} --collection {shown}",
+                folder.display()
+            ),
+        ),
+        None => (
+            format!("belongs to the collection '{shown}' (its file {path})"),
+            format!("promptshelf import DIR --collection {shown}"),
+        ),
+    })
+}
+
+/// The origin of the prompt or resource `key` when a collection owns it.
+pub fn owned(conn: &rusqlite::Connection, kind: Kind, key: &str) -> store::Result<Option<Origin>> {
+    let origin = match kind {
+        Kind::Prompt => store::read::prompt(conn, key)?.map(|stored| stored.prompt.origin),
+        _ => store::read::resource(conn, key)?.map(|stored| stored.info.origin),
+    };
+    Ok(origin.filter(|origin| origin.collection.is_some()))
+}
+
+/// What `prompt add` or `resource add` may write over, found in the writing transaction.
+pub enum Replacing {
+    /// A hand-added item or none: the write goes ahead.
+    Free,
+    /// A collection's item, detached (`--detach`) from that collection.
+    Detached(String),
+}
+
+/// Refuses to replace a collection's item unless `detach`, in which case it is marked as
+/// detached from it, in the same transaction as the write that replaces it.
+pub fn replacing(
+    tx: &rusqlite::Transaction,
+    kind: Kind,
+    key: &str,
+    detach: bool,
+) -> store::Result<Result<Replacing, Origin>> {
+    let Some(origin) = owned(tx, kind, key)? else {
+        return Ok(Ok(Replacing::Free));
+    };
+    if !detach {
+        return Ok(Err(origin));
+    }
+    let collection = origin.collection.unwrap_or_default();
+    store::detached::mark(tx, kind, key, &collection)?;
+    Ok(Ok(Replacing::Detached(collection)))
+}
+
+/// What `prompt rm` or `resource rm` did in its transaction.
+pub enum Removal {
+    /// Whether an item was removed, and the collection a detached one came from (whose
+    /// imports take the item from its file again).
+    Done {
+        removed: bool,
+        returned: Option<String>,
+    },
+    /// A collection's item, without `--detach`.
+    Refused(Origin),
+}
+
+/// Removes a prompt or resource through `remove`. A collection's is removed only with
+/// `detach` (its file would bring it back otherwise), and then marked as detached; removing
+/// a detached item, or the key of one removed with `--detach`, gives the key back to its
+/// collection.
+pub fn remove_item(
+    tx: &rusqlite::Transaction,
+    kind: Kind,
+    key: &str,
+    detach: bool,
+    remove: impl FnOnce(&rusqlite::Transaction, &str) -> store::Result<bool>,
+) -> store::Result<Removal> {
+    if let Some(origin) = owned(tx, kind, key)? {
+        if !detach {
+            return Ok(Removal::Refused(origin));
+        }
+        let collection = origin.collection.unwrap_or_default();
+        store::detached::mark(tx, kind, key, &collection)?;
+        return Ok(Removal::Done {
+            removed: remove(tx, key)?,
+            returned: None,
+        });
+    }
+    // `--detach` again keeps the item away from its collection; without it, the key goes back.
+    let returned = store::detached::from(tx, kind, key)?.filter(|_| !detach);
+    if returned.is_some() {
+        store::detached::clear(tx, kind, key)?;
+    }
+    Ok(Removal::Done {
+        removed: remove(tx, key)?,
+        returned,
+    })
+}
+
+/// The line `prompt rm` or `resource rm` prints (`what`: `prompt x`, `resource u`).
+pub fn removed_line(what: &str, removed: bool, returned: Option<&str>) -> String {
+    let mut line = if removed {
+        format!("removed {what}")
+    } else {
+        format!("{what} is no longer detached")
+    };
+    if let Some(collection) = returned {
+        line.push_str(&format!(
+            "; the next import of the collection {} takes it from its file again",
+            one_line(collection)
+        ));
+    }
+    line
 }
 
 /// `label: value` lines with the values aligned; empty values are left out.

@@ -1,6 +1,8 @@
 //! `promptshelf export DIR`: writes the library out as folders of the format and prints what
 //! was written; items the format cannot carry exactly are warned about on stderr.
 
+use std::io::Write;
+
 use anyhow::Result;
 use serde::Serialize;
 
@@ -23,12 +25,25 @@ struct ExportJson<'a> {
     unchanged: usize,
     /// Items that will not read back exactly as stored, and items left out.
     warnings: &'a [String],
+    /// Whether nothing was written (`--dry-run`); `written` then counts what would be.
+    dry_run: bool,
+    /// With `--dry-run`: each file that would be written, overwritten or removed.
+    planned: Vec<PlannedJson>,
+}
+
+#[derive(Serialize)]
+struct PlannedJson {
+    /// `write`, `overwrite` or `remove`.
+    action: &'static str,
+    file: String,
 }
 
 pub fn run(store: &Store, args: ExportArgs) -> Result<()> {
     let options = Options {
         collection: args.collection,
         format: args.format,
+        dry_run: args.dry_run,
+        force: args.force,
     };
     let report = export::run(store, &args.dir, &options)?;
     if args.json {
@@ -40,10 +55,37 @@ pub fn run(store: &Store, args: ExportArgs) -> Result<()> {
             written: report.written,
             unchanged: report.unchanged,
             warnings: &report.warnings,
+            dry_run: report.dry_run,
+            planned: report
+                .planned
+                .iter()
+                .map(|(file, planned)| PlannedJson {
+                    action: planned.as_str(),
+                    file: file.display().to_string(),
+                })
+                .collect(),
         });
     }
     for warning in &report.warnings {
         eprintln!("warning: {}", common::one_line(warning));
+    }
+    if report.dry_run {
+        let mut out = common::stdout();
+        for (file, planned) in &report.planned {
+            writeln!(
+                out,
+                "{} {}",
+                planned.as_str(),
+                common::one_line(&file.display().to_string())
+            )?;
+        }
+        writeln!(
+            out,
+            "dry run (nothing written): {} files would be written, {} unchanged",
+            report.written, report.unchanged
+        )?;
+        out.flush()?;
+        return Ok(());
     }
     if args.format != Format::Promptshelf {
         return common::say(&format!(

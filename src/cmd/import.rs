@@ -12,17 +12,23 @@ use serde::Serialize;
 use super::common;
 use crate::cli::ImportArgs;
 use crate::import::{self, Action, Options, Progress, Report};
+use crate::library::manifest::{self, Manifest};
 use crate::store::Store;
 
 pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
     let options = Options {
-        collection: args.collection,
-        scheme: args.scheme,
+        collection: args.collection.clone(),
+        scheme: args.scheme.clone(),
         prune: args.prune,
+        prune_files: None,
         dry_run: args.dry_run,
         keep_going: args.keep_going,
         max_file_size: args.max_file_size,
     };
+    // A whole-library export says so in its manifest, and is restored as a whole.
+    if let Some(manifest) = Manifest::read(&args.dir).map_err(|message| anyhow!("{message}"))? {
+        return restore(store, &args, &options, &manifest);
+    }
     if !args.watch {
         let report = import::run(store, &args.dir, &options, &bar())?;
         if args.json {
@@ -34,18 +40,86 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
     }
     // Watching: a round's failures are printed and watching goes on, since fixing the file
     // starts the next round.
-    let round = |list_changes: bool| -> Result<()> {
+    // Each round after the first removes the items of the files the round before it found
+    // and that are gone now: a deletion while watching is mirrored, as `--prune` would, but
+    // what was gone before watching began stays unless `--prune` was given.
+    let mut seen = None;
+    let mut round = |list_changes: bool| -> Result<()> {
+        let options = Options {
+            prune_files: seen.take(),
+            ..options.clone()
+        };
         let report = import::run(store, &args.dir, &options, &bar())?;
         print(&args.dir, &report, &options, list_changes)?;
         if let Err(err) = outcome(&report, &options) {
             eprintln!("promptshelf: {err}");
         }
+        seen = Some(report.files);
         Ok(())
     };
     let watcher = import::watch::Watcher::start(&args.dir, &import::database_files(store.path()))?;
     round(false)?;
     eprintln!("watching {} for changes (Ctrl-C stops)", args.dir.display());
     watcher.run(|| round(true), |warning| eprintln!("warning: {warning}"))
+}
+
+/// `import DIR` of a whole-library export (its manifest, docs/format.md "A whole library"):
+/// every collection it lists under its name and scheme, and the items added by hand as such,
+/// in one transaction.
+fn restore(store: &Store, args: &ImportArgs, options: &Options, manifest: &Manifest) -> Result<()> {
+    let shown = args.dir.display();
+    if args.collection.is_some() || args.watch {
+        let first = manifest
+            .collections
+            .first()
+            .map(|entry| entry.folder.as_str())
+            .unwrap_or("FOLDER");
+        return Err(anyhow!(
+            "{shown} is the export of a whole library ({} lists its parts), which is imported \
+             as a whole, without --collection or --watch; to import or watch one of its \
+             collections, name its folder, e.g. {}",
+            manifest::FILE,
+            args.dir.join(first).display()
+        ));
+    }
+    let mut parts: Vec<import::Part> = manifest
+        .collections
+        .iter()
+        .map(|entry| import::Part {
+            dir: args.dir.join(&entry.folder),
+            collection: Some(entry.name.clone()),
+            scheme: entry.scheme.clone(),
+            by_hand: None,
+        })
+        .collect();
+    if let Some(local) = &manifest.local {
+        parts.push(import::Part {
+            dir: args.dir.join(&local.folder),
+            collection: Some(local.folder.clone()),
+            scheme: crate::library::DEFAULT_SCHEME.to_string(),
+            by_hand: Some(
+                local
+                    .resources
+                    .iter()
+                    .map(|resource| (resource.file.clone(), resource.uri.clone()))
+                    .collect(),
+            ),
+        });
+    }
+    let reports = import::run_parts(store, &parts, options, &bar())?;
+    if args.json {
+        let parts: Vec<ImportJson> = reports
+            .iter()
+            .zip(&parts)
+            .map(|(report, part)| ImportJson::of(&part.dir, report, options))
+            .collect();
+        common::print_json(&parts)?;
+    } else {
+        for (report, part) in reports.iter().zip(&parts) {
+            print(&part.dir, report, options, options.dry_run)?;
+        }
+    }
+    failed(reports.iter().map(Report::failed_files).sum(), options)
 }
 
 /// A progress bar on stderr when it is a terminal; nothing otherwise.
@@ -133,13 +207,32 @@ pub(super) fn print(
         summary.push_str(&format!(", skipped {}", report.skipped.len()));
     }
     let collection = common::one_line(&report.collection);
-    if options.dry_run {
-        writeln!(
-            out,
-            "dry run of collection {collection} (nothing written): {summary}"
-        )?;
+    if report.without_file > 0 {
+        let (items, have) = if report.without_file == 1 {
+            ("item", "has")
+        } else {
+            ("items", "have")
+        };
+        eprintln!(
+            "note: {} stored {items} of the collection {collection} {have} no file any more; \
+             import with --prune to remove {}",
+            report.without_file,
+            if report.without_file == 1 {
+                "it"
+            } else {
+                "them"
+            }
+        );
+    }
+    let what = if report.by_hand {
+        "the items added by hand".to_string()
     } else {
-        writeln!(out, "collection {collection}: {summary}")?;
+        format!("collection {collection}")
+    };
+    if options.dry_run {
+        writeln!(out, "dry run of {what} (nothing written): {summary}")?;
+    } else {
+        writeln!(out, "{what}: {summary}")?;
     }
     out.flush()?;
     Ok(())
@@ -159,6 +252,9 @@ struct ImportJson<'a> {
     /// Files that failed.
     failed: usize,
     skipped: usize,
+    /// The collection's stored items whose files are gone, left in place: what `--prune`
+    /// would remove.
+    without_file: usize,
     changes: Vec<ChangeJson<'a>>,
     failures: Vec<FailureJson>,
     skips: Vec<SkipJson>,
@@ -198,6 +294,7 @@ impl<'a> ImportJson<'a> {
             removed: report.count(Action::Remove),
             failed: report.failed_files(),
             skipped: report.skipped.len(),
+            without_file: report.without_file,
             changes: report
                 .changes
                 .iter()
@@ -231,7 +328,11 @@ impl<'a> ImportJson<'a> {
 
 /// Failures make the command fail, after the summary said what happened.
 fn outcome(report: &Report, options: &Options) -> Result<()> {
-    let failed = report.failed_files();
+    failed(report.failed_files(), options)
+}
+
+/// The error for `failed` files (none: success).
+fn failed(failed: usize, options: &Options) -> Result<()> {
     if failed == 0 {
         return Ok(());
     }

@@ -12,6 +12,7 @@ use super::common::{self, Table};
 use crate::cli::PromptCommand;
 use crate::library::Item;
 use crate::model::{Origin, PromptArgument, StoredPrompt};
+use crate::store::history::Kind;
 use crate::store::{self, Outcome, Store};
 
 pub fn run(store: &Store, command: PromptCommand) -> Result<()> {
@@ -24,10 +25,10 @@ pub fn run(store: &Store, command: PromptCommand) -> Result<()> {
             json,
             stray,
         } => render(store, &name, &arguments(&args, &stray)?, json),
-        PromptCommand::Add { file, json } => add(store, &file, json),
+        PromptCommand::Add { file, detach, json } => add(store, &file, detach, json),
         PromptCommand::Edit { name } => super::edit::prompt(store, &name),
         PromptCommand::Mv { old, new, json } => rename(store, &old, &new, json),
-        PromptCommand::Rm { name, json } => remove(store, &name, json),
+        PromptCommand::Rm { name, detach, json } => remove(store, &name, detach, json),
     }
 }
 
@@ -228,7 +229,7 @@ fn argument_type(arg: &PromptArgument) -> String {
     text
 }
 
-fn add(store: &Store, file: &Path, json: bool) -> Result<()> {
+fn add(store: &Store, file: &Path, detach: bool, json: bool) -> Result<()> {
     let bytes = common::read_input(file)?;
     let shown = common::shown(file);
     let item = if common::is_stdin(file) {
@@ -253,23 +254,65 @@ fn add(store: &Store, file: &Path, json: bool) -> Result<()> {
     };
     // Added by hand, so it belongs to no imported collection.
     prompt.origin = Origin::default();
-    let outcome = store.write(|tx| store::write::put_prompt(tx, &prompt, store::now_ms()))?;
+    let written = store.write(|tx| {
+        Ok(
+            match common::replacing(tx, Kind::Prompt, &prompt.name, detach)? {
+                Ok(replacing) => Ok((
+                    store::write::put_prompt(tx, &prompt, store::now_ms())?,
+                    replacing,
+                )),
+                Err(origin) => Err(origin),
+            },
+        )
+    })?;
     let name = common::one_line(&prompt.name);
-    let line = match outcome {
+    let (outcome, replacing) = match written {
+        Ok(written) => written,
+        Err(origin) => {
+            let (owner, import) = common::owner(store, &origin)?;
+            return Err(anyhow!(
+                "prompt '{name}' {owner}; change that file and run `{import}` (`promptshelf \
+                 prompt edit {name}` does both), or pass --detach to replace it with {shown} as \
+                 a prompt added by hand, which imports of the collection then leave alone"
+            ));
+        }
+    };
+    let mut line = match outcome {
         Outcome::Added => format!("added prompt {name}"),
         Outcome::Updated => format!("updated prompt {name}"),
         Outcome::Unchanged => format!("prompt {name} is unchanged"),
     };
+    if let common::Replacing::Detached(collection) = replacing {
+        line.push_str(&format!(
+            ", detached from the collection {}",
+            common::one_line(&collection)
+        ));
+    }
     let report = common::ItemReport::new(common::action(outcome), "prompt", &prompt.name);
     common::report(json, &line, &report)
 }
 
-fn remove(store: &Store, name: &str, json: bool) -> Result<()> {
-    let removed = store.write(|tx| store::write::remove_prompt(tx, name))?;
-    if !removed {
+/// Removes a prompt; a collection's only with `detach` (`common::remove_item`).
+fn remove(store: &Store, name: &str, detach: bool, json: bool) -> Result<()> {
+    let removal = store.write(|tx| {
+        common::remove_item(tx, Kind::Prompt, name, detach, store::write::remove_prompt)
+    })?;
+    let shown = common::one_line(name);
+    let (removed, returned) = match removal {
+        common::Removal::Done { removed, returned } => (removed, returned),
+        common::Removal::Refused(origin) => {
+            let (owner, import) = common::owner(store, &origin)?;
+            return Err(anyhow!(
+                "prompt '{shown}' {owner}; delete that file and run `{import} --prune`, or \
+                 pass --detach to remove it here and keep imports of the collection from \
+                 bringing it back"
+            ));
+        }
+    };
+    if !removed && returned.is_none() {
         return Err(unknown(&store::read::prompt_names(&*store.conn()?)?, name));
     }
-    let line = format!("removed prompt {}", common::one_line(name));
+    let line = common::removed_line(&format!("prompt {shown}"), removed, returned.as_deref());
     common::report(
         json,
         &line,

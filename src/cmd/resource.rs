@@ -10,7 +10,8 @@ use serde::Serialize;
 use super::common::{self, Table};
 use crate::cli::ResourceCommand;
 use crate::library::{self, Item};
-use crate::model::{Content, Origin, StoredResource};
+use crate::model::{Content, Origin, Role, StoredResource};
+use crate::store::history::Kind;
 use crate::store::{self, Outcome, Store};
 
 pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
@@ -23,6 +24,11 @@ pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
             uri,
             mime_type,
             name,
+            title,
+            description,
+            audience,
+            priority,
+            detach,
             json,
         } => add(
             store,
@@ -31,12 +37,17 @@ pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
                 uri,
                 mime_type,
                 name,
+                title,
+                description,
+                audience,
+                priority,
             },
+            detach,
             json,
         ),
         ResourceCommand::Edit { uri } => super::edit::resource(store, &uri),
         ResourceCommand::Mv { old, new, json } => rename(store, &old, &new, json),
-        ResourceCommand::Rm { uri, json } => remove(store, &uri, json),
+        ResourceCommand::Rm { uri, detach, json } => remove(store, &uri, detach, json),
     }
 }
 
@@ -183,9 +194,60 @@ struct Overrides {
     uri: Option<String>,
     mime_type: Option<String>,
     name: Option<String>,
+    title: Option<String>,
+    description: Option<String>,
+    /// `--audience` as given: roles separated by commas.
+    audience: Option<String>,
+    /// `--priority` as given.
+    priority: Option<String>,
 }
 
-fn add(store: &Store, file: &Path, overrides: Overrides, json: bool) -> Result<()> {
+/// `--audience`: `user`, `assistant` or both, separated by commas, each once.
+fn audience(given: &str) -> Result<Vec<Role>> {
+    let mut roles = Vec::new();
+    for word in given.split(',').map(str::trim) {
+        let Some(role) = Role::parse(word) else {
+            return Err(anyhow!(
+                "--audience '{}': '{}' is not a role; give user, assistant, or both as \
+                 --audience user,assistant",
+                common::one_line(given),
+                common::one_line(word)
+            ));
+        };
+        if roles.contains(&role) {
+            return Err(anyhow!(
+                "--audience '{}' names {} twice; give each role once",
+                common::one_line(given),
+                role.as_str()
+            ));
+        }
+        roles.push(role);
+    }
+    Ok(roles)
+}
+
+/// `--priority`: a number from 0.0 to 1.0, as MCP's annotations take it.
+fn priority(given: &str) -> Result<f64> {
+    match given.trim().parse::<f64>() {
+        Ok(value) if (0.0..=1.0).contains(&value) => Ok(value),
+        _ => Err(anyhow!(
+            "--priority '{}' is not a number from 0.0 to 1.0; write e.g. --priority 0.5",
+            common::one_line(given)
+        )),
+    }
+}
+
+/// `--title` or `--description`: text that says something.
+fn words(given: Option<String>, flag: &str) -> Result<Option<String>> {
+    match given {
+        Some(text) if text.trim().is_empty() => Err(anyhow!(
+            "{flag} is empty; give it some words, or leave the flag out"
+        )),
+        given => Ok(given),
+    }
+}
+
+fn add(store: &Store, file: &Path, overrides: Overrides, detach: bool, json: bool) -> Result<()> {
     let shown = common::shown(file);
     if let Some(uri) = &overrides.uri {
         check_uri(uri, "--uri")?;
@@ -216,6 +278,11 @@ fn add(store: &Store, file: &Path, overrides: Overrides, json: bool) -> Result<(
     {
         return Err(anyhow!("--name is empty; give the resource a name"));
     }
+    // Checked before anything is read, so a typo costs nothing.
+    let audience = overrides.audience.as_deref().map(audience).transpose()?;
+    let priority = overrides.priority.as_deref().map(priority).transpose()?;
+    let title = words(overrides.title, "--title")?;
+    let description = words(overrides.description, "--description")?;
     let bytes = common::read_input(file)?;
     // Named as a document on purpose: a markdown file in a `commands/` folder stays one.
     let parsed = common::parse_named(
@@ -247,22 +314,61 @@ fn add(store: &Store, file: &Path, overrides: Overrides, json: bool) -> Result<(
         None if info.name == file_name.trim_start_matches('.') => info.name = file_name,
         None => {}
     }
+    if let Some(title) = title {
+        info.title = Some(title);
+    }
+    if let Some(description) = description {
+        info.description = Some(description);
+    }
+    if let Some(audience) = audience {
+        info.annotations.audience = audience;
+    }
+    if let Some(priority) = priority {
+        info.annotations.priority = Some(priority);
+    }
     if let Some(mime) = mime {
         resource.content = served_as(resource.content, &mime);
         resource.info.mime_type = mime.essence_str().to_string();
     }
-    let outcome = store.write(|tx| store::write::put_resource(tx, &resource, store::now_ms()))?;
+    let written = store.write(|tx| {
+        Ok(
+            match common::replacing(tx, Kind::Resource, &resource.info.uri, detach)? {
+                Ok(replacing) => Ok((
+                    store::write::put_resource(tx, &resource, store::now_ms())?,
+                    replacing,
+                )),
+                Err(origin) => Err(origin),
+            },
+        )
+    })?;
     let uri = common::one_line(&resource.info.uri);
+    let (outcome, replacing) = match written {
+        Ok(written) => written,
+        Err(origin) => {
+            let (owner, import) = common::owner(store, &origin)?;
+            return Err(anyhow!(
+                "resource {uri} {owner}; change that file and run `{import}`, or pass \
+                 --detach to replace it with {shown} as a resource added by hand, which \
+                 imports of the collection then leave alone"
+            ));
+        }
+    };
     let details = format!(
         "{}, {}",
         resource.info.mime_type,
         common::human_size(resource.content.as_bytes().len() as u64)
     );
-    let line = match outcome {
+    let mut line = match outcome {
         Outcome::Added => format!("added resource {uri} ({details})"),
         Outcome::Updated => format!("updated resource {uri} ({details})"),
         Outcome::Unchanged => format!("resource {uri} is unchanged"),
     };
+    if let common::Replacing::Detached(collection) = replacing {
+        line.push_str(&format!(
+            ", detached from the collection {}",
+            common::one_line(&collection)
+        ));
+    }
     let report = common::ItemReport {
         mime_type: Some(&resource.info.mime_type),
         size: Some(resource.content.as_bytes().len() as u64),
@@ -433,12 +539,33 @@ fn rename(store: &Store, old: &str, new: &str, json: bool) -> Result<()> {
     )
 }
 
-fn remove(store: &Store, uri: &str, json: bool) -> Result<()> {
-    let removed = store.write(|tx| store::write::remove_resource(tx, uri))?;
-    if !removed {
+/// Removes a resource; a collection's only with `detach` (`common::remove_item`).
+fn remove(store: &Store, uri: &str, detach: bool, json: bool) -> Result<()> {
+    let removal = store.write(|tx| {
+        common::remove_item(
+            tx,
+            Kind::Resource,
+            uri,
+            detach,
+            store::write::remove_resource,
+        )
+    })?;
+    let shown = common::one_line(uri);
+    let (removed, returned) = match removal {
+        common::Removal::Done { removed, returned } => (removed, returned),
+        common::Removal::Refused(origin) => {
+            let (owner, import) = common::owner(store, &origin)?;
+            return Err(anyhow!(
+                "resource {shown} {owner}; delete that file and run `{import} --prune`, or \
+                 pass --detach to remove it here and keep imports of the collection from \
+                 bringing it back"
+            ));
+        }
+    };
+    if !removed && returned.is_none() {
         return Err(unknown(store, uri)?);
     }
-    let line = format!("removed resource {}", common::one_line(uri));
+    let line = common::removed_line(&format!("resource {shown}"), removed, returned.as_deref());
     common::report(
         json,
         &line,

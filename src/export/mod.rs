@@ -15,14 +15,14 @@ mod vscode;
 
 pub use hosts::Format;
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
 use anyhow::{Context, Result, anyhow, bail};
 use percent_encoding::percent_decode_str;
 
-use crate::library::{self, Collection, Folder, Item, emit};
+use crate::library::{self, Collection, Folder, Item, emit, manifest};
 use crate::model::{Resource, StoredPrompt, StoredResource};
 use crate::store::{self, Store};
 
@@ -37,6 +37,10 @@ pub struct Options {
     pub collection: Option<String>,
     /// The files to write: our folder format, or a host's.
     pub format: Format,
+    /// Write nothing: the report's `planned` lists what would be written.
+    pub dry_run: bool,
+    /// Write into the folder a collection was imported from too.
+    pub force: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -50,6 +54,32 @@ pub struct Report {
     pub unchanged: usize,
     /// Items that will not read back exactly as stored, and items left out.
     pub warnings: Vec<String>,
+    /// A dry run: nothing is written, and `planned` says what would be.
+    pub dry_run: bool,
+    /// In a dry run, each file that would be written (its path under DIR) and how.
+    pub planned: Vec<(PathBuf, Planned)>,
+}
+
+/// What a dry run would do to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Planned {
+    /// It is missing: it would be made.
+    Create,
+    /// It holds something else: it would be overwritten.
+    Overwrite,
+    /// A completion table's file of the other form, which would make the folder define the
+    /// table twice: it would be removed.
+    Remove,
+}
+
+impl Planned {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Planned::Create => "write",
+            Planned::Overwrite => "overwrite",
+            Planned::Remove => "remove",
+        }
+    }
 }
 
 /// One collection's items.
@@ -99,8 +129,39 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
         }
         groups.retain(|name, _| name == wanted);
     }
+    // Into a collection's own folder only what changes nothing, unless forced: a dry run
+    // first says whether anything would be written there.
+    if !options.force
+        && !options.dry_run
+        && let Some(refusal) = source_in(&tx, dir, options, groups.keys())?
+    {
+        drop(tx);
+        drop(conn);
+        let planned = run(
+            store,
+            dir,
+            &Options {
+                dry_run: true,
+                ..options.clone()
+            },
+        )?;
+        if planned.planned.is_empty() {
+            return Ok(Report {
+                dry_run: false,
+                ..planned
+            });
+        }
+        bail!(
+            "{refusal}; {} files there would be written or overwritten: export elsewhere, \
+             import the folder first, or pass --force (`--dry-run` lists them)",
+            planned.planned.len()
+        );
+    }
     if options.format != Format::Promptshelf {
-        let mut report = Report::default();
+        let mut report = Report {
+            dry_run: options.dry_run,
+            ..Report::default()
+        };
         let prompts: Vec<&StoredPrompt> = groups
             .values()
             .flat_map(|group| group.prompts.iter().copied())
@@ -108,11 +169,29 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
         hosts::run(&tx, &prompts, dir, options.format, &mut report)?;
         return Ok(report);
     }
-    std::fs::create_dir_all(dir)
-        .map_err(|err| anyhow!("cannot create {}: {err}", dir.display()))?;
-    let mut report = Report::default();
+    if !options.dry_run {
+        std::fs::create_dir_all(dir)
+            .map_err(|err| anyhow!("cannot create {}: {err}", dir.display()))?;
+    }
+    let mut report = Report {
+        dry_run: options.dry_run,
+        ..Report::default()
+    };
     let mut used_tables: BTreeSet<String> = BTreeSet::new();
+    let mut collections = Vec::new();
+    let mut local = manifest::Local {
+        folder: LOCAL.to_string(),
+        resources: Vec::new(),
+    };
     for (name, group) in &groups {
+        let by_hand = name == LOCAL;
+        if !by_hand {
+            collections.push(manifest::CollectionEntry {
+                name: name.clone(),
+                folder: safe_segment(name),
+                scheme: scheme_of(name, &group.resources),
+            });
+        }
         let target = match &options.collection {
             Some(_) => dir.to_path_buf(),
             None => dir.join(safe_segment(name)),
@@ -122,6 +201,24 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
             .and_then(|name| name.to_str())
             .unwrap_or(name);
         let mut out = Out::new(target.clone(), Folder::of(folder_name));
+        out.by_hand = by_hand && options.collection.is_none();
+        // Resources written back where they were imported from: links to them from files
+        // also written back there are made relative again, as their authors wrote them.
+        if !by_hand {
+            out.links = group
+                .resources
+                .iter()
+                .filter_map(|stored| {
+                    let path = safe_origin(&stored.info.origin, name)?;
+                    Some((stored.info.uri.clone(), path))
+                })
+                .collect();
+            out.targets = out
+                .links
+                .iter()
+                .map(|(uri, path)| (path.clone(), uri.clone()))
+                .collect();
+        }
         for stored in &group.prompts {
             out.prompt(name, stored, &mut report)?;
             for argument in &stored.prompt.arguments {
@@ -138,7 +235,13 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
                 info: stored.info.clone(),
                 content,
             };
-            out.resource(name, stored, &resource, &mut report)?;
+            let written = out.resource(name, stored, &resource, &mut report)?;
+            if let Some(file) = written.filter(|_| by_hand) {
+                local.resources.push(manifest::LocalResource {
+                    file,
+                    uri: stored.info.uri.clone(),
+                });
+            }
         }
         let wanted: Vec<String> = out.tables.iter().cloned().collect();
         for table in wanted {
@@ -154,8 +257,90 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
         for table in tables.iter().filter(|table| !used_tables.contains(*table)) {
             out.table(&tx, table, &mut report)?;
         }
+        // What `import DIR` needs to restore the library from this folder in one command.
+        let local = (groups.contains_key(LOCAL) || !out.paths.is_empty()).then_some(local);
+        let manifest = manifest::Manifest::new(collections, local);
+        write_file(
+            dir,
+            manifest::FILE,
+            &manifest.to_bytes(),
+            store::now_ms(),
+            &mut report,
+        )?;
     }
     Ok(report)
+}
+
+/// Whether the export writes into the folder a collection was imported from (its
+/// `collections` source), where the stored versions would overwrite its authors' files,
+/// which may hold edits not yet imported: the sentence that says so. `groups` are the
+/// collections being exported.
+fn source_in<'a>(
+    conn: &rusqlite::Connection,
+    dir: &Path,
+    options: &Options,
+    groups: impl Iterator<Item = &'a String>,
+) -> Result<Option<String>> {
+    let mut targets: Vec<PathBuf> = match (options.format, &options.collection) {
+        (Format::Promptshelf, Some(_)) => vec![dir.to_path_buf()],
+        (Format::Promptshelf, None) => {
+            let mut targets = vec![dir.to_path_buf()];
+            targets.extend(groups.map(|name| dir.join(safe_segment(name))));
+            targets.push(dir.join(LOCAL));
+            targets
+        }
+        (format, _) => vec![dir.join(format.folder())],
+    };
+    targets.retain(|target| target.is_dir());
+    let targets: Vec<PathBuf> = targets
+        .iter()
+        .filter_map(|target| target.canonicalize().ok())
+        .collect();
+    for collection in store::read::collections(conn)? {
+        let Some(source) = collection.source.source.as_deref() else {
+            continue;
+        };
+        let source = Path::new(source);
+        let Some(target) = targets.iter().find(|target| target.starts_with(source)) else {
+            continue;
+        };
+        return Ok(Some(format!(
+            "{} is {} the collection '{}' is imported from ({}): the stored versions would \
+             overwrite its files, and any edit not yet imported (`promptshelf import {}`) \
+             would be lost",
+            target.display(),
+            if target.as_path() == source {
+                "the folder"
+            } else {
+                "inside the folder"
+            },
+            collection.name,
+            source.display(),
+            source.display()
+        )));
+    }
+    Ok(None)
+}
+
+/// The URI scheme of a collection's resources (`<scheme>://<collection>/...`, as its import
+/// made them), for `import --scheme`; the default one when none of them says.
+fn scheme_of(collection: &str, resources: &[&StoredResource]) -> String {
+    resources
+        .iter()
+        .find_map(|stored| {
+            let (scheme, _) = stored.info.uri.split_once("://")?;
+            let ours = Collection {
+                name: collection.to_string(),
+                scheme: scheme.to_string(),
+            }
+            .resource_uri("");
+            stored
+                .info
+                .uri
+                .starts_with(&ours)
+                .then(|| scheme.to_string())
+        })
+        .unwrap_or_else(|| library::DEFAULT_SCHEME.to_string())
 }
 
 fn collection_of(origin: &crate::model::Origin) -> String {
@@ -173,6 +358,12 @@ struct Out {
     paths: HashSet<String>,
     /// Completion tables the collection's prompts use.
     tables: BTreeSet<String>,
+    /// The items added by hand, of a whole-library export: the manifest keeps their URIs.
+    by_hand: bool,
+    /// The URIs of the collection's resources written where they came from, with their paths
+    /// (`library::relative_links`), and the other way round, to read the files back.
+    links: HashMap<String, String>,
+    targets: HashMap<String, String>,
 }
 
 impl Out {
@@ -182,6 +373,9 @@ impl Out {
             folder,
             paths: HashSet::new(),
             tables: BTreeSet::new(),
+            by_hand: false,
+            links: HashMap::new(),
+            targets: HashMap::new(),
         }
     }
 
@@ -192,17 +386,24 @@ impl Out {
         report: &mut Report,
     ) -> Result<()> {
         let prompt = &stored.prompt;
-        let path = match safe_origin(&prompt.origin, collection) {
-            Some(path) if is_readable_prompt_path(&path) => path,
+        let (path, in_place) = match safe_origin(&prompt.origin, collection) {
+            Some(path) if is_readable_prompt_path(&path) => (path, true),
             _ => {
                 let segments: Vec<String> = prompt.name.split('/').map(safe_segment).collect();
-                format!("{}.prompt.md", segments.join("/"))
+                (format!("{}.prompt.md", segments.join("/")), false)
             }
         };
         if !self.claim(&path, &format!("prompt {}", prompt.name), report) {
             return Ok(());
         }
-        let text = emit::prompt_file(prompt, &path);
+        let mut item = Item::Prompt(prompt.clone());
+        if in_place {
+            library::relative_links(&mut item, &path, &self.links);
+        }
+        let Item::Prompt(written) = &item else {
+            return Ok(());
+        };
+        let text = emit::prompt_file(written, &path);
         let scheme = library::DEFAULT_SCHEME;
         let reads_back = library::parse_file_in(
             &Collection {
@@ -213,6 +414,7 @@ impl Out {
             self.folder,
             text.as_bytes(),
         );
+        let reads_back = reads_back.map(|item| item.map(|item| self.resolved(item, &path)));
         match reads_back {
             Ok(Some(Item::Prompt(read))) if store::hash_prompt(&read) == stored.content_hash => {}
             _ => report.warnings.push(format!(
@@ -232,14 +434,29 @@ impl Out {
         stored: &StoredResource,
         resource: &Resource,
         report: &mut Report,
-    ) -> Result<()> {
+    ) -> Result<Option<String>> {
         let uri = &stored.info.uri;
-        let path = safe_origin(&stored.info.origin, collection)
-            .unwrap_or_else(|| path_from_uri(uri, collection));
+        let origin = safe_origin(&stored.info.origin, collection);
+        let in_place = origin.is_some();
+        let path = origin.unwrap_or_else(|| path_from_uri(uri, collection));
         if !self.claim(&path, &format!("resource {uri}"), report) {
-            return Ok(());
+            return Ok(None);
         }
-        let bytes = emit::resource_file(resource, &path, self.folder);
+        let mut item = Item::Resource(resource.clone());
+        if in_place {
+            library::relative_links(&mut item, &path, &self.links);
+        }
+        let Item::Resource(written) = &item else {
+            return Ok(None);
+        };
+        let bytes = emit::resource_file(written, &path, self.folder);
+        // What the file cannot carry goes into the metadata file beside it.
+        let metadata = if emit::carries_metadata(written, &path, self.folder) {
+            None
+        } else {
+            emit::metadata_file(written, &path)
+                .map(|yaml| (format!("{path}{}", library::METADATA_SUFFIX), yaml))
+        };
         // Read back with the scheme the URI has, as `import --scheme` would.
         let scheme = uri
             .split_once("://")
@@ -249,7 +466,25 @@ impl Out {
             name: collection.to_string(),
             scheme: scheme.to_string(),
         };
-        match library::parse_file_in(&collection, &path, self.folder, &bytes) {
+        let read_back = library::parse_file_in(&collection, &path, self.folder, &bytes)
+            .map(|item| item.map(|item| self.resolved(item, &path)))
+            .map(|item| match item {
+                // The manifest gives a hand-added resource its URI back.
+                Some(Item::Resource(mut read)) if self.by_hand => {
+                    read.info.uri = uri.clone();
+                    Some(Item::Resource(read))
+                }
+                item => item,
+            })
+            .and_then(|item| match (item, &metadata) {
+                (Some(Item::Resource(mut read)), Some((file, yaml))) => {
+                    let yaml = String::from_utf8_lossy(yaml);
+                    library::apply_metadata(&mut read, file, &yaml)?;
+                    Ok(Some(Item::Resource(read)))
+                }
+                (item, _) => Ok(item),
+            });
+        match read_back {
             Ok(Some(Item::Resource(read)))
                 if store::hash_resource(&read) == stored.content_hash => {}
             Ok(Some(Item::Resource(read))) if read.info.uri != *uri => {
@@ -264,8 +499,13 @@ impl Out {
             )),
         }
         self.write(&path, &bytes, stored.last_modified, report)?;
+        if let Some((file, yaml)) = &metadata
+            && self.claim(file, &format!("the metadata of resource {uri}"), report)
+        {
+            self.write(file, yaml, stored.last_modified, report)?;
+        }
         report.resources += 1;
-        Ok(())
+        Ok(Some(path))
     }
 
     fn table(
@@ -292,13 +532,22 @@ impl Out {
         // A table written earlier in the other form would make the folder define it twice.
         let other = if extension == "csv" { "txt" } else { "csv" };
         let stale = self.root.join("_values").join(format!("{table}.{other}"));
-        if stale.is_file() {
+        if stale.is_file() && report.dry_run {
+            report.planned.push((stale.clone(), Planned::Remove));
+        } else if stale.is_file() {
             std::fs::remove_file(&stale)
                 .with_context(|| format!("cannot remove {}", stale.display()))?;
         }
         self.write(&path, &bytes, store::now_ms(), report)?;
         report.tables += 1;
         Ok(())
+    }
+
+    /// An item read back from the file at `path`, its relative links made URIs as an import
+    /// makes them.
+    fn resolved(&self, mut item: Item, path: &str) -> Item {
+        library::resolve_links(&mut item, path, &self.targets);
+        item
     }
 
     /// Whether `path` is still free; a second item wanting it is reported and left out.
@@ -330,6 +579,16 @@ fn write_file(
     let target = root.join(path);
     if std::fs::read(&target).is_ok_and(|existing| existing == bytes) {
         report.unchanged += 1;
+        return Ok(());
+    }
+    if report.dry_run {
+        let planned = if target.exists() {
+            Planned::Overwrite
+        } else {
+            Planned::Create
+        };
+        report.planned.push((target, planned));
+        report.written += 1;
         return Ok(());
     }
     let parent = target.parent().unwrap_or(root);

@@ -264,6 +264,7 @@ pub fn get<E: From<Failure>>(
             let block = match piece {
                 Piece::Text(text) => Block::Text(text),
                 Piece::Embed(uri) => embed(find(&uri)?),
+                Piece::EmbedResource(uri) => Block::Embedded(find(&uri)?),
                 Piece::Link(uri) => Block::Link(find(&uri)?),
             };
             bytes = bytes.saturating_add(block_size(&block));

@@ -37,6 +37,10 @@ pub struct Options {
     pub collection: Option<String>,
     pub scheme: String,
     pub prune: bool,
+    /// Without `prune`: the files (relative paths) whose items are removed when they are
+    /// gone, as `--prune` would remove them. `import --watch` passes the files its previous
+    /// round read, so a file deleted while it watches is mirrored, and nothing else.
+    pub prune_files: Option<HashSet<String>>,
     pub dry_run: bool,
     pub keep_going: bool,
     pub max_file_size: u64,
@@ -48,6 +52,7 @@ impl Default for Options {
             collection: None,
             scheme: library::DEFAULT_SCHEME.to_string(),
             prune: false,
+            prune_files: None,
             dry_run: false,
             keep_going: false,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
@@ -130,6 +135,14 @@ pub struct Report {
     /// Files that could not be imported; paths are relative to the folder.
     pub failures: Vec<FileError>,
     pub skipped: Vec<Skipped>,
+    /// The collection's stored prompts and resources whose files are gone and that this
+    /// import did not remove (it was not asked to prune them): what `--prune` would remove.
+    pub without_file: usize,
+    /// Every file the walk found (relative paths), read or not.
+    pub files: HashSet<String>,
+    /// Whether these are the items added by hand of a whole-library import (`Part::by_hand`),
+    /// not a collection.
+    pub by_hand: bool,
 }
 
 impl Report {
@@ -178,77 +191,300 @@ pub fn run(
     options: &Options,
     progress: &dyn Progress,
 ) -> Result<Report> {
-    let source = Source::open(dir, store.path(), options)?;
-    let mut report = Report {
-        collection: source.collection.name.clone(),
-        ..Report::default()
+    let part = Part {
+        dir: dir.to_path_buf(),
+        collection: options.collection.clone(),
+        scheme: options.scheme.clone(),
+        by_hand: None,
     };
+    let mut reports = run_parts(store, &[part], options, progress)?;
+    reports
+        .pop()
+        .ok_or_else(|| anyhow!("the import of {} made no report", dir.display()))
+}
+
+/// One folder of an import of several (a whole library, `restore`): a collection, or the
+/// items added by hand.
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub dir: PathBuf,
+    /// The collection's name; the folder's name when None.
+    pub collection: Option<String>,
+    pub scheme: String,
+    /// For the items added by hand: the URI of each resource's file (relative path), which
+    /// their import keeps instead of the collection's; their items belong to no collection.
+    pub by_hand: Option<HashMap<String, String>>,
+}
+
+/// A part read, parsed, validated and planned.
+struct Stage {
+    source: Source,
+    parsed: Vec<Parsed>,
+    report: Report,
+    protected: Vec<String>,
+}
+
+/// Imports every part in one transaction: all of them or, when one fails (without
+/// `keep_going`), none. A part's prompts may embed another part's resources. The reports
+/// are in the parts' order.
+pub fn run_parts(
+    store: &Store,
+    parts: &[Part],
+    options: &Options,
+    progress: &dyn Progress,
+) -> Result<Vec<Report>> {
     let started = Instant::now();
-    let walk = walk::walk(&source.root, &source.exclude, options.max_file_size);
-    tracing::debug!(files = walk.files.len(), elapsed = ?started.elapsed(), "walked the folder");
-    report.skipped = walk.skipped;
-    report.failures = walk.failures;
-    let (parsed, failures, skipped) =
-        read_all(&source, &walk.files, options.max_file_size, progress);
-    tracing::debug!(elapsed = ?started.elapsed(), "read and parsed the files");
-    report.failures.extend(failures);
-    if !skipped.is_empty() {
-        report.skipped.extend(skipped);
-        report.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut read = Vec::with_capacity(parts.len());
+    for part in parts {
+        let part_options = Options {
+            collection: part.collection.clone(),
+            scheme: part.scheme.clone(),
+            ..options.clone()
+        };
+        let mut source = Source::open(&part.dir, store.path(), &part_options)?;
+        source.by_hand = part.by_hand.clone();
+        let mut report = Report {
+            collection: source.collection.name.clone(),
+            by_hand: source.by_hand.is_some(),
+            ..Report::default()
+        };
+        let walk = walk::walk(&source.root, &source.exclude, options.max_file_size);
+        tracing::debug!(files = walk.files.len(), elapsed = ?started.elapsed(), "walked the folder");
+        report.skipped = walk.skipped;
+        report.files = walk
+            .files
+            .iter()
+            .map(|found| found.relative.clone())
+            .collect();
+        report.failures = walk.failures;
+        let (parsed, failures, skipped) =
+            read_all(&source, &walk.files, options.max_file_size, progress);
+        tracing::debug!(elapsed = ?started.elapsed(), "read and parsed the files");
+        report.failures.extend(failures);
+        if !skipped.is_empty() {
+            report.skipped.extend(skipped);
+            report.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        }
+        let mut parsed = parsed;
+        qualify_shared_command_names(&mut parsed, source.folder);
+        let parsed = without_duplicates(parsed, &mut report.failures);
+        let mut parsed = with_metadata(parsed, &mut report.failures);
+        match &source.by_hand {
+            // Added by hand, they had no folder: their links were never relative ones.
+            Some(uris) => made_by_hand(&mut parsed, uris),
+            None => resolve_links(&mut parsed),
+        }
+        tracing::debug!(elapsed = ?started.elapsed(), "resolved links");
+        read.push((source, parsed, report, walk.files));
     }
-    let mut parsed = parsed;
-    qualify_shared_command_names(&mut parsed, source.folder);
-    let mut parsed = without_duplicates(parsed, &mut report.failures);
-    resolve_links(&mut parsed);
-    tracing::debug!(elapsed = ?started.elapsed(), "resolved links");
-    let parsed = validated(&source, &walk.files, parsed, store, &mut report.failures)?;
-    tracing::debug!(elapsed = ?started.elapsed(), "validated");
-    // Items of a file that failed are not pruned: the file is still there.
-    let protected: Vec<String> = report
-        .failures
-        .iter()
-        .map(|failure| failure.path.clone())
-        .collect();
-    let first = {
+    // What every part brings, so that a prompt of one may embed a resource of another.
+    let mut brought = Brought::default();
+    for (_, parsed, _, _) in &read {
+        for file in parsed {
+            match &file.item {
+                Item::Resource(resource) => brought.resources.insert(resource.info.uri.clone()),
+                Item::Values { table, .. } => brought.tables.insert(table.clone()),
+                Item::Prompt(_) => false,
+            };
+        }
+    }
+    let mut stages = Vec::with_capacity(read.len());
+    for (source, parsed, mut report, found) in read {
+        let parsed = validated(
+            &source,
+            &found,
+            parsed,
+            store,
+            &brought,
+            &mut report.failures,
+        )?;
+        tracing::debug!(elapsed = ?started.elapsed(), "validated");
+        // Items of a file that failed are not pruned: the file is still there.
+        let protected: Vec<String> = report
+            .failures
+            .iter()
+            .map(|failure| failure.path.clone())
+            .collect();
+        stages.push(Stage {
+            source,
+            parsed,
+            report,
+            protected,
+        });
+    }
+    let mut firsts = Vec::with_capacity(stages.len());
+    {
         let conn = store.conn()?;
         let tx = conn.unchecked_transaction()?;
-        plan(&tx, &source, &parsed, options.prune, &protected)?
-    };
-    tracing::debug!(elapsed = ?started.elapsed(), changes = first.changes.len(), "planned");
-    report.failures.extend(first.conflicts.iter().cloned());
-    let stopped = !report.failures.is_empty() && !options.keep_going;
-    if options.dry_run || stopped || first.is_empty() {
+        for stage in &mut stages {
+            let first = plan(&tx, &stage.source, &stage.parsed, options, &stage.protected)?;
+            stage
+                .report
+                .failures
+                .extend(first.conflicts.iter().cloned());
+            if !first.detached.is_empty() {
+                stage.report.skipped.extend(first.detached.iter().cloned());
+                stage.report.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+            }
+            firsts.push(first);
+        }
+    }
+    tracing::debug!(elapsed = ?started.elapsed(), "planned");
+    let stopped =
+        stages.iter().any(|stage| !stage.report.failures.is_empty()) && !options.keep_going;
+    if options.dry_run || stopped || firsts.iter().all(Plan::is_empty) {
         // A stopped import changed nothing, and its summary says so; a dry run shows the
         // plan.
-        if !stopped || options.dry_run {
-            report.changes = first.changes;
-        }
-        report.unchanged = first.unchanged;
         progress.finish();
-        return Ok(report);
+        return Ok(stages
+            .into_iter()
+            .zip(firsts)
+            .map(|(stage, first)| {
+                let mut report = stage.report;
+                if !stopped || options.dry_run {
+                    report.changes = first.changes;
+                }
+                report.unchanged = first.unchanged;
+                report.without_file = first.without_file;
+                report
+            })
+            .collect());
     }
     let keep_going = options.keep_going;
     let applied = store.write(|tx| {
-        let plan = plan(tx, &source, &parsed, options.prune, &protected)?;
-        if !plan.conflicts.is_empty() && !keep_going {
-            // Another writer took a name meanwhile; nothing is written.
-            return Ok(plan);
+        let mut plans = Vec::with_capacity(stages.len());
+        for stage in &stages {
+            plans.push(plan(
+                tx,
+                &stage.source,
+                &stage.parsed,
+                options,
+                &stage.protected,
+            )?);
         }
-        apply(tx, &source, &parsed, &plan, progress)?;
-        Ok(plan)
+        if !keep_going && plans.iter().any(|plan| !plan.conflicts.is_empty()) {
+            // Another writer took a name meanwhile; nothing is written.
+            return Ok(plans);
+        }
+        for (stage, plan) in stages.iter().zip(&plans) {
+            if !plan.is_empty() {
+                apply(tx, &stage.source, &stage.parsed, plan, progress)?;
+            }
+        }
+        Ok(plans)
     })?;
     progress.finish();
     tracing::debug!(elapsed = ?started.elapsed(), "committed");
-    for conflict in &applied.conflicts {
-        if !report.failures.contains(conflict) {
-            report.failures.push(conflict.clone());
+    let conflicted = applied.iter().any(|plan| !plan.conflicts.is_empty());
+    Ok(stages
+        .into_iter()
+        .zip(applied)
+        .map(|(stage, applied)| {
+            let mut report = stage.report;
+            for conflict in &applied.conflicts {
+                if !report.failures.contains(conflict) {
+                    report.failures.push(conflict.clone());
+                }
+            }
+            if !conflicted || keep_going {
+                report.changes = applied.changes;
+            }
+            report.unchanged = applied.unchanged;
+            report.without_file = applied.without_file;
+            report
+        })
+        .collect())
+}
+
+/// Metadata files (`NAME.meta.yaml`, docs/format.md) given to the resources they are named
+/// after, whose hashes then cover them; a metadata file with no such resource beside it is
+/// a resource of its own. One that does not read fails, and so does its resource, which
+/// would otherwise import without it.
+fn with_metadata(parsed: Vec<Parsed>, failures: &mut Vec<FileError>) -> Vec<Parsed> {
+    let resources: HashMap<String, usize> = parsed
+        .iter()
+        .enumerate()
+        .filter(|(_, file)| matches!(file.item, Item::Resource(_)))
+        .map(|(index, file)| (file.path.clone(), index))
+        .collect();
+    let mut metadata: Vec<(usize, usize)> = Vec::new();
+    for (index, file) in parsed.iter().enumerate() {
+        if let Some(&target) =
+            library::described_by(&file.path).and_then(|path| resources.get(path))
+            && target != index
+        {
+            metadata.push((index, target));
         }
     }
-    if applied.conflicts.is_empty() || keep_going {
-        report.changes = applied.changes;
+    if metadata.is_empty() {
+        return parsed;
     }
-    report.unchanged = applied.unchanged;
-    Ok(report)
+    let mut parsed: Vec<Option<Parsed>> = parsed.into_iter().map(Some).collect();
+    for (index, target) in metadata {
+        let Some(sidecar) = parsed.get_mut(index).and_then(Option::take) else {
+            continue;
+        };
+        let yaml = match &sidecar.item {
+            Item::Resource(resource) => match &resource.content {
+                Content::Text(text) => Some(text.clone()),
+                Content::Binary(_) => None,
+            },
+            _ => None,
+        };
+        let Some(Some(file)) = parsed.get_mut(target) else {
+            continue;
+        };
+        let applied = match (&mut file.item, yaml) {
+            (Item::Resource(resource), Some(yaml)) => {
+                library::apply_metadata(resource, &sidecar.path, &yaml)
+            }
+            _ => Err(FileError::new(
+                &sidecar.path,
+                None,
+                "a metadata file must be UTF-8 YAML".to_string(),
+            )),
+        };
+        match applied {
+            Ok(()) => {
+                file.hash = hash(&file.item);
+                file.modified_ms = file.modified_ms.max(sidecar.modified_ms);
+            }
+            Err(err) => {
+                failures.push(FileError::new(
+                    &file.path,
+                    None,
+                    format!("its metadata file {} does not read", sidecar.path),
+                ));
+                failures.push(err);
+                parsed[target] = None;
+            }
+        }
+    }
+    parsed.into_iter().flatten().collect()
+}
+
+/// The resources' URIs and the tables of every part of an import.
+#[derive(Default)]
+struct Brought {
+    resources: HashSet<String>,
+    tables: HashSet<String>,
+}
+
+/// Items of the folder of hand-added items: of no collection, with the URIs they had.
+fn made_by_hand(parsed: &mut [Parsed], uris: &HashMap<String, String>) {
+    for file in parsed {
+        match &mut file.item {
+            Item::Prompt(prompt) => prompt.origin = Default::default(),
+            Item::Resource(resource) => {
+                resource.info.origin = Default::default();
+                if let Some(uri) = uris.get(&file.path) {
+                    resource.info.uri = uri.clone();
+                }
+            }
+            Item::Values { .. } => {}
+        }
+        file.hash = hash(&file.item);
+    }
 }
 
 /// The folder being imported, resolved once.
@@ -258,6 +494,8 @@ struct Source {
     folder: Folder,
     /// The database's files, when they live inside the folder.
     exclude: Vec<PathBuf>,
+    /// The folder of hand-added items of a whole-library import (`Part::by_hand`).
+    by_hand: Option<HashMap<String, String>>,
 }
 
 impl Source {
@@ -293,6 +531,7 @@ impl Source {
             },
             folder: Folder::of(&folder_name),
             exclude,
+            by_hand: None,
         })
     }
 }
@@ -537,24 +776,16 @@ fn validated(
     found: &[walk::Found],
     parsed: Vec<Parsed>,
     store: &Store,
+    brought: &Brought,
     failures: &mut Vec<FileError>,
 ) -> store::Result<Vec<Parsed>> {
     let mut tables: HashSet<String> = store::read::tables(&*store.conn()?)?
         .into_iter()
         .map(|table| table.name)
         .collect();
-    let mut resources = HashSet::new();
-    for file in &parsed {
-        match &file.item {
-            Item::Values { table, .. } => {
-                tables.insert(table.clone());
-            }
-            Item::Resource(resource) => {
-                resources.insert(resource.info.uri.clone());
-            }
-            Item::Prompt(_) => {}
-        }
-    }
+    // Every part of the import brings its own (this one's among them).
+    tables.extend(brought.tables.iter().cloned());
+    let resources = brought.resources.clone();
     let mut incoming = Incoming {
         store,
         collection: &source.collection.name,
@@ -716,7 +947,11 @@ struct Plan {
     record: bool,
     changes: Vec<Change>,
     unchanged: usize,
+    /// The collection's items whose files are gone, left in place (see `Report`).
+    without_file: usize,
     conflicts: Vec<FileError>,
+    /// Files whose item was detached from the collection (`prompt add --detach`, ...).
+    detached: Vec<Skipped>,
 }
 
 impl Plan {
@@ -730,19 +965,42 @@ fn plan(
     conn: &Connection,
     source: &Source,
     parsed: &[Parsed],
-    prune: bool,
+    options: &Options,
     protected: &[String],
 ) -> store::Result<Plan> {
     let collection = &source.collection;
     let prompts = by_key(store::read::prompt_states(conn)?);
     let resources = by_key(store::read::resource_states(conn)?);
     let mut plan = Plan {
-        record: store::read::collection(conn, &collection.name)?
-            .is_none_or(|row| row.source.as_deref() != source.root.to_str()),
+        // Items added by hand are no collection's: there is nothing to record.
+        record: source.by_hand.is_none()
+            && store::read::collection(conn, &collection.name)?
+                .is_none_or(|row| row.source.as_deref() != source.root.to_str()),
         ..Plan::default()
     };
+    let detached: HashSet<(Kind, String)> = store::detached::of_collection(conn, &collection.name)?
+        .into_iter()
+        .map(|(kind, key)| match kind {
+            store::history::Kind::Prompt => (Kind::Prompt, key),
+            _ => (Kind::Resource, key),
+        })
+        .collect();
     for (index, file) in parsed.iter().enumerate() {
         let (kind, key) = file.kind_and_key();
+        if detached.contains(&(kind, key.to_string())) {
+            let command = match kind {
+                Kind::Prompt => "prompt",
+                _ => "resource",
+            };
+            plan.detached.push(Skipped {
+                path: file.path.clone(),
+                reason: format!(
+                    "{command} {key} was detached from the collection, so its file is left \
+                     alone; `promptshelf {command} rm {key}` gives it back to the collection"
+                ),
+            });
+            continue;
+        }
         let change = |action| Change {
             action,
             kind,
@@ -807,28 +1065,40 @@ fn plan(
             modified_at: file.modified_ms.max(stored.last_modified + 1),
         });
     }
-    if prune {
-        let imported: HashSet<(Kind, &str)> =
-            parsed.iter().map(|file| file.kind_and_key()).collect();
-        for (kind, states) in [(Kind::Prompt, &prompts), (Kind::Resource, &resources)] {
-            let mut gone: Vec<&ItemState> = states
-                .values()
-                .filter(|state| {
-                    state.origin.collection.as_deref() == Some(collection.name.as_str())
-                        && !imported.contains(&(kind, state.key.as_str()))
-                        && !is_protected(state.origin.path.as_deref(), protected)
-                })
-                .collect();
-            gone.sort_by(|a, b| a.key.cmp(&b.key));
-            for state in gone {
-                plan.removals.push((kind, state.key.clone()));
-                plan.changes.push(Change {
-                    action: Action::Remove,
-                    kind,
-                    key: state.key.clone(),
-                    path: state.origin.path.clone(),
+    // The collection's items no file of this import gives any more: removed when pruning
+    // (all of them, or those of the files `prune_files` names), otherwise counted, so the
+    // summary can say that `--prune` would remove them.
+    let imported: HashSet<(Kind, &str)> = parsed.iter().map(|file| file.kind_and_key()).collect();
+    for (kind, states) in [(Kind::Prompt, &prompts), (Kind::Resource, &resources)] {
+        let mut gone: Vec<&ItemState> = states
+            .values()
+            .filter(|state| {
+                state.origin.collection.as_deref() == Some(collection.name.as_str())
+                    && !imported.contains(&(kind, state.key.as_str()))
+                    && !is_protected(state.origin.path.as_deref(), protected)
+            })
+            .collect();
+        gone.sort_by(|a, b| a.key.cmp(&b.key));
+        for state in gone {
+            let pruned = options.prune
+                || options.prune_files.as_ref().is_some_and(|files| {
+                    state
+                        .origin
+                        .path
+                        .as_ref()
+                        .is_some_and(|path| files.contains(path))
                 });
+            if !pruned {
+                plan.without_file += 1;
+                continue;
             }
+            plan.removals.push((kind, state.key.clone()));
+            plan.changes.push(Change {
+                action: Action::Remove,
+                kind,
+                key: state.key.clone(),
+                path: state.origin.path.clone(),
+            });
         }
     }
     let template = collection.template();
@@ -837,7 +1107,7 @@ fn plan(
     let exists = store::read::templates(conn, store::read::Window::ALL)?
         .iter()
         .any(|stored| stored.template.uri_template == template.uri_template);
-    if !exists {
+    if !exists && source.by_hand.is_none() {
         plan.add_template = true;
         plan.changes.push(Change {
             action: Action::Add,
@@ -945,7 +1215,14 @@ fn apply(
     }
     // Every import that writes records where the collection comes from and when: what
     // `collection list` shows and `prompt edit` opens.
-    store::write::record_collection(tx, &collection.name, source.root.to_str(), store::now_ms())?;
+    if source.by_hand.is_none() {
+        store::write::record_collection(
+            tx,
+            &collection.name,
+            source.root.to_str(),
+            store::now_ms(),
+        )?;
+    }
     Ok(())
 }
 

@@ -71,12 +71,7 @@ fn prompt_body(messages: &[MessageTemplate]) -> String {
 pub fn resource_file(resource: &Resource, relative_path: &str, folder: Folder) -> Vec<u8> {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     let text = match &resource.content {
-        Content::Text(text)
-            if has_extension(file_name, &["md", "markdown", "txt"])
-                && skill_file(relative_path, folder).is_none() =>
-        {
-            text
-        }
+        Content::Text(text) if carries_metadata(resource, relative_path, folder) => text,
         content => return content.as_bytes().to_vec(),
     };
     let info = &resource.info;
@@ -85,14 +80,44 @@ pub fn resource_file(resource: &Resource, relative_path: &str, folder: Folder) -
     } else {
         (None, None)
     };
-    let guessed = mime_guess::from_path(file_name)
-        .first_or_octet_stream()
-        .essence_str()
-        .to_string();
     let mut front = Yaml::default();
     if is_command_path(relative_path, folder) {
         front.field("kind", "resource");
     }
+    metadata(&mut front, info, file_name, heading, paragraph);
+    front.around(text).into_bytes()
+}
+
+/// Whether `resource_file` writes the resource's metadata into its file (as front matter):
+/// otherwise the file is its bytes alone, and `metadata_file` holds what it cannot.
+pub fn carries_metadata(resource: &Resource, relative_path: &str, folder: Folder) -> bool {
+    let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
+    resource.content.is_text()
+        && has_extension(file_name, &["md", "markdown", "txt"])
+        && skill_file(relative_path, folder).is_none()
+}
+
+/// The `NAME.meta.yaml` file (docs/format.md, "Metadata of other files") beside a resource
+/// whose file cannot carry its metadata, or None when it has none to say.
+pub fn metadata_file(resource: &Resource, relative_path: &str) -> Option<Vec<u8>> {
+    let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
+    let mut yaml = Yaml::default();
+    metadata(&mut yaml, &resource.info, file_name, None, None);
+    (!yaml.lines.is_empty()).then(|| yaml.lines.into_bytes())
+}
+
+/// The metadata keys of a resource that differ from what its file would give it.
+fn metadata(
+    front: &mut Yaml,
+    info: &crate::model::ResourceInfo,
+    file_name: &str,
+    heading: Option<String>,
+    paragraph: Option<String>,
+) {
+    let guessed = mime_guess::from_path(file_name)
+        .first_or_octet_stream()
+        .essence_str()
+        .to_string();
     if info.name != file_name {
         front.field("name", &scalar(&info.name));
     }
@@ -118,7 +143,6 @@ pub fn resource_file(resource: &Resource, relative_path: &str, folder: Folder) -
         front.field("priority", &number(priority));
     }
     front.icons(&info.icons);
-    front.around(text).into_bytes()
 }
 
 /// A completion table's file: `.txt` (one value a line) when that can hold it, else `.csv`

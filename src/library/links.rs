@@ -67,12 +67,108 @@ pub fn resolve_links(
     changed
 }
 
+/// The links of `item`, to be written at `relative_path`, whose destination is the URI of a
+/// resource in `paths` (URI to its relative path in the same folder), written back as the
+/// relative paths an import reads as those URIs again: the inverse of `resolve_links`, so an
+/// export into the layout a collection came from keeps its authors' links relative. Returns
+/// whether anything changed.
+pub fn relative_links(
+    item: &mut Item,
+    relative_path: &str,
+    paths: &HashMap<String, String>,
+) -> bool {
+    let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
+    if !has_extension(file_name, &["md", "markdown"]) {
+        return false;
+    }
+    let folder = folder_of(relative_path);
+    let mut changed = false;
+    let mut rewrite = |text: &mut String| {
+        if let Some(rewritten) = relative_text(text, folder, paths) {
+            *text = rewritten;
+            changed = true;
+        }
+    };
+    match item {
+        Item::Prompt(prompt) => {
+            for message in &mut prompt.messages {
+                rewrite(&mut message.body);
+            }
+        }
+        Item::Resource(resource) => {
+            if let Content::Text(text) = &mut resource.content {
+                rewrite(text);
+            }
+        }
+        Item::Values { .. } => {}
+    }
+    changed
+}
+
+/// `text`, of a file in `folder`, with the links to the URIs in `paths` made relative, or None
+/// when it has none.
+fn relative_text(text: &str, folder: &str, paths: &HashMap<String, String>) -> Option<String> {
+    rewrite_each(text, |dest| {
+        let (uri, fragment) = match dest.find('#') {
+            Some(at) => (&dest[..at], &dest[at..]),
+            None => (dest, ""),
+        };
+        let path = paths.get(uri)?;
+        Some(format!("{}{fragment}", relative_to(folder, path)))
+    })
+}
+
+/// Characters a relative link's path segment percent-encodes, so that it reads as one
+/// destination and decodes to the file's name (`target_path` decodes it).
+const LINK_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'(')
+    .add(b')')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'[')
+    .add(b']')
+    .add(b'\\')
+    .add(b'`');
+
+/// The path of `target` (relative to the collection) from the folder `folder`, as a link
+/// destination: `other.md`, `../guides/style.md`.
+fn relative_to(folder: &str, target: &str) -> String {
+    let from: Vec<&str> = folder.split('/').filter(|s| !s.is_empty()).collect();
+    let to: Vec<&str> = target.split('/').collect();
+    let shared = from
+        .iter()
+        .zip(&to)
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(to.len().saturating_sub(1));
+    let mut segments: Vec<String> = vec!["..".to_string(); from.len() - shared];
+    segments.extend(
+        to[shared..].iter().map(|segment| {
+            percent_encoding::utf8_percent_encode(segment, LINK_SEGMENT).to_string()
+        }),
+    );
+    segments.join("/")
+}
+
 /// `text` with its relative link destinations replaced, or None when none resolves.
 fn rewrite_links(text: &str, folder: &str, targets: &HashMap<String, String>) -> Option<String> {
+    rewrite_each(text, |dest| resolve(dest, folder, targets))
+}
+
+/// `text` with each link destination that `replace` gives another one replaced, or None when
+/// it gives none.
+fn rewrite_each(text: &str, replace: impl Fn(&str) -> Option<String>) -> Option<String> {
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     each_link(text, |span, opener, dest| {
-        if let Some(edit) = edit(text, span, opener, dest, folder, targets) {
-            edits.push(edit);
+        if let Some(new) = replace(dest)
+            && let Some(range) = place(text, span, opener, dest)
+        {
+            edits.push((range, new));
         }
     });
     if edits.is_empty() {
@@ -177,16 +273,8 @@ fn folder_of(relative_path: &str) -> &str {
 }
 
 /// Where `dest` is written inside `span` (after the last `opener`, as the author wrote it,
-/// so an escaped destination is left alone) and the URI to write instead.
-fn edit(
-    text: &str,
-    span: Range<usize>,
-    opener: &str,
-    dest: &str,
-    folder: &str,
-    targets: &HashMap<String, String>,
-) -> Option<(Range<usize>, String)> {
-    let uri = resolve(dest, folder, targets)?;
+/// so an escaped destination is left alone).
+fn place(text: &str, span: Range<usize>, opener: &str, dest: &str) -> Option<Range<usize>> {
     let source = text.get(span.clone())?;
     let after_opener = source.rfind(opener)? + opener.len();
     let rest = &source[after_opener..];
@@ -199,7 +287,7 @@ fn edit(
         return None;
     }
     let start = span.start + start;
-    Some((start..start + dest.len(), uri))
+    Some(start..start + dest.len())
 }
 
 /// The URI of the resource a relative `dest` in `folder` points at, keeping its `#fragment`.
@@ -253,6 +341,28 @@ fn target_path<'a>(dest: &'a str, folder: &str) -> Option<Result<(String, &'a st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uris_go_back_to_the_relative_paths_they_were_read_from() {
+        assert_eq!(relative_to("", "guides/style.md"), "guides/style.md");
+        assert_eq!(relative_to("guides", "guides/style.md"), "style.md");
+        assert_eq!(relative_to("a/b", "c/d.md"), "../../c/d.md");
+        assert_eq!(relative_to("a", "a b.md"), "../a%20b.md");
+        let text =
+            "[s](shelf://n/guides/style.md#names) [w](https://x.org) `[c](shelf://n/a%20b.md)`";
+        let paths: HashMap<String, String> = targets()
+            .into_iter()
+            .map(|(path, uri)| (uri, path))
+            .collect();
+        let relative = relative_text(text, "notes", &paths);
+        assert_eq!(
+            relative.as_deref(),
+            Some("[s](../guides/style.md#names) [w](https://x.org) `[c](shelf://n/a%20b.md)`")
+        );
+        // Read back, the links are the URIs again.
+        let back = rewrite_links(relative.as_deref().unwrap_or_default(), "notes", &targets());
+        assert_eq!(back.as_deref(), Some(text));
+    }
 
     fn targets() -> HashMap<String, String> {
         HashMap::from([

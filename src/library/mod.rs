@@ -23,6 +23,7 @@ mod dialect;
 pub mod emit;
 mod front_matter;
 mod links;
+pub mod manifest;
 mod paths;
 mod prompt_file;
 mod resource_file;
@@ -33,13 +34,13 @@ mod value_table;
 use serde::Deserialize;
 
 pub use dialect::validate_skill_name;
-pub use links::{MissingLink, link_targets, missing_links, resolve_links};
+pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
 pub use paths::{
     Collection, DEFAULT_SCHEME, Folder, command_folder, gemini_command_name, is_command_path,
     is_cursor_command, is_skipped, skill_file, skips_folder,
 };
 pub use prompt_file::validate_name;
-pub use resource_file::is_textual;
+pub use resource_file::{METADATA_SUFFIX, apply_metadata, described_by, is_textual};
 pub use roles::split_roles;
 pub use value_table::{parse_context, parse_values_csv, parse_values_lines};
 
@@ -72,7 +73,7 @@ pub struct FileError {
 }
 
 impl FileError {
-    fn new(path: &str, line: Option<u64>, message: impl Into<String>) -> FileError {
+    pub fn new(path: &str, line: Option<u64>, message: impl Into<String>) -> FileError {
         FileError {
             path: path.to_string(),
             line,

@@ -141,6 +141,73 @@ fn resource_info(
     })
 }
 
+/// The suffix of a file that holds the metadata of the file it is named after
+/// (`diagram.png.meta.yaml` for `diagram.png`).
+pub const METADATA_SUFFIX: &str = ".meta.yaml";
+
+/// The file (relative path) that the metadata file at `relative_path` describes, if it is one.
+pub fn described_by(relative_path: &str) -> Option<&str> {
+    relative_path
+        .strip_suffix(METADATA_SUFFIX)
+        .filter(|described| !described.is_empty() && !described.ends_with('/'))
+}
+
+/// Sets the keys the metadata file `relative_path` (`yaml`, the keys of a resource's front
+/// matter) gives over what `resource`'s own file said.
+pub fn apply_metadata(
+    resource: &mut Resource,
+    relative_path: &str,
+    yaml: &str,
+) -> Result<(), FileError> {
+    let front: ResourceFront = if yaml.trim().is_empty() {
+        ResourceFront::default()
+    } else {
+        parse_yaml(relative_path, yaml)?
+    };
+    let mut audience = Vec::with_capacity(front.audience.len());
+    for name in &front.audience {
+        audience.push(Role::parse(name).ok_or_else(|| {
+            FileError::new(
+                relative_path,
+                None,
+                format!("audience '{name}' is not 'user' or 'assistant'"),
+            )
+        })?);
+    }
+    if let Some(priority) = front.priority
+        && !(0.0..=1.0).contains(&priority)
+    {
+        return Err(FileError::new(
+            relative_path,
+            None,
+            format!("priority {priority} is outside 0.0 to 1.0"),
+        ));
+    }
+    let info = &mut resource.info;
+    if let Some(name) = front.name {
+        info.name = name;
+    }
+    if let Some(title) = front.title {
+        info.title = Some(title);
+    }
+    if let Some(description) = front.description {
+        info.description = Some(description);
+    }
+    if let Some(mime_type) = front.mime_type {
+        info.mime_type = mime_type;
+    }
+    if !audience.is_empty() {
+        info.annotations.audience = audience;
+    }
+    if front.priority.is_some() {
+        info.annotations.priority = front.priority;
+    }
+    if !front.icons.is_empty() {
+        info.icons = front.icons;
+    }
+    Ok(())
+}
+
 /// Text served as `text`: every `text/*` type and the structured-text application types.
 pub fn is_textual(mime: &mime_guess::Mime) -> bool {
     mime.type_() == mime_guess::mime::TEXT

@@ -54,6 +54,9 @@ impl ReadResult {
 pub struct ShapedBlocks {
     pub(super) contents: [OnceLock<Box<RawValue>>; Revision::COUNT],
     pub(super) embedded: [OnceLock<Box<RawValue>>; Revision::COUNT],
+    /// Its image or audio block, apart from `embedded`: one prompt may ask for both
+    /// (`embed(uri, as="resource")`).
+    pub(super) media: [OnceLock<Box<RawValue>>; Revision::COUNT],
     pub(super) linked: [OnceLock<Box<RawValue>>; Revision::COUNT],
 }
 

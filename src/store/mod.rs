@@ -10,6 +10,7 @@
 //! keep its WAL index beside it (`place`); writing there is refused at open, naming which.
 //! A Litestream replica (`serve --replica`) is read one snapshot per request (`replica`).
 
+pub mod detached;
 mod hash;
 pub mod history;
 mod place;

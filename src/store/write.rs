@@ -379,6 +379,7 @@ pub fn remove_collection(tx: &Transaction, name: &str) -> Result<CollectionRemov
         [name],
     )? as u64;
     let recorded = tx.execute("DELETE FROM collections WHERE name = ?1", [name])? > 0;
+    super::detached::clear_collection(tx, name)?;
     Ok(CollectionRemoved {
         prompts,
         resources: blobs.len() as u64,

@@ -202,12 +202,12 @@ fn prompt_add_reports_added_unchanged_and_updated() {
 }
 
 #[test]
-fn prompt_add_of_a_seed_prompt_file_clears_its_origin() {
+fn prompt_add_of_a_seed_prompt_file_with_detach_clears_its_origin() {
     let ctx = TestContext::new();
     let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("seed/prompts/summarize.prompt.md");
     assert_eq!(
-        ctx.ok(&["prompt", "add", path_str(&seed)]),
-        "prompt summarize is unchanged\n"
+        ctx.ok(&["prompt", "add", path_str(&seed), "--detach"]),
+        "prompt summarize is unchanged, detached from the collection library\n"
     );
     let shown = ctx.json(&["prompt", "show", "summarize", "--json"]);
     assert_eq!(shown["collection"], Value::Null);

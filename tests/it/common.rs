@@ -147,9 +147,17 @@ impl TestContext {
             .unwrap_or_else(|err| panic!("{sql}: {err}"))
     }
 
-    /// `promptshelf resource add FILE --uri URI`, which must succeed.
+    /// `promptshelf resource add FILE --uri URI --detach`, which must succeed: the file
+    /// replaces the resource by hand, also one a collection (the seed's) holds.
     pub fn add_resource(&self, file: &Path, uri: &str) {
-        self.ok(&["resource", "add", &file.display().to_string(), "--uri", uri]);
+        self.ok(&[
+            "resource",
+            "add",
+            &file.display().to_string(),
+            "--uri",
+            uri,
+            "--detach",
+        ]);
     }
 
     /// A folder `notes` of 500 markdown pages and one prompt (`hello`), for imports that

@@ -8,7 +8,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::common::TestContext;
+use crate::common::{TestContext, ok_on};
+
+const PNG_BYTES: &[u8] = include_bytes!("../../seed/images/layers.png");
 
 const STYLE: &str = "# Style\n\nWrite short sentences.\n";
 
@@ -460,4 +462,215 @@ fn a_prompt_a_format_cannot_hold_is_left_out_with_the_reason() {
     );
     assert!(!project.join(".agents/skills/bare").exists());
     assert!(project.join(".agents/skills/fine/SKILL.md").is_file());
+}
+
+/// Every prompt and resource of the library at `db`: its name or URI, its collection, its
+/// content hash (over content and metadata) and, for a resource, its content's hash.
+fn fingerprint(db: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(db).expect("open the library");
+    let mut rows = Vec::new();
+    for sql in [
+        "SELECT 'prompt ' || name || ' ' || ifnull(collection, '-') || ' ' || hex(content_hash)
+         FROM prompts ORDER BY name",
+        "SELECT 'resource ' || uri || ' ' || ifnull(collection, '-') || ' ' || hex(content_hash)
+         || ' ' || hex(blob_hash) || ' ' || mime_type FROM resources ORDER BY uri",
+        "SELECT 'values ' || name FROM completion_tables ORDER BY name",
+    ] {
+        let mut stmt = conn.prepare(sql).expect(sql);
+        rows.extend(
+            stmt.query_map([], |row| row.get::<_, String>(0))
+                .expect(sql)
+                .map(|row| row.expect("a row")),
+        );
+    }
+    rows
+}
+
+#[test]
+fn a_whole_library_exported_comes_back_in_one_import() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init"]);
+    ctx.write("team/ask.prompt.md", "---\narguments:\n  - name: q\n---\nAsk {{ q }}, see {{ embed(\"shelf://library/guides/testing.md\") }}\n");
+    ctx.write(
+        "team/notes/guide.md",
+        "# Guide\n\nSee [the other](other.md).\n",
+    );
+    ctx.write("team/notes/other.md", "# Other\n");
+    ctx.write("docs/intro.md", "# Intro\n");
+    ctx.write("docs/diagram.png", PNG_BYTES);
+    ctx.ok(&["import", ctx.path("team").to_str().expect("UTF-8")]);
+    ctx.ok(&[
+        "import",
+        ctx.path("docs").to_str().expect("UTF-8"),
+        "--scheme",
+        "docs",
+    ]);
+    let hand = ctx.write("hand/mine.prompt.md", "Say mine.\n");
+    ctx.ok(&["prompt", "add", hand.to_str().expect("UTF-8")]);
+    let note = ctx.write("hand/note.txt", "a note\n");
+    ctx.add_resource(&note, "https://example.com/notes/note.txt");
+    let blob = ctx.write("hand/pixel.png", PNG_BYTES);
+    ctx.add_resource(&blob, "shelf://local/pixel.png");
+    let before = fingerprint(&ctx.db);
+    assert!(
+        before
+            .iter()
+            .any(|row| row.starts_with("resource docs://docs/diagram.png docs "))
+    );
+
+    let out = ctx.path("out");
+    let out_arg = out.to_str().expect("UTF-8");
+    ctx.ok(&["export", out_arg]);
+    assert!(out.join("promptshelf-library.json").is_file());
+
+    let fresh = ctx.path("fresh.db");
+    ok_on(&fresh, &["init", "--empty"]);
+    ok_on(&fresh, &["import", out_arg]);
+    assert_eq!(fingerprint(&fresh), before);
+    let writes = |db: &Path| -> i64 {
+        rusqlite::Connection::open(db)
+            .expect("open")
+            .query_row("SELECT count(*) FROM writes", [], |row| row.get(0))
+            .expect("count writes")
+    };
+    let written = writes(&fresh);
+    let again = crate::common::command_on(&fresh, &["import", out_arg, "--json"])
+        .output()
+        .expect("run");
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let again: Value = serde_json::from_slice(&again.stdout).expect("JSON");
+    for part in again.as_array().expect("one entry per part") {
+        assert_eq!(part["added"], 0, "{part}");
+        assert_eq!(part["updated"], 0, "{part}");
+    }
+    assert_eq!(writes(&fresh), written, "a second import wrote");
+    assert_eq!(fingerprint(&fresh), before);
+}
+
+#[test]
+fn a_whole_library_export_is_not_imported_as_one_collection() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init"]);
+    let out = ctx.path("out");
+    let out_arg = out.to_str().expect("UTF-8");
+    ctx.ok(&["export", out_arg]);
+    let error = ctx.fails(&["import", out_arg, "--collection", "all"]);
+    assert!(
+        error.contains("is the export of a whole library"),
+        "{error}"
+    );
+    assert!(error.contains("without --collection"), "{error}");
+}
+
+/// A collection `team` imported from its folder, with relative links between its files.
+fn linked_team(ctx: &TestContext) -> std::path::PathBuf {
+    ctx.ok(&["init", "--empty"]);
+    ctx.write(
+        "team/ask.prompt.md",
+        "Ask, following [the guide](notes/guide.md#rules).\n",
+    );
+    ctx.write(
+        "team/notes/guide.md",
+        "# Guide\n\nSee [the other](other.md) and [the web](https://example.com).\n",
+    );
+    ctx.write("team/notes/other.md", "# Other\n");
+    let dir = ctx.path("team");
+    ctx.ok(&["import", dir.to_str().expect("UTF-8")]);
+    dir
+}
+
+#[test]
+fn export_into_a_collections_own_folder_needs_force() {
+    let ctx = TestContext::new();
+    let dir = linked_team(&ctx);
+    let dir_arg = dir.to_str().expect("UTF-8");
+    ctx.write("team/notes/other.md", "# Other, edited but not imported\n");
+    let error = ctx.fails(&["export", dir_arg, "--collection", "team"]);
+    assert!(
+        error.contains("is the folder the collection 'team' is imported from"),
+        "{error}"
+    );
+    assert!(error.contains("--force"), "{error}");
+    // The whole library into the folder above it writes team/ there: refused too.
+    let parent = ctx.path("");
+    let error = ctx.fails(&["export", parent.to_str().expect("UTF-8")]);
+    assert!(error.contains("collection 'team'"), "{error}");
+    assert_eq!(
+        std::fs::read_to_string(ctx.path("team/notes/other.md")).expect("read"),
+        "# Other, edited but not imported\n"
+    );
+    ctx.ok(&["export", dir_arg, "--collection", "team", "--force"]);
+    assert_eq!(
+        std::fs::read_to_string(ctx.path("team/notes/other.md")).expect("read"),
+        "# Other\n"
+    );
+}
+
+#[test]
+fn export_dry_run_lists_what_it_would_write_and_writes_nothing() {
+    let ctx = TestContext::new();
+    linked_team(&ctx);
+    let out = ctx.path("out");
+    let out_arg = out.to_str().expect("UTF-8");
+    let listed = ctx.ok(&["export", out_arg, "--collection", "team", "--dry-run"]);
+    assert!(!out.exists(), "a dry run made {}", out.display());
+    let guide = out.join("notes/guide.md");
+    assert!(
+        listed.contains(&format!("write {}\n", guide.display())),
+        "{listed}"
+    );
+    assert!(
+        listed.ends_with("dry run (nothing written): 3 files would be written, 0 unchanged\n"),
+        "{listed}"
+    );
+    ctx.ok(&["export", out_arg, "--collection", "team"]);
+    std::fs::write(&guide, "changed\n").expect("change the export");
+    let planned = ctx.json(&[
+        "export",
+        out_arg,
+        "--collection",
+        "team",
+        "--dry-run",
+        "--json",
+    ]);
+    assert_eq!(planned["dryRun"], true);
+    assert_eq!(
+        planned["planned"],
+        json!([{"action": "overwrite", "file": guide.display().to_string()}])
+    );
+    assert_eq!(std::fs::read_to_string(&guide).expect("read"), "changed\n");
+}
+
+#[test]
+fn export_into_the_layout_a_collection_came_from_keeps_relative_links() {
+    let ctx = TestContext::new();
+    linked_team(&ctx);
+    // Stored, the links are URIs a client can read.
+    assert!(
+        ctx.ok(&["resource", "cat", "shelf://team/notes/guide.md"])
+            .contains("[the other](shelf://team/notes/other.md)")
+    );
+    let out = ctx.path("out");
+    let out_arg = out.to_str().expect("UTF-8");
+    let exported = ctx.run(&["export", out_arg, "--collection", "team"]);
+    assert!(exported.status.success());
+    assert_eq!(String::from_utf8_lossy(&exported.stderr), "", "no warnings");
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes/guide.md")).expect("read"),
+        "# Guide\n\nSee [the other](other.md) and [the web](https://example.com).\n"
+    );
+    let prompt = std::fs::read_to_string(out.join("ask.prompt.md")).expect("read");
+    assert!(
+        prompt.contains("[the guide](notes/guide.md#rules)"),
+        "{prompt}"
+    );
+    // Imported back, nothing changes.
+    let again = ctx.json(&["import", out_arg, "--collection", "team", "--json"]);
+    assert_eq!(again["added"], 0, "{again}");
+    assert_eq!(again["updated"], 0, "{again}");
+    assert_eq!(again["unchanged"], 3, "{again}");
 }

@@ -1232,3 +1232,104 @@ fn a_file_swapped_for_a_link_out_of_the_folder_during_an_import_is_never_read() 
     stop.store(true, Ordering::Relaxed);
     flipper.join().expect("flipper");
 }
+
+#[test]
+fn watch_removes_the_items_of_a_file_deleted_while_it_runs() {
+    let ctx = TestContext::new();
+    ctx.write("w/a.md", "# A\n");
+    ctx.write("w/b.md", "# B\n");
+    ctx.write("w/old.md", "# Old\n");
+    ctx.ok(&["init", "--empty"]);
+    ctx.ok(&["import", ctx.path("w").to_str().expect("UTF-8")]);
+    // Gone before watching begins: stays, as without --prune.
+    std::fs::remove_file(ctx.path("w/old.md")).expect("delete old.md");
+    let mut child = Command::new(BIN)
+        .arg("--db")
+        .arg(&ctx.db)
+        .args(["import", ctx.path("w").to_str().expect("UTF-8"), "--watch"])
+        .env_remove("PROMPTSHELF_DB")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start import --watch");
+    let stdout = child.stdout.take().expect("stdout");
+    let (sender, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let next_summary = |what: &str| -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            let line = lines
+                .recv_timeout(Duration::from_secs(20))
+                .unwrap_or_else(|_| panic!("no {what} within 20 s; saw {seen:?}"));
+            let done = line.contains("added ");
+            seen.push(line);
+            if done {
+                return seen;
+            }
+        }
+    };
+    let first = next_summary("first round");
+    assert_eq!(
+        first.last().map(String::as_str),
+        Some("collection w: added 0, updated 0, unchanged 2, removed 0, failed 0")
+    );
+    std::fs::remove_file(ctx.path("w/b.md")).expect("delete b.md");
+    let second = next_summary("round after a deletion");
+    assert_eq!(
+        second,
+        [
+            "removed resource shelf://w/b.md",
+            "collection w: added 0, updated 0, unchanged 1, removed 1, failed 0"
+        ]
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    ctx.fails(&["resource", "show", "shelf://w/b.md"]);
+    // What was gone before the watch began is still there, for --prune to remove.
+    resource_json(&ctx, "shelf://w/old.md");
+    resource_json(&ctx, "shelf://w/a.md");
+}
+
+#[test]
+fn an_import_without_prune_says_how_many_items_have_no_file_any_more() {
+    let ctx = TestContext::new();
+    ctx.write("n/a.md", "# A\n");
+    ctx.write("n/b.md", "# B\n");
+    ctx.write("n/c.prompt.md", "Say C.\n");
+    ctx.ok(&["init", "--empty"]);
+    let dir = ctx.path("n");
+    let dir = dir.to_str().expect("UTF-8");
+    ctx.ok(&["import", dir]);
+    std::fs::remove_file(ctx.path("n/b.md")).expect("delete b.md");
+    std::fs::remove_file(ctx.path("n/c.prompt.md")).expect("delete c.prompt.md");
+    let output = ctx.run(&["import", dir]);
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "note: 2 stored items of the collection n have no file any more; import with \
+             --prune to remove them"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(ctx.json(&["import", dir, "--json"])["withoutFile"], 2);
+    assert_eq!(
+        ctx.json(&["import", dir, "--dry-run", "--json"])["withoutFile"],
+        2
+    );
+    let pruned = ctx.run(&["import", dir, "--prune", "--json"]);
+    let pruned: Value = serde_json::from_slice(&pruned.stdout).expect("JSON");
+    assert_eq!(pruned["removed"], 2);
+    assert_eq!(pruned["withoutFile"], 0);
+    let output = ctx.run(&["import", dir]);
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("no file"));
+}

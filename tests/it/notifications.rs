@@ -306,6 +306,7 @@ fn last_modified_and_ttl_follow_the_content_hash() {
                 &same.display().to_string(),
                 "--uri",
                 TESTING,
+                "--detach",
             ],
         )
     };

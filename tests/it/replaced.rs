@@ -61,8 +61,8 @@ fn a_database_renamed_over_the_served_one_is_served_from_then_on() {
         &new,
         &["prompt", "add", prompt.to_str().expect("UTF-8 path")],
     );
-    ok_on(&new, &["prompt", "rm", "code-review"]);
-    ok_on(&new, &["resource", "rm", GUIDE]);
+    ok_on(&new, &["prompt", "rm", "code-review", "--detach"]);
+    ok_on(&new, &["resource", "rm", GUIDE, "--detach"]);
     assert!(
         !ctx.path("new.db-wal").exists(),
         "the new library is closed"
@@ -145,7 +145,7 @@ fn a_file_renamed_over_one_written_while_served_is_not_taken_and_the_old_one_is_
     let output = Command::new(BIN)
         .arg("--db")
         .arg(&new)
-        .args(["prompt", "rm", "code-review"])
+        .args(["prompt", "rm", "code-review", "--detach"])
         .env_remove("PROMPTSHELF_DB")
         .output()
         .expect("run promptshelf");

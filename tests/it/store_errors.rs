@@ -24,7 +24,7 @@ fn a_database_locked_by_another_program_is_said_once_with_the_way_out() {
         .execute_batch("BEGIN EXCLUSIVE")
         .expect("take the write lock");
     let stderr = one_line_failure(
-        ctx.command(&["prompt", "rm", "code-review"])
+        ctx.command(&["prompt", "rm", "code-review", "--detach"])
             .output()
             .expect("run"),
     );
@@ -38,7 +38,7 @@ fn a_database_locked_by_another_program_is_said_once_with_the_way_out() {
     assert_eq!(stderr.matches("locked").count(), 1, "{stderr}");
     holder.execute_batch("ROLLBACK").expect("release");
     // Nothing was lost: the prompt is still there, and now it can go.
-    ctx.ok(&["prompt", "rm", "code-review"]);
+    ctx.ok(&["prompt", "rm", "code-review", "--detach"]);
 }
 
 #[test]

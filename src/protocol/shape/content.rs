@@ -104,7 +104,7 @@ impl Shaper<'_> {
                 read.shaped.embedded[at].get_or_init(|| raw(&self.embedded(read))),
             ),
             Block::Media { kind, read } => MessageContent::Shaped(
-                read.shaped.embedded[at].get_or_init(|| raw(&self.media(*kind, read))),
+                read.shaped.media[at].get_or_init(|| raw(&self.media(*kind, read))),
             ),
             Block::Link(read) => MessageContent::Shaped(
                 read.shaped.linked[at].get_or_init(|| raw(&self.link(&read.resource))),
