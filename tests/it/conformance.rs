@@ -92,11 +92,6 @@ const NOT_APPLICABLE: &[(&str, &str, &str)] = &[
         "sep-2549-tools-list-caching-hints",
         "reads tools/list; this server has no tools (the other lists' hints are checked)",
     ),
-    (
-        "server-session-lifecycle",
-        "server-session-terminated-returns-404",
-        "a session id is signed, not stored, so no instance remembers that one was DELETEd: it stays valid until it expires (README.md, \"Serving a team over HTTP\")",
-    ),
 ];
 
 /// A bound on one scenario (each takes well under a second; this only catches a hang).

@@ -750,6 +750,10 @@ fn a_legacy_stream_hears_of_a_cli_write_until_delete() {
     let deleted = http.request("DELETE", &[("mcp-session-id", &session)]);
     assert_eq!(deleted.status, 204, "{}", deleted.body);
     assert!(events.ends());
+    // The ended session's id is not taken here any more: the client initializes again.
+    let after = http.legacy(Some(&session), version, 9, "prompts/list", json!({}));
+    assert_eq!(after.status, 404, "{}", after.body);
+    assert!(after.body.contains("ended with DELETE"), "{}", after.body);
 }
 
 #[test]

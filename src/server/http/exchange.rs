@@ -369,6 +369,12 @@ fn legacy_session(server: &Server, parts: &Parts) -> Result<LegacySession, Refus
                 session_unknown(rejected.why()),
             ));
         }
+        Some(Ok(session)) if server.streams.ended(&session.nonce) => {
+            return Err(Refusal(
+                StatusCode::NOT_FOUND,
+                session_unknown("was ended with DELETE"),
+            ));
+        }
         Some(Ok(session)) => session,
     };
     check_legacy_version(header(parts, mcp::PROTOCOL_VERSION), session.revision)
@@ -633,7 +639,9 @@ fn delete(server: &Server, parts: &Parts) -> Response<Reply> {
     }
     match legacy_session(server, parts) {
         Ok(session) => {
-            server.streams.end_session(&session.nonce);
+            server
+                .streams
+                .end_session(&session.nonce, session.expires, now_secs());
             empty(StatusCode::NO_CONTENT)
         }
         Err(refused) => refused.response(),

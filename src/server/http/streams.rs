@@ -31,6 +31,11 @@ use crate::visibility::Visibility;
 /// stream (it can open another) rather than make the server hold more.
 const QUEUED_EVENTS: usize = 256;
 
+/// Legacy sessions ended with DELETE that this instance remembers until their ids expire
+/// (each a nonce and an expiry, tens of bytes). Beyond it, an ended session's id is taken
+/// again until it expires, as it always is by the other instances.
+const MAX_ENDED: usize = 65_536;
+
 pub(super) struct Streams {
     state: Mutex<State>,
     /// `--max-streams`.
@@ -50,6 +55,9 @@ struct State {
     per_caller: HashMap<Who, usize>,
     /// What legacy sessions subscribed to here, by session nonce.
     subscriptions: HashMap<String, Subscribed>,
+    /// Legacy sessions ended here with DELETE, by nonce, with their ids' expiry (Unix
+    /// seconds), so that their ids are answered 404 from then on (`ended`).
+    ended: HashMap<String, u64>,
     closing: bool,
 }
 
@@ -266,12 +274,26 @@ impl Streams {
 
     /// DELETE of the legacy session `nonce`: what this instance holds for it goes (its
     /// subscriptions; its GET stream ends).
-    pub(super) fn end_session(&self, nonce: &str) {
+    /// Ends what this instance holds for the legacy session `nonce` (whose id expires at
+    /// `expires`, Unix seconds) and remembers that it ended, until then (at most
+    /// `MAX_ENDED` sessions, the expired ones dropped first).
+    pub(super) fn end_session(&self, nonce: &str, expires: u64, now: u64) {
         let mut state = self.lock();
+        if state.ended.len() >= MAX_ENDED {
+            state.ended.retain(|_, until| *until > now);
+        }
+        if state.ended.len() < MAX_ENDED {
+            state.ended.insert(nonce.to_string(), expires);
+        }
         state.subscriptions.remove(nonce);
         if let Some(key) = state.legacy_streams.get(nonce).copied() {
             state.remove(key);
         }
+    }
+
+    /// Whether the legacy session `nonce` was ended here with DELETE.
+    pub(super) fn ended(&self, nonce: &str) -> bool {
+        self.lock().ended.contains_key(nonce)
     }
 
     /// Tells every stream what a batch of commits changed, each only what it asked for.
