@@ -57,7 +57,9 @@ fn main() {
             .arg("--db")
             .arg(&db)
             .args(["serve", "--http", "127.0.0.1:0", "--auth", "none"])
-            .args(["--completion-rate", "0"]),
+            .args(["--completion-rate", "0"])
+            // The 1,000 streams below come from one caller (`--auth none`): let it hold them.
+            .args(["--max-streams-per-token", "1000"]),
         "promptshelf: listening on ",
     );
     let mut echo = spawn_listening(
