@@ -39,32 +39,9 @@ pub fn resolve_links(
     relative_path: &str,
     targets: &HashMap<String, String>,
 ) -> bool {
-    let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
-    if !has_extension(file_name, &["md", "markdown"]) {
-        return false;
-    }
-    let folder = folder_of(relative_path);
-    let mut changed = false;
-    let mut rewrite = |text: &mut String| {
-        if let Some(rewritten) = rewrite_links(text, folder, targets) {
-            *text = rewritten;
-            changed = true;
-        }
-    };
-    match item {
-        Item::Prompt(prompt) => {
-            for message in &mut prompt.messages {
-                rewrite(&mut message.body);
-            }
-        }
-        Item::Resource(resource) => {
-            if let Content::Text(text) = &mut resource.content {
-                rewrite(text);
-            }
-        }
-        Item::Values { .. } => {}
-    }
-    changed
+    rewrite_markdown(item, relative_path, |text, folder| {
+        rewrite_links(text, folder, targets)
+    })
 }
 
 /// The links of `item`, to be written at `relative_path`, whose destination is the URI of a
@@ -77,14 +54,27 @@ pub fn relative_links(
     relative_path: &str,
     paths: &HashMap<String, String>,
 ) -> bool {
+    rewrite_markdown(item, relative_path, |text, folder| {
+        relative_text(text, folder, paths)
+    })
+}
+
+/// Applies `rewrite` (a text and the folder of its file to the new text, or None when it
+/// changes nothing) to every markdown text of `item` at `relative_path`: a prompt's message
+/// bodies, a text resource's content. Returns whether anything changed.
+fn rewrite_markdown(
+    item: &mut Item,
+    relative_path: &str,
+    rewrite: impl Fn(&str, &str) -> Option<String>,
+) -> bool {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     if !has_extension(file_name, &["md", "markdown"]) {
         return false;
     }
     let folder = folder_of(relative_path);
     let mut changed = false;
-    let mut rewrite = |text: &mut String| {
-        if let Some(rewritten) = relative_text(text, folder, paths) {
+    let mut apply = |text: &mut String| {
+        if let Some(rewritten) = rewrite(text, folder) {
             *text = rewritten;
             changed = true;
         }
@@ -92,12 +82,12 @@ pub fn relative_links(
     match item {
         Item::Prompt(prompt) => {
             for message in &mut prompt.messages {
-                rewrite(&mut message.body);
+                apply(&mut message.body);
             }
         }
         Item::Resource(resource) => {
             if let Content::Text(text) = &mut resource.content {
-                rewrite(text);
+                apply(text);
             }
         }
         Item::Values { .. } => {}
