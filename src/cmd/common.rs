@@ -1,6 +1,6 @@
 //! What the admin commands share: buffered stdout, aligned tables, JSON, readable sizes and
 //! times, reading input files, the "unknown name" error, and what renaming an item shares
-//! (its report, the refusal for an item of a collection).
+//! (its report, the refusal for an item of a collection, the file name a URI suggests).
 
 use std::io::{BufWriter, StdoutLock, Write};
 use std::path::{Path, PathBuf};
@@ -548,6 +548,19 @@ pub fn unknown(
         one_line(asked),
         shown.join(", ")
     )
+}
+
+/// The last segment of a URI's path, percent-decoded (`notes.md` of
+/// `shelf://local/notes.md`), or `stdin` when it has none.
+pub fn last_segment(uri: &str) -> String {
+    let path = uri.split(['?', '#']).next().unwrap_or_default();
+    let segment = path.rsplit('/').next().unwrap_or_default();
+    let decoded = percent_encoding::percent_decode_str(segment).decode_utf8_lossy();
+    if decoded.is_empty() || decoded.contains(':') {
+        "stdin".to_string()
+    } else {
+        decoded.into_owned()
+    }
 }
 
 #[cfg(test)]

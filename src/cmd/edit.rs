@@ -457,7 +457,7 @@ fn resource_by_hand(
     text: String,
 ) -> Result<()> {
     let uri = stored.info.uri.clone();
-    let file_name = file_stem(&super::resource::last_segment(&uri));
+    let file_name = file_stem(&super::common::last_segment(&uri));
     // Markdown and text files carry the metadata in front matter; any other file is its
     // content alone, and the metadata stays as stored.
     let front_matter = library::has_front_matter(&file_name);

@@ -260,7 +260,7 @@ fn add(store: &Store, file: &Path, overrides: Overrides, detach: bool, json: boo
                  --uri shelf://local/notes.md"
             ));
         };
-        last_segment(uri)
+        common::last_segment(uri)
     } else {
         common::file_name(file)?
     };
@@ -377,19 +377,6 @@ fn add(store: &Store, file: &Path, overrides: Overrides, detach: bool, json: boo
     common::report(json, &line, &report)
 }
 
-/// The last segment of a URI's path, percent-decoded (`notes.md` of
-/// `shelf://local/notes.md`), or `stdin` when it has none.
-pub(super) fn last_segment(uri: &str) -> String {
-    let path = uri.split(['?', '#']).next().unwrap_or_default();
-    let segment = path.rsplit('/').next().unwrap_or_default();
-    let decoded = percent_encoding::percent_decode_str(segment).decode_utf8_lossy();
-    if decoded.is_empty() || decoded.contains(':') {
-        "stdin".to_string()
-    } else {
-        decoded.into_owned()
-    }
-}
-
 /// An overridden MIME type decides whether the content is served as text: text types as
 /// text when the bytes are UTF-8, everything else as binary.
 fn served_as(content: Content, mime: &mime_guess::Mime) -> Content {
@@ -469,8 +456,8 @@ fn rename(store: &Store, old: &str, new: &str, json: bool) -> Result<()> {
         if store::read::resource(tx, new)?.is_some() {
             return Ok(common::Moved::Taken);
         }
-        let name = if stored.info.name == last_segment(old) {
-            last_segment(new)
+        let name = if stored.info.name == common::last_segment(old) {
+            common::last_segment(new)
         } else {
             stored.info.name
         };

@@ -5,6 +5,12 @@
 //! cannot say (reported as warnings that name the prompt), and each file read back.
 //! One module per format writes its files: `claude`, `vscode`, `cursor`, `gemini`, `skills`.
 
+mod claude;
+mod cursor;
+mod gemini;
+mod skills;
+mod vscode;
+
 use std::collections::BTreeMap;
 use std::path::{Component, Path};
 
@@ -175,11 +181,11 @@ pub(super) fn run(
         let written = match format {
             // Written by `export::run` itself, which never calls this with it.
             Format::Promptshelf => None,
-            Format::ClaudeCommands => super::claude::file(&source, &mut lost),
-            Format::VscodePrompts => super::vscode::file(&source, &mut lost),
-            Format::CursorCommands => super::cursor::file(&source, &mut lost),
-            Format::GeminiCommands => super::gemini::file(&source, &mut lost),
-            Format::Skills => super::skills::files(&source, &mut lost),
+            Format::ClaudeCommands => claude::file(&source, &mut lost),
+            Format::VscodePrompts => vscode::file(&source, &mut lost),
+            Format::CursorCommands => cursor::file(&source, &mut lost),
+            Format::GeminiCommands => gemini::file(&source, &mut lost),
+            Format::Skills => skills::files(&source, &mut lost),
         };
         let Some(written) = written else {
             // The format said last why it could not write the prompt.

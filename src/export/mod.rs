@@ -6,12 +6,7 @@
 //! say) is reported rather than hidden.
 
 mod body;
-mod claude;
-mod cursor;
-mod gemini;
 mod hosts;
-mod skills;
-mod vscode;
 
 pub use hosts::Format;
 

@@ -2,7 +2,7 @@
 //! puts the text typed after the command beside the file's text and fills in nothing, so each
 //! argument is written `<name>` and a closing list says what each one is.
 
-use super::hosts::{File, Lost, Source, Written, arguments_note, command_text, flat_file_name};
+use super::{File, Lost, Source, Written, arguments_note, command_text, flat_file_name};
 
 pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     let prompt = source.prompt;

@@ -2,7 +2,7 @@
 //! cannot be it), `description` and `agent` in the front matter, and each argument written
 //! `${input:name:description}`, which VS Code asks for when the prompt is run.
 
-use super::hosts::{File, Lost, Source, Written, command_text, flat_file_name};
+use super::{File, Lost, Source, Written, command_text, flat_file_name};
 use crate::library::emit::scalar;
 
 pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
@@ -43,7 +43,7 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     if source
         .pieces
         .iter()
-        .any(|piece| matches!(piece, super::body::Piece::Text(text) if text.contains("${")))
+        .any(|piece| matches!(piece, crate::export::body::Piece::Text(text) if text.contains("${")))
     {
         lost.say("text with `${` in it, which VS Code may read as a variable");
     }

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 
 use percent_encoding::percent_decode_str;
 
-use super::body::Piece;
-use super::hosts::{File, Lost, Source, Written, arguments_note};
-use super::safe_segment;
+use super::{File, Lost, Source, Written, arguments_note};
+use crate::export::body::Piece;
+use crate::export::safe_segment;
 use crate::library::emit::scalar;
 use crate::library::validate_skill_name;
 use crate::model::Content;

@@ -4,7 +4,7 @@
 //! Named placeholders rather than positions: Claude Code counts `$0` as the first argument
 //! while its older documentation counted from `$1`, and a name means the same in both.
 
-use super::hosts::{File, Lost, Source, Written, command_text, flat_file_name};
+use super::{File, Lost, Source, Written, command_text, flat_file_name};
 use crate::library::emit::scalar;
 
 pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {

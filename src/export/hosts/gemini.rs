@@ -4,8 +4,8 @@
 //! there; with more, each is written `<name>` and named in a closing list, and Gemini CLI
 //! appends the text after the command (it does so when the prompt has no `{{args}}`).
 
-use super::hosts::{File, Lost, Source, Written, arguments_note, command_text};
-use super::safe_segment;
+use super::{File, Lost, Source, Written, arguments_note, command_text};
+use crate::export::safe_segment;
 
 pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     let prompt = source.prompt;
@@ -34,7 +34,7 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
         },
     );
     if source.pieces.iter().any(|piece| {
-        matches!(piece, super::body::Piece::Text(text)
+        matches!(piece, crate::export::body::Piece::Text(text)
             if text.contains("{{args}}") || text.contains("!{") || text.contains("@{"))
     }) {
         lost.say(
