@@ -1,5 +1,6 @@
 //! Full-text search over the library: what a person types turned into an FTS5 query that
-//! cannot be a syntax error, the ranked hits, and the index's terms for completing a query.
+//! cannot be a syntax error, the ranked hits (a ranking bounded for a query of words most
+//! items hold, see `search`), and the index's terms for completing a query.
 //! The index itself is schema.sql's `search` table, kept by triggers.
 
 use std::collections::HashSet;
