@@ -92,10 +92,10 @@ fn a_new_database_is_created_and_seeded() {
     ] {
         assert!(stats[key].as_u64().unwrap_or(0) > 0, "{key}: {stats}");
     }
-    assert_eq!(stats["schemaVersion"], 5);
+    assert_eq!(stats["schemaVersion"], 6);
     assert_eq!(
         ctx.query::<i64>("PRAGMA user_version"),
-        5,
+        6,
         "schema.sql's version is recorded"
     );
     let resources = ctx.json(&["resource", "list", "--json"]);

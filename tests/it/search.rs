@@ -1,7 +1,7 @@
-//! Full-text search: `promptshelf search` on libraries built with the real CLI (ranking,
-//! filters, JSON, hostile query text, the index following every kind of write) and the
-//! built-in `shelf://search/{query}` template over the real server in both eras (listed,
-//! read, completed), every message validated against the official schema.
+//! Full-text search: `promptshelf search` on libraries built with the real CLI (ranking, of
+//! broad queries too, filters, JSON, hostile query text, the index following every kind of
+//! write) and the built-in `shelf://search/{query}` template over the real server in both
+//! eras (listed, read, completed), every message validated against the official schema.
 
 use std::path::Path;
 use std::time::Duration;
