@@ -144,6 +144,11 @@ fn entry(
         uri: uri.clone(),
         frontmatter,
         resources,
+        last_modified: files
+            .iter()
+            .map(|file| file.last_modified)
+            .max()
+            .unwrap_or(0),
     }))
 }
 

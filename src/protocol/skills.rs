@@ -45,6 +45,8 @@ pub struct SkillEntry {
     pub frontmatter: Map<String, Value>,
     /// Every file of the skill, `SKILL.md` among them, by URI.
     pub resources: Vec<SkillFile>,
+    /// The newest change to any of its files (Unix ms; drives `skills/get`'s TTL hint).
+    pub last_modified: i64,
 }
 
 /// One file of a skill: what a host checks the file it reads against.

@@ -214,6 +214,9 @@ fn a_modern_client_that_declares_the_extension_lists_and_gets_skills() {
     check_get(&got["result"]);
     assert_eq!(got["result"]["skill"], pdf_entry(&ctx), "{got}");
     assert_eq!(got["result"]["resultType"], "complete");
+    // The draft leaves them open; carried as `resources/read` carries them.
+    assert!(got["result"]["ttlMs"].is_u64(), "{got}");
+    assert_eq!(got["result"]["cacheScope"], "public");
 
     for unknown in [
         "skill://nothing/SKILL.md",

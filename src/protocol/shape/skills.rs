@@ -1,6 +1,7 @@
 //! The Skills extension's results on the wire (SEP-2640): a `skills/list` page
 //! (`skills`, `nextCursor`, and in 2026-07-28 the list-caching `ttlMs` and `cacheScope`) and a
-//! `skills/get` result (`skill`, with no caching attributes: the draft leaves them open).
+//! `skills/get` result (`skill`; the draft leaves its caching attributes open, and in
+//! 2026-07-28 it carries them as `resources/read` does, as the conformance suite asks).
 //! Each entry is `{uri, frontmatter, resources: [{uri, digest: "sha256:HEX", size}]}`.
 
 use serde::{Serialize, Serializer};
@@ -78,13 +79,14 @@ impl Shaper<'_> {
 
     /// A `skills/get` answer line.
     pub fn skill_line(&self, id: &RequestId, skill: &SkillEntry) -> Vec<u8> {
+        let hints = Hints::Since(skill.last_modified, Kind::List);
         self.respond(
             id,
             GetBody {
                 skill: entry(skill),
             },
             "complete",
-            None,
+            Some(hints),
         )
     }
 }
@@ -108,6 +110,7 @@ mod tests {
                 sha256: [0xab; 32],
                 size: 12,
             }],
+            last_modified: 0,
         };
         let page = Page {
             items: vec![skill.clone()],
@@ -130,7 +133,10 @@ mod tests {
             assert_eq!(result["ttlMs"].is_u64(), revision.is_modern(), "{result}");
             let got: Value = serde_json::from_slice(&shaper.skill_line(&id, &skill)).unwrap();
             assert_eq!(got["result"]["skill"], result["skills"][0]);
-            assert!(got["result"].get("ttlMs").is_none());
+            assert_eq!(
+                got["result"]["cacheScope"].is_string(),
+                revision.is_modern()
+            );
         }
     }
 }
