@@ -31,7 +31,8 @@ const MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// A page of the skills `seen` shows, ordered by URI; its cursor goes on after the last
 /// skill's URI. A stored `SKILL.md` that is no skill the extension can serve (its front
-/// matter does not name it after its folder, say) is left out, and said in the log.
+/// matter does not name it after its folder, say) is left out, and said in the debug log
+/// (an import refuses such a skill, so only one added by hand can be one).
 pub fn list(
     conn: &Connection,
     config: &ServeConfig,
@@ -57,7 +58,7 @@ pub fn list(
     for document in &documents.items {
         match entry(conn, document, within, sha256)? {
             Ok(skill) => skills.push(skill),
-            Err(why) => tracing::info!(uri = %document.info.uri, "not listed as a skill: {why}"),
+            Err(why) => tracing::debug!(uri = %document.info.uri, "not listed as a skill: {why}"),
         }
     }
     Ok(Page {
