@@ -3,7 +3,9 @@
 //! `library::skill_document`) whose front matter names it after the last segment of PATH
 //! and describes it; its files are the stored resources under `skill://PATH/`, each with
 //! the SHA-256 and the size of the bytes `resources/read` serves. A caller limited to some
-//! collections is told only of their skills, and of the files of them it can read.
+//! collections is told only of their skills, and of the files of them it can read. The
+//! extension's optional `resources/directory/read` lists a folder under `skill://`: its
+//! files and the folders holding more.
 
 use rusqlite::Connection;
 
@@ -11,7 +13,7 @@ use super::paging;
 use crate::config::ServeConfig;
 use crate::library::skill_front_matter;
 use crate::model::StoredResource;
-use crate::protocol::{Failure, Page, SkillEntry, SkillFile};
+use crate::protocol::{DirectoryChild, Failure, Page, SkillEntry, SkillFile};
 use crate::store::read::{self, Listed, Window};
 use crate::store::{self, StoreError};
 use crate::visibility::Visibility;
@@ -89,6 +91,83 @@ pub fn get(
         .filter(|document| seen.shows(document.info.origin.collection.as_deref()))
         .ok_or_else(|| unknown("the library holds no such file"))?;
     entry(conn, &document, seen.collections(), sha256)?.map_err(|why| unknown(&why))
+}
+
+/// A page of the direct children of the directory `uri` (`skill://PATH`, no trailing `/`)
+/// that `seen` shows: its files and its folders, by URI. Each child is one search of the
+/// URI index, a folder skipped over whole, so a page costs its size whatever the folder
+/// holds. A URI under which nothing is stored (a file's, say) is no directory: invalid
+/// params, as the draft has it.
+pub fn read_directory(
+    conn: &Connection,
+    config: &ServeConfig,
+    uri: &str,
+    cursor: Option<&str>,
+    seen: &Visibility,
+) -> Result<Page<DirectoryChild>, Failure> {
+    let not_a_directory = |why: &str| {
+        Failure::InvalidParams(format!(
+            "'{uri}' is no directory: {why}; a skill's folder is skill://PATH, without the \
+             trailing /, as skills/list gives its SKILL.md's URI"
+        ))
+    };
+    if uri.strip_prefix(SCHEME).is_none_or(str::is_empty) || uri.ends_with('/') {
+        return Err(not_a_directory("a directory's URI is skill://PATH"));
+    }
+    let _tx = store::read_transaction(conn).map_err(StoreError::from)?;
+    let within = seen.collections();
+    let prefix = format!("{uri}/");
+    // Every URI under the folder is below this one: `0` follows `/`.
+    let below = format!("{uri}0");
+    let mut page = paging::list(
+        conn,
+        Listed::Resources,
+        cursor,
+        config.page_size,
+        |tx, window| {
+            let mut children = Vec::new();
+            let mut after = window.after.to_string();
+            // A page that goes on after a folder goes on after everything in it.
+            let mut from = match after.strip_suffix('/') {
+                Some(folder) => format!("{folder}0"),
+                None => prefix.clone(),
+            };
+            while window.limit.is_none_or(|limit| children.len() < limit) {
+                let Some(found) = read::first_resource_within(tx, &after, &from, &below, within)?
+                else {
+                    break;
+                };
+                let rest = &found.info.uri[prefix.len()..];
+                match rest.split_once('/') {
+                    None => {
+                        after = found.info.uri.clone();
+                        children.push(DirectoryChild::File(Box::new(found)));
+                    }
+                    Some((name, _)) => {
+                        let folder = format!("{prefix}{name}");
+                        from = format!("{folder}0");
+                        children.push(DirectoryChild::Directory {
+                            key: format!("{folder}/"),
+                            uri: folder,
+                            name: name.to_string(),
+                        });
+                    }
+                }
+            }
+            Ok(children)
+        },
+        DirectoryChild::key,
+    )?;
+    if cursor.is_none() && page.items.is_empty() {
+        return Err(not_a_directory("the library holds nothing under it"));
+    }
+    if seen.is_limited() {
+        paging::dated_by_items(&mut page, |child| match child {
+            DirectoryChild::File(file) => file.last_modified,
+            DirectoryChild::Directory { .. } => 0,
+        });
+    }
+    Ok(page)
 }
 
 /// `skill://PATH/SKILL.md`'s PATH, when it has one.

@@ -76,7 +76,11 @@ fn served(
     declared: Extensions,
 ) -> Result<(), RpcError> {
     let modern = revision.is_modern();
-    if matches!(method, Method::ListSkills { .. } | Method::GetSkill { .. }) && !declared.skills {
+    let extension_method = matches!(
+        method,
+        Method::ListSkills { .. } | Method::GetSkill { .. } | Method::ReadDirectory { .. }
+    );
+    if extension_method && !declared.skills {
         let declare = if modern {
             "in params._meta[\"io.modelcontextprotocol/clientCapabilities\"].extensions"
         } else {

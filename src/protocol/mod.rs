@@ -46,4 +46,4 @@ pub use results::{
 };
 pub use revision::{Revision, legacy_names};
 pub use shape::{ShapedPage, Shaper, ToolAnswer, error_line, is_error_line};
-pub use skills::{Extensions, SKILLS_EXTENSION, SkillEntry, SkillFile};
+pub use skills::{DirectoryChild, Extensions, SKILLS_EXTENSION, SkillEntry, SkillFile};

@@ -217,6 +217,11 @@ pub enum Method {
     GetSkill {
         uri: String,
     },
+    /// `resources/directory/read`, the extension's optional `directoryRead`.
+    ReadDirectory {
+        uri: String,
+        cursor: Option<String>,
+    },
     /// A method this server does not serve (sampling, ...): -32601.
     Unknown(String),
 }
@@ -241,6 +246,7 @@ impl Method {
             Method::CallTool(_) => "tools/call",
             Method::ListSkills { .. } => "skills/list",
             Method::GetSkill { .. } => "skills/get",
+            Method::ReadDirectory { .. } => "resources/directory/read",
             Method::Unknown(name) => name,
         }
     }
@@ -349,6 +355,13 @@ struct CursorParams {
 #[derive(Debug, Deserialize)]
 struct UriParams {
     uri: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct DirectoryParams {
+    uri: String,
+    #[serde(default)]
+    cursor: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -788,6 +801,13 @@ fn typed_method(method: &str, params: &Params) -> Result<Method, RpcError> {
         "skills/get" => Method::GetSkill {
             uri: typed::<UriParams>(method, params)?.uri,
         },
+        "resources/directory/read" => {
+            let params = typed::<DirectoryParams>(method, params)?;
+            Method::ReadDirectory {
+                uri: params.uri,
+                cursor: params.cursor,
+            }
+        }
         other => Method::Unknown(other.to_string()),
     })
 }
@@ -1033,6 +1053,7 @@ mod tests {
                 "resources/list", "resources/templates/list", "resources/read",
                 "completion/complete", "resources/subscribe", "resources/unsubscribe",
                 "subscriptions/listen", "tools/list", "tools/call", "skills/list", "skills/get",
+                "resources/directory/read",
                 "notifications/cancelled",
             ]),
             params in json_value(),

@@ -1,8 +1,9 @@
 //! The Skills extension of MCP (SEP-2640, the draft at commit 753b9f2 of
 //! modelcontextprotocol/modelcontextprotocol): its identifier, how a client declares it
 //! (`capabilities.extensions`, in `initialize` or in a modern request's
-//! `io.modelcontextprotocol/clientCapabilities`), and the plain values `skills/list` and
-//! `skills/get` answer with. `shape::skills` writes them as JSON.
+//! `io.modelcontextprotocol/clientCapabilities`), and the plain values `skills/list`,
+//! `skills/get` and `resources/directory/read` answer with. `shape::skills` writes them as
+//! JSON.
 
 use serde_json::{Map, Value};
 
@@ -33,7 +34,35 @@ impl Extensions {
 /// The methods whose answer depends on the extensions a modern request declares: the
 /// extension's own, and `server/discover`, whose capabilities name it.
 pub(super) fn reads_extensions(method: &str) -> bool {
-    matches!(method, "skills/list" | "skills/get" | "server/discover")
+    matches!(
+        method,
+        "skills/list" | "skills/get" | "resources/directory/read" | "server/discover"
+    )
+}
+
+/// One direct child of a directory, as `resources/directory/read` lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DirectoryChild {
+    /// A stored file, described as `resources/list` describes it.
+    File(Box<crate::model::StoredResource>),
+    /// A folder that holds stored files, a directory resource itself
+    /// (`mimeType: inode/directory`). `key` is where a page after it goes on: its URI and
+    /// `/`, after every file under it.
+    Directory {
+        uri: String,
+        name: String,
+        key: String,
+    },
+}
+
+impl DirectoryChild {
+    /// The key a page of children is ordered and continued by.
+    pub fn key(&self) -> &str {
+        match self {
+            DirectoryChild::File(file) => &file.info.uri,
+            DirectoryChild::Directory { key, .. } => key,
+        }
+    }
 }
 
 /// One skill as `skills/list` and `skills/get` describe it.

@@ -272,6 +272,10 @@ fn run(
         Method::GetSkill { uri } => {
             shaper.skill_line(id, &skills::get(reads.conn()?, uri, seen, sha256)?)
         }
+        Method::ReadDirectory { uri, cursor } => {
+            let page = skills::read_directory(reads.conn()?, config, uri, cursor.as_deref(), seen)?;
+            shaper.directory_line(id, &page)
+        }
         Method::Ping => shaper.empty(id),
         Method::ListPrompts { cursor } => list(ListKind::Prompts, cursor, prompts_page)?,
         Method::ListResources { cursor } => list(ListKind::Resources, cursor, resources_page)?,

@@ -407,6 +407,34 @@ pub fn resources_framed_within(
         .collect::<rusqlite::Result<_>>()?)
 }
 
+/// The first resource by URI after `after` and from `from` on, before `below`, of the
+/// collections `within` alone (None: of the whole library): one search of the URI index.
+pub fn first_resource_within(
+    conn: &Connection,
+    after: &str,
+    from: &str,
+    below: &str,
+    within: Option<&[String]>,
+) -> Result<Option<StoredResource>> {
+    use rusqlite::types::Value;
+    let among = among(within, 4);
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {RESOURCE_COLUMNS} FROM resources
+         WHERE uri > ?1 AND uri >= ?2 AND uri < ?3{among} ORDER BY uri LIMIT 1"
+    ))?;
+    let mut bounds = vec![
+        Value::Text(after.to_string()),
+        Value::Text(from.to_string()),
+        Value::Text(below.to_string()),
+    ];
+    if let Some(names) = within {
+        bounds.push(Value::Text(names_json(names)?));
+    }
+    Ok(stmt
+        .query_row(rusqlite::params_from_iter(bounds.iter()), resource_row)
+        .optional()?)
+}
+
 /// The bytes of the content stored under `hash` (a resource's `blob_hash`).
 pub fn blob(conn: &Connection, hash: &[u8; 32]) -> Result<Option<Vec<u8>>> {
     let mut stmt = conn.prepare_cached("SELECT data FROM blobs WHERE hash = ?1")?;
@@ -929,6 +957,8 @@ mod tests {
         resources_framed_within(&conn, Window::ALL, "skill://lint/", "", None)
             .expect("a skill's files");
         blob(&conn, &[0; 32]).expect("a blob");
+        first_resource_within(&conn, "", "skill://lint/", "skill://lint0", None)
+            .expect("a directory's next child");
         templates(&conn, Window::ALL).expect("templates");
         // A page of each list, after a key, as the list handlers read them.
         let page = Window {

@@ -200,7 +200,7 @@ fn a_modern_client_that_declares_the_extension_lists_and_gets_skills() {
     let discovered = ask("server/discover", json!({}));
     assert_eq!(
         discovered["result"]["capabilities"]["extensions"],
-        json!({EXTENSION: {}}),
+        json!({EXTENSION: {"directoryRead": true}}),
         "{discovered}"
     );
     validate("2026-07-28", "DiscoverResult", &discovered["result"]);
@@ -259,7 +259,7 @@ fn a_legacy_client_that_declares_the_extension_in_initialize_is_served_the_same(
     let opened = server.initialize_with(LEGACY, declaring());
     assert_eq!(
         opened["result"]["capabilities"]["extensions"],
-        json!({EXTENSION: {}}),
+        json!({EXTENSION: {"directoryRead": true}}),
         "{opened}"
     );
     validate(LEGACY, "InitializeResult", &opened["result"]);
@@ -399,6 +399,21 @@ fn over_http_a_token_sees_only_its_collections_skills() {
         json!({"uri": "skill://lint/SKILL.md"}),
     );
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let folder = ask(
+        &other,
+        "resources/directory/read",
+        json!({"uri": "skill://lint"}),
+    );
+    assert_eq!(folder["error"]["code"], -32602, "{folder}");
+    let own = ask(
+        &repo,
+        "resources/directory/read",
+        json!({"uri": "skill://lint"}),
+    );
+    assert_eq!(
+        own["result"]["resources"][0]["uri"], "skill://lint/SKILL.md",
+        "{own}"
+    );
     let unknown = ask(
         &other,
         "skills/get",
@@ -423,7 +438,7 @@ fn over_http_a_token_sees_only_its_collections_skills() {
     );
     assert_eq!(
         opened.json()["result"]["capabilities"]["extensions"],
-        json!({EXTENSION: {}}),
+        json!({EXTENSION: {"directoryRead": true}}),
         "{}",
         opened.body
     );
@@ -444,4 +459,62 @@ fn over_http_a_token_sees_only_its_collections_skills() {
         listed.json()["result"]["skills"],
         json!([lint_entry(&ctx), pdf_entry(&ctx)])
     );
+}
+
+#[test]
+fn a_skill_folder_is_read_as_a_directory_page_by_page() {
+    let ctx = library();
+    let mut server = Server::start(&ctx.db, &["--page-size", "1"]);
+    let mut ask =
+        |method: &str, params: Value| server.request(method, modern_params(params, declaring()));
+    // Every child of a folder, following nextCursor, each page the draft's shape.
+    let mut children = |uri: &str| {
+        let mut found = Vec::new();
+        let mut params = json!({"uri": uri});
+        loop {
+            let response = ask("resources/directory/read", params.clone());
+            let result = &response["result"];
+            validate("2026-07-28", "ListResourcesResult", result);
+            for child in result["resources"].as_array().expect("resources") {
+                found.push((
+                    child["uri"].as_str().unwrap_or("").to_string(),
+                    child["mimeType"].as_str().unwrap_or("").to_string(),
+                ));
+            }
+            match result.get("nextCursor") {
+                Some(cursor) => params["cursor"] = cursor.clone(),
+                None => return found,
+            }
+        }
+    };
+    let pair = |uri: &str, mime: &str| (uri.to_string(), mime.to_string());
+    assert_eq!(
+        children("skill://pdf-tools"),
+        [
+            pair("skill://pdf-tools/SKILL.md", "text/markdown"),
+            pair("skill://pdf-tools/references", "inode/directory"),
+            pair("skill://pdf-tools/scripts", "inode/directory"),
+        ]
+    );
+    assert_eq!(
+        children("skill://pdf-tools/references"),
+        [pair(
+            "skill://pdf-tools/references/forms.md",
+            "text/markdown"
+        )]
+    );
+    for not_a_directory in [
+        "skill://pdf-tools/SKILL.md",
+        "skill://pdf-tools/",
+        "skill://nothing",
+        "shelf://repo",
+    ] {
+        let refused = ask("resources/directory/read", json!({"uri": not_a_directory}));
+        assert_eq!(
+            refused["error"]["code"], -32602,
+            "{not_a_directory}: {refused}"
+        );
+    }
+    let undeclared = server.modern("resources/directory/read", json!({"uri": "skill://lint"}));
+    assert_eq!(undeclared["error"]["code"], -32601, "{undeclared}");
 }

@@ -297,7 +297,7 @@ pub(super) fn iso(ms: i64) -> String {
 
 /// What the server offers. `tools` only when a mirror is on; its list changes with the
 /// prompts when `get_prompt` describes them. The Skills extension only to a client that
-/// declared it (`declared`), with no optional feature (`directoryRead` is not served).
+/// declared it (`declared`), with its `directoryRead` (`resources/directory/read`).
 fn capabilities(mirrors: &Mirrors, declared: Extensions) -> Value {
     let mut offered = json!({
         "prompts": {"listChanged": true},
@@ -312,7 +312,7 @@ fn capabilities(mirrors: &Mirrors, declared: Extensions) -> Value {
         };
     }
     if declared.skills {
-        offered["extensions"] = json!({ SKILLS_EXTENSION: {} });
+        offered["extensions"] = json!({ SKILLS_EXTENSION: {"directoryRead": true} });
     }
     offered
 }

@@ -2,7 +2,9 @@
 //! (`skills`, `nextCursor`, and in 2026-07-28 the list-caching `ttlMs` and `cacheScope`) and a
 //! `skills/get` result (`skill`; the draft leaves its caching attributes open, and in
 //! 2026-07-28 it carries them as `resources/read` does, as the conformance suite asks).
-//! Each entry is `{uri, frontmatter, resources: [{uri, digest: "sha256:HEX", size}]}`.
+//! Each entry is `{uri, frontmatter, resources: [{uri, digest: "sha256:HEX", size}]}`. And
+//! a `resources/directory/read` page: files as `resources/list` entries, folders as
+//! directory resources (`mimeType: inode/directory`).
 
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -10,7 +12,14 @@ use serde_json::{Map, Value};
 use super::{Hints, Kind, Shaper};
 use crate::protocol::id::RequestId;
 use crate::protocol::results::Page;
-use crate::protocol::skills::{SkillEntry, SkillFile};
+use crate::protocol::skills::{DirectoryChild, SkillEntry, SkillFile};
+
+#[derive(Serialize)]
+struct DirectoryBody {
+    resources: Vec<Value>,
+    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+}
 
 #[derive(Serialize)]
 struct ListBody<'a> {
@@ -72,6 +81,27 @@ impl Shaper<'_> {
         let body = ListBody {
             skills: page.items.iter().map(entry).collect(),
             next_cursor: page.next_cursor.as_deref(),
+        };
+        let hints = Hints::Since(page.last_modified, Kind::List);
+        self.respond(id, body, "complete", Some(hints))
+    }
+
+    /// A `resources/directory/read` answer line: files as `resources/list` gives them,
+    /// folders as directory resources.
+    pub fn directory_line(&self, id: &RequestId, page: &Page<DirectoryChild>) -> Vec<u8> {
+        let resources = page
+            .items
+            .iter()
+            .map(|child| match child {
+                DirectoryChild::File(file) => self.resource(file),
+                DirectoryChild::Directory { uri, name, .. } => {
+                    serde_json::json!({"uri": uri, "name": name, "mimeType": "inode/directory"})
+                }
+            })
+            .collect();
+        let body = DirectoryBody {
+            resources,
+            next_cursor: page.next_cursor.clone(),
         };
         let hints = Hints::Since(page.last_modified, Kind::List);
         self.respond(id, body, "complete", Some(hints))
