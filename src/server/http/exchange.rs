@@ -5,7 +5,8 @@
 //! `--max-line`, the message
 //! parsed by `protocol::parse_line`, its headers checked against it (`protocol::http`),
 //! its legacy session read from its id, then routed (`server::route`, as on stdio) and
-//! answered through `server::answer` on the blocking pool, or with a stream. Besides the
+//! answered through `server::answer` (from what is kept on the async worker, as stdio's
+//! reader does, otherwise on the blocking pool), or with a stream. Besides the
 //! endpoint: `/healthz`, and `/metrics` behind the endpoint's credential; every response
 //! and request is counted for `/metrics` on its way out.
 
@@ -532,8 +533,12 @@ async fn initialize(
     response
 }
 
-/// Answers `envelope` through `server::answer` on the blocking pool (the database is
-/// never read on an async worker). A legacy request `registered` for cancellation ends
+/// Answers `envelope` through `server::answer`: first with `Reach::Kept` on this async
+/// worker, as stdio's reader does (what is kept, in bounded time, never the database),
+/// then, when the answer needs the database, with `Reach::Store` on the blocking pool (the
+/// database is never read on an async worker). The hop to the pool and back is two thread
+/// wake-ups, which cost more CPU than answering a kept page, resource, prompt or
+/// completion (docs/benchmarks.md). A legacy request `registered` for cancellation ends
 /// without a message when its session cancels it; any request's answer is dropped
 /// unsent when its client closes the connection (hyper drops this future).
 async fn answered(
@@ -543,6 +548,16 @@ async fn answered(
     registered: Option<Registered>,
     seen: Visibility,
 ) -> Response<Reply> {
+    if let Answer::Line(line) = answer(
+        &server.shared,
+        &seen,
+        &envelope,
+        revision,
+        Reach::Kept,
+        false,
+    ) {
+        return json(StatusCode::OK, line);
+    }
     let shared = Arc::clone(&server.shared);
     let id = envelope.id.clone();
     // Over HTTP no form of ours is sent to a legacy client (`forms` off): its prompts/get
