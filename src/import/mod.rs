@@ -1303,6 +1303,10 @@ fn apply(
     // Every import that writes records where the collection comes from and when: what
     // `collection list` shows and `prompt edit` opens.
     if source.by_hand.is_none() {
+        // A collection's first import makes its record: undoing that import removes it.
+        if store::read::collection(tx, &collection.name)?.is_none() {
+            store::history::created_collection(tx, &collection.name)?;
+        }
         store::write::record_collection(
             tx,
             &collection.name,
