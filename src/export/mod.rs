@@ -177,6 +177,7 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
     let mut local = manifest::Local {
         folder: LOCAL.to_string(),
         resources: Vec::new(),
+        templates: Vec::new(),
     };
     for (name, group) in &groups {
         let by_hand = name == LOCAL;
@@ -252,8 +253,17 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
         for table in tables.iter().filter(|table| !used_tables.contains(*table)) {
             out.table(&tx, table, &mut report)?;
         }
+        // The templates added by hand have no file: the manifest holds them whole. (A
+        // collection's own template is made again by its import.)
+        local.templates = store::read::templates(&tx, store::read::Window::ALL)?
+            .iter()
+            .filter(|stored| stored.template.collection.is_none())
+            .map(|stored| manifest::LocalTemplate::of(&stored.template, stored.last_modified))
+            .collect();
         // What `import DIR` needs to restore the library from this folder in one command.
-        let local = (groups.contains_key(LOCAL) || !out.paths.is_empty()).then_some(local);
+        let local =
+            (groups.contains_key(LOCAL) || !out.paths.is_empty() || !local.templates.is_empty())
+                .then_some(local);
         let manifest = manifest::Manifest::new(collections, local);
         write_file(
             dir,
