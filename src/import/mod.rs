@@ -644,7 +644,9 @@ pub fn database_files(db: &Path) -> Vec<PathBuf> {
 
 /// What reading one file gave.
 enum Read {
-    Parsed(Box<Parsed>),
+    /// The file's item; a skill's `SKILL.md` is two, its prompt and itself as a resource
+    /// (`library::skill_document`).
+    Parsed(Vec<Parsed>),
     /// A file that holds no item.
     Nothing,
     /// No longer a file of the folder when it was opened (see `open`).
@@ -694,7 +696,7 @@ fn read_all(
     let mut skipped = Vec::new();
     for result in results.into_iter().flatten() {
         match result {
-            Ok(Read::Parsed(item)) => parsed.push(*item),
+            Ok(Read::Parsed(items)) => parsed.extend(items),
             Ok(Read::Nothing) => {}
             Ok(Read::Skipped(skip)) => skipped.push(skip),
             Err(failure) => failures.push(failure),
@@ -740,12 +742,20 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
     else {
         return Ok(Read::Nothing);
     };
-    Ok(Read::Parsed(Box::new(Parsed {
+    let parsed = |item: Item| Parsed {
         path: found.relative.clone(),
         modified_ms: found.modified_ms,
         hash: hash(&item),
         item,
-    })))
+    };
+    let mut items = vec![parsed(item)];
+    if matches!(items[0].item, Item::Prompt(_))
+        && let Some(document) =
+            library::skill_document(&source.collection, &found.relative, source.folder, &bytes)
+    {
+        items.push(parsed(Item::Resource(document?)));
+    }
+    Ok(Read::Parsed(items))
 }
 
 /// Relative markdown links between the files become the URIs of their targets (see

@@ -419,12 +419,13 @@ fn host_files_survive_an_export_in_our_format() {
     );
     ctx.ok(&["init", "--empty"]);
     let first = ctx.ok(&["import", ctx.path("repo").to_str().unwrap()]);
-    assert!(first.contains("added 5,"), "{first}");
+    // The skill's SKILL.md is a prompt and a resource.
+    assert!(first.contains("added 6,"), "{first}");
     let out = ctx.path("out");
     ctx.ok(&["export", out.to_str().unwrap(), "--collection", "repo"]);
     let again = ctx.ok(&["import", out.to_str().unwrap(), "--collection", "repo"]);
     assert!(
-        again.contains("added 0, updated 0, unchanged 5,"),
+        again.contains("added 0, updated 0, unchanged 6,"),
         "{again}\n{:?}",
         std::fs::read_dir(&out).map(|entries| entries.count())
     );

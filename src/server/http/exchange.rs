@@ -38,8 +38,8 @@ use crate::protocol::http::{
     too_many_streams, too_many_streams_for, unauthorized, unserved_version,
 };
 use crate::protocol::{
-    Envelope, Era, Failure, Incoming, Method, Notification, RequestId, Revision, RpcError,
-    error_line, is_error_line, parse_line,
+    Envelope, Era, Failure, Incoming, Method, Negotiated, Notification, RequestId, Revision,
+    RpcError, error_line, is_error_line, parse_line,
 };
 use crate::server::answer::{Answer, Reach, answer};
 use crate::server::route::{Route, route};
@@ -461,7 +461,7 @@ async fn routed(
             Err(refused) => return refused.response(),
         },
     };
-    let negotiated = session.as_ref().map(|session| session.revision);
+    let negotiated = session.as_ref().map(LegacySession::negotiated);
     let routed = server
         .callers
         .completions(&who, Instant::now(), |completions| {
@@ -473,7 +473,13 @@ async fn routed(
         Err(error) => return refuse(error),
     };
     match route {
-        Route::Initialize { .. } => initialize(server, envelope, revision, seen).await,
+        Route::Initialize { extensions, .. } => {
+            let negotiated = Negotiated {
+                revision,
+                extensions,
+            };
+            initialize(server, envelope, negotiated, seen).await
+        }
         Route::Listen(params) => match Interest::of(&server.shared.config, params, seen) {
             Ok(interest) => listen(server, &envelope.id, interest, &who),
             Err(sentence) => {
@@ -511,14 +517,14 @@ async fn routed(
 async fn initialize(
     server: &Arc<Server>,
     envelope: Envelope,
-    revision: Revision,
+    negotiated: Negotiated,
     seen: Visibility,
 ) -> Response<Reply> {
     let minted = server
         .secret()
         .ok_or_else(|| "the served database could not be read".to_string())
         .and_then(|secret| {
-            session_id::mint(&secret, revision, now_secs())
+            session_id::mint(&secret, negotiated, now_secs())
                 .map_err(|err| format!("no randomness for a session id: {err}"))
         });
     let id = match minted {
@@ -532,7 +538,7 @@ async fn initialize(
             );
         }
     };
-    let mut response = answered(server, envelope, revision, None, seen).await;
+    let mut response = answered(server, envelope, negotiated.revision, None, seen).await;
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(mcp::SESSION_ID, value);
     }
