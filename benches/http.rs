@@ -7,7 +7,9 @@
 //! serving the same prompt, document and completions. Then the memory of promptshelf with
 //! 1,000 `subscriptions/listen` streams open. Prints figures; asserts no times.
 //!
-//! `cargo bench --bench http` (about a minute; `-- --quick` for a shorter run). It installs
+//! `cargo bench --bench http` (about a minute; `-- --quick` for a shorter run;
+//! `PROMPTSHELF_BENCH_SERVER=PATH` serves with another build, the library still made by
+//! this one). It installs
 //! the pinned npm packages of `tests/interop/package.json` into `<target>/mcp-node` when
 //! they are missing, as the tests do (it needs npm).
 
@@ -23,8 +25,11 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// The server under test, built by cargo for this bench.
+/// This build of promptshelf, which makes the bench's library.
 const PROMPTSHELF: &str = env!("CARGO_BIN_EXE_promptshelf");
+/// Names another build to serve instead of this one (to compare two builds in the same
+/// bench, one run after the other).
+const SERVER_ENV: &str = "PROMPTSHELF_BENCH_SERVER";
 /// Connections kept busy at once.
 const CONNECTIONS: usize = 64;
 /// Listen streams held open for the memory figure.
@@ -52,8 +57,10 @@ fn main() {
     std::fs::write(&content_file, content.to_string()).expect("write content.json");
 
     let db = dir.path().join("bench.db");
+    let server =
+        std::env::var_os(SERVER_ENV).map_or_else(|| PathBuf::from(PROMPTSHELF), PathBuf::from);
     let mut ours = spawn_listening(
-        Command::new(PROMPTSHELF)
+        Command::new(&server)
             .arg("--db")
             .arg(&db)
             .args(["serve", "--http", "127.0.0.1:0", "--auth", "none"])
@@ -75,6 +82,7 @@ fn main() {
     );
 
     println!("http bench: {}", machine_line());
+    println!("promptshelf: {}", server.display());
     println!(
         "{CONNECTIONS} connections, each one request at a time; {:.1}s measured per row after {:.1}s warm-up",
         measured.as_secs_f64(),

@@ -45,5 +45,9 @@ pub fn load(tx: &Transaction) -> store::Result<()> {
         }
     }
     store::write::put_template(tx, &collection.template(), now)?;
+    // Its record has no folder: `collection list` names it the built-in seed. Undoing the
+    // seed's write removes the record with the items, as for an import.
+    store::write::record_collection(tx, SEED_COLLECTION, None, now)?;
+    store::history::created_collection(tx, SEED_COLLECTION)?;
     Ok(())
 }

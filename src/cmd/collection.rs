@@ -1,12 +1,16 @@
 //! `promptshelf collection`: the imported collections listed (what each holds, where it was
-//! imported from and when) and removed.
+//! imported from and when, or that it is the built-in seed) and removed.
 
 use anyhow::Result;
 use serde::Serialize;
 
 use super::common::{self, Table};
 use crate::cli::CollectionCommand;
+use crate::seed::SEED_COLLECTION;
 use crate::store::{self, Store};
+
+/// What the SOURCE column says of the seed's collection, which has no folder.
+const SEED_SOURCE: &str = "(built-in seed)";
 
 pub fn run(store: &Store, command: CollectionCommand) -> Result<()> {
     match command {
@@ -19,8 +23,10 @@ pub fn run(store: &Store, command: CollectionCommand) -> Result<()> {
 #[serde(rename_all = "camelCase")]
 struct CollectionView<'a> {
     name: &'a str,
-    /// The folder it was last imported from; None when not known.
+    /// The folder it was last imported from; None when not known (and for the seed).
     source: Option<&'a str>,
+    /// Whether it is the built-in seed library, loaded when the database was made.
+    seed: bool,
     prompts: u64,
     resources: u64,
     templates: u64,
@@ -37,6 +43,7 @@ fn list(store: &Store, json: bool) -> Result<()> {
             .map(|collection| CollectionView {
                 name: &collection.name,
                 source: collection.source.source.as_deref(),
+                seed: is_seed(collection),
                 prompts: collection.prompts,
                 resources: collection.resources,
                 templates: collection.templates,
@@ -65,14 +72,20 @@ fn list(store: &Store, json: bool) -> Result<()> {
                 .source
                 .imported_at
                 .map_or_else(|| "-".to_string(), readable_time),
-            collection
-                .source
-                .source
-                .clone()
-                .unwrap_or_else(|| "-".to_string()),
+            match &collection.source.source {
+                Some(source) => source.clone(),
+                None if is_seed(collection) => SEED_SOURCE.to_string(),
+                None => "-".to_string(),
+            },
         ]);
     }
     table.print("no collections (import a folder with `promptshelf import DIR`)")
+}
+
+/// Whether the collection is the seed's: of its name, and imported from no folder (a folder
+/// imported under that name is a collection like any other).
+fn is_seed(collection: &store::read::CollectionSummary) -> bool {
+    collection.name == SEED_COLLECTION && collection.source.source.is_none()
 }
 
 /// Unix milliseconds as `2026-12-01 21:46:17 UTC`: to the second, for people.

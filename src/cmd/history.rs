@@ -134,7 +134,7 @@ pub fn undo(store: &Store, json: bool) -> Result<()> {
             key,
         })
         .collect();
-    let line = format!(
+    let mut line = format!(
         "undid write {} of {} ({}): {} back as {}",
         undone.write_id,
         common::timestamp(undone.at),
@@ -146,6 +146,22 @@ pub fn undo(store: &Store, json: bool) -> Result<()> {
             "they were"
         }
     );
+    if !undone.collections.is_empty() {
+        let names: Vec<String> = undone
+            .collections
+            .iter()
+            .map(|name| common::one_line(name))
+            .collect();
+        line.push_str(&format!(
+            "; it made the {} {}, removed too",
+            if names.len() == 1 {
+                "collection"
+            } else {
+                "collections"
+            },
+            names.join(", ")
+        ));
+    }
     common::report(
         json,
         &line,
@@ -153,6 +169,7 @@ pub fn undo(store: &Store, json: bool) -> Result<()> {
             write: undone.write_id,
             what: &undone.what,
             items,
+            collections: &undone.collections,
         },
     )
 }
@@ -259,4 +276,6 @@ struct UndoJson<'a> {
     write: i64,
     what: &'a str,
     items: Vec<ItemJson<'a>>,
+    /// The collections the write made, whose records went with their items.
+    collections: &'a [String],
 }

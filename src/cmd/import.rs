@@ -82,30 +82,7 @@ fn restore(store: &Store, args: &ImportArgs, options: &Options, manifest: &Manif
             args.dir.join(first).display()
         ));
     }
-    let mut parts: Vec<import::Part> = manifest
-        .collections
-        .iter()
-        .map(|entry| import::Part {
-            dir: args.dir.join(&entry.folder),
-            collection: Some(entry.name.clone()),
-            scheme: entry.scheme.clone(),
-            by_hand: None,
-        })
-        .collect();
-    if let Some(local) = &manifest.local {
-        parts.push(import::Part {
-            dir: args.dir.join(&local.folder),
-            collection: Some(local.folder.clone()),
-            scheme: crate::library::DEFAULT_SCHEME.to_string(),
-            by_hand: Some(
-                local
-                    .resources
-                    .iter()
-                    .map(|resource| (resource.file.clone(), resource.uri.clone()))
-                    .collect(),
-            ),
-        });
-    }
+    let parts = import::parts_of(&args.dir, manifest);
     let reports = import::run_parts(store, &parts, options, &bar())?;
     if args.json {
         let parts: Vec<ImportJson> = reports

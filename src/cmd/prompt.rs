@@ -1,19 +1,21 @@
 //! `promptshelf prompt`: list, show, add (from a markdown file), rename and remove prompts
 //! (`edit` is in `cmd::edit`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Result, anyhow};
+use rusqlite::Connection;
 use serde::Serialize;
 
 use super::common::{self, Table};
 use crate::cli::PromptCommand;
-use crate::library::Item;
-use crate::model::{Origin, PromptArgument, StoredPrompt};
+use crate::library::{self, FileError, Item};
+use crate::model::{Origin, Prompt, PromptArgument, StoredPrompt};
 use crate::store::history::Kind;
 use crate::store::{self, Outcome, Store};
+use crate::validate;
 
 pub fn run(store: &Store, command: PromptCommand) -> Result<()> {
     match command {
@@ -254,6 +256,18 @@ fn add(store: &Store, file: &Path, detach: bool, json: bool) -> Result<()> {
     };
     // Added by hand, so it belongs to no imported collection.
     prompt.origin = Origin::default();
+    let problems = problems(store, &prompt, &shown, &bytes)?;
+    if !problems.is_empty() {
+        for problem in &problems {
+            eprintln!("{}", common::one_line(&problem.to_string()));
+        }
+        return Err(anyhow!(
+            "prompt '{}' is not added: {}; fix {shown} and add it again",
+            common::one_line(&prompt.name),
+            common::count(problems.len() as u64, "problem", "problems"),
+        ));
+    }
+    let missing = missing_tables(store, &prompt)?;
     let written = store.write(|tx| {
         Ok(
             match common::replacing(tx, Kind::Prompt, &prompt.name, detach)? {
@@ -288,8 +302,76 @@ fn add(store: &Store, file: &Path, detach: bool, json: bool) -> Result<()> {
             common::one_line(&collection)
         ));
     }
+    for table in &missing {
+        eprintln!(
+            "note: completion table '{table}' does not exist yet; fill it with \
+             `promptshelf values add {table} VALUE...` or `promptshelf values import {table} FILE`"
+        );
+    }
     let report = common::ItemReport::new(common::action(outcome), "prompt", &prompt.name);
     common::report(json, &line, &report)
+}
+
+/// The library as `validate` sees a prompt added by hand: what is stored. It has no folder,
+/// so its relative links are not checked; and its completion tables may be added after it,
+/// as a template's may (`template add`): a missing one is a note (`missing_tables`).
+struct Stored<'a> {
+    conn: &'a Connection,
+}
+
+impl validate::Library for Stored<'_> {
+    fn has_resource(&self, uri: &str) -> store::Result<bool> {
+        Ok(store::read::resource(self.conn, uri)?.is_some())
+    }
+
+    fn has_table(&self, _: &str) -> bool {
+        true
+    }
+
+    fn files(&self, _: &str) -> Option<&validate::Files> {
+        None
+    }
+}
+
+/// What `import` would refuse in the prompt read from `bytes` (the file `shown`), each at its
+/// line of the file where it can be found: the same checks, through `validate`.
+fn problems(store: &Store, prompt: &Prompt, shown: &str, bytes: &[u8]) -> Result<Vec<FileError>> {
+    let conn = store.conn()?;
+    let library = Stored { conn: &conn };
+    let stored = StoredPrompt {
+        prompt: prompt.clone(),
+        content_hash: store::hash_prompt(prompt),
+        last_modified: store::now_ms(),
+    };
+    let findings = validate::prompt(&stored, &library)?;
+    let text = String::from_utf8_lossy(bytes);
+    Ok(findings
+        .into_iter()
+        .map(|finding| FileError {
+            path: shown.to_string(),
+            line: finding
+                .place
+                .as_ref()
+                .and_then(|place| library::line_in_file(&text, true, place)),
+            message: finding.message,
+        })
+        .collect())
+}
+
+/// The completion tables the prompt's arguments name that the library does not hold yet.
+fn missing_tables(store: &Store, prompt: &Prompt) -> Result<Vec<String>> {
+    let tables: HashSet<String> = store::read::tables(&*store.conn()?)?
+        .into_iter()
+        .map(|table| table.name)
+        .collect();
+    let mut missing: Vec<String> = prompt
+        .arguments
+        .iter()
+        .filter_map(|arg| arg.completion.clone())
+        .filter(|table| !tables.contains(table))
+        .collect();
+    missing.dedup();
+    Ok(missing)
 }
 
 /// Removes a prompt; a collection's only with `detach` (`common::remove_item`).

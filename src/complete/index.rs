@@ -10,13 +10,18 @@
 //! Per group: the rows sorted by folded value (and by original value when some differ); and,
 //! for large groups, how many rows hold each character and each ordered pair of characters.
 //!
+//! Per row also the pairs of adjacent characters it holds, hashed onto 64 bits, as a second
+//! set of bitmaps (`pairs`): a row can hold the query as a substring only if it holds every
+//! adjacent pair of the query.
 //! A query takes exact and prefix matches from the sorted orders (binary search for the
 //! range, then its best ranks: selected from a short range, found by walking the group in
 //! rank order for a long one, so a million rows are never sorted), scans the group for
-//! word-prefix, substring and subsequence matches only when those give fewer than
-//! `MAX_VALUES`, and counts `total` (every class implies a subsequence match) from the
-//! character counts for one- and two-character queries, else in the same scan behind the
-//! prefilter of the rows that hold every character of the query.
+//! word-prefix and substring matches only when those give fewer than `MAX_VALUES` (behind
+//! the prefilter of rows holding every character and every adjacent pair of the query),
+//! then for subsequence matches only while the answer still has room (behind the
+//! characters alone), and counts `total` (every class implies a subsequence match) from the
+//! character counts for one- and two-character queries, else when that last scan went to
+//! the end.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -61,6 +66,24 @@ fn symbol(c: char) -> (u32, bool) {
 /// bits cannot match it.
 fn mask_of(folded: &str) -> u64 {
     folded.chars().fold(0, |mask, c| mask | 1 << symbol(c).0)
+}
+
+/// Every pair of adjacent characters of `folded` has its bit set (several pairs share a
+/// bit): a value whose pair mask lacks one of the query's bits does not hold the query as a
+/// substring.
+fn pair_mask_of(folded: &str) -> u64 {
+    let mut mask = 0;
+    let mut chars = folded.chars();
+    let Some(mut before) = chars.next() else {
+        return 0;
+    };
+    for c in chars {
+        // Fibonacci hashing of the two code points: the top 6 bits of the product.
+        let pair = (u64::from(before) << 32 | u64::from(c)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        mask |= 1 << (pair >> 58);
+        before = c;
+    }
+    mask
 }
 
 /// A table or a value too large for the index's 32-bit positions.
@@ -168,6 +191,7 @@ impl IndexBuilder {
         let mut folded = String::with_capacity(text.len());
         let mut starts = Vec::with_capacity(order.len() + 1);
         let mut columns = Columns::new(order.len());
+        let mut pairs = Columns::new(order.len());
         let mut originals = Originals {
             text: String::new(),
             starts: Vec::with_capacity(order.len() + 1),
@@ -187,6 +211,7 @@ impl IndexBuilder {
             }
             let this = &folded[before..];
             columns.set(starts.len() - 1, mask_of(this));
+            pairs.set(starts.len() - 1, pair_mask_of(this));
             if this != original {
                 originals.text.push_str(original);
             }
@@ -210,6 +235,7 @@ impl IndexBuilder {
             starts,
             originals: (!originals.text.is_empty()).then_some(originals),
             columns,
+            pairs,
             ranks,
             by_folded: Vec::new(),
             by_original: None,
@@ -287,6 +313,11 @@ pub struct TableIndex {
     starts: Vec<u32>,
     originals: Option<Originals>,
     columns: Columns,
+    /// The pairs of adjacent characters each row holds (`pair_mask_of`), for the substring
+    /// classes: 8 bytes a row, which let a five-character fuzzy query over a million values
+    /// look at a few hundred rows instead of every row holding its characters
+    /// (docs/benchmarks.md, `completion`).
+    pairs: Columns,
     /// Each row's rank in the whole table; empty when there is only one group.
     ranks: Vec<u32>,
     /// Each group's rows sorted by folded value, at the group's own positions (the same
@@ -391,9 +422,13 @@ struct Holding<'a> {
 }
 
 impl<'a> Holding<'a> {
-    fn new(columns: &'a Columns, rows: Range<usize>, wanted: u64) -> Holding<'a> {
+    /// The rows holding every bit of `wanted` in each of its (columns, bits) sets.
+    fn new(rows: Range<usize>, wanted: &[(&'a Columns, u64)]) -> Holding<'a> {
         let mut holding = Holding {
-            columns: bits(wanted).map(|bit| columns.column(bit)).collect(),
+            columns: wanted
+                .iter()
+                .flat_map(|&(columns, mask)| bits(mask).map(|bit| columns.column(bit)))
+                .collect(),
             word: rows.start / 64,
             rows,
             bits: 0,
@@ -448,6 +483,8 @@ struct Query<'q> {
     raw: &'q str,
     folded: String,
     mask: u64,
+    /// `pair_mask_of(folded)`.
+    pairs: u64,
     /// Whether the folded query is ASCII.
     ascii: bool,
 }
@@ -458,6 +495,7 @@ impl Query<'_> {
         Query {
             raw,
             mask: mask_of(&folded),
+            pairs: pair_mask_of(&folded),
             ascii: folded.is_ascii(),
             folded,
         }
@@ -572,6 +610,7 @@ impl TableIndex {
             + 4 * self.starts.capacity()
             + originals
             + 8 * self.columns.bits.capacity()
+            + 8 * self.pairs.bits.capacity()
             + 4 * self.ranks.capacity()
             + 4 * self.by_folded.capacity()
             + self
@@ -723,66 +762,84 @@ impl TableIndex {
         }
     }
 
-    /// One pass over a group in rank order: the best `need` word-prefix, substring and
-    /// subsequence matches (prefix matches are picked from the sorted orders). The pass
-    /// stops once nothing later can be picked and more matches than are picked are known
-    /// (`prefix_more`: prefix matches were left out), except on a group too small for
-    /// character counts, whose matches it counts to the end.
+    /// The best `need` word-prefix, substring and subsequence matches of a group (prefix
+    /// matches are picked from the sorted orders), each class in rank order, in two passes
+    /// in rank order. The first looks at the rows that can hold the query as a substring
+    /// (every character and every adjacent pair of it), for the two substring classes; the
+    /// second at the rows holding every character, for the subsequence class, and only
+    /// while the answer has room or whether more match is not yet known. Each stops once
+    /// nothing later can be picked and more matches than are picked are known
+    /// (`prefix_more`: prefix matches were left out), except that the second counts to the
+    /// end on a group too small for character counts. How many rows match is known when the
+    /// second went to the end.
     fn scan(&self, group: &Group, query: &Query, need: usize, prefix_more: bool) -> Scan {
-        let mut shared = SharedCursor {
-            rows: self.group_shared(group),
-            next: 0,
-        };
         let count_all = group.counts.is_none();
         let finder = memmem::Finder::new(query.folded.as_bytes());
+        let is_prefix = |folded: &[u8]| folded.starts_with(query.folded.as_bytes());
+        // Matches that are not prefix matches, found so far: more are known to match than
+        // an answer holds once this passes `need`.
+        let mut lower = 0usize;
+        let known_more = |lower: usize| prefix_more || lower > need;
+
         let mut word = Vec::new();
         let mut substring = Vec::new();
-        let mut subsequence = Vec::new();
-        // Unshared rows that match, and matches that are not prefix matches.
-        let mut matched = 0u64;
-        let mut lower = 0usize;
-        let mut candidates = Holding::new(&self.columns, group.rows.clone(), query.mask);
-        let mut stopped = false;
-        loop {
-            if word.len() >= need && (prefix_more || lower > need) {
-                stopped = true;
+        let mut filled = false;
+        let holding_substring = Holding::new(
+            group.rows.clone(),
+            &[(&self.columns, query.mask), (&self.pairs, query.pairs)],
+        );
+        for row in holding_substring {
+            if word.len() >= need && known_more(lower) {
+                filled = true;
                 break;
             }
-            let Some(row) = candidates.next() else {
-                break;
-            };
-            // Every class implies a subsequence match, and this check is the cheapest.
             let folded = self.folded_bytes(row);
-            if !query.is_subsequence_of(folded) {
-                continue;
-            }
-            if !shared.holds(row) {
-                matched += 1;
-            }
-            // Prefix matches are picked from the sorted orders.
-            if folded.starts_with(query.folded.as_bytes()) {
+            if is_prefix(folded) || finder.find(folded).is_none() {
                 continue;
             }
             lower += 1;
             let row = row as u32;
-            if finder.find(folded).is_none() {
-                if subsequence.len() < need {
-                    subsequence.push(self.pick(MatchClass::Subsequence, row));
-                }
-            } else if is_word_prefix(self.original(row), &query.folded) {
+            if is_word_prefix(self.original(row), &query.folded) {
                 word.push(self.pick(MatchClass::WordPrefix, row));
             } else if substring.len() < need {
                 substring.push(self.pick(MatchClass::Substring, row));
             }
         }
-        let counted_all = !stopped || count_all;
-        if stopped && count_all {
-            // The rest only counted.
-            for row in candidates {
-                if query.is_subsequence_of(self.folded_bytes(row)) && !shared.holds(row) {
+
+        let mut subsequence = Vec::new();
+        let mut matched = 0u64;
+        let mut counted_all = false;
+        if !filled || count_all {
+            let mut shared = SharedCursor {
+                rows: self.group_shared(group),
+                next: 0,
+            };
+            let better = word.len() + substring.len();
+            let mut holding = Holding::new(group.rows.clone(), &[(&self.columns, query.mask)]);
+            counted_all = loop {
+                if !count_all && better + subsequence.len() >= need && known_more(lower) {
+                    break false;
+                }
+                let Some(row) = holding.next() else {
+                    break true;
+                };
+                // Every class implies a subsequence match, and this check is the cheapest.
+                let folded = self.folded_bytes(row);
+                if !query.is_subsequence_of(folded) {
+                    continue;
+                }
+                if !shared.holds(row) {
                     matched += 1;
                 }
-            }
+                // Prefix and substring matches were picked before.
+                if is_prefix(folded) || finder.find(folded).is_some() {
+                    continue;
+                }
+                lower += 1;
+                if subsequence.len() < need {
+                    subsequence.push(self.pick(MatchClass::Subsequence, row as u32));
+                }
+            };
         }
         word.extend(substring);
         word.extend(subsequence);
@@ -790,7 +847,7 @@ impl TableIndex {
         Scan {
             picks: word,
             unshared: counted_all.then_some(matched),
-            more: prefix_more || lower > need,
+            more: known_more(lower),
         }
     }
 
@@ -1070,6 +1127,16 @@ mod tests {
             let from = random.below(chars.len());
             let to = from + 1 + random.below(chars.len() - from);
             queries.push(chars[from..to].iter().collect());
+        }
+        // Fuzzy queries: characters of a value (or of two) in order, some left out, so that
+        // some match only as subsequences.
+        for _ in 0..20 {
+            let value = random_value(random) + &random_value(random);
+            let mut query: String = value.chars().filter(|_| random.below(2) == 0).collect();
+            if query.is_empty() {
+                query = value.chars().take(1).collect();
+            }
+            queries.push(query);
         }
         queries
     }

@@ -177,6 +177,7 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
     let mut local = manifest::Local {
         folder: LOCAL.to_string(),
         resources: Vec::new(),
+        templates: Vec::new(),
     };
     for (name, group) in &groups {
         let by_hand = name == LOCAL;
@@ -252,8 +253,17 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
         for table in tables.iter().filter(|table| !used_tables.contains(*table)) {
             out.table(&tx, table, &mut report)?;
         }
+        // The templates added by hand have no file: the manifest holds them whole. (A
+        // collection's own template is made again by its import.)
+        local.templates = store::read::templates(&tx, store::read::Window::ALL)?
+            .iter()
+            .filter(|stored| stored.template.collection.is_none())
+            .map(|stored| manifest::LocalTemplate::of(&stored.template, stored.last_modified))
+            .collect();
         // What `import DIR` needs to restore the library from this folder in one command.
-        let local = (groups.contains_key(LOCAL) || !out.paths.is_empty()).then_some(local);
+        let local =
+            (groups.contains_key(LOCAL) || !out.paths.is_empty() || !local.templates.is_empty())
+                .then_some(local);
         let manifest = manifest::Manifest::new(collections, local);
         write_file(
             dir,
@@ -388,6 +398,16 @@ impl Out {
                 (format!("{}.prompt.md", segments.join("/")), false)
             }
         };
+        // A skill's SKILL.md is also a resource of the collection (`library::skill_document`),
+        // the file as it was: that resource writes it back, which gives this prompt back too.
+        if in_place
+            && self.targets.contains_key(&path)
+            && library::skill_file(&path, self.folder)
+                .is_some_and(|(_, inside)| inside == "SKILL.md")
+        {
+            report.prompts += 1;
+            return Ok(());
+        }
         if !self.claim(&path, &format!("prompt {}", prompt.name), report) {
             return Ok(());
         }
@@ -445,13 +465,6 @@ impl Out {
             return Ok(None);
         };
         let bytes = emit::resource_file(written, &path, self.folder);
-        // What the file cannot carry goes into the metadata file beside it.
-        let metadata = if emit::carries_metadata(written, &path, self.folder) {
-            None
-        } else {
-            emit::metadata_file(written, &path)
-                .map(|yaml| (format!("{path}{}", library::METADATA_SUFFIX), yaml))
-        };
         // Read back with the scheme the URI has, as `import --scheme` would.
         let scheme = uri
             .split_once("://")
@@ -461,7 +474,22 @@ impl Out {
             name: collection.to_string(),
             scheme: scheme.to_string(),
         };
-        let read_back = library::parse_file_in(&collection, &path, self.folder, &bytes)
+        // A skill's SKILL.md reads back as the resource its import makes of it, named and
+        // described by its own front matter.
+        let skill_document = library::skill_document(&collection, &path, self.folder, &bytes);
+        // What the file cannot carry goes into the metadata file beside it.
+        let metadata =
+            if skill_document.is_some() || emit::carries_metadata(written, &path, self.folder) {
+                None
+            } else {
+                emit::metadata_file(written, &path)
+                    .map(|yaml| (format!("{path}{}", library::METADATA_SUFFIX), yaml))
+            };
+        let parsed = match skill_document {
+            Some(document) => document.map(|resource| Some(Item::Resource(resource))),
+            None => library::parse_file_in(&collection, &path, self.folder, &bytes),
+        };
+        let read_back = parsed
             .map(|item| item.map(|item| self.resolved(item, &path)))
             .map(|item| match item {
                 // The manifest gives a hand-added resource its URI back.

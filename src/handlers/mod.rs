@@ -10,6 +10,7 @@ mod paging;
 pub mod prompts;
 pub mod resources;
 pub mod search;
+pub mod skills;
 pub mod templates;
 pub mod tools;
 

@@ -23,6 +23,7 @@ use rusqlite::Connection;
 
 pub use walk::Skipped;
 
+use crate::library::manifest::{LocalTemplate, Manifest};
 use crate::library::{self, Collection, FileError, Folder, Item};
 use crate::model::{CompletionValue, Content, ContentHash, StoredPrompt};
 use crate::store::{self, ItemState, Store, StoreError, ValuesMode};
@@ -211,9 +212,50 @@ pub struct Part {
     /// The collection's name; the folder's name when None.
     pub collection: Option<String>,
     pub scheme: String,
-    /// For the items added by hand: the URI of each resource's file (relative path), which
-    /// their import keeps instead of the collection's; their items belong to no collection.
-    pub by_hand: Option<HashMap<String, String>>,
+    /// For the items added by hand, which belong to no collection: what the manifest says of
+    /// them.
+    pub by_hand: Option<ByHand>,
+}
+
+/// What a whole-library export's manifest says of the items added by hand.
+#[derive(Debug, Clone, Default)]
+pub struct ByHand {
+    /// The URI of each resource's file (relative path), which their import keeps instead of
+    /// the collection's.
+    pub uris: HashMap<String, String>,
+    /// The resource templates added by hand, which have no file.
+    pub templates: Vec<LocalTemplate>,
+}
+
+/// The parts of the whole-library export `dir` whose manifest is `manifest`: each collection
+/// under its name and scheme, then the items added by hand.
+pub fn parts_of(dir: &Path, manifest: &Manifest) -> Vec<Part> {
+    let mut parts: Vec<Part> = manifest
+        .collections
+        .iter()
+        .map(|entry| Part {
+            dir: dir.join(&entry.folder),
+            collection: Some(entry.name.clone()),
+            scheme: entry.scheme.clone(),
+            by_hand: None,
+        })
+        .collect();
+    if let Some(local) = &manifest.local {
+        parts.push(Part {
+            dir: dir.join(&local.folder),
+            collection: Some(local.folder.clone()),
+            scheme: library::DEFAULT_SCHEME.to_string(),
+            by_hand: Some(ByHand {
+                uris: local
+                    .resources
+                    .iter()
+                    .map(|resource| (resource.file.clone(), resource.uri.clone()))
+                    .collect(),
+                templates: local.templates.clone(),
+            }),
+        });
+    }
+    parts
 }
 
 /// A part read, parsed, validated and planned.
@@ -241,14 +283,20 @@ pub fn run_parts(
             scheme: part.scheme.clone(),
             ..options.clone()
         };
-        let mut source = Source::open(&part.dir, store.path(), &part_options)?;
+        let mut source = Source::open(&part.dir, store.path(), &part_options, &part.by_hand)?;
         source.by_hand = part.by_hand.clone();
         let mut report = Report {
             collection: source.collection.name.clone(),
             by_hand: source.by_hand.is_some(),
             ..Report::default()
         };
-        let walk = walk::walk(&source.root, &source.exclude, options.max_file_size);
+        // The hand-added part of an export may hold templates alone, and its folder be gone
+        // (git keeps no empty folder): then it has no files.
+        let walk = if source.root.is_dir() {
+            walk::walk(&source.root, &source.exclude, options.max_file_size)
+        } else {
+            walk::Walk::default()
+        };
         tracing::debug!(files = walk.files.len(), elapsed = ?started.elapsed(), "walked the folder");
         report.skipped = walk.skipped;
         report.files = walk
@@ -271,7 +319,7 @@ pub fn run_parts(
         let mut parsed = with_metadata(parsed, &mut report.failures);
         match &source.by_hand {
             // Added by hand, they had no folder: their links were never relative ones.
-            Some(uris) => made_by_hand(&mut parsed, uris),
+            Some(by_hand) => made_by_hand(&mut parsed, &by_hand.uris),
             None => resolve_links(&mut parsed),
         }
         tracing::debug!(elapsed = ?started.elapsed(), "resolved links");
@@ -495,19 +543,24 @@ struct Source {
     /// The database's files, when they live inside the folder.
     exclude: Vec<PathBuf>,
     /// The folder of hand-added items of a whole-library import (`Part::by_hand`).
-    by_hand: Option<HashMap<String, String>>,
+    by_hand: Option<ByHand>,
 }
 
 impl Source {
-    fn open(dir: &Path, db: &Path, options: &Options) -> Result<Source> {
-        let root = dir.canonicalize().map_err(|err| {
-            anyhow!(
+    fn open(dir: &Path, db: &Path, options: &Options, by_hand: &Option<ByHand>) -> Result<Source> {
+        let root = match dir.canonicalize() {
+            Ok(root) => root,
+            // A hand-added part without a folder (see `run_parts`).
+            Err(err) if by_hand.is_some() && err.kind() == std::io::ErrorKind::NotFound => {
+                dir.to_path_buf()
+            }
+            Err(err) => bail!(
                 "cannot import {}: {}; pass an existing folder",
                 dir.display(),
                 plain_error(&err)
-            )
-        })?;
-        if !root.is_dir() {
+            ),
+        };
+        if root.exists() && !root.is_dir() {
             bail!(
                 "cannot import {}: it is a file; pass its folder, or add the file with \
                  `promptshelf prompt add` or `resource add`",
@@ -591,7 +644,9 @@ pub fn database_files(db: &Path) -> Vec<PathBuf> {
 
 /// What reading one file gave.
 enum Read {
-    Parsed(Box<Parsed>),
+    /// The file's item; a skill's `SKILL.md` is two, its prompt and itself as a resource
+    /// (`library::skill_document`).
+    Parsed(Vec<Parsed>),
     /// A file that holds no item.
     Nothing,
     /// No longer a file of the folder when it was opened (see `open`).
@@ -641,7 +696,7 @@ fn read_all(
     let mut skipped = Vec::new();
     for result in results.into_iter().flatten() {
         match result {
-            Ok(Read::Parsed(item)) => parsed.push(*item),
+            Ok(Read::Parsed(items)) => parsed.extend(items),
             Ok(Read::Nothing) => {}
             Ok(Read::Skipped(skip)) => skipped.push(skip),
             Err(failure) => failures.push(failure),
@@ -687,12 +742,20 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
     else {
         return Ok(Read::Nothing);
     };
-    Ok(Read::Parsed(Box::new(Parsed {
+    let parsed = |item: Item| Parsed {
         path: found.relative.clone(),
         modified_ms: found.modified_ms,
         hash: hash(&item),
         item,
-    })))
+    };
+    let mut items = vec![parsed(item)];
+    if matches!(items[0].item, Item::Prompt(_))
+        && let Some(document) =
+            library::skill_document(&source.collection, &found.relative, source.folder, &bytes)
+    {
+        items.push(parsed(Item::Resource(document?)));
+    }
+    Ok(Read::Parsed(items))
 }
 
 /// Relative markdown links between the files become the URIs of their targets (see
@@ -942,6 +1005,8 @@ struct Plan {
     writes: Vec<Write>,
     removals: Vec<(Kind, String)>,
     add_template: bool,
+    /// The hand-added templates (`ByHand::templates`, by index) to write.
+    templates: Vec<usize>,
     /// The collection's row is missing or names another folder: an import that changes no
     /// item still writes it, once.
     record: bool,
@@ -956,7 +1021,11 @@ struct Plan {
 
 impl Plan {
     fn is_empty(&self) -> bool {
-        self.writes.is_empty() && self.removals.is_empty() && !self.add_template && !self.record
+        self.writes.is_empty()
+            && self.removals.is_empty()
+            && !self.add_template
+            && self.templates.is_empty()
+            && !self.record
     }
 }
 
@@ -1101,12 +1170,31 @@ fn plan(
             });
         }
     }
+    let templates: HashMap<String, ContentHash> =
+        store::read::templates(conn, store::read::Window::ALL)?
+            .into_iter()
+            .map(|stored| (stored.template.uri_template, stored.content_hash))
+            .collect();
+    if let Some(by_hand) = &source.by_hand {
+        for (index, local) in by_hand.templates.iter().enumerate() {
+            let action = match templates.get(&local.uri_template) {
+                None => Action::Add,
+                Some(hash) if *hash == store::hash_template(&local.template()) => continue,
+                Some(_) => Action::Update,
+            };
+            plan.templates.push(index);
+            plan.changes.push(Change {
+                action,
+                kind: Kind::Template,
+                key: local.uri_template.clone(),
+                path: None,
+            });
+        }
+    }
     let template = collection.template();
     // The template is added when missing and otherwise left alone: someone may have given
     // it completions or a better title with `template add`.
-    let exists = store::read::templates(conn, store::read::Window::ALL)?
-        .iter()
-        .any(|stored| stored.template.uri_template == template.uri_template);
+    let exists = templates.contains_key(&template.uri_template);
     if !exists && source.by_hand.is_none() {
         plan.add_template = true;
         plan.changes.push(Change {
@@ -1213,9 +1301,22 @@ fn apply(
     if plan.add_template {
         store::write::put_template(tx, &collection.template(), store::now_ms())?;
     }
+    if let Some(by_hand) = &source.by_hand {
+        for local in plan
+            .templates
+            .iter()
+            .filter_map(|&at| by_hand.templates.get(at))
+        {
+            store::write::put_template(tx, &local.template(), local.last_modified)?;
+        }
+    }
     // Every import that writes records where the collection comes from and when: what
     // `collection list` shows and `prompt edit` opens.
     if source.by_hand.is_none() {
+        // A collection's first import makes its record: undoing that import removes it.
+        if store::read::collection(tx, &collection.name)?.is_none() {
+            store::history::created_collection(tx, &collection.name)?;
+        }
         store::write::record_collection(
             tx,
             &collection.name,

@@ -1,11 +1,15 @@
 //! The manifest a whole-library export writes at the top of its folder
 //! (`promptshelf-library.json`, docs/format.md "A whole library"): which subfolder is which
 //! collection under which URI scheme, and which files are the items added by hand, with the
-//! URI each resource had. `import DIR` of such a folder restores every part of it.
+//! URI each resource had, and the resource templates added by hand, which have no file of
+//! their own. `import DIR` of such a folder restores every part of it.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+use crate::model::{Icon, ResourceTemplate};
 
 /// The manifest's file name, at the top of the export's folder.
 pub const FILE: &str = "promptshelf-library.json";
@@ -43,6 +47,64 @@ pub struct Local {
     pub folder: String,
     /// Each resource's file (relative to `folder`) and URI.
     pub resources: Vec<LocalResource>,
+    /// The resource templates added by hand (`template add`), whole: a template has no file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub templates: Vec<LocalTemplate>,
+}
+
+/// A resource template added by hand, as `template add` stored it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LocalTemplate {
+    pub uri_template: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
+    /// Variable -> the completion table it completes from.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub completions: BTreeMap<String, String>,
+    /// Its lastModified, Unix milliseconds, which the restored template keeps.
+    pub last_modified: i64,
+}
+
+impl LocalTemplate {
+    pub fn of(template: &ResourceTemplate, last_modified: i64) -> LocalTemplate {
+        LocalTemplate {
+            uri_template: template.uri_template.clone(),
+            name: template.name.clone(),
+            title: template.title.clone(),
+            description: template.description.clone(),
+            mime_type: template.mime_type.clone(),
+            icons: template.icons.clone(),
+            completions: template.completions.iter().cloned().collect(),
+            last_modified,
+        }
+    }
+
+    /// The template as stored: of no collection, its completions in variable order (as the
+    /// store reads them back, so the content hash is the one exported).
+    pub fn template(&self) -> ResourceTemplate {
+        ResourceTemplate {
+            uri_template: self.uri_template.clone(),
+            name: self.name.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            mime_type: self.mime_type.clone(),
+            icons: self.icons.clone(),
+            completions: self
+                .completions
+                .iter()
+                .map(|(variable, table)| (variable.clone(), table.clone()))
+                .collect(),
+            collection: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -110,6 +172,38 @@ impl Manifest {
                     "{}: the folder '{folder}' is not a plain subfolder's name; each part of \
                      the export is a folder beside the manifest",
                     path.display()
+                ));
+            }
+        }
+        for template in manifest.local.iter().flat_map(|local| &local.templates) {
+            let variables = crate::uri_template::UriTemplate::parse(&template.uri_template)
+                .map_err(|err| {
+                    format!(
+                        "{}: {err}; fix it under `templates`, or export the library again",
+                        path.display()
+                    )
+                })?
+                .variables()
+                .to_vec();
+            if let Some(variable) = template
+                .completions
+                .keys()
+                .find(|variable| !variables.contains(variable))
+            {
+                return Err(format!(
+                    "{}: the template '{}' completes '{variable}', which is none of its \
+                     variables ({}); fix its `completions`, or export the library again",
+                    path.display(),
+                    template.uri_template,
+                    variables.join(", ")
+                ));
+            }
+            if template.name.trim().is_empty() {
+                return Err(format!(
+                    "{}: the template '{}' has an empty name; give it one, or export the \
+                     library again",
+                    path.display(),
+                    template.uri_template
                 ));
             }
         }

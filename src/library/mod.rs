@@ -33,7 +33,7 @@ mod value_table;
 
 use serde::Deserialize;
 
-pub use dialect::validate_skill_name;
+pub use dialect::{skill_front_matter, validate_skill_name};
 pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
 pub use paths::{
     Collection, DEFAULT_SCHEME, Folder, command_folder, gemini_command_name, is_command_path,
@@ -213,6 +213,56 @@ pub fn parse_file_in(
 /// any other file is its content alone.
 pub fn has_front_matter(file_name: &str) -> bool {
     has_extension(file_name, &["md", "markdown", "txt"])
+}
+
+/// A skill's `SKILL.md` (at `relative_path`, with these `bytes`) as the resource the Skills
+/// extension of MCP reads beside the prompt `parse_file_in` makes of it:
+/// `skill://NAME/SKILL.md`, `text/markdown`, the file as it is, named and described by its
+/// front matter. None for any other file, and for a `SKILL.md` written in our format (its
+/// front matter names a `kind`).
+pub fn skill_document(
+    collection: &Collection,
+    relative_path: &str,
+    folder: Folder,
+    bytes: &[u8],
+) -> Option<Result<Resource, FileError>> {
+    let (skill_name, inside) = skill_file(relative_path, folder)?;
+    if inside != SKILL_FILE {
+        return None;
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(err) => {
+            let message = format!("not UTF-8 text: {err}");
+            return Some(Err(FileError::new(relative_path, None, message)));
+        }
+    };
+    let (front, _, _) = split_front_matter(text);
+    if names_kind(front) {
+        return None;
+    }
+    let origin = Origin {
+        collection: Some(collection.name.clone()),
+        path: Some(relative_path.to_string()),
+    };
+    Some(
+        dialect::name_and_description(front, skill_name, relative_path).and_then(
+            |(name, description)| {
+                let mut resource =
+                    other_resource(collection, relative_path, SKILL_FILE, bytes, origin)?;
+                resource.info.uri = Collection {
+                    name: skill_name.to_string(),
+                    scheme: SKILL_SCHEME.to_string(),
+                }
+                .resource_uri(SKILL_FILE);
+                resource.info.name = name;
+                resource.info.title = None;
+                resource.info.description = Some(description);
+                resource.info.mime_type = "text/markdown".to_string();
+                Ok(resource)
+            },
+        ),
+    )
 }
 
 /// The file of a skill folder that is the skill.

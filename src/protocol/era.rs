@@ -1,31 +1,45 @@
 //! Which revision answers a request, and which methods each era serves. A request's era is
 //! decided by its own `_meta` (`request::Era`); a legacy request is answered in the
 //! revision its process's `initialize` negotiated. Tools are served only when a mirror is
-//! on (`serve --tools`): without one, `tools/*` are methods this server does not serve.
+//! on (`serve --tools`): without one, `tools/*` are methods this server does not serve. The
+//! Skills extension's methods are served only to a client that declared the extension: in
+//! a modern request's capabilities, or in the `initialize` of a legacy session.
 
 use serde_json::json;
 
 use super::error::{RpcError, code};
 use super::request::{Envelope, Era, Method};
 use super::revision::{Revision, legacy_names};
+use super::skills::{Extensions, SKILLS_EXTENSION};
 use crate::config::Mirrors;
 
-/// The revision `envelope` is answered in, given the revision the process's `initialize`
-/// negotiated (None: no legacy client has opened) and the mirrors that are on. An
-/// `initialize` negotiates its own: the caller keeps it for the legacy requests that follow.
+/// What a legacy session's `initialize` settled, for the requests that follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Negotiated {
+    pub revision: Revision,
+    /// The extensions the client declared.
+    pub extensions: Extensions,
+}
+
+/// The revision `envelope` is answered in, given what the caller's `initialize` negotiated
+/// (None: no legacy client has opened) and the mirrors that are on. An `initialize`
+/// negotiates its own: the caller keeps it for the legacy requests that follow.
 pub fn revision_of(
     envelope: &Envelope,
-    negotiated: Option<Revision>,
+    negotiated: Option<Negotiated>,
     mirrors: &Mirrors,
 ) -> Result<Revision, RpcError> {
-    let revision = match (&envelope.era, &envelope.method) {
-        (_, Method::Initialize { version, .. }) => negotiate(version),
-        (Era::Modern { .. }, _) => Revision::MODERN,
+    let (revision, declared) = match (&envelope.era, &envelope.method) {
+        (_, Method::Initialize { version, .. }) => (negotiate(version), Extensions::default()),
+        (Era::Modern { extensions, .. }, _) => (Revision::MODERN, *extensions),
         // A discovery probe without `_meta` is still answered, in the modern shape.
-        (Era::Legacy, Method::Discover) => Revision::MODERN,
-        (Era::Legacy, _) => negotiated.ok_or_else(no_session)?,
+        (Era::Legacy, Method::Discover) => (Revision::MODERN, Extensions::default()),
+        (Era::Legacy, _) => {
+            let negotiated = negotiated.ok_or_else(no_session)?;
+            (negotiated.revision, negotiated.extensions)
+        }
     };
-    served(&envelope.method, revision, mirrors)?;
+    served(&envelope.method, revision, mirrors, declared)?;
     Ok(revision)
 }
 
@@ -53,10 +67,33 @@ fn no_session() -> RpcError {
     .with_data(json!({ "supported": supported }))
 }
 
-/// Methods that exist but not in this era, tools without a mirror, and methods that do not
-/// exist: -32601.
-fn served(method: &Method, revision: Revision, mirrors: &Mirrors) -> Result<(), RpcError> {
+/// Methods that exist but not in this era, tools without a mirror, an extension's methods
+/// for a client that did not declare it (`declared`), and methods that do not exist: -32601.
+fn served(
+    method: &Method,
+    revision: Revision,
+    mirrors: &Mirrors,
+    declared: Extensions,
+) -> Result<(), RpcError> {
     let modern = revision.is_modern();
+    let extension_method = matches!(
+        method,
+        Method::ListSkills { .. } | Method::GetSkill { .. } | Method::ReadDirectory { .. }
+    );
+    if extension_method && !declared.skills {
+        let declare = if modern {
+            "in params._meta[\"io.modelcontextprotocol/clientCapabilities\"].extensions"
+        } else {
+            "in the capabilities.extensions of initialize"
+        };
+        return Err(RpcError::new(
+            code::METHOD_NOT_FOUND,
+            format!(
+                "method '{}' is served only to clients that declare the {SKILLS_EXTENSION} extension: add \"{SKILLS_EXTENSION}\": {{}} {declare}",
+                method.name()
+            ),
+        ));
+    }
     let name = match method {
         Method::Ping if modern => "ping",
         Method::Subscribe { .. } if modern => "resources/subscribe",

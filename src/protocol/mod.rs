@@ -16,6 +16,8 @@
 //! - `notification`: change notifications, legacy and on modern streams.
 //! - `outbound`: the server's own requests (`elicitation/create` for a legacy client),
 //!   their ids, and their cancellation.
+//! - `skills`: the Skills extension (SEP-2640): its identifier, the client's declaration,
+//!   and the values `skills/list` and `skills/get` answer with.
 
 mod era;
 mod error;
@@ -27,8 +29,9 @@ mod request;
 mod results;
 mod revision;
 mod shape;
+mod skills;
 
-pub use era::revision_of;
+pub use era::{Negotiated, revision_of};
 pub use error::{Failure, RpcError, code};
 pub use id::RequestId;
 pub use notification::{Changed, Lists, acknowledged, notification, stream_notification};
@@ -43,3 +46,4 @@ pub use results::{
 };
 pub use revision::{Revision, legacy_names};
 pub use shape::{ShapedPage, Shaper, ToolAnswer, error_line, is_error_line};
+pub use skills::{DirectoryChild, Extensions, SKILLS_EXTENSION, SkillEntry, SkillFile};

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::error::{RpcError, code};
 use super::id::{IdText, RequestId};
 use super::revision::Revision;
+use super::skills::{Extensions, reads_extensions};
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -136,8 +137,13 @@ pub struct Envelope {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Era {
     /// Carried `io.modelcontextprotocol/protocolVersion`: served statelessly.
-    /// `elicits_forms`: the client declared form elicitation in its capabilities.
-    Modern { elicits_forms: bool },
+    /// `elicits_forms`: the client declared form elicitation in its capabilities (read for
+    /// `prompts/get` alone); `extensions`: the extensions they declare (read for the methods
+    /// whose answer depends on them, `skills::reads_extensions`).
+    Modern {
+        elicits_forms: bool,
+        extensions: Extensions,
+    },
     /// No modern `_meta`: served under the revision `initialize` negotiated.
     Legacy,
 }
@@ -148,9 +154,19 @@ impl Era {
         matches!(
             self,
             Era::Modern {
-                elicits_forms: true
+                elicits_forms: true,
+                ..
             }
         )
+    }
+
+    /// The extensions this request's capabilities declare (none for a legacy request, whose
+    /// client declared them in its `initialize`).
+    pub fn extensions(&self) -> Extensions {
+        match self {
+            Era::Modern { extensions, .. } => *extensions,
+            Era::Legacy => Extensions::default(),
+        }
     }
 }
 
@@ -162,6 +178,8 @@ pub enum Method {
         /// The client declared form elicitation: a revision that has `elicitation/create`
         /// may ask it for missing arguments.
         elicits_forms: bool,
+        /// The extensions the client declared, for the whole session.
+        extensions: Extensions,
     },
     Ping,
     ListPrompts {
@@ -191,6 +209,19 @@ pub enum Method {
         cursor: Option<String>,
     },
     CallTool(CallToolParams),
+    /// The Skills extension's methods: served only to a client that declared it (otherwise
+    /// -32601, as methods this server does not serve).
+    ListSkills {
+        cursor: Option<String>,
+    },
+    GetSkill {
+        uri: String,
+    },
+    /// `resources/directory/read`, the extension's optional `directoryRead`.
+    ReadDirectory {
+        uri: String,
+        cursor: Option<String>,
+    },
     /// A method this server does not serve (sampling, ...): -32601.
     Unknown(String),
 }
@@ -213,6 +244,9 @@ impl Method {
             Method::Listen(_) => "subscriptions/listen",
             Method::ListTools { .. } => "tools/list",
             Method::CallTool(_) => "tools/call",
+            Method::ListSkills { .. } => "skills/list",
+            Method::GetSkill { .. } => "skills/get",
+            Method::ReadDirectory { .. } => "resources/directory/read",
             Method::Unknown(name) => name,
         }
     }
@@ -324,6 +358,13 @@ struct UriParams {
 }
 
 #[derive(Debug, Deserialize)]
+struct DirectoryParams {
+    uri: String,
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct InitializeParams {
     protocol_version: String,
@@ -337,6 +378,8 @@ struct InitializeParams {
 struct ClientCapabilities {
     #[serde(default)]
     elicitation: Option<Value>,
+    #[serde(default)]
+    extensions: Option<Value>,
 }
 
 impl ClientCapabilities {
@@ -592,7 +635,7 @@ pub fn parse_line(line: &[u8]) -> Incoming {
             error: RpcError::invalid_params("\"params\" must be an object"),
         };
     }
-    let era = match era_of(&params, method == "prompts/get") {
+    let era = match era_of(&params, &method) {
         Ok(era) => era,
         Err(error) => return Incoming::Invalid { id, error },
     };
@@ -636,9 +679,10 @@ fn invalid_request(id: RequestId, message: &str) -> Incoming {
     }
 }
 
-/// The era of a request with these params. Only `prompts/get` can ask the client for input,
-/// so only for it (`may_elicit`) are the client's capabilities read.
-fn era_of(params: &Params, may_elicit: bool) -> Result<Era, RpcError> {
+/// The era of a request for `method` with these params. The client's capabilities are read
+/// only where they change the answer: form elicitation for `prompts/get` (the one request
+/// that can ask the client for input), extensions for the methods that depend on them.
+fn era_of(params: &Params, method: &str) -> Result<Era, RpcError> {
     let meta = params
         .get("_meta")
         .filter(|meta| is_object(meta))
@@ -673,9 +717,18 @@ fn era_of(params: &Params, may_elicit: bool) -> Result<Era, RpcError> {
         return Err(RpcError::unsupported_version(&version));
     }
     match capabilities {
-        Some(raw) if is_object(raw) => Ok(Era::Modern {
-            elicits_forms: may_elicit && elicits_forms(raw),
-        }),
+        Some(raw) if is_object(raw) => {
+            let may_elicit = method == "prompts/get";
+            let declared = (may_elicit || reads_extensions(method))
+                .then(|| serde_json::from_str::<ClientCapabilities>(raw.get()).ok())
+                .flatten();
+            Ok(Era::Modern {
+                elicits_forms: may_elicit && declared.as_ref().is_some_and(|c| c.elicits_forms()),
+                extensions: declared
+                    .map(|c| Extensions::declared_in(c.extensions.as_ref()))
+                    .unwrap_or_default(),
+            })
+        }
         Some(_) => Err(RpcError::invalid_params(format!(
             "_meta[\"{META_CAPABILITIES}\"] must be an object ({{}} when the client has none)"
         ))),
@@ -683,12 +736,6 @@ fn era_of(params: &Params, may_elicit: bool) -> Result<Era, RpcError> {
             "params._meta lacks \"{META_CAPABILITIES}\"; send {{}} when the client has no optional capabilities"
         ))),
     }
-}
-
-/// Whether client capabilities declare form elicitation.
-fn elicits_forms(capabilities: &RawValue) -> bool {
-    serde_json::from_str::<ClientCapabilities>(capabilities.get())
-        .is_ok_and(|capabilities| capabilities.elicits_forms())
 }
 
 /// The method's params type, from the members read with the line.
@@ -711,11 +758,14 @@ fn typed_method(method: &str, params: &Params) -> Result<Method, RpcError> {
         "server/discover" => Method::Discover,
         "initialize" => {
             let params = typed::<InitializeParams>(method, params)?;
+            let declared = params.capabilities.and_then(|capabilities| {
+                serde_json::from_value::<ClientCapabilities>(capabilities).ok()
+            });
             Method::Initialize {
-                elicits_forms: params.capabilities.is_some_and(|capabilities| {
-                    serde_json::from_value::<ClientCapabilities>(capabilities)
-                        .is_ok_and(|capabilities| capabilities.elicits_forms())
-                }),
+                elicits_forms: declared.as_ref().is_some_and(|c| c.elicits_forms()),
+                extensions: declared
+                    .map(|c| Extensions::declared_in(c.extensions.as_ref()))
+                    .unwrap_or_default(),
                 version: params.protocol_version,
             }
         }
@@ -745,6 +795,19 @@ fn typed_method(method: &str, params: &Params) -> Result<Method, RpcError> {
             cursor: typed::<CursorParams>(method, params)?.cursor,
         },
         "tools/call" => Method::CallTool(typed(method, params)?),
+        "skills/list" => Method::ListSkills {
+            cursor: typed::<CursorParams>(method, params)?.cursor,
+        },
+        "skills/get" => Method::GetSkill {
+            uri: typed::<UriParams>(method, params)?.uri,
+        },
+        "resources/directory/read" => {
+            let params = typed::<DirectoryParams>(method, params)?;
+            Method::ReadDirectory {
+                uri: params.uri,
+                cursor: params.cursor,
+            }
+        }
         other => Method::Unknown(other.to_string()),
     })
 }
@@ -922,6 +985,38 @@ mod tests {
         assert!(!elicits("{}"));
     }
 
+    #[test]
+    fn extensions_are_read_from_initialize_and_from_a_modern_request() {
+        let skills = r#"{"extensions":{"io.modelcontextprotocol/skills":{}}}"#;
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{skills}}}}}"#
+        );
+        assert!(matches!(
+            parse_line(line.as_bytes()),
+            Incoming::Request(Envelope {
+                method: Method::Initialize {
+                    extensions: Extensions { skills: true },
+                    ..
+                },
+                ..
+            })
+        ));
+        let modern = |method: &str, capabilities: &str| {
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{capabilities}}}}}}}"#
+            );
+            match parse_line(line.as_bytes()) {
+                Incoming::Request(envelope) => envelope.era.extensions().skills,
+                other => panic!("not a request: {other:?}"),
+            }
+        };
+        assert!(modern("skills/list", skills));
+        assert!(modern("server/discover", skills));
+        assert!(!modern("skills/list", "{}"));
+        // Other methods do not read what they do not act on.
+        assert!(!modern("prompts/list", skills));
+    }
+
     /// Any JSON value, a few levels deep.
     fn json_value() -> impl proptest::strategy::Strategy<Value = Value> {
         use proptest::prelude::*;
@@ -957,7 +1052,9 @@ mod tests {
                 "server/discover", "initialize", "ping", "prompts/list", "prompts/get",
                 "resources/list", "resources/templates/list", "resources/read",
                 "completion/complete", "resources/subscribe", "resources/unsubscribe",
-                "subscriptions/listen", "tools/list", "tools/call", "notifications/cancelled",
+                "subscriptions/listen", "tools/list", "tools/call", "skills/list", "skills/get",
+                "resources/directory/read",
+                "notifications/cancelled",
             ]),
             params in json_value(),
             meta in json_value(),

@@ -24,7 +24,7 @@ use crate::handlers::completion::{self, Target};
 use crate::handlers::discover::discover;
 use crate::handlers::templates::Templates;
 use crate::handlers::tools::{self, Call};
-use crate::handlers::{prompts, resources, search, templates};
+use crate::handlers::{prompts, resources, search, skills, templates};
 use crate::protocol::{
     CompletionRef, Envelope, Failure, GetPromptParams, InputRequest, Method, PromptOutcome,
     Revision, RpcError, ShapedPage, ToolAnswer, error_line,
@@ -253,10 +253,28 @@ fn run(
         }
         outcome
     };
+    // A skill file's SHA-256, kept by its content.
+    let sha256: skills::Sha256 =
+        &|conn, file| cache.sha256(&file.blob_hash, || skills::sha256_of(conn, file));
     Ok(match &envelope.method {
-        Method::Discover => shaper.discover(id, &discover(reads.conn()?, &config.mirrors, seen)?),
-        Method::Initialize { .. } => {
-            shaper.initialize(id, &discover(reads.conn()?, &config.mirrors, seen)?)
+        Method::Discover => {
+            let discovery = discover(reads.conn()?, &config.mirrors, seen)?;
+            shaper.discover(id, &discovery, envelope.era.extensions())
+        }
+        Method::Initialize { extensions, .. } => {
+            let discovery = discover(reads.conn()?, &config.mirrors, seen)?;
+            shaper.initialize(id, &discovery, *extensions)
+        }
+        Method::ListSkills { cursor } => {
+            let page = skills::list(reads.conn()?, config, cursor.as_deref(), seen, sha256)?;
+            shaper.skills_line(id, &page)
+        }
+        Method::GetSkill { uri } => {
+            shaper.skill_line(id, &skills::get(reads.conn()?, uri, seen, sha256)?)
+        }
+        Method::ReadDirectory { uri, cursor } => {
+            let page = skills::read_directory(reads.conn()?, config, uri, cursor.as_deref(), seen)?;
+            shaper.directory_line(id, &page)
         }
         Method::Ping => shaper.empty(id),
         Method::ListPrompts { cursor } => list(ListKind::Prompts, cursor, prompts_page)?,

@@ -1,6 +1,7 @@
 //! What the server keeps between requests until the library changes: shaped list pages,
 //! parsed prompts, the library's parsed templates, and small resources with the JSON shaped
-//! from them. Hosts list and fill prompts often and the library changes rarely, and reading
+//! from them; and, by content and so across changes, the SHA-256 of what the Skills
+//! extension lists. Hosts list and fill prompts often and the library changes rarely, and reading
 //! and shaping costs far more than checking whether anything changed: every entry is tagged
 //! with the change-log position it was read at, and is current while that is still the
 //! position the watcher last saw.
@@ -40,6 +41,12 @@ const MAX_TIMINGS: usize = 8192;
 /// grow the server's memory.
 const MAX_KEPT_RESOURCE: usize = 64 * 1024;
 const MAX_KEPT_RESOURCE_BYTES: usize = 4 * 1024 * 1024;
+/// SHA-256 digests kept at most (about a hundred bytes each): the files of a few hundred
+/// skills.
+const MAX_DIGESTS: usize = 32 * 1024;
+/// The position every digest is kept at: a digest is of the content its key names, which
+/// no change of the library changes.
+const ANY_POSITION: i64 = 0;
 
 type PageKey = (ListKind, Revision, Option<String>);
 
@@ -119,6 +126,8 @@ pub(super) struct Cache {
     /// How long each prompt's last fill and each argument's last ranking took: what decides
     /// whether the next one may run on the reader thread.
     timings: Memo<Timed, Duration>,
+    /// The SHA-256 of content, by its blake3 hash (a resource's `blob_hash`).
+    digests: Memo<[u8; 32], [u8; 32]>,
 }
 
 /// Work whose last duration decides where the next of its kind runs.
@@ -146,6 +155,7 @@ impl Default for Cache {
             }),
             templates: Memo::counted(1),
             timings: Memo::counted(MAX_TIMINGS),
+            digests: Memo::counted(MAX_DIGESTS),
         }
     }
 }
@@ -254,6 +264,20 @@ impl Cache {
         let templates = Arc::new(load()?);
         self.templates.keep((), position, &templates);
         Ok(templates)
+    }
+
+    /// The SHA-256 of the content whose blake3 hash is `blob_hash`, from `load` unless kept.
+    pub(super) fn sha256<E>(
+        &self,
+        blob_hash: &[u8; 32],
+        load: impl FnOnce() -> Result<[u8; 32], E>,
+    ) -> Result<[u8; 32], E> {
+        if let Some(kept) = self.digests.get(blob_hash, ANY_POSITION) {
+            return Ok(*kept);
+        }
+        let digest = Arc::new(load()?);
+        self.digests.keep(*blob_hash, ANY_POSITION, &digest);
+        Ok(*digest)
     }
 
     /// Notes that `work` done at `position` took `took`.

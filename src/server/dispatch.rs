@@ -14,8 +14,8 @@ use super::state::Shared;
 use super::tasks::{Slot, Tasks};
 use super::transport::{Input, Output};
 use crate::protocol::{
-    Envelope, Incoming, Method, Notification, RequestId, Revision, RpcError, elicitation_request,
-    error_line, id_of, parse_line,
+    Envelope, Incoming, Method, Negotiated, Notification, RequestId, Revision, RpcError,
+    elicitation_request, error_line, id_of, parse_line,
 };
 use crate::visibility::Visibility;
 
@@ -118,9 +118,16 @@ impl Dispatcher {
                 Err(error) => return self.reject(&envelope.id, &error),
             };
         match route {
-            Route::Initialize { elicits_forms } => {
+            Route::Initialize {
+                elicits_forms,
+                extensions,
+            } => {
+                let negotiated = Negotiated {
+                    revision,
+                    extensions,
+                };
                 self.session
-                    .opened(revision, elicits_forms, Visibility::Everything)
+                    .opened(negotiated, elicits_forms, Visibility::Everything)
             }
             Route::Listen(params) => {
                 return self.session.listen(

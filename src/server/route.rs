@@ -5,13 +5,19 @@
 
 use super::rate_limit::TokenBucket;
 use super::state::Shared;
-use crate::protocol::{Envelope, ListenParams, Method, Revision, RpcError, revision_of};
+use crate::protocol::{
+    Envelope, Extensions, ListenParams, Method, Negotiated, Revision, RpcError, revision_of,
+};
 
 /// What the transport does with a request, once it is known to be served.
 pub(super) enum Route<'a> {
     /// A legacy client opens: the transport keeps the negotiated revision (and whether the
-    /// client declared form elicitation), then answers it through `answer`.
-    Initialize { elicits_forms: bool },
+    /// client declared form elicitation, and the extensions it declared), then answers it
+    /// through `answer`.
+    Initialize {
+        elicits_forms: bool,
+        extensions: Extensions,
+    },
     /// A modern `subscriptions/listen`: the transport opens a stream.
     Listen(&'a ListenParams),
     /// A legacy `resources/subscribe` (true) or `resources/unsubscribe`.
@@ -26,13 +32,18 @@ pub(super) enum Route<'a> {
 pub(super) fn route<'a>(
     shared: &Shared,
     envelope: &'a Envelope,
-    negotiated: Option<Revision>,
+    negotiated: Option<Negotiated>,
     completions: Option<&mut TokenBucket>,
 ) -> Result<(Revision, Route<'a>), RpcError> {
     let revision = revision_of(envelope, negotiated, &shared.config.mirrors)?;
     let route = match &envelope.method {
-        Method::Initialize { elicits_forms, .. } => Route::Initialize {
+        Method::Initialize {
+            elicits_forms,
+            extensions,
+            ..
+        } => Route::Initialize {
             elicits_forms: *elicits_forms,
+            extensions: *extensions,
         },
         Method::Listen(params) => Route::Listen(params),
         Method::Subscribe { uri } => Route::Subscribe {

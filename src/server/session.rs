@@ -1,6 +1,6 @@
 //! What this process remembers between requests on stdio, only what the protocol makes
 //! per-process: the revision a legacy client's `initialize` negotiated (and whether its
-//! client takes forms), the URIs it
+//! client takes forms, and the extensions it declared), the URIs it
 //! subscribed to, and the open modern `subscriptions/listen` streams. Subscription changes
 //! are answered here, in order, and change notifications are sent from here, under the same
 //! lock, so a stream's acknowledgement always precedes its first notification.
@@ -19,8 +19,8 @@ use super::watch::Changes;
 use crate::config::ServeConfig;
 use crate::handlers::search;
 use crate::protocol::{
-    Changed, Failure, ListenParams, Lists, RequestId, Revision, acknowledged, error_line,
-    notification, stream_notification,
+    Changed, Failure, ListenParams, Lists, Negotiated, RequestId, Revision, acknowledged,
+    error_line, notification, stream_notification,
 };
 use crate::visibility::Visibility;
 
@@ -32,8 +32,8 @@ pub(super) struct Session {
 
 #[derive(Default)]
 struct State {
-    /// The revision `initialize` negotiated; None until a legacy client opens.
-    legacy: Option<Revision>,
+    /// What `initialize` negotiated; None until a legacy client opens.
+    legacy: Option<Negotiated>,
     /// The legacy client declared form elicitation in its `initialize`.
     legacy_forms: bool,
     /// URIs a legacy client named with `resources/subscribe`.
@@ -169,16 +169,16 @@ impl Session {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The revision the legacy client negotiated, if one has opened.
-    pub(super) fn legacy(&self) -> Option<Revision> {
+    /// What the legacy client negotiated, if one has opened.
+    pub(super) fn legacy(&self) -> Option<Negotiated> {
         self.lock().legacy
     }
 
     /// A legacy client that sees what `seen` shows opened with `initialize`, negotiating
-    /// `revision`; `elicits_forms`: it declared form elicitation.
-    pub(super) fn opened(&self, revision: Revision, elicits_forms: bool, seen: Visibility) {
+    /// `negotiated`; `elicits_forms`: it declared form elicitation.
+    pub(super) fn opened(&self, negotiated: Negotiated, elicits_forms: bool, seen: Visibility) {
         let mut state = self.lock();
-        state.legacy = Some(revision);
+        state.legacy = Some(negotiated);
         state.legacy_forms = elicits_forms;
         state.legacy_seen = Some(seen);
     }

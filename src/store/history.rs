@@ -5,6 +5,10 @@
 //! JSON (a resource's content stays in `blobs`, shared by hash), so any version can be
 //! written back: `rollback` one item, or `undo` the last write as one new write. Serving
 //! never reads any of this.
+//!
+//! A collection's record (its `collections` row: folder, last import) is not versioned, but
+//! the write that made it is remembered (`created_collection`, a row of `meta`, so no schema
+//! change), so that undoing that write removes the record with the items.
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -132,6 +136,8 @@ pub(super) fn finish(tx: &Transaction) -> Result<()> {
         .collect::<rusqlite::Result<_>>()?;
     if touched.is_empty() {
         tx.execute("DELETE FROM writes WHERE id = ?1", [id])?;
+        // Its id may be taken again by the next write, which did not create the record.
+        forget_created(tx, id)?;
         return Ok(());
     }
     let keep = settings().keep;
@@ -153,14 +159,58 @@ pub(super) fn finish(tx: &Transaction) -> Result<()> {
         }
     }
     for write_id in dropped {
-        tx.execute(
+        let gone = tx.execute(
             "DELETE FROM writes WHERE id = ?1
              AND NOT EXISTS (SELECT 1 FROM versions WHERE write_id = ?1)",
             [write_id],
         )?;
+        if gone > 0 {
+            forget_created(tx, write_id)?;
+        }
     }
     tx.execute("UPDATE writes SET open = 0 WHERE id = ?1", [id])?;
     Ok(())
+}
+
+/// The `meta` rows naming, for a collection, the write that created its record; the value
+/// is the write's id, as text.
+const CREATED: &str = "collection-created/";
+
+/// Records that the write being recorded creates the record (`collections` row) of
+/// `collection`, so that `undo` of it removes the record too.
+pub fn created_collection(tx: &Transaction, collection: &str) -> Result<()> {
+    let write_id = open_write(tx)?;
+    tx.execute(
+        "INSERT INTO meta (key, value) VALUES (?1, ?2)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        params![
+            format!("{CREATED}{collection}"),
+            write_id.to_string().as_bytes()
+        ],
+    )?;
+    Ok(())
+}
+
+/// Drops what `created_collection` remembered of the write `write_id`, returning the
+/// collections whose record it created.
+fn forget_created(tx: &Transaction, write_id: i64) -> Result<Vec<String>> {
+    let keys: Vec<String> = tx
+        .prepare_cached(
+            "DELETE FROM meta WHERE key >= ?1 AND key < ?2 AND value = ?3 RETURNING key",
+        )?
+        .query_map(
+            params![
+                CREATED,
+                format!("{}0", CREATED.trim_end_matches('/')),
+                write_id.to_string().as_bytes()
+            ],
+            |row| row.get(0),
+        )?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(keys
+        .iter()
+        .filter_map(|key| key.strip_prefix(CREATED).map(str::to_string))
+        .collect())
 }
 
 /// The write transaction being recorded.
@@ -467,6 +517,8 @@ pub struct Undone {
     pub what: String,
     /// The items it changed, which are now as they were before it.
     pub items: Vec<(Kind, String)>,
+    /// The collections whose record it created, removed with their items.
+    pub collections: Vec<String>,
 }
 
 /// Reverts the newest write that is neither undone nor an undo itself, as part of the write
@@ -528,6 +580,22 @@ pub fn undo(tx: &Transaction) -> Result<Option<Undone>> {
         write_back(tx, kind, &key, previous.as_ref())?;
         items.push((kind, key));
     }
+    // The collections it created go too, once they hold nothing (a collection's items all
+    // come from its imports, which an undo reaches newest first).
+    let mut collections = Vec::new();
+    for name in forget_created(tx, write_id)? {
+        let holds: bool = tx.query_row(
+            "SELECT EXISTS (SELECT 1 FROM prompts WHERE collection = ?1)
+             OR EXISTS (SELECT 1 FROM resources WHERE collection = ?1)
+             OR EXISTS (SELECT 1 FROM resource_templates WHERE collection = ?1)",
+            [&name],
+            |row| row.get(0),
+        )?;
+        if !holds && tx.execute("DELETE FROM collections WHERE name = ?1", [&name])? > 0 {
+            collections.push(name);
+        }
+    }
+    collections.sort();
     tx.execute("UPDATE writes SET undone = 1 WHERE id = ?1", [write_id])?;
     let undoing = open_write(tx)?;
     tx.execute(
@@ -540,6 +608,7 @@ pub fn undo(tx: &Transaction) -> Result<Option<Undone>> {
         at,
         what,
         items,
+        collections,
     }))
 }
 

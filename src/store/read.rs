@@ -373,6 +373,74 @@ pub fn resource_uris_with_prefix_within(
         .collect::<rusqlite::Result<_>>()?)
 }
 
+/// The resources in `window` whose URI starts with `prefix` and ends with `suffix`, by URI,
+/// of the collections `within` alone (None: of the whole library): a range of the URI
+/// index (`prefix` up to the first string after those with it), filtered as it is read.
+pub fn resources_framed_within(
+    conn: &Connection,
+    window: Window,
+    prefix: &str,
+    suffix: &str,
+    within: Option<&[String]>,
+) -> Result<Vec<StoredResource>> {
+    use rusqlite::types::Value;
+    let among = among(within, 5);
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {RESOURCE_COLUMNS} FROM resources
+         WHERE uri > ?1 AND uri >= ?3 AND (?4 IS NULL OR uri < ?4)
+           AND substr(uri, length(uri) - length(?6) + 1) = ?6{among}
+         ORDER BY uri LIMIT ?2"
+    ))?;
+    let mut bounds = vec![
+        Value::Text(window.after.to_string()),
+        Value::Integer(window.sql_limit()),
+        Value::Text(prefix.to_string()),
+        after_prefix(prefix).map_or(Value::Null, Value::Text),
+    ];
+    bounds.push(match within {
+        Some(names) => Value::Text(names_json(names)?),
+        None => Value::Null,
+    });
+    bounds.push(Value::Text(suffix.to_string()));
+    Ok(stmt
+        .query_map(rusqlite::params_from_iter(bounds.iter()), resource_row)?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// The first resource by URI after `after` and from `from` on, before `below`, of the
+/// collections `within` alone (None: of the whole library): one search of the URI index.
+pub fn first_resource_within(
+    conn: &Connection,
+    after: &str,
+    from: &str,
+    below: &str,
+    within: Option<&[String]>,
+) -> Result<Option<StoredResource>> {
+    use rusqlite::types::Value;
+    let among = among(within, 4);
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {RESOURCE_COLUMNS} FROM resources
+         WHERE uri > ?1 AND uri >= ?2 AND uri < ?3{among} ORDER BY uri LIMIT 1"
+    ))?;
+    let mut bounds = vec![
+        Value::Text(after.to_string()),
+        Value::Text(from.to_string()),
+        Value::Text(below.to_string()),
+    ];
+    if let Some(names) = within {
+        bounds.push(Value::Text(names_json(names)?));
+    }
+    Ok(stmt
+        .query_row(rusqlite::params_from_iter(bounds.iter()), resource_row)
+        .optional()?)
+}
+
+/// The bytes of the content stored under `hash` (a resource's `blob_hash`).
+pub fn blob(conn: &Connection, hash: &[u8; 32]) -> Result<Option<Vec<u8>>> {
+    let mut stmt = conn.prepare_cached("SELECT data FROM blobs WHERE hash = ?1")?;
+    Ok(stmt.query_row([&hash[..]], |row| row.get(0)).optional()?)
+}
+
 /// The least string greater than every string that starts with `prefix` (None for the
 /// empty prefix, which every string has): its last character that has a successor, moved
 /// on by one. SQLite compares text byte by byte, and UTF-8's byte order is code point order.
@@ -883,6 +951,14 @@ mod tests {
         resource(&conn, "shelf://library/guides/testing.md").expect("resource");
         resource_content(&conn, "shelf://library/guides/testing.md").expect("content");
         resource_uris_with_prefix(&conn, "shelf://library/").expect("uris");
+        // The Skills extension's: a page of SKILL.md files, one skill's files, a file's bytes.
+        resources_framed_within(&conn, Window::ALL, "skill://", "/SKILL.md", None)
+            .expect("skill documents");
+        resources_framed_within(&conn, Window::ALL, "skill://lint/", "", None)
+            .expect("a skill's files");
+        blob(&conn, &[0; 32]).expect("a blob");
+        first_resource_within(&conn, "", "skill://lint/", "skill://lint0", None)
+            .expect("a directory's next child");
         templates(&conn, Window::ALL).expect("templates");
         // A page of each list, after a key, as the list handlers read them.
         let page = Window {

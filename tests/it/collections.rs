@@ -88,6 +88,7 @@ fn collection_list_shows_each_imported_folder_with_its_items_and_last_import() {
         &json!({
             "name": "alpha",
             "source": path_arg(&alpha),
+            "seed": false,
             "prompts": 1,
             "resources": 1,
             "templates": 1,
@@ -101,11 +102,12 @@ fn collection_list_shows_each_imported_folder_with_its_items_and_last_import() {
         (&team["prompts"], &team["resources"], &team["templates"]),
         (&json!(1), &json!(2), &json!(1))
     );
-    // The seed's collection has items and no recorded folder.
+    // The seed's collection has items and no folder: it is the built-in seed, recorded when
+    // the library was made (by the first command, on the pinned clock).
     let seed = collection(&list, "library");
     assert_eq!(
-        (&seed["source"], &seed["importedAtMs"], &seed["importedAt"]),
-        (&Value::Null, &Value::Null, &Value::Null)
+        (&seed["source"], &seed["seed"], &seed["importedAtMs"]),
+        (&Value::Null, &json!(true), &json!(NOW_MS))
     );
     assert!(seed["prompts"].as_u64().expect("a count") > 0, "{seed}");
     let names: Vec<&str> = list
@@ -165,14 +167,20 @@ fn collection_list_shows_each_imported_folder_with_its_items_and_last_import() {
             path_arg(&beta)
         ]
     );
-    assert_eq!(row("library")[4..], ["-", "-"]);
+    assert_eq!(
+        row("library")[4..],
+        ["2026-01-02", "03:04:05", "UTC", "(built-in", "seed)"]
+    );
 }
 
 #[test]
 fn an_import_records_its_folder_once_and_a_dry_run_records_nothing() {
     let ctx = TestContext::new();
     let (alpha, _) = two_folders(&ctx);
-    let rows = |ctx: &TestContext| -> i64 { ctx.query("SELECT count(*) FROM collections") };
+    // The seed's own row aside.
+    let rows = |ctx: &TestContext| -> i64 {
+        ctx.query("SELECT count(*) FROM collections WHERE name <> 'library'")
+    };
     ok(&ctx, &["import", path_arg(&alpha), "--dry-run"]);
     assert_eq!(rows(&ctx), 0, "a dry run records no collection");
 

@@ -419,12 +419,13 @@ fn host_files_survive_an_export_in_our_format() {
     );
     ctx.ok(&["init", "--empty"]);
     let first = ctx.ok(&["import", ctx.path("repo").to_str().unwrap()]);
-    assert!(first.contains("added 5,"), "{first}");
+    // The skill's SKILL.md is a prompt and a resource.
+    assert!(first.contains("added 6,"), "{first}");
     let out = ctx.path("out");
     ctx.ok(&["export", out.to_str().unwrap(), "--collection", "repo"]);
     let again = ctx.ok(&["import", out.to_str().unwrap(), "--collection", "repo"]);
     assert!(
-        again.contains("added 0, updated 0, unchanged 5,"),
+        again.contains("added 0, updated 0, unchanged 6,"),
         "{again}\n{:?}",
         std::fs::read_dir(&out).map(|entries| entries.count())
     );
@@ -464,8 +465,10 @@ fn a_prompt_a_format_cannot_hold_is_left_out_with_the_reason() {
     assert!(project.join(".agents/skills/fine/SKILL.md").is_file());
 }
 
-/// Every prompt and resource of the library at `db`: its name or URI, its collection, its
-/// content hash (over content and metadata) and, for a resource, its content's hash.
+/// Every prompt, resource, template and completion table of the library at `db`: a prompt's
+/// name, a resource's URI or a template's URI template, its collection, its content hash
+/// (over content and metadata) and, for a resource, its content's hash and type; a table's
+/// every value with its weight and context.
 fn fingerprint(db: &Path) -> Vec<String> {
     let conn = rusqlite::Connection::open(db).expect("open the library");
     let mut rows = Vec::new();
@@ -474,7 +477,13 @@ fn fingerprint(db: &Path) -> Vec<String> {
          FROM prompts ORDER BY name",
         "SELECT 'resource ' || uri || ' ' || ifnull(collection, '-') || ' ' || hex(content_hash)
          || ' ' || hex(blob_hash) || ' ' || mime_type FROM resources ORDER BY uri",
-        "SELECT 'values ' || name FROM completion_tables ORDER BY name",
+        "SELECT 'template ' || uri_template || ' ' || ifnull(collection, '-') || ' '
+         || hex(content_hash) FROM resource_templates ORDER BY uri_template",
+        "SELECT 'values ' || t.name || ' ' || ifnull(t.description, '-') || ' '
+         || ifnull(group_concat(quote(v.value) || ':' || v.weight || ':' || v.context_name
+         || '=' || v.context_value, ' ' ORDER BY v.value, v.context_name, v.context_value), '')
+         FROM completion_tables t LEFT JOIN completion_values v ON v.table_id = t.id
+         GROUP BY t.id ORDER BY t.name",
     ] {
         let mut stmt = conn.prepare(sql).expect(sql);
         rows.extend(
@@ -498,6 +507,10 @@ fn a_whole_library_exported_comes_back_in_one_import() {
     ctx.write("team/notes/other.md", "# Other\n");
     ctx.write("docs/intro.md", "# Intro\n");
     ctx.write("docs/diagram.png", PNG_BYTES);
+    ctx.write(
+        "docs/diagram.png.meta.yaml",
+        "title: The layers\naudience: [user]\npriority: 0.5\n",
+    );
     ctx.ok(&["import", ctx.path("team").to_str().expect("UTF-8")]);
     ctx.ok(&[
         "import",
@@ -510,8 +523,66 @@ fn a_whole_library_exported_comes_back_in_one_import() {
     let note = ctx.write("hand/note.txt", "a note\n");
     ctx.add_resource(&note, "https://example.com/notes/note.txt");
     let blob = ctx.write("hand/pixel.png", PNG_BYTES);
-    ctx.add_resource(&blob, "shelf://local/pixel.png");
+    ctx.ok(&[
+        "resource",
+        "add",
+        blob.to_str().expect("UTF-8"),
+        "--uri",
+        "shelf://local/pixel.png",
+        "--title",
+        "One pixel",
+        "--description",
+        "A binary with metadata",
+        "--audience",
+        "assistant",
+        "--priority",
+        "0.25",
+    ]);
+    // A template added by hand, completing from a table no collection has.
+    ctx.ok(&["values", "add", "shades", "red", "green", "--weight", "2.5"]);
+    let shades = ctx.write(
+        "hand/shades.csv",
+        "value,weight,context\nnavy,1,tone=dark\n\"a, b\",0.125,\n",
+    );
+    ctx.ok(&[
+        "values",
+        "import",
+        "shades",
+        shades.to_str().expect("UTF-8"),
+    ]);
+    ctx.ok(&[
+        "template",
+        "add",
+        "paint://{shade}/swatch{?size}",
+        "--name",
+        "swatch",
+        "--title",
+        "A swatch",
+        "--description",
+        "One shade",
+        "--mime-type",
+        "image/png",
+        "--complete",
+        "shade=shades",
+    ]);
+    // And the collection's own template given a completion by hand.
+    ctx.ok(&["values", "add", "pages", "intro.md"]);
+    ctx.ok(&[
+        "template",
+        "add",
+        "docs://docs/{+path}",
+        "--name",
+        "docs",
+        "--complete",
+        "path=pages",
+    ]);
     let before = fingerprint(&ctx.db);
+    assert!(
+        before
+            .iter()
+            .any(|row| row.starts_with("template paint://{shade}/swatch{?size} - ")),
+        "{before:?}"
+    );
     assert!(
         before
             .iter()
@@ -527,6 +598,18 @@ fn a_whole_library_exported_comes_back_in_one_import() {
     ok_on(&fresh, &["init", "--empty"]);
     ok_on(&fresh, &["import", out_arg]);
     assert_eq!(fingerprint(&fresh), before);
+    // A template added by hand keeps its time too (a collection's is made by its import).
+    let modified = |db: &Path| -> i64 {
+        rusqlite::Connection::open(db)
+            .expect("open")
+            .query_row(
+                "SELECT last_modified FROM resource_templates WHERE name = 'swatch'",
+                [],
+                |row| row.get(0),
+            )
+            .expect("the template's time")
+    };
+    assert_eq!(modified(&fresh), modified(&ctx.db));
     let writes = |db: &Path| -> i64 {
         rusqlite::Connection::open(db)
             .expect("open")
@@ -549,6 +632,55 @@ fn a_whole_library_exported_comes_back_in_one_import() {
     }
     assert_eq!(writes(&fresh), written, "a second import wrote");
     assert_eq!(fingerprint(&fresh), before);
+}
+
+#[test]
+fn templates_added_by_hand_come_back_from_the_manifest_alone() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    ctx.ok(&["template", "add", "paint://{shade}", "--name", "paint"]);
+    let out = ctx.path("out");
+    let out_arg = out.to_str().expect("UTF-8");
+    ctx.ok(&["export", out_arg]);
+    let manifest: Value =
+        serde_json::from_str(&read(&out.join("promptshelf-library.json"))).expect("JSON");
+    assert_eq!(
+        manifest["local"]["templates"][0]["uriTemplate"], "paint://{shade}",
+        "{manifest}"
+    );
+    // Git keeps no empty folder: the part is its templates alone.
+    let _ = std::fs::remove_dir(out.join("local"));
+    let fresh = ctx.path("fresh.db");
+    ok_on(&fresh, &["init", "--empty"]);
+    ok_on(&fresh, &["import", out_arg]);
+    assert_eq!(fingerprint(&fresh), fingerprint(&ctx.db));
+
+    // An entry that is no template is an error naming the manifest, and imports nothing.
+    let mut broken = manifest.clone();
+    broken["local"]["templates"][0]["uriTemplate"] = json!("paint://{shade");
+    std::fs::write(
+        out.join("promptshelf-library.json"),
+        serde_json::to_string(&broken).expect("JSON"),
+    )
+    .expect("write the manifest");
+    let other = ctx.path("other.db");
+    ok_on(&other, &["init", "--empty"]);
+    let error = crate::common::command_on(&other, &["import", out_arg])
+        .output()
+        .expect("run");
+    assert!(!error.status.success());
+    let error = String::from_utf8_lossy(&error.stderr);
+    assert!(error.contains("promptshelf-library.json"), "{error}");
+    assert!(
+        error.contains("not a valid RFC 6570 URI template"),
+        "{error}"
+    );
+    assert!(
+        !fingerprint(&other)
+            .iter()
+            .any(|row| row.starts_with("template ")),
+        "{error}"
+    );
 }
 
 #[test]

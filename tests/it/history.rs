@@ -130,7 +130,9 @@ fn undo_goes_back_one_write_at_a_time_removals_included() {
     // The seed's write is next, and then there is nothing left to undo.
     let seed = ctx.json(&["undo", "--json"]);
     assert_eq!(seed["what"], "seed");
+    assert_eq!(seed["collections"], json!(["library"]));
     assert_eq!(ctx.ok(&["prompt", "list"]).trim(), "");
+    assert_eq!(collection_names(&ctx), Vec::<String>::new());
     let nothing = ctx.fails(&["undo"]);
     assert!(nothing.contains("nothing to undo"), "{nothing}");
 }
@@ -176,6 +178,52 @@ fn keep_bounds_the_versions_and_a_binary_s_content_lives_as_long_as_one_holds_it
         "no version holds it"
     );
     assert_eq!(blobs(&first), 1, "the rolled-back version holds it");
+}
+
+/// The names `collection list` lists.
+fn collection_names(ctx: &TestContext) -> Vec<String> {
+    ctx.json(&["collection", "list", "--json"])
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|entry| entry["name"].as_str().expect("a name").to_string())
+        .collect()
+}
+
+#[test]
+fn undo_of_the_import_that_made_a_collection_removes_its_record_too() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    ctx.write("team/ask.prompt.md", "Ask.\n");
+    let folder = ctx.path("team");
+    let folder = folder.to_str().expect("UTF-8");
+    ctx.ok(&["import", folder]);
+    ctx.write("team/guide.md", "# Guide\n");
+    ctx.ok(&["import", folder]);
+    assert_eq!(collection_names(&ctx), ["team"]);
+
+    // The second import did not make the collection: its record stays.
+    let undone = ctx.json(&["undo", "--json"]);
+    assert_eq!(undone["collections"], json!([]), "{undone}");
+    assert_eq!(collection_names(&ctx), ["team"]);
+
+    let line = ctx.ok(&["undo"]);
+    assert!(
+        line.contains("2 items back as they were; it made the collection team, removed too"),
+        "{line}"
+    );
+    assert_eq!(collection_names(&ctx), Vec::<String>::new());
+    let rows: i64 = ctx.query("SELECT count(*) FROM collections");
+    assert_eq!(rows, 0);
+    let marks: i64 = ctx.query("SELECT count(*) FROM meta WHERE key LIKE 'collection-created/%'");
+    assert_eq!(marks, 0, "nothing is left of it");
+
+    // Imported again, it is made again, by this import.
+    ctx.ok(&["import", folder]);
+    assert_eq!(collection_names(&ctx), ["team"]);
+    let undone = ctx.json(&["undo", "--json"]);
+    assert_eq!(undone["collections"], json!(["team"]), "{undone}");
+    assert_eq!(collection_names(&ctx), Vec::<String>::new());
 }
 
 #[test]

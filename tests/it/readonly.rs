@@ -263,7 +263,7 @@ fn commit_kept_in_the_wal(ctx: &TestContext, db: &Path) -> rusqlite::Connection 
     let _: i64 = holder
         .query_row("SELECT count(*) FROM prompts", [], |row| row.get(0))
         .expect("read");
-    let prompt = ctx.write("in-wal.prompt.md", "Only in the WAL: {{ x }}.\n");
+    let prompt = ctx.write("in-wal.prompt.md", "Only in the WAL.\n");
     ok_on(db, &["prompt", "add", prompt.to_str().expect("UTF-8 path")]);
     holder
 }

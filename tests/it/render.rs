@@ -59,6 +59,28 @@ fn add_prompt(ctx: &TestContext, file: &str, text: &str) {
     ctx.ok(&["prompt", "add", &path.display().to_string()]);
 }
 
+/// Stores the prompt of the prompt file `file` through the store's own write path, without
+/// the checks `prompt add` and `import` make: a broken prompt as an older version could have
+/// stored it, for what serving and `check` make of one.
+fn store_unchecked(ctx: &TestContext, file: &str, text: &str) {
+    use promptshelf::library::{self, Collection, Item};
+    use promptshelf::store::{self, Access, Store};
+    let collection = Collection {
+        name: "local".into(),
+        scheme: library::DEFAULT_SCHEME.into(),
+    };
+    let Ok(Some(Item::Prompt(mut prompt))) =
+        library::parse_file(&collection, file, text.as_bytes())
+    else {
+        panic!("{file} does not read as a prompt");
+    };
+    prompt.origin = Default::default();
+    let store = Store::open(&ctx.db, Access::ReadWrite, promptshelf::seed::load).expect("open");
+    store
+        .write(|tx| store::write::put_prompt(tx, &prompt, store::now_ms()))
+        .expect("store the prompt");
+}
+
 #[test]
 fn each_argument_type_is_accepted_and_refused_with_a_useful_sentence() {
     let ctx = TestContext::new();
@@ -144,7 +166,7 @@ fn each_argument_type_is_accepted_and_refused_with_a_useful_sentence() {
 #[test]
 fn an_invalid_stored_pattern_is_the_librarys_fault() {
     let ctx = TestContext::new();
-    add_prompt(
+    store_unchecked(
         &ctx,
         "broken.prompt.md",
         "---\nname: broken\narguments:\n  - name: word\n    pattern: \"([a-z\"\n---\nword={{ word }}\n",
@@ -463,12 +485,12 @@ fn check_reports_broken_prompts_and_templates() {
         "{}",
         crate::common::describe(&["check"], &clean, "the seed should check clean")
     );
-    add_prompt(
+    store_unchecked(
         &ctx,
         "broken.prompt.md",
         "---\narguments:\n  - name: lang\n    completion: no-such-table\n  - name: n\n    type: integer\n    default: many\n---\n{{ embed('shelf://nowhere/x.md') }}\n",
     );
-    add_prompt(&ctx, "syntax.prompt.md", "Hello {% if %}\n");
+    store_unchecked(&ctx, "syntax.prompt.md", "Hello {% if %}\n");
     ctx.ok(&[
         "template",
         "add",
@@ -502,17 +524,17 @@ fn check_reports_broken_prompts_and_templates() {
 #[test]
 fn an_argument_over_the_size_limit_is_the_request_s_fault_and_running_out_of_fuel_the_library_s() {
     let ctx = TestContext::new();
-    let echo = ctx.write(
+    add_prompt(
+        &ctx,
         "echo.prompt.md",
         "---\nname: echo\narguments:\n  - name: text\n    required: true\n---\n{{ text }} {{ text }} {{ text }} {{ text }} {{ text }}\n",
     );
-    let busy = ctx.write(
+    // `prompt add` refuses a prompt that runs out of fuel with sample values.
+    store_unchecked(
+        &ctx,
         "busy.prompt.md",
         "---\nname: busy\n---\n{% for i in range(2000) %}{% for j in range(1000) %}{% endfor %}{% endfor %}done\n",
     );
-    for prompt in [&echo, &busy] {
-        ctx.ok(&["prompt", "add", &prompt.display().to_string()]);
-    }
     let big = "x".repeat(2 * 1024 * 1024);
 
     let mut server = Server::start(&ctx.db, &[]);

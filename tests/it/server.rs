@@ -869,10 +869,11 @@ fn a_running_server_sees_what_another_process_commits() {
     let ctx = TestContext::new();
     let prompt = ctx.write("greet.prompt.md", "Hello.\n");
     let quote = ctx.write("quote.prompt.md", "{{ embed('shelf://t/doc.md') }}\n");
-    ctx.ok(&["prompt", "add", &quote.display().to_string()]);
     let doc = ctx.write("doc.md", "first version\n");
-    ctx.ok(&["prompt", "add", &prompt.display().to_string()]);
+    // The resource first: `prompt add` refuses an embed of one the library does not hold.
     ctx.add_resource(&doc, "shelf://t/doc.md");
+    ctx.ok(&["prompt", "add", &quote.display().to_string()]);
+    ctx.ok(&["prompt", "add", &prompt.display().to_string()]);
     let mut server = ctx.server();
     let count = |server: &mut Server| {
         let list = server.modern("prompts/list", json!({}));

@@ -1,4 +1,4 @@
-//! What `import` refuses and `check` reports: prompts that cannot render as a host will use
+//! What `import` and `prompt add` refuse and `check` reports: prompts that cannot render as a host will use
 //! them (template syntax, undeclared variables, embeds of URIs the library does not hold),
 //! relative links to files that are not there; titles and descriptions that would show
 //! template code; Claude Code commands that share a name across folders or have spaces in
@@ -318,4 +318,98 @@ fn an_argument_declared_so_it_cannot_work_fails_at_its_line() {
     assert_failure_at(&ctx, &stderr, "v/count.prompt.md", 4, &["`min:`", "string"]);
     assert_failure_at(&ctx, &stderr, "v/count.prompt.md", 4, &["'nowhere'"]);
     assert_failure_at(&ctx, &stderr, "v/typed.prompt.md", 4, &["datetime"]);
+}
+
+/// `prompt add FILE`, which must fail and write nothing; returns stderr.
+fn add_refused(ctx: &TestContext, file: &Path) -> String {
+    ctx.ok(&["stats"]);
+    let before = snapshot(&ctx.db);
+    let args = ["prompt", "add", file.to_str().expect("UTF-8 path")];
+    let output = ctx.run(&args);
+    assert!(
+        !output.status.success(),
+        "{}",
+        describe(&args, &output, "expected prompt add to fail")
+    );
+    assert_eq!(
+        snapshot(&ctx.db),
+        before,
+        "a refused prompt add wrote something"
+    );
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn prompt_add_refuses_what_import_refuses_at_the_same_lines() {
+    let ctx = TestContext::new();
+    let unclosed = ctx.write(
+        "hand/greet.prompt.md",
+        "---\narguments:\n  - name: formal\n---\nHello.\n{% if formal %}\nGood day.\n",
+    );
+    let stderr = add_refused(&ctx, &unclosed);
+    assert_failure_at(&ctx, &stderr, "hand/greet.prompt.md", 6, &["endif"]);
+    assert!(
+        stderr.contains("prompt 'greet' is not added: 1 problem; fix"),
+        "{stderr}"
+    );
+
+    let undeclared = ctx.write(
+        "hand/hello.prompt.md",
+        "---\narguments:\n  - name: name\n---\nHello {{ name }}.\n\nFrom {{ who }}.\n",
+    );
+    let stderr = add_refused(&ctx, &undeclared);
+    assert_failure_at(&ctx, &stderr, "hand/hello.prompt.md", 7, &["'who'"]);
+
+    let embeds = ctx.write(
+        "hand/review.prompt.md",
+        "Review this.\n\n{{ link(\"shelf://library/guides/testing.md\") }}\n{{ embed(\"shelf://hand/nowhere.md\") }}\n",
+    );
+    let stderr = add_refused(&ctx, &embeds);
+    assert_failure_at(
+        &ctx,
+        &stderr,
+        "hand/review.prompt.md",
+        4,
+        &["shelf://hand/nowhere.md"],
+    );
+    assert!(!stderr.contains("testing.md"), "{stderr}");
+
+    let arguments = ctx.write(
+        "hand/count.prompt.md",
+        "---\narguments:\n  - name: topic\n  - name: n\n    min: 3\n    completion: nowhere\n---\n{{ topic }} {{ n }}\n",
+    );
+    let stderr = add_refused(&ctx, &arguments);
+    assert_failure_at(
+        &ctx,
+        &stderr,
+        "hand/count.prompt.md",
+        4,
+        &["`min:`", "string"],
+    );
+    assert!(stderr.contains("1 problem;"), "{stderr}");
+
+    // A prompt that works is added, embedding what the library holds; a completion table it
+    // names may come after it, as a template's may: a note, not a refusal.
+    let good = ctx.write(
+        "hand/good.prompt.md",
+        "---\narguments:\n  - name: language\n    completion: languages\n  - name: shade\n    completion: shades\n---\nIn {{ language }} and {{ shade }}:\n{{ embed(\"shelf://library/guides/testing.md\") }}\n",
+    );
+    let args = ["prompt", "add", good.to_str().expect("UTF-8 path")];
+    let output = ctx.run(&args);
+    assert!(
+        output.status.success(),
+        "{}",
+        describe(&args, &output, "expected prompt add to succeed")
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "added prompt good\n"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("note: completion table 'shades' does not exist yet")
+            && !stderr.contains("'languages'"),
+        "{stderr}"
+    );
+    assert_eq!(prompt(&ctx, "good")["arguments"][1]["completion"], "shades");
 }

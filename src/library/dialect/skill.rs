@@ -1,14 +1,17 @@
 //! Agent Skills (`<skills folder>/NAME/SKILL.md`): the skill becomes a prompt named after it,
 //! its body the prompt's text as written. The name and description are checked against the
-//! Agent Skills rules, since a host refuses a skill that breaks them.
+//! Agent Skills rules, since a host refuses a skill that breaks them. The same file is also
+//! a resource (`library::skill_document`), which the Skills extension of MCP serves with its
+//! front matter as JSON (`skill_front_matter`).
 
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
+use serde_json::{Map, Value};
 
 use super::{Source, finish, translate};
 use crate::library::FileError;
-use crate::library::front_matter::{key_line, parse_yaml};
+use crate::library::front_matter::{key_line, parse_yaml, split_front_matter};
 use crate::model::Prompt;
 
 /// Agent Skills' limit on a description.
@@ -60,44 +63,7 @@ pub(in crate::library) fn skill(
     folder_name: &str,
     source: Source,
 ) -> Result<Prompt, FileError> {
-    let yaml = front.unwrap_or("");
-    let parsed: SkillFront = parse_yaml(source.path, yaml)?;
-    let line = |key: &str| key_line(yaml, key).or(Some(1));
-    let name = parsed.name.unwrap_or_else(|| folder_name.to_string());
-    validate_skill_name(&name)
-        .map_err(|message| FileError::new(source.path, line("name"), message))?;
-    if name != folder_name {
-        return Err(FileError::new(
-            source.path,
-            line("name"),
-            format!(
-                "skill name '{name}' is not its folder's name '{folder_name}'; rename one so \
-                 that they are the same"
-            ),
-        ));
-    }
-    let description = match parsed.description {
-        Some(text) if !text.trim().is_empty() => text,
-        _ => {
-            return Err(FileError::new(
-                source.path,
-                line("description"),
-                "a skill needs a description (what it does and when to use it); add \
-                 `description: ...` to the front matter",
-            ));
-        }
-    };
-    if description.chars().count() > MAX_DESCRIPTION {
-        return Err(FileError::new(
-            source.path,
-            line("description"),
-            format!(
-                "the description has {} characters, more than the 1024 a skill may have; \
-                 shorten it",
-                description.chars().count()
-            ),
-        ));
-    }
+    let (name, description, parsed) = checked(front, folder_name, source.path)?;
     let template = translate(body, |_| None);
     let title = parsed.metadata.get("title").and_then(|value| match value {
         MetaValue::Text(text) => Some(text.clone()),
@@ -115,4 +81,111 @@ pub(in crate::library) fn skill(
         prompt.title = title;
     }
     Ok(prompt)
+}
+
+/// The name and description of the skill whose SKILL.md at `path`, in the folder
+/// `folder_name`, has the front matter `front`, checked against the Agent Skills rules.
+pub(in crate::library) fn name_and_description(
+    front: Option<&str>,
+    folder_name: &str,
+    path: &str,
+) -> Result<(String, String), FileError> {
+    checked(front, folder_name, path).map(|(name, description, _)| (name, description))
+}
+
+fn checked(
+    front: Option<&str>,
+    folder_name: &str,
+    path: &str,
+) -> Result<(String, String, SkillFront), FileError> {
+    let yaml = front.unwrap_or("");
+    let mut parsed: SkillFront = parse_yaml(path, yaml)?;
+    let line = |key: &str| key_line(yaml, key).or(Some(1));
+    let name = parsed
+        .name
+        .take()
+        .unwrap_or_else(|| folder_name.to_string());
+    validate_skill_name(&name).map_err(|message| FileError::new(path, line("name"), message))?;
+    if name != folder_name {
+        return Err(FileError::new(
+            path,
+            line("name"),
+            format!(
+                "skill name '{name}' is not its folder's name '{folder_name}'; rename one so \
+                 that they are the same"
+            ),
+        ));
+    }
+    let description = match parsed.description.take() {
+        Some(text) if !text.trim().is_empty() => text,
+        _ => {
+            return Err(FileError::new(
+                path,
+                line("description"),
+                "a skill needs a description (what it does and when to use it); add \
+                 `description: ...` to the front matter",
+            ));
+        }
+    };
+    if description.chars().count() > MAX_DESCRIPTION {
+        return Err(FileError::new(
+            path,
+            line("description"),
+            format!(
+                "the description has {} characters, more than the 1024 a skill may have; \
+                 shorten it",
+                description.chars().count()
+            ),
+        ));
+    }
+    Ok((name, description, parsed))
+}
+
+/// The front matter of the SKILL.md `text` as a JSON object, every key as written (what
+/// `skills/list` calls a skill's `frontmatter`), when it names the skill `name` and has a
+/// description, as the Skills extension requires; otherwise what is wrong.
+pub fn skill_front_matter(text: &str, name: &str) -> Result<Map<String, Value>, String> {
+    let (front, _, _) = split_front_matter(text);
+    let Some(yaml) = front else {
+        return Err("its SKILL.md has no front matter".into());
+    };
+    let front: Map<String, Value> =
+        parse_yaml("SKILL.md", yaml).map_err(|err| err.message.clone())?;
+    if front.get("name").and_then(Value::as_str) != Some(name) {
+        return Err(format!(
+            "its SKILL.md's front matter does not say `name: {name}`, the last segment of its URI"
+        ));
+    }
+    if front
+        .get("description")
+        .and_then(Value::as_str)
+        .is_none_or(|text| text.trim().is_empty())
+    {
+        return Err("its SKILL.md's front matter has no description".into());
+    }
+    Ok(front)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_matter_comes_back_whole_as_json() {
+        let text = "---\nname: lint\ndescription: Lint it.\nlicense: MIT\nmetadata:\n  version: \"2\"\nallowed-tools: [Read, Bash]\n---\nBody\n";
+        let front = skill_front_matter(text, "lint").unwrap();
+        assert_eq!(
+            Value::Object(front),
+            serde_json::json!({
+                "name": "lint",
+                "description": "Lint it.",
+                "license": "MIT",
+                "metadata": {"version": "2"},
+                "allowed-tools": ["Read", "Bash"],
+            })
+        );
+        assert!(skill_front_matter(text, "other").is_err());
+        assert!(skill_front_matter("---\nname: lint\n---\n", "lint").is_err());
+        assert!(skill_front_matter("no front matter", "lint").is_err());
+    }
 }

@@ -14,6 +14,7 @@
 mod content;
 mod escape;
 mod items;
+mod skills;
 mod tools;
 
 pub use tools::ToolAnswer;
@@ -29,6 +30,7 @@ use super::error::RpcError;
 use super::id::RequestId;
 use super::results::{Discovery, InputRequest, Page, PromptOutcome, ReadResult, RenderedPrompt};
 use super::revision::Revision;
+use super::skills::{Extensions, SKILLS_EXTENSION};
 use crate::arguments::ObjectSchema;
 use crate::complete::Ranking;
 use crate::config::{CacheScope, Mirrors, ServeConfig};
@@ -294,8 +296,9 @@ pub(super) fn iso(ms: i64) -> String {
 }
 
 /// What the server offers. `tools` only when a mirror is on; its list changes with the
-/// prompts when `get_prompt` describes them.
-fn capabilities(mirrors: &Mirrors) -> Value {
+/// prompts when `get_prompt` describes them. The Skills extension only to a client that
+/// declared it (`declared`), with its `directoryRead` (`resources/directory/read`).
+fn capabilities(mirrors: &Mirrors, declared: Extensions) -> Value {
     let mut offered = json!({
         "prompts": {"listChanged": true},
         "resources": {"subscribe": true, "listChanged": true},
@@ -307,6 +310,9 @@ fn capabilities(mirrors: &Mirrors) -> Value {
         } else {
             json!({})
         };
+    }
+    if declared.skills {
+        offered["extensions"] = json!({ SKILLS_EXTENSION: {"directoryRead": true} });
     }
     offered
 }
@@ -392,13 +398,17 @@ impl Shaper<'_> {
         }
     }
 
-    pub fn discover(&self, id: &RequestId, discovery: &Discovery) -> Vec<u8> {
+    /// `declared`: the extensions the request declares, which the capabilities then name.
+    pub fn discover(&self, id: &RequestId, discovery: &Discovery, declared: Extensions) -> Vec<u8> {
         let mut body = Map::new();
         body.insert(
             "supportedVersions".into(),
             json!([Revision::MODERN.as_str()]),
         );
-        body.insert("capabilities".into(), capabilities(&self.config.mirrors));
+        body.insert(
+            "capabilities".into(),
+            capabilities(&self.config.mirrors, declared),
+        );
         body.insert("instructions".into(), json!(discovery.instructions));
         self.respond(
             id,
@@ -408,10 +418,19 @@ impl Shaper<'_> {
         )
     }
 
-    pub fn initialize(&self, id: &RequestId, discovery: &Discovery) -> Vec<u8> {
+    /// `declared`: the extensions the client declared, which the capabilities then name.
+    pub fn initialize(
+        &self,
+        id: &RequestId,
+        discovery: &Discovery,
+        declared: Extensions,
+    ) -> Vec<u8> {
         let mut body = Map::new();
         body.insert("protocolVersion".into(), json!(self.revision.as_str()));
-        body.insert("capabilities".into(), capabilities(&self.config.mirrors));
+        body.insert(
+            "capabilities".into(),
+            capabilities(&self.config.mirrors, declared),
+        );
         body.insert("serverInfo".into(), json!(SERVER_INFO));
         body.insert("instructions".into(), json!(discovery.instructions));
         self.respond(id, body, "complete", None)
@@ -646,8 +665,8 @@ mod tests {
             last_modified: 0,
         };
         vec![
-            shaper.discover(&id, &discovery),
-            shaper.initialize(&id, &discovery),
+            shaper.discover(&id, &discovery, Extensions { skills: true }),
+            shaper.initialize(&id, &discovery, Extensions::default()),
             shaper.empty(&id),
             shaper.listen_closed(&id),
             shaper.page_line(&id, &shaper.prompts_page(&empty_page)),

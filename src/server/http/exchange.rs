@@ -5,7 +5,8 @@
 //! `--max-line`, the message
 //! parsed by `protocol::parse_line`, its headers checked against it (`protocol::http`),
 //! its legacy session read from its id, then routed (`server::route`, as on stdio) and
-//! answered through `server::answer` on the blocking pool, or with a stream. Besides the
+//! answered through `server::answer` (from what is kept on the async worker, as stdio's
+//! reader does, otherwise on the blocking pool), or with a stream. Besides the
 //! endpoint: `/healthz`, and `/metrics` behind the endpoint's credential; every response
 //! and request is counted for `/metrics` on its way out.
 
@@ -17,7 +18,7 @@ use std::time::Instant;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
 use hyper::body::{Bytes, Incoming as Body};
-use hyper::header::{self, HeaderValue};
+use hyper::header::{self, HeaderName, HeaderValue};
 use hyper::http::request::Parts;
 use hyper::{Method as Verb, Request, Response, StatusCode};
 
@@ -37,8 +38,8 @@ use crate::protocol::http::{
     too_many_streams, too_many_streams_for, unauthorized, unserved_version,
 };
 use crate::protocol::{
-    Envelope, Era, Failure, Incoming, Method, Notification, RequestId, Revision, RpcError,
-    error_line, is_error_line, parse_line,
+    Envelope, Era, Failure, Incoming, Method, Negotiated, Notification, RequestId, Revision,
+    RpcError, error_line, is_error_line, parse_line,
 };
 use crate::server::answer::{Answer, Reach, answer};
 use crate::server::route::{Route, route};
@@ -157,7 +158,7 @@ async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Caller, Res
             seen: Visibility::Everything,
         });
     }
-    let presented = header(parts, header::AUTHORIZATION.as_str())
+    let presented = header(parts, &header::AUTHORIZATION)
         .and_then(|value| std::str::from_utf8(value).ok())
         .and_then(|value| {
             let (scheme, token) = value.trim().split_once(' ')?;
@@ -289,7 +290,14 @@ impl Refusal {
     }
 }
 
-fn header<'a>(parts: &'a Parts, name: &str) -> Option<&'a [u8]> {
+/// The MCP headers as `HeaderName`s: a lookup by `&str` parses and lower-cases the name
+/// first, every time (docs/benchmarks.md, `http`).
+static PROTOCOL_VERSION: HeaderName = HeaderName::from_static(mcp::PROTOCOL_VERSION);
+static MCP_METHOD: HeaderName = HeaderName::from_static(mcp::METHOD);
+static MCP_NAME: HeaderName = HeaderName::from_static(mcp::NAME);
+static SESSION_ID: HeaderName = HeaderName::from_static(mcp::SESSION_ID);
+
+fn header<'a>(parts: &'a Parts, name: &HeaderName) -> Option<&'a [u8]> {
     parts.headers.get(name).map(HeaderValue::as_bytes)
 }
 
@@ -307,7 +315,7 @@ async fn post(server: &Arc<Server>, parts: &Parts, body: Body, caller: Caller) -
     };
     let limit = server.shared.config.max_line;
     let too_long = || refusal(StatusCode::PAYLOAD_TOO_LARGE, &RpcError::too_long(limit));
-    let declared = header(parts, header::CONTENT_LENGTH.as_str())
+    let declared = header(parts, &header::CONTENT_LENGTH)
         .and_then(|length| std::str::from_utf8(length).ok()?.parse::<u64>().ok());
     if declared.is_some_and(|length| length > limit as u64) {
         return too_long();
@@ -326,7 +334,7 @@ async fn post(server: &Arc<Server>, parts: &Parts, body: Body, caller: Caller) -
     match parse_line(&message) {
         Incoming::Invalid { id, error } => {
             let error = if error.code == crate::protocol::code::UNSUPPORTED_VERSION {
-                unserved_version(error, header(parts, mcp::PROTOCOL_VERSION))
+                unserved_version(error, header(parts, &PROTOCOL_VERSION))
             } else {
                 error
             };
@@ -350,7 +358,7 @@ fn session_of(
     server: &Server,
     parts: &Parts,
 ) -> Option<Result<LegacySession, session_id::Rejected>> {
-    let sent = header(parts, mcp::SESSION_ID)?;
+    let sent = header(parts, &SESSION_ID)?;
     let Some(secret) = server.secret() else {
         return Some(Err(session_id::Rejected::NotOurs));
     };
@@ -377,7 +385,7 @@ fn legacy_session(server: &Server, parts: &Parts) -> Result<LegacySession, Refus
         }
         Some(Ok(session)) => session,
     };
-    check_legacy_version(header(parts, mcp::PROTOCOL_VERSION), session.revision)
+    check_legacy_version(header(parts, &PROTOCOL_VERSION), session.revision)
         .map_err(|error| Refusal(StatusCode::BAD_REQUEST, error))?;
     Ok(session)
 }
@@ -430,9 +438,9 @@ async fn routed(
     let session = match (&envelope.era, &envelope.method) {
         (Era::Modern { .. }, _) => {
             let headers = McpHeaders {
-                version: header(parts, mcp::PROTOCOL_VERSION),
-                method: header(parts, mcp::METHOD),
-                name: header(parts, mcp::NAME),
+                version: header(parts, &PROTOCOL_VERSION),
+                method: header(parts, &MCP_METHOD),
+                name: header(parts, &MCP_NAME),
             };
             if let Err(error) = check_modern(&envelope, &headers) {
                 return refuse(error);
@@ -442,8 +450,7 @@ async fn routed(
         // Opening a session (a legacy client sends no version header with it).
         (Era::Legacy, Method::Initialize { .. }) => None,
         (Era::Legacy, _)
-            if header(parts, mcp::PROTOCOL_VERSION)
-                == Some(Revision::MODERN.as_str().as_bytes()) =>
+            if header(parts, &PROTOCOL_VERSION) == Some(Revision::MODERN.as_str().as_bytes()) =>
         {
             return refuse(modern_without_meta());
         }
@@ -454,7 +461,7 @@ async fn routed(
             Err(refused) => return refused.response(),
         },
     };
-    let negotiated = session.as_ref().map(|session| session.revision);
+    let negotiated = session.as_ref().map(LegacySession::negotiated);
     let routed = server
         .callers
         .completions(&who, Instant::now(), |completions| {
@@ -466,7 +473,13 @@ async fn routed(
         Err(error) => return refuse(error),
     };
     match route {
-        Route::Initialize { .. } => initialize(server, envelope, revision, seen).await,
+        Route::Initialize { extensions, .. } => {
+            let negotiated = Negotiated {
+                revision,
+                extensions,
+            };
+            initialize(server, envelope, negotiated, seen).await
+        }
         Route::Listen(params) => match Interest::of(&server.shared.config, params, seen) {
             Ok(interest) => listen(server, &envelope.id, interest, &who),
             Err(sentence) => {
@@ -504,14 +517,14 @@ async fn routed(
 async fn initialize(
     server: &Arc<Server>,
     envelope: Envelope,
-    revision: Revision,
+    negotiated: Negotiated,
     seen: Visibility,
 ) -> Response<Reply> {
     let minted = server
         .secret()
         .ok_or_else(|| "the served database could not be read".to_string())
         .and_then(|secret| {
-            session_id::mint(&secret, revision, now_secs())
+            session_id::mint(&secret, negotiated, now_secs())
                 .map_err(|err| format!("no randomness for a session id: {err}"))
         });
     let id = match minted {
@@ -525,15 +538,19 @@ async fn initialize(
             );
         }
     };
-    let mut response = answered(server, envelope, revision, None, seen).await;
+    let mut response = answered(server, envelope, negotiated.revision, None, seen).await;
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(mcp::SESSION_ID, value);
     }
     response
 }
 
-/// Answers `envelope` through `server::answer` on the blocking pool (the database is
-/// never read on an async worker). A legacy request `registered` for cancellation ends
+/// Answers `envelope` through `server::answer`: first with `Reach::Kept` on this async
+/// worker, as stdio's reader does (what is kept, in bounded time, never the database),
+/// then, when the answer needs the database, with `Reach::Store` on the blocking pool (the
+/// database is never read on an async worker). The hop to the pool and back is two thread
+/// wake-ups, which cost more CPU than answering a kept page, resource, prompt or
+/// completion (docs/benchmarks.md). A legacy request `registered` for cancellation ends
 /// without a message when its session cancels it; any request's answer is dropped
 /// unsent when its client closes the connection (hyper drops this future).
 async fn answered(
@@ -543,6 +560,16 @@ async fn answered(
     registered: Option<Registered>,
     seen: Visibility,
 ) -> Response<Reply> {
+    if let Answer::Line(line) = answer(
+        &server.shared,
+        &seen,
+        &envelope,
+        revision,
+        Reach::Kept,
+        false,
+    ) {
+        return json(StatusCode::OK, line);
+    }
     let shared = Arc::clone(&server.shared);
     let id = envelope.id.clone();
     // Over HTTP no form of ours is sent to a legacy client (`forms` off): its prompts/get
@@ -606,10 +633,10 @@ fn stream_refused(server: &Server, refused: Refused) -> Response<Reply> {
 
 /// GET: a legacy session's stream of notifications.
 fn stream(server: &Arc<Server>, parts: &Parts, caller: Caller) -> Response<Reply> {
-    if header(parts, mcp::SESSION_ID).is_none() {
+    if header(parts, &SESSION_ID).is_none() {
         return not_allowed(&parts.method, "POST");
     }
-    let accepts = header(parts, header::ACCEPT.as_str())
+    let accepts = header(parts, &header::ACCEPT)
         .is_some_and(|accept| accept.windows(17).any(|part| part == b"text/event-stream"));
     if !accepts {
         let error = RpcError::new(
@@ -634,7 +661,7 @@ fn stream(server: &Arc<Server>, parts: &Parts, caller: Caller) -> Response<Reply
 /// DELETE: the client ends its legacy session. Nothing remembers ids, so the id itself
 /// stays valid until it expires; what this instance holds for it ends.
 fn delete(server: &Server, parts: &Parts) -> Response<Reply> {
-    if header(parts, mcp::SESSION_ID).is_none() {
+    if header(parts, &SESSION_ID).is_none() {
         return not_allowed(&parts.method, "POST");
     }
     match legacy_session(server, parts) {

@@ -6,9 +6,10 @@
 //!
 //! An id is `base64url(payload) "." base64url(MAC)`: only `A-Z a-z 0-9 - _ .`, within
 //! the visible ASCII the transport requires. The payload is
-//! `1 <revision> <expiry in Unix seconds> <random nonce>`, space-separated; the nonce
-//! makes every id unique (what this instance keeps for a session, its GET stream and
-//! subscriptions, is keyed by it).
+//! `1 <revision> <expiry in Unix seconds> <random nonce>`, space-separated, then ` skills`
+//! when the client declared the Skills extension (whose methods its requests may then
+//! call); the nonce makes every id unique (what this instance keeps for a session, its GET
+//! stream and subscriptions, is keyed by it).
 //!
 //! Whether the client declared form elicitation is not carried: no form of ours is sent
 //! over HTTP (a legacy `prompts/get` lacking arguments gets the error naming them), so
@@ -19,7 +20,7 @@ use std::time::Duration;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use crate::protocol::Revision;
+use crate::protocol::{Extensions, Negotiated, Revision};
 
 /// How long a session id is accepted: a client re-initializes after that (404).
 pub(super) const SESSION_TTL: Duration = Duration::from_secs(24 * 60 * 60);
@@ -32,6 +33,8 @@ const KEY_CONTEXT: &str = "promptshelf 2026-12-01 legacy HTTP session id";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct LegacySession {
     pub(super) revision: Revision,
+    /// The extensions the client declared in its `initialize`.
+    pub(super) extensions: Extensions,
     /// Unix seconds.
     pub(super) expires: u64,
     /// The random part: unique per session, the key of what this instance keeps for it.
@@ -46,6 +49,16 @@ pub(super) enum Rejected {
     Expired,
 }
 
+impl LegacySession {
+    /// What the session's `initialize` negotiated, for routing its requests.
+    pub(super) fn negotiated(&self) -> Negotiated {
+        Negotiated {
+            revision: self.revision,
+            extensions: self.extensions,
+        }
+    }
+}
+
 impl Rejected {
     /// The sentence's middle: "the Mcp-Session-Id {why}".
     pub(super) fn why(&self) -> &'static str {
@@ -56,22 +69,33 @@ impl Rejected {
     }
 }
 
+/// The payload's ending for a client that declared the Skills extension.
+const SKILLS: &str = " skills";
+
 fn key(secret: &[u8]) -> [u8; 32] {
     blake3::derive_key(KEY_CONTEXT, secret)
 }
 
-/// A new session's id, for a session of `revision` opened at `now` (Unix seconds); fails
-/// only when the system has no randomness to give.
+/// A new session's id, for a session that negotiated `negotiated` at `now` (Unix seconds);
+/// fails only when the system has no randomness to give.
 pub(super) fn mint(
     secret: &[u8],
-    revision: Revision,
+    negotiated: Negotiated,
     now: u64,
 ) -> Result<String, getrandom::Error> {
     let mut random = [0u8; 16];
     getrandom::fill(&mut random)?;
     let nonce: String = random.iter().map(|byte| format!("{byte:02x}")).collect();
     let expires = now.saturating_add(SESSION_TTL.as_secs());
-    let payload = format!("1 {} {expires} {nonce}", revision.as_str());
+    let skills = if negotiated.extensions.skills {
+        SKILLS
+    } else {
+        ""
+    };
+    let payload = format!(
+        "1 {} {expires} {nonce}{skills}",
+        negotiated.revision.as_str()
+    );
     let mac = blake3::keyed_hash(&key(secret), payload.as_bytes());
     Ok(format!(
         "{}.{}",
@@ -100,6 +124,10 @@ pub(super) fn verify(secret: &[u8], id: &[u8], now: u64) -> Result<LegacySession
         return Err(Rejected::NotOurs);
     }
     let payload = String::from_utf8(payload).map_err(|_| Rejected::NotOurs)?;
+    let (payload, skills) = match payload.strip_suffix(SKILLS) {
+        Some(payload) => (payload, true),
+        None => (payload.as_str(), false),
+    };
     let mut parts = payload.split(' ');
     let (Some("1"), Some(revision), Some(expires), Some(nonce), None) = (
         parts.next(),
@@ -117,6 +145,7 @@ pub(super) fn verify(secret: &[u8], id: &[u8], now: u64) -> Result<LegacySession
     }
     Ok(LegacySession {
         revision,
+        extensions: Extensions { skills },
         expires,
         nonce: nonce.to_string(),
     })
@@ -132,18 +161,35 @@ mod tests {
     #[test]
     fn an_id_carries_its_revision_until_it_expires() {
         let revision = Revision::LEGACY[1];
-        let id = mint(SECRET, revision, NOW).unwrap();
+        let negotiated = Negotiated {
+            revision,
+            extensions: Extensions::default(),
+        };
+        let id = mint(SECRET, negotiated, NOW).unwrap();
         assert!(id.bytes().all(|byte| (0x21..=0x7e).contains(&byte)), "{id}");
         let session = verify(SECRET, id.as_bytes(), NOW + 10).unwrap();
-        assert_eq!(session.revision, revision);
-        assert_ne!(mint(SECRET, revision, NOW).unwrap(), id, "ids are unique");
+        assert_eq!(session.negotiated(), negotiated);
+        assert_ne!(mint(SECRET, negotiated, NOW).unwrap(), id, "ids are unique");
+        let skills = Negotiated {
+            revision,
+            extensions: Extensions { skills: true },
+        };
+        let id = mint(SECRET, skills, NOW).unwrap();
+        assert_eq!(
+            verify(SECRET, id.as_bytes(), NOW).map(|session| session.negotiated()),
+            Ok(skills)
+        );
         let later = NOW + SESSION_TTL.as_secs();
         assert_eq!(verify(SECRET, id.as_bytes(), later), Err(Rejected::Expired));
     }
 
     #[test]
     fn a_tampered_or_foreign_id_is_refused() {
-        let id = mint(SECRET, Revision::LEGACY[0], NOW).unwrap();
+        let negotiated = Negotiated {
+            revision: Revision::LEGACY[0],
+            extensions: Extensions::default(),
+        };
+        let id = mint(SECRET, negotiated, NOW).unwrap();
         assert_eq!(
             verify(b"another database", id.as_bytes(), NOW),
             Err(Rejected::NotOurs)
