@@ -1,4 +1,4 @@
--- The whole promptshelf database schema, version 5.
+-- The whole promptshelf database schema, version 6.
 --
 -- Embedded in the binary (`include_str!`) and run once, in one transaction, when a new
 -- database is created; `PRAGMA user_version` then records the version so that a later
@@ -252,10 +252,13 @@ CREATE INDEX change_log_by_kind ON change_log (kind, seq);
 -- `collection` are stored to answer and filter with, not indexed. The tokenizer is
 -- unicode61 alone, without porter stemming: libraries hold code and names that stemming
 -- would mangle, in any language, and the index's terms are what completion offers, so
--- they should be words as written (folded to lower case, diacritics removed).
+-- they should be words as written (folded to lower case, diacritics removed). `prefix`
+-- keeps an index of every term's first two and first three letters beside the terms, so a
+-- query of a short prefix (`re*`) reads one list instead of merging those of every term it
+-- starts (src/store/search.rs, docs/benchmarks.md "search").
 CREATE VIRTUAL TABLE search USING fts5(
     name, title, description, body, kind UNINDEXED, uri UNINDEXED, collection UNINDEXED,
-    tokenize = 'unicode61 remove_diacritics 2'
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
 );
 -- The index's terms with how many items hold each, for completing a search query.
 CREATE VIRTUAL TABLE search_terms USING fts5vocab(search, row);

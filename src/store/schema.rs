@@ -7,7 +7,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::{Result, StoreError, opening};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 
@@ -18,6 +18,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/3.sql"),
     include_str!("migrations/4.sql"),
     include_str!("migrations/5.sql"),
+    include_str!("migrations/6.sql"),
 ];
 
 /// Brings the database at `conn` to `SCHEMA_VERSION`: creates it (and runs `fill`) when it is
@@ -151,7 +152,10 @@ mod tests {
         .expect("counts")
     }
 
-    /// What migration 5 adds, gone: the database as version 4 left it.
+    /// What migration 6 changes, undone: the database as version 5 left it.
+    const BACK_TO_VERSION_5: &str = include_str!("../../tests/downgrade/to-5.sql");
+
+    /// What migration 5 adds, gone too: the database as version 4 left it.
     const BACK_TO_VERSION_4: &str = include_str!("../../tests/downgrade/to-4.sql");
 
     /// What migration 4 adds, gone too: the database as version 3 left it.
@@ -228,6 +232,7 @@ mod tests {
     #[test]
     fn a_database_migrated_from_version_1_is_what_schema_sql_creates() {
         migrated_from(&[
+            BACK_TO_VERSION_5,
             BACK_TO_VERSION_4,
             BACK_TO_VERSION_3,
             BACK_TO_VERSION_2,
@@ -237,16 +242,26 @@ mod tests {
 
     #[test]
     fn a_database_migrated_from_version_2_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_4, BACK_TO_VERSION_3, BACK_TO_VERSION_2]);
+        migrated_from(&[
+            BACK_TO_VERSION_5,
+            BACK_TO_VERSION_4,
+            BACK_TO_VERSION_3,
+            BACK_TO_VERSION_2,
+        ]);
     }
 
     #[test]
     fn a_database_migrated_from_version_3_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_4, BACK_TO_VERSION_3]);
+        migrated_from(&[BACK_TO_VERSION_5, BACK_TO_VERSION_4, BACK_TO_VERSION_3]);
     }
 
     #[test]
     fn a_database_migrated_from_version_4_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_4]);
+        migrated_from(&[BACK_TO_VERSION_5, BACK_TO_VERSION_4]);
+    }
+
+    #[test]
+    fn a_database_migrated_from_version_5_is_what_schema_sql_creates() {
+        migrated_from(&[BACK_TO_VERSION_5]);
     }
 }

@@ -1,8 +1,11 @@
 //! Full-text search over the library: what a person types turned into an FTS5 query that
-//! cannot be a syntax error, the ranked hits, and the index's terms for completing a query.
+//! cannot be a syntax error, the ranked hits (a ranking bounded for a query of words most
+//! items hold, see `search`), and the index's terms for completing a query.
 //! The index itself is schema.sql's `search` table, kept by triggers.
 
-use rusqlite::Connection;
+use std::collections::HashSet;
+
+use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 
 use super::Result;
@@ -113,46 +116,254 @@ fn quoted(text: &str, prefix: bool) -> String {
     format!("\"{text}\"{star}")
 }
 
-/// The items that match `query`, best first: bm25 over the weighted columns (`WEIGHTS`),
-/// ties in the index's order.
+/// A part of a query (a word, a prefix or a phrase) that this many items of the library hold
+/// or more is broad. FTS5's bm25 reads every match of every part once over the whole library
+/// (for its inverse document frequency) and then each match of the query (its term positions
+/// and column sizes), about 5 µs a match: a part in 1,000 items costs a few milliseconds, one
+/// in all 100,000 half a second (docs/benchmarks.md, "search").
+const BROAD: i64 = 1_000;
+
+/// How many matches of each kind a query of broad parts only is ranked among: the newest
+/// (the highest ids), as an index walk from the end of FTS5's row order finds them.
+const CANDIDATES: i64 = 1_000;
+
+/// The columns a match ranks highest in: the name, title and description say what an item
+/// is, the body only mentions things.
+const HEAD_COLUMNS: &str = "{name title description}";
+
+/// The items that match `query`, best first, with snippets made for them alone.
+///
+/// A query whose parts are all narrow (each in fewer than `BROAD` items) is ranked by bm25
+/// over the weighted columns (`WEIGHTS`), ties in the index's order. A query with broad
+/// parts is ranked by its narrow parts alone, the broad ones only filtering: a broad part's
+/// inverse document frequency is small, and ranking by it would read all its matches. A
+/// query of broad parts only is ranked among its `CANDIDATES` newest prompts and newest
+/// resources, by where it matches: the items it matches in their name, title or description
+/// first, then the others; within each, prompts first, then newest first.
 pub fn search(conn: &Connection, query: &Query) -> Result<Vec<Hit>> {
-    // `ORDER BY rank` lets FTS5 rank the matches itself, and the snippet is then made only
-    // for the rows returned; ordering by a bm25() call would make one for every match.
+    let mut narrow = Vec::new();
+    let mut broad = false;
+    for part in parts(query.expression) {
+        if matches_at_least(conn, part, BROAD)? {
+            broad = true;
+        } else {
+            narrow.push(part);
+        }
+    }
+    let rowids = if !broad {
+        ranked(conn, query, query.expression, None)?
+    } else if !narrow.is_empty() {
+        ranked(conn, query, &narrow.join(" "), Some(query.expression))?
+    } else {
+        by_where_it_matches(conn, query)?
+    };
+    hits(conn, query, &rowids)
+}
+
+/// The parts of an expression `match_expression` made: its quoted strings, each with the
+/// `*` after it. None holds a double quote, so each ends at the next one. Anything else (an
+/// expression written by hand) is one part.
+fn parts(expression: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = expression.trim_start();
+    while let Some(inner) = rest.strip_prefix('"') {
+        let Some(close) = inner.find('"') else {
+            return vec![expression];
+        };
+        let mut end = close + 2;
+        if rest[end..].starts_with('*') {
+            end += 1;
+        }
+        parts.push(&rest[..end]);
+        rest = rest[end..].trim_start();
+    }
+    if !rest.is_empty() || parts.is_empty() {
+        return vec![expression];
+    }
+    parts
+}
+
+/// Whether at least `count` items of the library match `expression`: a walk from the end of
+/// the index's row order that stops at the `count`th, so a broad part costs what `count`
+/// matches do, not what all of them do.
+fn matches_at_least(conn: &Connection, expression: &str, count: i64) -> Result<bool> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT 1 FROM search WHERE search MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2",
+    )?;
+    Ok(stmt.exists(rusqlite::params![expression, count - 1])?)
+}
+
+/// The rowids of the best `query.limit` matches of `ranking` by bm25, among the items that
+/// also match `filter` when there is one. `ORDER BY rank` lets FTS5 rank the matches itself
+/// (`rank MATCH` gives it the weights). The filter's matches are read first, into a set:
+/// they are no more than `ranking`'s, and a `rowid IN` of them in the same statement took
+/// ten times as long as the two apart when measured.
+fn ranked(
+    conn: &Connection,
+    query: &Query,
+    ranking: &str,
+    filter: Option<&str>,
+) -> Result<Vec<i64>> {
+    let allowed = match filter {
+        Some(filter) => {
+            let mut stmt = conn.prepare_cached("SELECT rowid FROM search WHERE search MATCH ?1")?;
+            Some(
+                stmt.query_map([filter], |row| row.get(0))?
+                    .collect::<rusqlite::Result<HashSet<i64>>>()?,
+            )
+        }
+        None => None,
+    };
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT kind, coalesce(uri, name), title, snippet(search, -1, ?5, ?6, '…', {SNIPPET_WORDS})
-         FROM search
-         WHERE search MATCH ?1 AND rank MATCH '{WEIGHTS}'
-           AND (?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR collection = ?3)
-           AND (?7 IS NULL OR collection IN (SELECT value FROM json_each(?7)))
+        "SELECT rowid FROM search
+         WHERE search MATCH ?1 AND rank MATCH '{WEIGHTS}' AND {FILTERS}
          ORDER BY rank LIMIT ?4"
     ))?;
-    let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
     let within = query.within.map(names_json).transpose()?;
+    // With a filter, as many of the ranking's matches as it takes (-1: no limit).
+    let ranked_limit = if allowed.is_some() {
+        -1
+    } else {
+        limit(query.limit)
+    };
     let params = rusqlite::params![
-        query.expression,
+        ranking,
         query.kind.map(Kind::as_str),
         query.collection,
-        limit,
-        query.marks.0,
-        query.marks.1,
+        ranked_limit,
+        None::<&str>,
         within
     ];
-    let hits = stmt
-        .query_map(params, |row| {
-            let kind: String = row.get(0)?;
-            Ok(Hit {
-                kind: if kind == "prompt" {
-                    Kind::Prompt
-                } else {
-                    Kind::Resource
-                },
-                key: row.get(1)?,
-                title: row.get(2)?,
-                snippet: one_passage(&row.get::<_, Option<String>>(3)?.unwrap_or_default()),
+    let mut rowids = Vec::new();
+    let mut rows = stmt.query(params)?;
+    while rowids.len() < query.limit
+        && let Some(row) = rows.next()?
+    {
+        let rowid: i64 = row.get(0)?;
+        if allowed
+            .as_ref()
+            .is_none_or(|allowed| allowed.contains(&rowid))
+        {
+            rowids.push(rowid);
+        }
+    }
+    Ok(rowids)
+}
+
+/// What every ranking keeps to: the kind, the collection, the collections a caller sees
+/// (parameters 2, 3 and 6).
+const FILTERS: &str = "(?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR collection = ?3)
+           AND (?6 IS NULL OR collection IN (SELECT value FROM json_each(?6)))";
+
+/// The rowids of the best `query.limit` matches of a query of broad parts only, ranked by
+/// where they match among the newest `CANDIDATES` of each kind (see `search`): two walks of
+/// the index over each kind's candidates, one for the matches and one for those in the
+/// name, title or description.
+fn by_where_it_matches(conn: &Connection, query: &Query) -> Result<Vec<i64>> {
+    let head = format!("{HEAD_COLUMNS} : ({})", query.expression);
+    let within = query.within.map(names_json).transpose()?;
+    let mut in_range = conn.prepare_cached(
+        "SELECT rowid FROM search WHERE search MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
+    )?;
+    // Where it matches, then prompts before resources: pushed in that order, sorted stably.
+    let mut found: Vec<(bool, i64)> = Vec::new();
+    for kind in [Kind::Prompt, Kind::Resource] {
+        if query.kind.is_some_and(|wanted| wanted != kind) {
+            continue;
+        }
+        let newest = newest_matches(conn, query, kind, within.as_deref())?;
+        let (Some(&first), Some(&last)) = (newest.first(), newest.last()) else {
+            continue;
+        };
+        let in_head = in_range
+            .query_map(
+                rusqlite::params![head, first.min(last), first.max(last)],
+                |row| row.get(0),
+            )?
+            .collect::<rusqlite::Result<HashSet<i64>>>()?;
+        for head_first in [true, false] {
+            found.extend(
+                newest
+                    .iter()
+                    .filter(|rowid| in_head.contains(rowid) == head_first)
+                    .take(query.limit)
+                    .map(|&rowid| (head_first, rowid)),
+            );
+        }
+    }
+    found.sort_by_key(|&(in_head, _)| !in_head);
+    Ok(found
+        .into_iter()
+        .take(query.limit)
+        .map(|(_, rowid)| rowid)
+        .collect())
+}
+
+/// The newest `CANDIDATES` matches of `query` of `kind`, newest first. A prompt's rowid is
+/// minus its id, so the newest prompts are the lowest rowids and the newest resources the
+/// highest: a walk from that end of FTS5's row order, which stops at the last candidate.
+fn newest_matches(
+    conn: &Connection,
+    query: &Query,
+    kind: Kind,
+    within: Option<&str>,
+) -> Result<Vec<i64>> {
+    let (range, order) = match kind {
+        Kind::Prompt => ("rowid < 0", "rowid"),
+        Kind::Resource => ("rowid > 0", "rowid DESC"),
+    };
+    // The range keeps to one kind (`?2` NULL), without reading each match's `kind`.
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT rowid FROM search
+         WHERE search MATCH ?1 AND {range} AND {FILTERS}
+         ORDER BY {order} LIMIT ?4"
+    ))?;
+    let params = rusqlite::params![
+        query.expression,
+        None::<&str>,
+        query.collection,
+        CANDIDATES,
+        None::<&str>,
+        within
+    ];
+    Ok(stmt
+        .query_map(params, |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// The hits of `rowids`, in that order, each with its snippet of `query`'s whole
+/// expression: one lookup of its row, so a snippet is made for the hits shown alone.
+fn hits(conn: &Connection, query: &Query, rowids: &[i64]) -> Result<Vec<Hit>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT kind, coalesce(uri, name), title, snippet(search, -1, ?3, ?4, '…', {SNIPPET_WORDS})
+         FROM search WHERE search MATCH ?1 AND rowid = ?2"
+    ))?;
+    let mut hits = Vec::with_capacity(rowids.len());
+    for &rowid in rowids {
+        let params = rusqlite::params![query.expression, rowid, query.marks.0, query.marks.1];
+        let hit = stmt
+            .query_row(params, |row| {
+                let kind: String = row.get(0)?;
+                Ok(Hit {
+                    kind: if kind == "prompt" {
+                        Kind::Prompt
+                    } else {
+                        Kind::Resource
+                    },
+                    key: row.get(1)?,
+                    title: row.get(2)?,
+                    snippet: one_passage(&row.get::<_, Option<String>>(3)?.unwrap_or_default()),
+                })
             })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+            .optional()?;
+        // Each rowid was a match of the same expression in the same read transaction.
+        hits.extend(hit);
+    }
     Ok(hits)
+}
+
+fn limit(limit: usize) -> i64 {
+    i64::try_from(limit).unwrap_or(i64::MAX)
 }
 
 /// A snippet on one line: its runs of white space (line breaks of the body) as one space.
@@ -265,6 +476,35 @@ mod tests {
                     );
                     prop_assert!(found.is_ok(), "{text:?} -> {expression:?}: {found:?}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn an_expression_splits_into_its_words_prefixes_and_phrases() {
+        let expression = match_expression("code rev* \"pull request\" a*b").expect("words");
+        assert_eq!(
+            parts(&expression),
+            [
+                "\"code\"",
+                "\"rev\"*",
+                "\"pull request\"",
+                "\"a\"*",
+                "\"b\""
+            ]
+        );
+        // What `match_expression` did not make is one part.
+        assert_eq!(parts("code OR review"), ["code OR review"]);
+        assert_eq!(parts("\"open"), ["\"open"]);
+        assert_eq!(parts("\"a\" b"), ["\"a\" b"]);
+    }
+
+    proptest! {
+        /// Whatever is typed, its expression's parts put together again are the expression.
+        #[test]
+        fn the_parts_make_the_expression(text in "(\\PC|[\"*():^+-]){0,40}") {
+            if let Ok(expression) = match_expression(&text) {
+                prop_assert_eq!(parts(&expression).join(" "), expression);
             }
         }
     }

@@ -1,7 +1,7 @@
-//! Full-text search: `promptshelf search` on libraries built with the real CLI (ranking,
-//! filters, JSON, hostile query text, the index following every kind of write) and the
-//! built-in `shelf://search/{query}` template over the real server in both eras (listed,
-//! read, completed), every message validated against the official schema.
+//! Full-text search: `promptshelf search` on libraries built with the real CLI (ranking, of
+//! broad queries too, filters, JSON, hostile query text, the index following every kind of
+//! write) and the built-in `shelf://search/{query}` template over the real server in both
+//! eras (listed, read, completed), every message validated against the official schema.
 
 use std::path::Path;
 use std::time::Duration;
@@ -418,4 +418,107 @@ fn a_search_follows_the_library_tells_its_subscribers_and_its_hint_is_short_afte
         "{told:?}"
     );
     assert_eq!(subscriber.close(), Some(0));
+}
+
+/// The folder `shelf` of 1,100 documents whose bodies all say `old lantern` (more items than
+/// make a word broad, 1,000), of which only `doc-0600.md` has it in its title; `doc-0042.md`
+/// alone also says `quokka`, `doc-0100.md` has `zorbit` in its title and `doc-0200.md` in
+/// its body; and a prompt `lamp` that says `old lantern` too.
+fn broad_library(ctx: &TestContext) {
+    for n in 0..1_100 {
+        let title = if n == 600 {
+            "Old lantern repair".to_string()
+        } else if n == 100 {
+            format!("Note {n:04} on zorbit")
+        } else {
+            format!("Note {n:04}")
+        };
+        let extra = match n {
+            42 => " A quokka was seen.",
+            200 => " Then zorbit again.",
+            _ => "",
+        };
+        ctx.write(
+            &format!("shelf/doc-{n:04}.md"),
+            document(
+                &title,
+                "Plain notes",
+                &format!("Some notes about the old lantern in the shed.{extra}"),
+            ),
+        );
+    }
+    ctx.write(
+        "shelf/lamp.prompt.md",
+        "---\ndescription: Light it\n---\nFetch the old lantern from the shed.\n",
+    );
+    ctx.ok(&["import", path_str(&ctx.path("shelf"))]);
+}
+
+#[test]
+fn a_broad_query_ranks_a_title_hit_first_and_narrow_words_by_bm25() {
+    let ctx = TestContext::new();
+    broad_library(&ctx);
+    let title_hit = "shelf://shelf/doc-0600.md";
+    // One broad word, a phrase of broad words, prefixes of three and four letters (the
+    // first through the prefix index): the title hit leads, then the prompt (a body hit like
+    // the other documents, and prompts come first among those).
+    for query in ["lantern", "\"old lantern\"", "lan*", "lant*"] {
+        let found = keys(&ctx, &["--limit", "5", "--", query]);
+        assert_eq!(found.len(), 5, "{query}: {found:?}");
+        assert_eq!(found[0], title_hit, "{query}: {found:?}");
+        assert_eq!(found[1], "lamp", "{query}: {found:?}");
+    }
+    // Two letters start words in names and descriptions too (`lamp`, the seed's prompts):
+    // those come first, prompts before documents, the title hit among them.
+    let found = keys(&ctx, &["--limit", "20", "la*"]);
+    assert_eq!(found[0], "lamp", "{found:?}");
+    let at = found.iter().position(|key| key == title_hit);
+    let first_body_hit = found
+        .iter()
+        .position(|key| key == "shelf://shelf/doc-1099.md");
+    assert!(
+        at.is_some_and(|at| first_body_hit.is_none_or(|body| at < body)),
+        "{found:?}"
+    );
+    // A narrow word with a broad one: only what holds both, ranked by the narrow word.
+    assert_eq!(
+        keys(&ctx, &["lantern", "quokka"]),
+        ["shelf://shelf/doc-0042.md"]
+    );
+    assert_eq!(
+        keys(&ctx, &["old", "lantern", "zorbit"]),
+        ["shelf://shelf/doc-0100.md", "shelf://shelf/doc-0200.md"]
+    );
+    // The kind and the limit still hold on a broad query.
+    let resources = keys(&ctx, &["--kind", "resource", "--limit", "3", "lantern"]);
+    assert_eq!(resources.len(), 3, "{resources:?}");
+    assert_eq!(resources[0], title_hit);
+    assert!(resources.iter().all(|key| key.starts_with("shelf://")));
+    assert_eq!(keys(&ctx, &["--kind", "prompt", "lantern"]), ["lamp"]);
+    // Every hit's snippet marks the words, the broad ones too.
+    let hits = ctx.json(&[
+        "search", "--json", "--limit", "2", "old", "lantern", "zorbit",
+    ]);
+    assert_eq!(
+        hits[1]["snippet"],
+        "Some notes about the **old** **lantern** in the shed. Then **zorbit** again."
+    );
+
+    // The template over the real server answers the same.
+    let mut server = ctx.server();
+    let read = server.modern("resources/read", json!({"uri": "shelf://search/lan%2A"}));
+    validate(MODERN, "ReadResourceResult", result(&read));
+    let text = result(&read)["contents"][0]["text"]
+        .as_str()
+        .expect("a text listing");
+    assert!(
+        text.contains(&format!("1. [Old lantern repair]({title_hit}) (resource)")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|line| line.starts_with("2. ") && line.ends_with("(prompt `lamp`)")),
+        "{text}"
+    );
+    assert_eq!(server.close(), Some(0));
 }
