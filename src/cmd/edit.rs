@@ -10,7 +10,9 @@
 //! collection was last imported from, joined with the item's origin), and the collection is
 //! then imported again through `import`, exactly as `import DIR --collection NAME` would;
 //! that file is the author's, so an error goes to stderr instead and the file is reopened
-//! as the author left it.
+//! as the author left it. An item of the built-in seed has no file: it is edited as one
+//! added by hand and stored detached from the seed (as `prompt add --detach` would), so that
+//! the edit is the user's own from then on.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,6 +23,7 @@ use super::common;
 use crate::import::{self, Action, Kind};
 use crate::library::{self, FileError, Folder, Item, emit};
 use crate::model::{Content, Origin, Prompt, Resource, StoredPrompt, StoredResource};
+use crate::seed::SEED_COLLECTION;
 use crate::store::{self, Outcome, Store};
 
 /// How the comment lines put above an error start; only leading lines that start so are
@@ -45,6 +48,9 @@ pub fn prompt(store: &Store, name: &str) -> Result<()> {
     };
     let editor = Editor::from_env()?;
     let what = format!("prompt {}", common::one_line(name));
+    if built_in(store, &stored.prompt.origin)? {
+        return prompt_by_hand(store, &editor, stored, true);
+    }
     if stored.prompt.origin.collection.is_some() {
         return in_collection(
             store,
@@ -55,7 +61,7 @@ pub fn prompt(store: &Store, name: &str) -> Result<()> {
             &stored.prompt.origin,
         );
     }
-    prompt_by_hand(store, &editor, stored)
+    prompt_by_hand(store, &editor, stored, false)
 }
 
 pub fn resource(store: &Store, uri: &str) -> Result<()> {
@@ -89,6 +95,9 @@ pub fn resource(store: &Store, uri: &str) -> Result<()> {
         ));
     };
     let editor = Editor::from_env()?;
+    if built_in(store, &stored.info.origin)? {
+        return resource_by_hand(store, &editor, stored, text, true);
+    }
     if stored.info.origin.collection.is_some() {
         return in_collection(
             store,
@@ -99,7 +108,22 @@ pub fn resource(store: &Store, uri: &str) -> Result<()> {
             &stored.info.origin,
         );
     }
-    resource_by_hand(store, &editor, stored, text)
+    resource_by_hand(store, &editor, stored, text, false)
+}
+
+/// Whether an item comes from the built-in seed, which has no folder to edit it in.
+fn built_in(store: &Store, origin: &Origin) -> Result<bool> {
+    Ok(origin.collection.as_deref() == Some(SEED_COLLECTION)
+        && common::collection_source(store, SEED_COLLECTION)?.is_none())
+}
+
+/// What an edit of a seed item adds to the line saying it was stored.
+fn detached_note(detach: bool) -> &'static str {
+    if detach {
+        ", detached from the built-in seed (`promptshelf history` and `undo` go back)"
+    } else {
+        ""
+    }
 }
 
 /// The command that edits a file, and the variable it came from (for messages).
@@ -338,7 +362,14 @@ fn whole(name: &str, message: String) -> FileError {
     }
 }
 
-fn prompt_by_hand(store: &Store, editor: &Editor, stored: StoredPrompt) -> Result<()> {
+/// Edits a prompt in a temporary file; `detach` stores it detached from the seed it came
+/// from.
+fn prompt_by_hand(
+    store: &Store,
+    editor: &Editor,
+    stored: StoredPrompt,
+    detach: bool,
+) -> Result<()> {
     let name = stored.prompt.name.clone();
     let file_name = format!("{}.prompt.md", file_stem(&name));
     let original = emit::prompt_file(&stored.prompt, &file_name);
@@ -405,9 +436,9 @@ fn prompt_by_hand(store: &Store, editor: &Editor, stored: StoredPrompt) -> Resul
         let current = store::read::prompt(tx, &name)?;
         let same = current.is_some_and(|current| {
             current.content_hash == stored.content_hash
-                && current.prompt.origin.collection.is_none()
+                && current.prompt.origin.collection == stored.prompt.origin.collection
         });
-        if !same {
+        if !same || common::replacing(tx, store::history::Kind::Prompt, &name, detach)?.is_err() {
             return Ok(None);
         }
         store::write::put_prompt(tx, &prompt, store::now_ms()).map(Some)
@@ -415,10 +446,11 @@ fn prompt_by_hand(store: &Store, editor: &Editor, stored: StoredPrompt) -> Resul
     let command = format!("promptshelf prompt add {}", draft.path.display());
     let outcome = kept_unless_written(written, &mut draft, &format!("prompt {name}"), &command)?;
     let name = common::one_line(&name);
+    let detached = detached_note(detach);
     common::say(&match outcome {
-        Outcome::Added => format!("added prompt {name}"),
-        Outcome::Updated => format!("updated prompt {name}"),
-        Outcome::Unchanged => format!("prompt {name} is unchanged"),
+        Outcome::Added => format!("added prompt {name}{detached}"),
+        Outcome::Updated => format!("updated prompt {name}{detached}"),
+        Outcome::Unchanged => format!("prompt {name} is unchanged{detached}"),
     })
 }
 
@@ -450,11 +482,14 @@ fn kept_unless_written(
     }
 }
 
+/// Edits a text resource in a temporary file; `detach` stores it detached from the seed it
+/// came from.
 fn resource_by_hand(
     store: &Store,
     editor: &Editor,
     stored: StoredResource,
     text: String,
+    detach: bool,
 ) -> Result<()> {
     let uri = stored.info.uri.clone();
     let file_name = file_stem(&super::common::last_segment(&uri));
@@ -485,8 +520,10 @@ fn resource_by_hand(
             ));
         };
         if !front_matter {
+            let mut info = stored.info.clone();
+            info.origin = Origin::default();
             return Ok(Resource {
-                info: stored.info.clone(),
+                info,
                 content: Content::Text(text.to_string()),
             });
         }
@@ -524,9 +561,10 @@ fn resource_by_hand(
     let written = store.write(|tx| {
         let current = store::read::resource(tx, &uri)?;
         let same = current.is_some_and(|current| {
-            current.content_hash == stored.content_hash && current.info.origin.collection.is_none()
+            current.content_hash == stored.content_hash
+                && current.info.origin.collection == stored.info.origin.collection
         });
-        if !same {
+        if !same || common::replacing(tx, store::history::Kind::Resource, &uri, detach)?.is_err() {
             return Ok(None);
         }
         store::write::put_resource(tx, &resource, store::now_ms()).map(Some)
@@ -542,10 +580,11 @@ fn resource_by_hand(
         common::human_size(resource.content.as_bytes().len() as u64)
     );
     let uri = common::one_line(&uri);
+    let detached = detached_note(detach);
     common::say(&match outcome {
-        Outcome::Added => format!("added resource {uri} ({details})"),
-        Outcome::Updated => format!("updated resource {uri} ({details})"),
-        Outcome::Unchanged => format!("resource {uri} is unchanged"),
+        Outcome::Added => format!("added resource {uri} ({details}){detached}"),
+        Outcome::Updated => format!("updated resource {uri} ({details}){detached}"),
+        Outcome::Unchanged => format!("resource {uri} is unchanged{detached}"),
     })
 }
 

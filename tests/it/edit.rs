@@ -536,14 +536,57 @@ fn a_collection_item_needs_its_folder_and_file() {
         )),
         "{gone}"
     );
-    // The seed's prompts belong to a collection whose folder was never recorded.
-    let seed = edit_fails(&ctx, &["prompt", "edit", "code-review"], &append);
-    assert!(
-        seed.contains("of the collection 'library', whose folder is not recorded")
-            && seed.contains("`promptshelf export DIR --collection library`"),
-        "{seed}"
-    );
     assert_eq!(snapshot(&ctx.db), before);
+}
+
+#[test]
+fn a_seed_prompt_is_edited_by_hand_and_stored_detached_from_the_seed() {
+    let ctx = TestContext::new();
+    let shown = ctx.json(&["prompt", "show", "code-review", "--json"]);
+    assert_eq!(shown["collection"], "library");
+    let append = script(&ctx, "append", APPEND);
+    let (stdout, _) = edit_ok(&ctx, &["prompt", "edit", "code-review"], &append);
+    assert_eq!(
+        stdout,
+        "updated prompt code-review, detached from the built-in seed (`promptshelf history` \
+         and `undo` go back)\n"
+    );
+    assert!(
+        bodies(&ctx, "code-review").ends_with("Appended line."),
+        "{}",
+        bodies(&ctx, "code-review")
+    );
+    // It is the user's own now: added by hand, and detached from the seed's collection.
+    let shown = ctx.json(&["prompt", "show", "code-review", "--json"]);
+    assert_eq!(shown["collection"], Value::Null);
+    let (stdout, _) = edit_ok(&ctx, &["prompt", "edit", "code-review"], &append);
+    assert_eq!(stdout, "updated prompt code-review\n");
+    // A seed document, likewise.
+    let uri = ctx
+        .json(&["resource", "list", "--json"])
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|resource| {
+            resource["collection"] == "library" && resource["mimeType"] == "text/markdown"
+        })
+        .map(|resource| resource["uri"].as_str().expect("a uri").to_string())
+        .expect("a seed document");
+    let (stdout, _) = edit_ok(&ctx, &["resource", "edit", &uri], &append);
+    assert!(
+        stdout.starts_with(&format!("updated resource {uri} (text/markdown, "))
+            && stdout.ends_with(
+                ", detached from the built-in seed (`promptshelf history` and `undo` go back)\n"
+            ),
+        "{stdout}"
+    );
+    let text = ctx.ok(&["resource", "cat", &uri]);
+    assert!(text.ends_with("Appended line.\n"), "{text}");
+    // `undo` puts the seed's prompt back as it was.
+    ctx.ok(&["undo"]);
+    ctx.ok(&["undo"]);
+    ctx.ok(&["undo"]);
+    assert!(!bodies(&ctx, "code-review").contains("Appended line."));
 }
 
 #[test]
