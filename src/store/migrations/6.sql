@@ -8,6 +8,12 @@ CREATE VIRTUAL TABLE search USING fts5(
     name, title, description, body, kind UNINDEXED, uri UNINDEXED, collection UNINDEXED,
     tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
 );
+-- A write gathers up to 16 MiB of index in memory before it writes a segment (FTS5's
+-- default is 1 MiB): with the prefix indexes, an import of 10,000 files spent much of its
+-- index time writing and merging small segments (docs/benchmarks.md, "What the search
+-- index adds to an import"). Only writers hold that memory; serving never writes. Merging
+-- is left as it is (`automerge` 4): merging less often made searches slower.
+INSERT INTO search (search, rank) VALUES ('hashsize', 16777216);
 -- The index's terms with how many items hold each, for completing a search query.
 CREATE VIRTUAL TABLE search_terms USING fts5vocab(search, row);
 -- The items already stored, indexed as the triggers index new ones.
