@@ -394,32 +394,17 @@ fn prompt_by_hand(
                 ),
             ));
         }
-        // A template that does not parse would fail every host that asks for the prompt.
-        let checked = StoredPrompt {
-            prompt: prompt.clone(),
-            content_hash: stored.content_hash,
-            last_modified: stored.last_modified,
-        };
-        if let Err(err) = crate::render::looked_up(&checked) {
-            let place = err.line.map(|line| library::Place::Message {
-                message: err.message.saturating_sub(1),
-                line,
-            });
-            let line = place.and_then(|place| {
-                library::line_in_file(std::str::from_utf8(bytes).ok()?, true, &place)
-            });
-            return Err(FileError {
-                path: file_name.clone(),
-                line,
-                message: format!(
-                    "the template does not parse: {}; fix the tag (every `{{% if %}}` and \
-                     `{{% for %}}` needs its `{{% endif %}}` or `{{% endfor %}}`)",
-                    err.reason
-                ),
-            });
-        }
+        // Added by hand, and checked as `prompt add` checks a file: what would fail a host
+        // that asks for the prompt (a template that does not parse, a variable that is no
+        // argument, a link or embed to nothing) is an error to fix before it is stored.
         prompt.origin = Origin::default();
-        Ok(prompt)
+        match super::prompt::problems(store, &prompt, &file_name, bytes) {
+            Ok(problems) => match problems.into_iter().next() {
+                Some(first) => Err(first),
+                None => Ok(prompt),
+            },
+            Err(err) => Err(whole(&file_name, format!("{err:#}"))),
+        }
     };
     let prompt = match edit_draft(editor, &mut draft, original.as_bytes(), read)? {
         Edited::Unchanged => {

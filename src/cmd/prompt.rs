@@ -335,7 +335,12 @@ impl validate::Library for Stored<'_> {
 
 /// What `import` would refuse in the prompt read from `bytes` (the file `shown`), each at its
 /// line of the file where it can be found: the same checks, through `validate`.
-fn problems(store: &Store, prompt: &Prompt, shown: &str, bytes: &[u8]) -> Result<Vec<FileError>> {
+pub(super) fn problems(
+    store: &Store,
+    prompt: &Prompt,
+    shown: &str,
+    bytes: &[u8],
+) -> Result<Vec<FileError>> {
     let conn = store.conn()?;
     let library = Stored { conn: &conn };
     let stored = StoredPrompt {

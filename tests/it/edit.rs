@@ -173,6 +173,33 @@ fn a_file_that_no_longer_reads_is_reopened_with_the_error_on_top() {
 }
 
 #[test]
+fn an_edit_is_checked_as_prompt_add_checks_a_file() {
+    let ctx = TestContext::new();
+    with_greet(&ctx);
+    // Uses a variable that is no argument the first time; removes it once the error is on
+    // top.
+    let editor = script(
+        &ctx,
+        "undeclared-then-fix",
+        "if grep -q '^# promptshelf:' \"$1\"; then\n\
+         \x20 grep -v 'nobody' \"$1\" > \"$1.new\" && mv \"$1.new\" \"$1\"\n\
+         \x20 printf 'Fixed.\\n' >> \"$1\"\n\
+         else\n\
+         \x20 printf 'Hi {{ nobody }}\\n' >> \"$1\"\n\
+         fi\n",
+    );
+    let (stdout, stderr) = edit_ok(&ctx, &["prompt", "edit", "greet"], &editor);
+    assert_eq!(stdout, "updated prompt greet\n");
+    assert!(
+        stderr.contains("greet.prompt.md:")
+            && stderr.contains("the template uses 'nobody', which is not a declared argument")
+            && stderr.contains("opening it again"),
+        "{stderr}"
+    );
+    assert_eq!(bodies(&ctx, "greet"), "Hello {{ who }}\nFixed.");
+}
+
+#[test]
 fn a_file_returned_unchanged_after_an_error_is_kept_and_nothing_is_written() {
     let ctx = TestContext::new();
     with_greet(&ctx);
