@@ -1,14 +1,14 @@
 //! The request parser: any bytes as one input line through `protocol::parse_line`, then
 //! what the dispatcher does with the result before a handler runs (`revision_of` with and
-//! without a negotiated revision, with the tool mirrors on), and the error line for an invalid one, which must be
+//! without a negotiated revision and extensions, with the tool mirrors on), and the error line for an invalid one, which must be
 //! JSON that echoes the id as it was read.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use promptshelf::protocol::{
-    Incoming, Notification, RequestId, Revision, RpcError, error_line, id_of, parse_line,
-    revision_of,
+    Extensions, Incoming, Negotiated, Notification, RequestId, Revision, RpcError, error_line,
+    id_of, parse_line, revision_of,
 };
 use promptshelf_fuzz::check_answers;
 use serde_json::value::RawValue;
@@ -36,7 +36,15 @@ fuzz_target!(|line: &[u8]| {
         Incoming::Request(envelope) => {
             assert_eq!(envelope.size, line.len(), "a request's size is its line's");
             let mirrors = promptshelf_fuzz::config().mirrors;
-            for negotiated in std::iter::once(None).chain(Revision::LEGACY.map(Some)) {
+            // No legacy session, or one of each revision, its client declaring the Skills
+            // extension or not.
+            let sessions = Revision::LEGACY.into_iter().flat_map(|revision| {
+                [false, true].map(|skills| Negotiated {
+                    revision,
+                    extensions: Extensions { skills },
+                })
+            });
+            for negotiated in std::iter::once(None).chain(sessions.map(Some)) {
                 if let Err(error) = revision_of(&envelope, negotiated, &mirrors) {
                     check_error_line(&envelope.id, &error);
                 }
