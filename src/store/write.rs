@@ -1,6 +1,9 @@
 //! Every change to the library. Each function takes an open transaction, so a caller can
 //! group many changes (a whole import) into one commit; `Store::write` opens one. Each change
-//! to an item is recorded as a version of it in the same transaction (`history`).
+//! to an item is recorded as a version of it in the same transaction (`history`). The
+//! statements run once per item are prepared once per connection (`prepare_cached`):
+//! preparing a write to a table with triggers compiles the triggers too, which was 8 % of a
+//! cold import's instructions (docs/benchmarks.md).
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
@@ -38,56 +41,55 @@ fn json_or_null<T: serde::Serialize>(items: &[T]) -> Result<Option<String>> {
 pub fn put_prompt(tx: &Transaction, prompt: &Prompt, modified_at: i64) -> Result<Outcome> {
     let hash = hash_prompt(prompt);
     let existing: Option<(i64, Vec<u8>)> = tx
-        .query_row(
-            "SELECT id, content_hash FROM prompts WHERE name = ?1",
-            [&prompt.name],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
+        .prepare_cached("SELECT id, content_hash FROM prompts WHERE name = ?1")?
+        .query_row([&prompt.name], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?;
     let icons = json_or_null(&prompt.icons)?;
     let (id, outcome) = match existing {
         Some((id, stored)) if stored == hash => {
-            tx.execute(
+            tx.prepare_cached(
                 "UPDATE prompts SET origin = ?2, collection = ?3 WHERE id = ?1
                  AND (origin IS NOT ?2 OR collection IS NOT ?3)",
-                params![id, prompt.origin.path, prompt.origin.collection],
-            )?;
+            )?
+            .execute(params![id, prompt.origin.path, prompt.origin.collection])?;
             return Ok(Outcome::Unchanged);
         }
         Some((id, _)) => {
-            tx.execute(
+            tx.prepare_cached(
                 "UPDATE prompts SET title = ?2, description = ?3, icons = ?4, content_hash = ?5,
                  last_modified = ?6, origin = ?7, collection = ?8 WHERE id = ?1",
-                params![
-                    id,
-                    prompt.title,
-                    prompt.description,
-                    icons,
-                    &hash[..],
-                    modified_at,
-                    prompt.origin.path,
-                    prompt.origin.collection
-                ],
-            )?;
-            tx.execute("DELETE FROM prompt_arguments WHERE prompt_id = ?1", [id])?;
-            tx.execute("DELETE FROM prompt_messages WHERE prompt_id = ?1", [id])?;
+            )?
+            .execute(params![
+                id,
+                prompt.title,
+                prompt.description,
+                icons,
+                &hash[..],
+                modified_at,
+                prompt.origin.path,
+                prompt.origin.collection
+            ])?;
+            tx.prepare_cached("DELETE FROM prompt_arguments WHERE prompt_id = ?1")?
+                .execute([id])?;
+            tx.prepare_cached("DELETE FROM prompt_messages WHERE prompt_id = ?1")?
+                .execute([id])?;
             (id, Outcome::Updated)
         }
         None => {
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT INTO prompts (name, title, description, icons, content_hash, last_modified,
                  origin, collection) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![
-                    prompt.name,
-                    prompt.title,
-                    prompt.description,
-                    icons,
-                    &hash[..],
-                    modified_at,
-                    prompt.origin.path,
-                    prompt.origin.collection
-                ],
-            )?;
+            )?
+            .execute(params![
+                prompt.name,
+                prompt.title,
+                prompt.description,
+                icons,
+                &hash[..],
+                modified_at,
+                prompt.origin.path,
+                prompt.origin.collection
+            ])?;
             (tx.last_insert_rowid(), Outcome::Added)
         }
     };
@@ -150,28 +152,29 @@ pub fn put_resource(tx: &Transaction, resource: &Resource, modified_at: i64) -> 
     let info = &resource.info;
     let hash = hash_resource(resource);
     let existing: Option<(i64, Vec<u8>, Vec<u8>)> = tx
-        .query_row(
-            "SELECT id, content_hash, blob_hash FROM resources WHERE uri = ?1",
-            [&info.uri],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-        )
+        .prepare_cached("SELECT id, content_hash, blob_hash FROM resources WHERE uri = ?1")?
+        .query_row([&info.uri], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })
         .optional()?;
     if let Some((id, stored, _)) = &existing
         && *stored == hash
     {
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE resources SET origin = ?2, collection = ?3 WHERE id = ?1
              AND (origin IS NOT ?2 OR collection IS NOT ?3)",
-            params![id, info.origin.path, info.origin.collection],
-        )?;
+        )?
+        .execute(params![id, info.origin.path, info.origin.collection])?;
         return Ok(Outcome::Unchanged);
     }
     let bytes = resource.content.as_bytes();
     let blob_hash = blake3::hash(bytes);
-    tx.execute(
-        "INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)",
-        params![&blob_hash.as_bytes()[..], bytes.len() as i64, bytes],
-    )?;
+    tx.prepare_cached("INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)")?
+        .execute(params![
+            &blob_hash.as_bytes()[..],
+            bytes.len() as i64,
+            bytes
+        ])?;
     let audience: Vec<&str> = info.annotations.audience_names();
     let values = params![
         info.uri,
@@ -192,24 +195,24 @@ pub fn put_resource(tx: &Transaction, resource: &Resource, modified_at: i64) -> 
     ];
     match existing {
         Some((_, _, old_blob)) => {
-            tx.execute(
+            tx.prepare_cached(
                 "UPDATE resources SET name = ?2, title = ?3, description = ?4, mime_type = ?5,
                  is_text = ?6, blob_hash = ?7, size = ?8, audience = ?9, priority = ?10,
                  icons = ?11, content_hash = ?12, last_modified = ?13, origin = ?14,
                  collection = ?15 WHERE uri = ?1",
-                values,
-            )?;
+            )?
+            .execute(values)?;
             history::resource_written(tx, resource, Change::Updated, &hash, blob_hash.as_bytes())?;
             drop_blob_if_unused(tx, &old_blob)?;
             Ok(Outcome::Updated)
         }
         None => {
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT INTO resources (uri, name, title, description, mime_type, is_text,
                  blob_hash, size, audience, priority, icons, content_hash, last_modified, origin,
                  collection) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-                values,
-            )?;
+            )?
+            .execute(values)?;
             history::resource_written(tx, resource, Change::Added, &hash, blob_hash.as_bytes())?;
             Ok(Outcome::Added)
         }
@@ -236,12 +239,12 @@ pub fn remove_resource(tx: &Transaction, uri: &str) -> Result<bool> {
 
 /// Removes a content blob that neither a resource nor a kept version of one holds.
 pub(super) fn drop_blob_if_unused(tx: &Transaction, blob: &[u8]) -> Result<()> {
-    tx.execute(
+    tx.prepare_cached(
         "DELETE FROM blobs WHERE hash = ?1
          AND NOT EXISTS (SELECT 1 FROM resources WHERE blob_hash = ?1)
          AND NOT EXISTS (SELECT 1 FROM versions WHERE content = ?1)",
-        [blob],
-    )?;
+    )?
+    .execute([blob])?;
     Ok(())
 }
 
