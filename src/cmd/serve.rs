@@ -21,6 +21,7 @@ const STDIO_MAX_STREAMS: usize = 64;
 const HTTP_MAX_STREAMS: usize = 1_000;
 
 pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
+    crate::server::bound_allocator();
     let http = args.http.map(|addr| http_config(addr, &args)).transpose()?;
     for (flag, max) in [
         ("--list-ttl-max-ms", args.list_ttl_max_ms),

@@ -159,32 +159,31 @@ impl IndexBuilder {
                 .map_or(text.len(), |next| next.start as usize);
             &text[pending[at as usize].start as usize..end]
         };
-        // Best first inside a class: higher weight, then shorter, then alphabetical.
-        let better = |a: u32, b: u32| {
-            let (value_a, value_b) = (value(a), value(b));
-            pending[b as usize]
-                .weight
-                .total_cmp(&pending[a as usize].weight)
-                .then_with(|| value_a.len().cmp(&value_b.len()))
-                .then_with(|| value_a.cmp(value_b))
-        };
-        let mut order: Vec<u32> = (0..count).collect();
-        order.sort_unstable_by(|&a, &b| {
-            let group = |at: u32| pending[at as usize].group;
-            group(a).cmp(&group(b)).then_with(|| better(a, b))
+        // Best first inside a class: higher weight, then shorter, then alphabetical. Sorted
+        // as keys that hold what decides most comparisons, so a comparison rarely reads the
+        // rows or their text (see `RankKey`).
+        let mut keys: Vec<RankKey> = (0..count)
+            .map(|at| RankKey::of(at, &pending[at as usize], value(at)))
+            .collect();
+        keys.sort_unstable_by(|a, b| {
+            a.group
+                .cmp(&b.group)
+                .then_with(|| a.better(b, |at| value(at)))
         });
+        let order: Vec<u32> = keys.iter().map(|key| key.row).collect();
 
         let group_count = contexts.len() + 1;
         // Across groups (when several are active) rows compare by their rank in the table.
         let ranks = if group_count > 1 {
-            let mut by_rank: Vec<u32> = (0..count).collect();
-            by_rank.sort_unstable_by(|&a, &b| better(order[a as usize], order[b as usize]));
+            let mut by_rank: Vec<(RankKey, u32)> = keys.into_iter().zip(0u32..).collect();
+            by_rank.sort_unstable_by(|(a, _), (b, _)| a.better(b, |at| value(at)));
             let mut ranks = vec![0u32; by_rank.len()];
-            for (rank, row) in (0u32..).zip(&by_rank) {
+            for (rank, (_, row)) in (0u32..).zip(&by_rank) {
                 ranks[*row as usize] = rank;
             }
             ranks
         } else {
+            drop(keys);
             Vec::new()
         };
 
@@ -263,6 +262,66 @@ impl IndexBuilder {
             }
         }
         Ok(index)
+    }
+}
+
+/// A row as the index's rank order sorts it: its group, its weight as an integer that
+/// orders as `f64::total_cmp` does, its length and its first eight bytes, so that only rows
+/// equal in all of them are compared by their whole text. Sorting a million rows by
+/// comparing rows read through their indexes took most of the build of a table's index
+/// (callgrind, 100,000 values: 398 M of 845 M instructions in the sort, most of them
+/// fetching the rows compared; docs/benchmarks.md, `large`).
+struct RankKey {
+    group: u32,
+    len: u32,
+    weight: i64,
+    head: u64,
+    row: u32,
+}
+
+impl RankKey {
+    fn of(row: u32, pending: &Pending, value: &str) -> RankKey {
+        let bits = pending.weight.to_bits() as i64;
+        RankKey {
+            group: pending.group,
+            // The bit pattern of `total_cmp`: negative values' other bits flipped.
+            weight: bits ^ (((bits >> 63) as u64) >> 1) as i64,
+            len: u32::try_from(value.len()).unwrap_or(u32::MAX),
+            head: head_of(value.as_bytes()),
+            row,
+        }
+    }
+
+    /// Higher weight, then shorter, then alphabetical; `value` gives a row's text.
+    fn better<'t>(&self, other: &RankKey, value: impl Fn(u32) -> &'t str) -> std::cmp::Ordering {
+        other
+            .weight
+            .cmp(&self.weight)
+            .then_with(|| self.len.cmp(&other.len))
+            .then_with(|| self.head.cmp(&other.head))
+            .then_with(|| value(self.row).cmp(value(other.row)))
+    }
+}
+
+/// The first eight bytes of `text`, big-endian and zero-padded: two texts' heads compare as
+/// their first eight bytes do, and equal heads leave the rest to compare.
+fn head_of(text: &[u8]) -> u64 {
+    let mut head = [0u8; 8];
+    let len = text.len().min(8);
+    head[..len].copy_from_slice(&text[..len]);
+    u64::from_be_bytes(head)
+}
+
+/// Sorts `rows` by their text, comparing the first eight bytes of each (kept beside the row)
+/// before reading the whole text: a million rows' texts are otherwise fetched at random for
+/// every comparison (see `RankKey`).
+fn sort_by_text<'t>(rows: &mut [u32], text: impl Fn(u32) -> &'t [u8]) {
+    let mut keyed: Vec<(u64, u32)> = rows.iter().map(|&row| (head_of(text(row)), row)).collect();
+    keyed.sort_unstable_by(|(head_a, a), (head_b, b)| {
+        head_a.cmp(head_b).then_with(|| text(*a).cmp(text(*b)))
+    });
+    for (slot, (_, row)) in rows.iter_mut().zip(keyed) {
+        *slot = row;
     }
 }
 
@@ -873,7 +932,7 @@ impl TableIndex {
             return Vec::new();
         }
         let mut rows: Vec<u32> = (0..self.rows() as u32).collect();
-        rows.sort_unstable_by(|&a, &b| self.original(a).cmp(self.original(b)));
+        sort_by_text(&mut rows, |row| self.original(row).as_bytes());
         let mut shared = Vec::new();
         for run in rows.chunk_by(|&a, &b| self.original(a) == self.original(b)) {
             if run.len() > 1 {
@@ -888,7 +947,9 @@ impl TableIndex {
     fn sorted_rows(&self, key: impl Fn(&TableIndex, u32) -> &str) -> Vec<u32> {
         let mut rows: Vec<u32> = (0..self.rows() as u32).collect();
         for group in &self.groups {
-            rows[group.rows.clone()].sort_unstable_by(|&a, &b| key(self, a).cmp(key(self, b)));
+            sort_by_text(&mut rows[group.rows.clone()], |row| {
+                key(self, row).as_bytes()
+            });
         }
         rows
     }
@@ -1109,7 +1170,8 @@ mod tests {
             };
             // The store holds a value once per context.
             if seen.insert((value.clone(), context.clone())) {
-                let weight = random.below(4) as f64;
+                // Negative weights too: the index sorts weights by their bits.
+                let weight = random.below(5) as f64 - 2.0;
                 rows.push((value, weight, context));
             }
         }
