@@ -263,8 +263,10 @@ CREATE VIRTUAL TABLE search USING fts5(
 -- A write gathers up to 16 MiB of index in memory before it writes a segment (FTS5's
 -- default is 1 MiB): with the prefix indexes, an import of 10,000 files spent much of its
 -- index time writing and merging small segments (docs/benchmarks.md, "What the search
--- index adds to an import"). Only writers hold that memory; serving never writes. Merging
--- is left as it is (`automerge` 4): merging less often made searches slower.
+-- index adds to an import"). FTS5 also writes one out at the start of every statement that
+-- fires these triggers, so an import inserts many rows to a statement
+-- (`store::write::ROWS_PER_INSERT`). Only writers hold that memory; serving never writes.
+-- Merging is left as it is (`automerge` 4): merging less often made searches slower.
 INSERT INTO search (search, rank) VALUES ('hashsize', 16777216);
 -- The index's terms with how many items hold each, for completing a search query.
 CREATE VIRTUAL TABLE search_terms USING fts5vocab(search, row);

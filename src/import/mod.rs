@@ -1273,22 +1273,30 @@ fn apply(
     progress: &dyn Progress,
 ) -> store::Result<()> {
     progress.start("writing", (plan.writes.len() + plan.removals.len()) as u64);
+    let mut prompts = Vec::new();
+    let mut resources = Vec::new();
     for write in &plan.writes {
         let Some(file) = parsed.get(write.index) else {
             return Err(StoreError::Invalid("an import step lost its file".into()));
         };
         match &file.item {
-            Item::Prompt(prompt) => {
-                store::write::put_prompt(tx, prompt, write.modified_at)?;
-            }
-            Item::Resource(resource) => {
-                store::write::put_resource(tx, resource, write.modified_at)?;
-            }
+            Item::Prompt(prompt) => prompts.push((prompt, write.modified_at)),
+            Item::Resource(resource) => resources.push((resource, write.modified_at)),
             Item::Values { table, values } => {
                 store::write::put_values(tx, table, None, values, ValuesMode::Replace)?;
+                progress.advance(1);
             }
         }
-        progress.advance(1);
+    }
+    // Many items to a call, so that new ones are inserted many to a statement
+    // (`ROWS_PER_INSERT` says why).
+    for batch in resources.chunks(store::write::ROWS_PER_INSERT) {
+        store::write::put_resources(tx, batch)?;
+        progress.advance(batch.len() as u64);
+    }
+    for batch in prompts.chunks(store::write::ROWS_PER_INSERT) {
+        store::write::put_prompts(tx, batch)?;
+        progress.advance(batch.len() as u64);
     }
     for (kind, key) in &plan.removals {
         match kind {

@@ -215,7 +215,9 @@ fn forget_created(tx: &Transaction, write_id: i64) -> Result<Vec<String>> {
 
 /// The write transaction being recorded.
 fn open_write(tx: &Transaction) -> Result<i64> {
-    tx.query_row("SELECT id FROM writes WHERE open = 1", [], |row| row.get(0))
+    // Once per item written: the open write is the newest, found without a pass over them.
+    tx.prepare_cached("SELECT id FROM writes WHERE open = 1 ORDER BY id DESC LIMIT 1")?
+        .query_row([], |row| row.get(0))
         .optional()?
         .ok_or_else(|| {
             StoreError::Invalid(

@@ -1,12 +1,17 @@
 //! Every change to the library. Each function takes an open transaction, so a caller can
 //! group many changes (a whole import) into one commit; `Store::write` opens one. Each change
 //! to an item is recorded as a version of it in the same transaction (`history`).
+//! `put_prompts` and `put_resources` store many items at once, the new ones many rows to a
+//! statement (`ROWS_PER_INSERT`); `put_prompt` and `put_resource` are those of one item. The
+//! statements run once per item are prepared once per connection (`prepare_cached`):
+//! preparing a write to a table with triggers compiles the triggers too, which was 8 % of a
+//! cold import's instructions (docs/benchmarks.md).
 
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{OptionalExtension, ToSql, Transaction, params, params_from_iter};
 
 use super::history::{self, Change, Kind};
 use super::{Result, StoreError, hash_prompt, hash_resource, hash_template};
-use crate::model::{CompletionValue, Prompt, Resource, ResourceTemplate};
+use crate::model::{CompletionValue, ContentHash, Prompt, Resource, ResourceTemplate};
 
 /// What a put did, for summaries and for skipping work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,101 +37,167 @@ fn json_or_null<T: serde::Serialize>(items: &[T]) -> Result<Option<String>> {
         .map_err(|err| StoreError::Invalid(err.to_string()))
 }
 
+/// How many rows one statement inserts into a table whose triggers keep the search index.
+/// Each such statement inside a transaction begins a savepoint, at which FTS5 writes out the
+/// index it has gathered in memory as a new segment and merges segments: one statement per
+/// item made a segment per item, and a cold import of 10,000 files spent about a third of
+/// its instructions writing and merging them (docs/benchmarks.md, "Import in batches").
+/// Many rows to a statement let FTS5 gather a batch's index and write it once.
+pub const ROWS_PER_INSERT: usize = 256;
+
 /// Stores `prompt` under its name. `modified_at` becomes its lastModified only if its content
 /// hash differs from the stored one; an unchanged prompt is not written at all (its origin
 /// is refreshed if it moved).
 pub fn put_prompt(tx: &Transaction, prompt: &Prompt, modified_at: i64) -> Result<Outcome> {
-    let hash = hash_prompt(prompt);
-    let existing: Option<(i64, Vec<u8>)> = tx
-        .query_row(
-            "SELECT id, content_hash FROM prompts WHERE name = ?1",
-            [&prompt.name],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
-        .optional()?;
-    let icons = json_or_null(&prompt.icons)?;
-    let (id, outcome) = match existing {
-        Some((id, stored)) if stored == hash => {
-            tx.execute(
-                "UPDATE prompts SET origin = ?2, collection = ?3 WHERE id = ?1
-                 AND (origin IS NOT ?2 OR collection IS NOT ?3)",
-                params![id, prompt.origin.path, prompt.origin.collection],
-            )?;
-            return Ok(Outcome::Unchanged);
-        }
-        Some((id, _)) => {
-            tx.execute(
-                "UPDATE prompts SET title = ?2, description = ?3, icons = ?4, content_hash = ?5,
-                 last_modified = ?6, origin = ?7, collection = ?8 WHERE id = ?1",
-                params![
+    Ok(put_prompts(tx, &[(prompt, modified_at)])?[0])
+}
+
+/// `put_prompt` for each of `prompts` (no two with the same name), with its `modified_at`;
+/// what each put did, in their order. The new ones are inserted `ROWS_PER_INSERT` to a
+/// statement, with their messages; a changed one is written on its own.
+pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<Outcome>> {
+    let mut outcomes = Vec::with_capacity(prompts.len());
+    let mut added = Vec::new();
+    for &(prompt, modified_at) in prompts {
+        let hash = hash_prompt(prompt);
+        let existing: Option<(i64, Vec<u8>)> = tx
+            .prepare_cached("SELECT id, content_hash FROM prompts WHERE name = ?1")?
+            .query_row([&prompt.name], |row| Ok((row.get(0)?, row.get(1)?)))
+            .optional()?;
+        match existing {
+            Some((id, stored)) if stored == hash => {
+                tx.prepare_cached(
+                    "UPDATE prompts SET origin = ?2, collection = ?3 WHERE id = ?1
+                     AND (origin IS NOT ?2 OR collection IS NOT ?3)",
+                )?
+                .execute(params![
+                    id,
+                    prompt.origin.path,
+                    prompt.origin.collection
+                ])?;
+                outcomes.push(Outcome::Unchanged);
+            }
+            Some((id, _)) => {
+                tx.prepare_cached(
+                    "UPDATE prompts SET title = ?2, description = ?3, icons = ?4,
+                     content_hash = ?5, last_modified = ?6, origin = ?7, collection = ?8
+                     WHERE id = ?1",
+                )?
+                .execute(params![
                     id,
                     prompt.title,
                     prompt.description,
-                    icons,
+                    json_or_null(&prompt.icons)?,
                     &hash[..],
                     modified_at,
                     prompt.origin.path,
                     prompt.origin.collection
-                ],
-            )?;
-            tx.execute("DELETE FROM prompt_arguments WHERE prompt_id = ?1", [id])?;
-            tx.execute("DELETE FROM prompt_messages WHERE prompt_id = ?1", [id])?;
-            (id, Outcome::Updated)
+                ])?;
+                tx.prepare_cached("DELETE FROM prompt_arguments WHERE prompt_id = ?1")?
+                    .execute([id])?;
+                tx.prepare_cached("DELETE FROM prompt_messages WHERE prompt_id = ?1")?
+                    .execute([id])?;
+                put_body(tx, &[(id, prompt)])?;
+                history::prompt_written(tx, prompt, Change::Updated, &hash)?;
+                outcomes.push(Outcome::Updated);
+            }
+            None => {
+                added.push((prompt, hash, modified_at, json_or_null(&prompt.icons)?));
+                outcomes.push(Outcome::Added);
+            }
         }
-        None => {
-            tx.execute(
-                "INSERT INTO prompts (name, title, description, icons, content_hash, last_modified,
-                 origin, collection) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![
-                    prompt.name,
-                    prompt.title,
-                    prompt.description,
-                    icons,
-                    &hash[..],
-                    modified_at,
-                    prompt.origin.path,
-                    prompt.origin.collection
-                ],
-            )?;
-            (tx.last_insert_rowid(), Outcome::Added)
+    }
+    for batch in added.chunks(ROWS_PER_INSERT) {
+        // FTS5 also writes out what it has gathered when a row comes with a smaller rowid
+        // than the one before, and a prompt's rowid in `search` is minus its id: the batch
+        // is inserted last prompt first, each with the id it would have been given, so that
+        // its index is written out once, not once per prompt (docs/benchmarks.md).
+        let first: i64 = tx
+            .prepare_cached("SELECT coalesce(max(id), 0) + 1 FROM prompts")?
+            .query_row([], |row| row.get(0))?;
+        let ids: Vec<i64> = (first..).take(batch.len()).collect();
+        let mut values: Vec<&dyn ToSql> = Vec::with_capacity(batch.len() * 9);
+        let mut bodies = Vec::with_capacity(batch.len());
+        for ((prompt, hash, modified_at, icons), id) in batch.iter().zip(&ids).rev() {
+            values.extend_from_slice(&[
+                id,
+                &prompt.name,
+                &prompt.title,
+                &prompt.description,
+                icons,
+                hash,
+                modified_at,
+                &prompt.origin.path,
+                &prompt.origin.collection,
+            ]);
+            bodies.push((*id, *prompt));
         }
-    };
+        let sql = insert_sql(
+            "prompts (id, name, title, description, icons, content_hash, last_modified, origin,
+             collection)",
+            9,
+            batch.len(),
+        );
+        tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
+        put_body(tx, &bodies)?;
+        for (prompt, hash, _, _) in batch {
+            history::prompt_written(tx, prompt, Change::Added, hash)?;
+        }
+    }
+    Ok(outcomes)
+}
+
+/// The arguments and messages of `prompts` (by id), which have none stored: the messages
+/// `ROWS_PER_INSERT` to a statement (their trigger indexes the prompt's body).
+fn put_body(tx: &Transaction, prompts: &[(i64, &Prompt)]) -> Result<()> {
     let mut insert_argument = tx.prepare_cached(
         "INSERT INTO prompt_arguments (prompt_id, position, name, title, description, required,
          type, default_value, enum_values, pattern, max_length, minimum, maximum, completion_table)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )?;
-    for (position, arg) in prompt.arguments.iter().enumerate() {
-        insert_argument.execute(params![
-            id,
-            position as i64,
-            arg.name,
-            arg.title,
-            arg.description,
-            arg.required,
-            arg.kind.as_str(),
-            arg.default,
-            json_or_null(&arg.values)?,
-            arg.pattern,
-            arg.max_length.map(|n| n as i64),
-            arg.min,
-            arg.max,
-            arg.completion
-        ])?;
+    let mut messages = Vec::new();
+    for (id, prompt) in prompts {
+        for (position, arg) in prompt.arguments.iter().enumerate() {
+            insert_argument.execute(params![
+                id,
+                position as i64,
+                arg.name,
+                arg.title,
+                arg.description,
+                arg.required,
+                arg.kind.as_str(),
+                arg.default,
+                json_or_null(&arg.values)?,
+                arg.pattern,
+                arg.max_length.map(|n| n as i64),
+                arg.min,
+                arg.max,
+                arg.completion
+            ])?;
+        }
+        for (position, message) in prompt.messages.iter().enumerate() {
+            messages.push((id, position as i64, message.role.as_str(), &message.body));
+        }
     }
-    let mut insert_message = tx.prepare_cached(
-        "INSERT INTO prompt_messages (prompt_id, position, role, body) VALUES (?1, ?2, ?3, ?4)",
-    )?;
-    for (position, message) in prompt.messages.iter().enumerate() {
-        insert_message.execute(params![
-            id,
-            position as i64,
-            message.role.as_str(),
-            message.body
-        ])?;
+    for batch in messages.chunks(ROWS_PER_INSERT) {
+        let mut values: Vec<&dyn ToSql> = Vec::with_capacity(batch.len() * 4);
+        for (id, position, role, body) in batch {
+            values.extend_from_slice(&[*id, position, role, *body]);
+        }
+        let sql = insert_sql(
+            "prompt_messages (prompt_id, position, role, body)",
+            4,
+            batch.len(),
+        );
+        tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
     }
-    history::prompt_written(tx, prompt, change_of(outcome), &hash)?;
-    Ok(outcome)
+    Ok(())
+}
+
+/// `INSERT INTO {into} VALUES` with `rows` rows of `width` values each.
+fn insert_sql(into: &str, width: usize, rows: usize) -> String {
+    let row = format!("({})", vec!["?"; width].join(", "));
+    format!("INSERT INTO {into} VALUES {}", vec![row; rows].join(", "))
 }
 
 /// The change a put that wrote something made.
@@ -147,73 +218,122 @@ pub fn remove_prompt(tx: &Transaction, name: &str) -> Result<bool> {
 
 /// Stores `resource` under its URI, its content once per distinct blake3 hash.
 pub fn put_resource(tx: &Transaction, resource: &Resource, modified_at: i64) -> Result<Outcome> {
-    let info = &resource.info;
-    let hash = hash_resource(resource);
-    let existing: Option<(i64, Vec<u8>, Vec<u8>)> = tx
-        .query_row(
-            "SELECT id, content_hash, blob_hash FROM resources WHERE uri = ?1",
-            [&info.uri],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-        )
-        .optional()?;
-    if let Some((id, stored, _)) = &existing
-        && *stored == hash
-    {
-        tx.execute(
-            "UPDATE resources SET origin = ?2, collection = ?3 WHERE id = ?1
-             AND (origin IS NOT ?2 OR collection IS NOT ?3)",
-            params![id, info.origin.path, info.origin.collection],
-        )?;
-        return Ok(Outcome::Unchanged);
+    Ok(put_resources(tx, &[(resource, modified_at)])?[0])
+}
+
+/// A resource's row as `put_resources` writes it.
+struct ResourceRow<'a> {
+    resource: &'a Resource,
+    hash: ContentHash,
+    blob: ContentHash,
+    size: i64,
+    is_text: bool,
+    audience: Option<String>,
+    icons: Option<String>,
+    modified_at: i64,
+}
+
+impl ResourceRow<'_> {
+    /// Its values in the order of `RESOURCE_COLUMNS`.
+    fn values(&self) -> [&dyn ToSql; 15] {
+        let info = &self.resource.info;
+        [
+            &info.uri,
+            &info.name,
+            &info.title,
+            &info.description,
+            &info.mime_type,
+            &self.is_text,
+            &self.blob,
+            &self.size,
+            &self.audience,
+            &info.annotations.priority,
+            &self.icons,
+            &self.hash,
+            &self.modified_at,
+            &info.origin.path,
+            &info.origin.collection,
+        ]
     }
-    let bytes = resource.content.as_bytes();
-    let blob_hash = blake3::hash(bytes);
-    tx.execute(
-        "INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)",
-        params![&blob_hash.as_bytes()[..], bytes.len() as i64, bytes],
-    )?;
-    let audience: Vec<&str> = info.annotations.audience_names();
-    let values = params![
-        info.uri,
-        info.name,
-        info.title,
-        info.description,
-        info.mime_type,
-        resource.content.is_text(),
-        &blob_hash.as_bytes()[..],
-        bytes.len() as i64,
-        json_or_null(&audience)?,
-        info.annotations.priority,
-        json_or_null(&info.icons)?,
-        &hash[..],
-        modified_at,
-        info.origin.path,
-        info.origin.collection,
-    ];
-    match existing {
-        Some((_, _, old_blob)) => {
-            tx.execute(
-                "UPDATE resources SET name = ?2, title = ?3, description = ?4, mime_type = ?5,
-                 is_text = ?6, blob_hash = ?7, size = ?8, audience = ?9, priority = ?10,
-                 icons = ?11, content_hash = ?12, last_modified = ?13, origin = ?14,
-                 collection = ?15 WHERE uri = ?1",
-                values,
-            )?;
-            history::resource_written(tx, resource, Change::Updated, &hash, blob_hash.as_bytes())?;
-            drop_blob_if_unused(tx, &old_blob)?;
-            Ok(Outcome::Updated)
+}
+
+const RESOURCE_COLUMNS: &str = "resources (uri, name, title, description, mime_type, is_text,
+    blob_hash, size, audience, priority, icons, content_hash, last_modified, origin, collection)";
+
+/// `put_resource` for each of `resources` (no two with the same URI), with its
+/// `modified_at`; what each put did, in their order. The new ones are inserted
+/// `ROWS_PER_INSERT` to a statement; a changed one is written on its own.
+pub fn put_resources(tx: &Transaction, resources: &[(&Resource, i64)]) -> Result<Vec<Outcome>> {
+    let mut outcomes = Vec::with_capacity(resources.len());
+    let mut added = Vec::new();
+    let mut replaced = Vec::new();
+    for &(resource, modified_at) in resources {
+        let info = &resource.info;
+        let hash = hash_resource(resource);
+        let existing: Option<(i64, Vec<u8>, Vec<u8>)> = tx
+            .prepare_cached("SELECT id, content_hash, blob_hash FROM resources WHERE uri = ?1")?
+            .query_row([&info.uri], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })
+            .optional()?;
+        if let Some((id, stored, _)) = &existing
+            && *stored == hash
+        {
+            tx.prepare_cached(
+                "UPDATE resources SET origin = ?2, collection = ?3 WHERE id = ?1
+                 AND (origin IS NOT ?2 OR collection IS NOT ?3)",
+            )?
+            .execute(params![id, info.origin.path, info.origin.collection])?;
+            outcomes.push(Outcome::Unchanged);
+            continue;
         }
-        None => {
-            tx.execute(
-                "INSERT INTO resources (uri, name, title, description, mime_type, is_text,
-                 blob_hash, size, audience, priority, icons, content_hash, last_modified, origin,
-                 collection) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-                values,
-            )?;
-            history::resource_written(tx, resource, Change::Added, &hash, blob_hash.as_bytes())?;
-            Ok(Outcome::Added)
+        let bytes = resource.content.as_bytes();
+        let blob = *blake3::hash(bytes).as_bytes();
+        tx.prepare_cached("INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)")?
+            .execute(params![&blob[..], bytes.len() as i64, bytes])?;
+        let audience: Vec<&str> = info.annotations.audience_names();
+        let row = ResourceRow {
+            resource,
+            hash,
+            blob,
+            size: bytes.len() as i64,
+            is_text: resource.content.is_text(),
+            audience: json_or_null(&audience)?,
+            icons: json_or_null(&info.icons)?,
+            modified_at,
+        };
+        match existing {
+            Some((_, _, old_blob)) => {
+                tx.prepare_cached(
+                    "UPDATE resources SET name = ?2, title = ?3, description = ?4,
+                     mime_type = ?5, is_text = ?6, blob_hash = ?7, size = ?8, audience = ?9,
+                     priority = ?10, icons = ?11, content_hash = ?12, last_modified = ?13,
+                     origin = ?14, collection = ?15 WHERE uri = ?1",
+                )?
+                .execute(&row.values()[..])?;
+                history::resource_written(tx, resource, Change::Updated, &hash, &blob)?;
+                replaced.push(old_blob);
+                outcomes.push(Outcome::Updated);
+            }
+            None => {
+                added.push(row);
+                outcomes.push(Outcome::Added);
+            }
         }
     }
+    for batch in added.chunks(ROWS_PER_INSERT) {
+        let values: Vec<&dyn ToSql> = batch.iter().flat_map(ResourceRow::values).collect();
+        let sql = insert_sql(RESOURCE_COLUMNS, 15, batch.len());
+        tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
+        for row in batch {
+            history::resource_written(tx, row.resource, Change::Added, &row.hash, &row.blob)?;
+        }
+    }
+    // Only now that the new rows are in: one may hold the content an updated one let go.
+    for blob in &replaced {
+        drop_blob_if_unused(tx, blob)?;
+    }
+    Ok(outcomes)
 }
 
 pub fn remove_resource(tx: &Transaction, uri: &str) -> Result<bool> {
@@ -236,12 +356,12 @@ pub fn remove_resource(tx: &Transaction, uri: &str) -> Result<bool> {
 
 /// Removes a content blob that neither a resource nor a kept version of one holds.
 pub(super) fn drop_blob_if_unused(tx: &Transaction, blob: &[u8]) -> Result<()> {
-    tx.execute(
+    tx.prepare_cached(
         "DELETE FROM blobs WHERE hash = ?1
          AND NOT EXISTS (SELECT 1 FROM resources WHERE blob_hash = ?1)
          AND NOT EXISTS (SELECT 1 FROM versions WHERE content = ?1)",
-        [blob],
-    )?;
+    )?
+    .execute([blob])?;
     Ok(())
 }
 

@@ -1,7 +1,8 @@
 //! Full-text search: `promptshelf search` on libraries built with the real CLI (ranking, of
 //! broad queries too, filters, JSON, hostile query text, the index following every kind of
-//! write) and the built-in `shelf://search/{query}` template over the real server in both
-//! eras (listed, read, completed), every message validated against the official schema.
+//! write, imports of more items than one statement writes among them) and the built-in
+//! `shelf://search/{query}` template over the real server in both eras (listed, read,
+//! completed), every message validated against the official schema.
 
 use std::path::Path;
 use std::time::Duration;
@@ -240,6 +241,128 @@ fn the_index_follows_prompt_add_resource_rm_and_imports() {
             [],
         )
         .expect("the index is consistent");
+}
+
+/// A prompt of several messages, each with a word of its own (`frogN`, `toadN`, `newtN`, and
+/// after `change` `eftN` in place of `toadN` and a fourth message with `axolotlN`).
+fn talk(n: usize, changed: bool) -> String {
+    let (answer, more) = if changed {
+        (
+            format!("eft{n}"),
+            format!("\n<!-- assistant -->\nAnd axolotl{n} last.\n"),
+        )
+    } else {
+        (format!("toad{n}"), String::new())
+    };
+    format!(
+        "---\ndescription: Talk number {n}\n---\nAsk about frog{n}.\n<!-- assistant -->\n\
+         I answer {answer}.\n<!-- user -->\nThen newt{n}.\n{more}"
+    )
+}
+
+/// Checks that every row of the index holds what its item holds now (a prompt's messages in
+/// order, a text resource's content), that there is one row per item, and that FTS5's own
+/// check of the index against those rows passes.
+fn index_is_current(ctx: &TestContext) {
+    let db = ctx.open_db();
+    let stale: i64 = db
+        .query_row(
+            "SELECT (SELECT count(*) FROM prompts p LEFT JOIN search s ON s.rowid = -p.id
+                     WHERE s.rowid IS NULL OR s.name IS NOT p.name
+                        OR s.title IS NOT p.title OR s.description IS NOT p.description
+                        OR s.body IS NOT coalesce((SELECT group_concat(body, char(10)
+                                                   ORDER BY position)
+                                                   FROM prompt_messages
+                                                   WHERE prompt_id = p.id), ''))
+                  + (SELECT count(*) FROM resources r JOIN blobs b ON b.hash = r.blob_hash
+                     LEFT JOIN search s ON s.rowid = r.id
+                     WHERE s.rowid IS NULL OR s.name IS NOT r.name OR s.uri IS NOT r.uri
+                        OR s.body IS NOT CASE WHEN r.is_text THEN CAST(b.data AS TEXT) END)
+                  + (SELECT count(*) FROM search)
+                  - (SELECT count(*) FROM prompts) - (SELECT count(*) FROM resources)",
+            [],
+            |row| row.get(0),
+        )
+        .expect("compare the index with the items");
+    assert_eq!(
+        stale, 0,
+        "rows of the index that are not what their items hold"
+    );
+    db.execute(
+        "INSERT INTO search (search, rank) VALUES ('integrity-check', 1)",
+        [],
+    )
+    .expect("the index is consistent");
+}
+
+/// More prompts of several messages, and more documents, than one statement inserts
+/// (`store::write::ROWS_PER_INSERT`, 256), imported, then imported again with some changed
+/// and some gone: every item is found by each of its words, and by no word it lost.
+#[test]
+fn the_index_follows_an_import_of_many_prompts_and_documents_and_its_changes() {
+    const ITEMS: usize = 300;
+    let ctx = TestContext::new();
+    for n in 0..ITEMS {
+        ctx.write(&format!("many/talk-{n}.prompt.md"), talk(n, false));
+        ctx.write(
+            &format!("many/doc-{n}.md"),
+            document(&format!("Page {n}"), "A page", &format!("About heron{n}.")),
+        );
+    }
+    let folder = ctx.path("many");
+    ctx.ok(&["import", path_str(&folder)]);
+    index_is_current(&ctx);
+    for n in [0, 1, 255, 256, 257, ITEMS - 1] {
+        let talk = format!("talk-{n}");
+        for word in ["frog", "toad", "newt"] {
+            assert_eq!(
+                keys(&ctx, &[&format!("{word}{n}")]),
+                [talk.as_str()],
+                "{word}{n}"
+            );
+        }
+        assert_eq!(
+            keys(&ctx, &[&format!("heron{n}")]),
+            [format!("shelf://many/doc-{n}.md")]
+        );
+    }
+    // Every third prompt and document changed, every fifth gone.
+    for n in 0..ITEMS {
+        if n % 5 == 0 {
+            std::fs::remove_file(ctx.path(&format!("many/talk-{n}.prompt.md"))).expect("remove");
+            std::fs::remove_file(ctx.path(&format!("many/doc-{n}.md"))).expect("remove");
+        } else if n % 3 == 0 {
+            ctx.write(&format!("many/talk-{n}.prompt.md"), talk(n, true));
+            ctx.write(
+                &format!("many/doc-{n}.md"),
+                document(&format!("Page {n}"), "A page", &format!("About egret{n}.")),
+            );
+        }
+    }
+    ctx.ok(&["import", path_str(&folder), "--prune"]);
+    index_is_current(&ctx);
+    for n in [0, 3, 255, 256, 258, 297] {
+        let talk = format!("talk-{n}");
+        let doc = format!("shelf://many/doc-{n}.md");
+        let found = |word: &str| keys(&ctx, &[&format!("{word}{n}")]);
+        if n % 5 == 0 {
+            for word in ["frog", "toad", "newt", "heron"] {
+                assert!(found(word).is_empty(), "{word}{n} of a removed item");
+            }
+        } else if n % 3 == 0 {
+            for word in ["frog", "eft", "newt", "axolotl"] {
+                assert_eq!(found(word), [talk.as_str()], "{word}{n}");
+            }
+            assert!(found("toad").is_empty(), "toad{n} was replaced");
+            assert!(found("heron").is_empty(), "heron{n} was replaced");
+            assert_eq!(found("egret"), [doc.as_str()]);
+        } else {
+            for word in ["frog", "toad", "newt"] {
+                assert_eq!(found(word), [talk.as_str()], "{word}{n}");
+            }
+            assert_eq!(found("heron"), [doc.as_str()]);
+        }
+    }
 }
 
 /// The `result` of a response, which must have one.
