@@ -589,7 +589,7 @@ impl r2d2::ManageConnection for Manager {
 /// them: with them on, every allocation takes a global mutex and updates counters that
 /// nothing here reads. Parsing the schema, the largest piece of a server's start, took
 /// 13% fewer instructions (callgrind: 2.97 -> 2.57 M), and every query allocates less
-/// dearly (docs/benchmarks.md, "Start").
+/// dearly (docs/benchmarks.md, "Where a start goes").
 fn settle_sqlite() {
     static SETTLED: std::sync::Once = std::sync::Once::new();
     SETTLED.call_once(|| {
