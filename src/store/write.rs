@@ -135,7 +135,6 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
         let sql = insert_sql(
             "prompts (id, name, title, description, icons, content_hash, last_modified, origin,
              collection)",
-            9,
             batch.len(),
         );
         tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
@@ -186,7 +185,6 @@ fn put_body(tx: &Transaction, prompts: &[(i64, &Prompt)]) -> Result<()> {
         }
         let sql = insert_sql(
             "prompt_messages (prompt_id, position, role, body)",
-            4,
             batch.len(),
         );
         tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
@@ -194,8 +192,10 @@ fn put_body(tx: &Transaction, prompts: &[(i64, &Prompt)]) -> Result<()> {
     Ok(())
 }
 
-/// `INSERT INTO {into} VALUES` with `rows` rows of `width` values each.
-fn insert_sql(into: &str, width: usize, rows: usize) -> String {
+/// `INSERT INTO {into} VALUES` with `rows` rows, each of as many values as `into`
+/// (`table (column, ...)`) names columns.
+fn insert_sql(into: &str, rows: usize) -> String {
+    let width = into.matches(',').count() + 1;
     let row = format!("({})", vec!["?"; width].join(", "));
     format!("INSERT INTO {into} VALUES {}", vec![row; rows].join(", "))
 }
@@ -323,7 +323,7 @@ pub fn put_resources(tx: &Transaction, resources: &[(&Resource, i64)]) -> Result
     }
     for batch in added.chunks(ROWS_PER_INSERT) {
         let values: Vec<&dyn ToSql> = batch.iter().flat_map(ResourceRow::values).collect();
-        let sql = insert_sql(RESOURCE_COLUMNS, 15, batch.len());
+        let sql = insert_sql(RESOURCE_COLUMNS, batch.len());
         tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
         for row in batch {
             history::resource_written(tx, row.resource, Change::Added, &row.hash, &row.blob)?;
