@@ -1,5 +1,9 @@
 //! The command line: every subcommand and flag, declared with clap's derive API. Parsing only;
 //! `cmd` carries them out.
+//!
+//! Every subcommand enum is `defer = true`: clap builds a command's flags only when that
+//! command is the one run (or its help or completions are asked for), so a start does not
+//! build the flags of every other command (docs/benchmarks.md, "Where a start goes").
 
 use std::path::PathBuf;
 
@@ -34,6 +38,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Serve the library over MCP on stdin/stdout (what a host runs), or over HTTP with --http
     // Boxed: its flags make it many times the size of every other command.
@@ -422,6 +427,7 @@ pub enum CacheScopeArg {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum PromptCommand {
     /// List prompts
     List(JsonFlag),
@@ -497,6 +503,7 @@ pub enum PromptCommand {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ResourceCommand {
     /// List resources
     List(JsonFlag),
@@ -586,6 +593,7 @@ pub enum ResourceCommand {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum CollectionCommand {
     /// List the collections: what each holds, when it was last imported, from which folder
     List(JsonFlag),
@@ -601,6 +609,7 @@ pub enum CollectionCommand {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum TemplateCommand {
     /// List resource templates
     List(JsonFlag),
@@ -639,6 +648,7 @@ pub enum TemplateCommand {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ValuesCommand {
     /// List completion tables, or the values of one table
     List {
@@ -693,6 +703,7 @@ pub enum ValuesCommand {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum TokenCommand {
     /// Make a token and print it (once: only a keyed hash of it is kept)
     Add {
