@@ -222,7 +222,7 @@ impl Pool {
             ),
         };
         if !slot.cancelled() {
-            self.output.send(line);
+            self.output.send_answer(line);
         }
     }
 }
