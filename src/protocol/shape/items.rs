@@ -2,6 +2,7 @@
 //! and resource templates. Older revisions lose `title` and `icons`; our own facts
 //! (content hash, last change, argument type) go under our `_meta` prefix.
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::{Shaper, iso};
@@ -13,7 +14,6 @@ use crate::store::hex;
 /// Our own `_meta` keys, under our prefix as the specification asks.
 pub(super) const META_HASH: &str = "promptshelf/contentHash";
 pub(super) const META_LAST_MODIFIED: &str = "promptshelf/lastModified";
-const META_ARGUMENT_TYPE: &str = "promptshelf/type";
 
 fn put(map: &mut Map<String, Value>, key: &str, value: Option<&str>) {
     if let Some(value) = value {
@@ -21,47 +21,90 @@ fn put(map: &mut Map<String, Value>, key: &str, value: Option<&str>) {
     }
 }
 
+/// A prompt as a list entry, written straight from the stored prompt: a page holds up to
+/// `--page-size` of them, each with its arguments, and building a `Value` tree for each
+/// (then dropping it) cost more than writing it (callgrind, a first `prompts/list` page
+/// of 50 prompts of the large bench's library: docs/benchmarks.md, `large`).
+#[derive(Serialize)]
+pub(super) struct PromptEntry<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    arguments: Vec<ArgumentEntry<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    icons: Option<&'a [Icon]>,
+    #[serde(rename = "_meta")]
+    meta: PromptMeta,
+}
+
+/// `META_HASH` and `META_LAST_MODIFIED` (serde's names must be literals).
+#[derive(Serialize)]
+struct PromptMeta {
+    #[serde(rename = "promptshelf/contentHash")]
+    content_hash: String,
+    #[serde(rename = "promptshelf/lastModified")]
+    last_modified: String,
+}
+
+#[derive(Serialize)]
+struct ArgumentEntry<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    description: String,
+    required: bool,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<ArgumentMeta>,
+}
+
+/// The argument's type as a JSON Schema, under our prefix.
+#[derive(Serialize)]
+struct ArgumentMeta {
+    #[serde(rename = "promptshelf/type")]
+    schema: Value,
+}
+
 impl Shaper<'_> {
-    pub(super) fn prompt(&self, stored: &StoredPrompt) -> Value {
+    pub(super) fn prompt<'a>(&self, stored: &'a StoredPrompt) -> PromptEntry<'a> {
         let prompt = &stored.prompt;
-        let mut map = Map::new();
-        map.insert("name".into(), json!(prompt.name));
-        if self.revision.has_titles_and_links() {
-            put(&mut map, "title", prompt.title.as_deref());
+        let titles = self.revision.has_titles_and_links();
+        PromptEntry {
+            name: &prompt.name,
+            title: prompt.title.as_deref().filter(|_| titles),
+            description: prompt.description.as_deref(),
+            arguments: prompt.arguments.iter().map(|a| self.argument(a)).collect(),
+            icons: self.icons(&prompt.icons),
+            meta: PromptMeta {
+                content_hash: hex(&stored.content_hash),
+                last_modified: iso(stored.last_modified),
+            },
         }
-        put(&mut map, "description", prompt.description.as_deref());
-        let arguments: Vec<Value> = prompt.arguments.iter().map(|a| self.argument(a)).collect();
-        map.insert("arguments".into(), Value::Array(arguments));
-        self.add_icons(&mut map, &prompt.icons);
-        map.insert(
-            "_meta".into(),
-            json!({
-                META_HASH: hex(&stored.content_hash),
-                META_LAST_MODIFIED: iso(stored.last_modified),
-            }),
-        );
-        Value::Object(map)
     }
 
-    fn argument(&self, arg: &PromptArgument) -> Value {
-        let mut map = Map::new();
-        map.insert("name".into(), json!(arg.name));
-        if self.revision.has_titles_and_links() {
-            put(&mut map, "title", arg.title.as_deref());
+    fn argument<'a>(&self, arg: &'a PromptArgument) -> ArgumentEntry<'a> {
+        ArgumentEntry {
+            name: &arg.name,
+            title: arg
+                .title
+                .as_deref()
+                .filter(|_| self.revision.has_titles_and_links()),
+            description: arguments::describe(arg),
+            required: arg.required,
+            meta: (self.revision >= Revision::V2025_06_18).then(|| ArgumentMeta {
+                schema: arguments::json_schema(arg),
+            }),
         }
-        map.insert("description".into(), json!(arguments::describe(arg)));
-        map.insert("required".into(), json!(arg.required));
-        if self.revision >= Revision::V2025_06_18 {
-            map.insert(
-                "_meta".into(),
-                json!({ META_ARGUMENT_TYPE: arguments::json_schema(arg) }),
-            );
-        }
-        Value::Object(map)
+    }
+
+    /// A list entry's icons, when it has any and the revision shows them.
+    fn icons<'a>(&self, icons: &'a [Icon]) -> Option<&'a [Icon]> {
+        (self.revision.has_icons() && !icons.is_empty()).then_some(icons)
     }
 
     fn add_icons(&self, map: &mut Map<String, Value>, icons: &[Icon]) {
-        if self.revision.has_icons() && !icons.is_empty() {
+        if let Some(icons) = self.icons(icons) {
             map.insert("icons".into(), json!(icons));
         }
     }

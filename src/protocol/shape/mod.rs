@@ -450,7 +450,7 @@ impl Shaper<'_> {
     }
 
     pub fn prompts_page(&self, page: &Page<StoredPrompt>) -> ShapedPage {
-        let items: Vec<Value> = page.items.iter().map(|p| self.prompt(p)).collect();
+        let items: Vec<_> = page.items.iter().map(|p| self.prompt(p)).collect();
         shaped_page(ListKind::Prompts, &items, page)
     }
 
@@ -588,7 +588,7 @@ impl Shaper<'_> {
     }
 }
 
-fn shaped_page<T>(kind: ListKind, items: &[Value], page: &Page<T>) -> ShapedPage {
+fn shaped_page<T>(kind: ListKind, items: &[impl Serialize], page: &Page<T>) -> ShapedPage {
     ShapedPage {
         kind,
         items: raw(&items),
