@@ -3,7 +3,7 @@
 //!
 //! Every subcommand enum is `defer = true`: clap builds a command's flags only when that
 //! command is the one run (or its help or completions are asked for), so a start does not
-//! build the flags of every other command (docs/benchmarks.md, "Where a start goes").
+//! build the flags of every other command (docs/benchmarks.md, "A shorter start").
 
 use std::path::PathBuf;
 

@@ -24,7 +24,7 @@ fn put(map: &mut Map<String, Value>, key: &str, value: Option<&str>) {
 /// A prompt as a list entry, written straight from the stored prompt: a page holds up to
 /// `--page-size` of them, each with its arguments, and building a `Value` tree for each
 /// (then dropping it) cost more than writing it (callgrind, a first `prompts/list` page
-/// of 50 prompts of the large bench's library: docs/benchmarks.md, `large`).
+/// of 50 prompts of the large bench's library: docs/benchmarks.md, "A shorter start").
 #[derive(Serialize)]
 pub(super) struct PromptEntry<'a> {
     name: &'a str,
