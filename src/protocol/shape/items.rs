@@ -39,13 +39,21 @@ pub(super) struct PromptEntry<'a> {
     meta: PromptMeta,
 }
 
-/// `META_HASH` and `META_LAST_MODIFIED` (serde's names must be literals).
-#[derive(Serialize)]
+/// A prompt's `_meta`: its content hash and last change, under `META_HASH` and
+/// `META_LAST_MODIFIED` as a resource's contents carry them.
 struct PromptMeta {
-    #[serde(rename = "promptshelf/contentHash")]
     content_hash: String,
-    #[serde(rename = "promptshelf/lastModified")]
     last_modified: String,
+}
+
+impl Serialize for PromptMeta {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry(META_HASH, &self.content_hash)?;
+        map.serialize_entry(META_LAST_MODIFIED, &self.last_modified)?;
+        map.end()
+    }
 }
 
 #[derive(Serialize)]
