@@ -165,6 +165,86 @@ fn completion() -> serde_json::Value {
 }
 
 #[test]
+fn a_refused_request_over_the_rate_leaves_its_connection_open() {
+    use std::io::{BufRead, BufReader, Read, Write};
+
+    let ctx = TestContext::new();
+    let alpha = token(&ctx, "alpha", None);
+    let http = HttpServer::start(
+        &ctx.db,
+        &[
+            "--auth",
+            "token",
+            "--rate-per-token",
+            "1",
+            "--rate-burst",
+            "1",
+        ],
+    );
+    let address = http.base.trim_start_matches("http://");
+    let connection = std::net::TcpStream::connect(address).expect("connect");
+    connection
+        .set_read_timeout(Some(crate::common::WAIT))
+        .expect("a read timeout");
+    let mut writer = connection.try_clone().expect("a second handle");
+    let mut reader = BufReader::new(connection);
+    // One request on the kept-alive connection, and the status and body of its answer;
+    // None when the server closed the connection instead of answering. `split`: the body
+    // is sent a moment after the head, as a client writing them apart does, so that the
+    // server has to read it rather than find it buffered with the head.
+    let mut exchange = |id: i64, split: bool| -> Option<(String, String)> {
+        let (headers, body) = modern_request(id, "prompts/list", json!({}));
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nhost: {address}\r\nauthorization: Bearer {alpha}\r\n\
+             content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+             content-length: {}\r\n",
+            body.len()
+        );
+        for (name, value) in &headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        writer.write_all(request.as_bytes()).ok()?;
+        if split {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        writer.write_all(body.as_bytes()).ok()?;
+        let mut status = String::new();
+        if reader.read_line(&mut status).ok()? == 0 {
+            return None;
+        }
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).expect("a header line");
+            if line == "\r\n" {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().expect("a content length");
+            }
+        }
+        let mut answer = vec![0; length];
+        reader.read_exact(&mut answer).expect("the body");
+        Some((status, String::from_utf8_lossy(&answer).into_owned()))
+    };
+    let (served, body) = exchange(1, false).expect("the first request is answered");
+    assert!(served.starts_with("HTTP/1.1 200"), "{served} {body}");
+    let (refused, body) = exchange(2, true).expect("the second request is answered");
+    assert!(refused.starts_with("HTTP/1.1 429"), "{refused} {body}");
+    // The refused request's body was read, so the connection is still there for the next.
+    let (next, body) = exchange(3, false).unwrap_or_else(|| {
+        panic!(
+            "the connection was closed after the 429\nstderr:\n{}",
+            http.stderr()
+        )
+    });
+    assert!(next.starts_with("HTTP/1.1 "), "{next} {body}");
+}
+
+#[test]
 fn a_token_over_its_rate_is_refused_429_while_another_is_served() {
     let ctx = TestContext::new();
     let alpha = token(&ctx, "alpha", None);

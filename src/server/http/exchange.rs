@@ -105,8 +105,12 @@ async fn handle(server: &Arc<Server>, request: Request<Body>) -> Response<Reply>
             return refused;
         }
     };
-    // Before the body is read: a caller over its rate costs one short answer.
+    // Before the body is read: a caller over its rate costs one short answer. The body is
+    // drained as for a refused credential, so the connection stays open for the request
+    // after the wait (left unread, hyper closed it, and the client's next request on it
+    // failed with the peer gone).
     if let Err(wait) = server.callers.request(&caller.who, Instant::now()) {
+        drain(body).await;
         let rate = server.callers.requests();
         let error = RpcError::request_rate_limited(
             &caller.who.to_string(),
