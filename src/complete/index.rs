@@ -159,24 +159,28 @@ impl IndexBuilder {
                 .map_or(text.len(), |next| next.start as usize);
             &text[pending[at as usize].start as usize..end]
         };
-        // Best first inside a class: higher weight, then shorter, then alphabetical. Sorted
-        // as keys that hold what decides most comparisons, so a comparison rarely reads the
-        // rows or their text (see `RankKey`).
+        // The rows in alphabetical order of their values. The store reads them in this
+        // order (its key starts with the value), which the sort confirms in one pass; the
+        // rank order, the shared values and the sorted orders below all follow from it
+        // without comparing texts again.
+        let mut alphabetical: Vec<u32> = (0..count).collect();
+        sort_by_text(&mut alphabetical, |at| value(at).as_bytes());
+        let mut place = vec![0u32; pending.len()];
+        for (position, &at) in (0u32..).zip(&alphabetical) {
+            place[at as usize] = position;
+        }
+        // Best first inside a class: higher weight, then shorter, then alphabetical.
         let mut keys: Vec<RankKey> = (0..count)
-            .map(|at| RankKey::of(at, &pending[at as usize], value(at)))
+            .map(|at| RankKey::of(at, &pending[at as usize], value(at), place[at as usize]))
             .collect();
-        keys.sort_unstable_by(|a, b| {
-            a.group
-                .cmp(&b.group)
-                .then_with(|| a.better(b, |at| value(at)))
-        });
+        keys.sort_unstable_by(|a, b| a.group.cmp(&b.group).then_with(|| a.better(b)));
         let order: Vec<u32> = keys.iter().map(|key| key.row).collect();
 
         let group_count = contexts.len() + 1;
         // Across groups (when several are active) rows compare by their rank in the table.
         let ranks = if group_count > 1 {
             let mut by_rank: Vec<(RankKey, u32)> = keys.into_iter().zip(0u32..).collect();
-            by_rank.sort_unstable_by(|(a, _), (b, _)| a.better(b, |at| value(at)));
+            by_rank.sort_unstable_by(|(a, _), (b, _)| a.better(b));
             let mut ranks = vec![0u32; by_rank.len()];
             for (rank, (_, row)) in (0u32..).zip(&by_rank) {
                 ranks[*row as usize] = rank;
@@ -186,6 +190,40 @@ impl IndexBuilder {
             drop(keys);
             Vec::new()
         };
+        // The groups lie one after another in rank order: group g is bounds[g]..bounds[g + 1].
+        let mut bounds = vec![0u32; group_count + 1];
+        for row in &pending {
+            bounds[row.group as usize + 1] += 1;
+        }
+        for group in 0..group_count {
+            bounds[group + 1] += bounds[group];
+        }
+        // Each row's id in the index, its position in rank order (in `place`'s memory).
+        let mut position = place;
+        for (row, &at) in (0u32..).zip(&order) {
+            position[at as usize] = row;
+        }
+        // A value in several groups is one run of equal values in alphabetical order.
+        let mut shared = Vec::new();
+        if group_count > 1 {
+            for run in alphabetical.chunk_by(|&a, &b| value(a) == value(b)) {
+                if run.len() > 1 {
+                    shared.extend(run.iter().map(|&at| position[at as usize]));
+                }
+            }
+            shared.sort_unstable();
+        }
+        // Each group's rows in alphabetical order, at the group's own positions: the
+        // alphabetical order dealt out to the groups.
+        let mut by_original = vec![0u32; position.len()];
+        let mut next = bounds[..group_count].to_vec();
+        for &at in &alphabetical {
+            let slot = &mut next[pending[at as usize].group as usize];
+            by_original[*slot as usize] = position[at as usize];
+            *slot += 1;
+        }
+        drop(alphabetical);
+        drop(position);
 
         let mut folded = String::with_capacity(text.len());
         let mut starts = Vec::with_capacity(order.len() + 1);
@@ -195,7 +233,6 @@ impl IndexBuilder {
             text: String::new(),
             starts: Vec::with_capacity(order.len() + 1),
         };
-        let mut bounds = vec![0u32; group_count + 1];
         starts.push(0);
         originals.starts.push(0);
         for &at in &order {
@@ -218,11 +255,8 @@ impl IndexBuilder {
             originals
                 .starts
                 .push(u32::try_from(originals.text.len()).map_err(|_| TooLarge)?);
-            bounds[pending[at as usize].group as usize + 1] += 1;
         }
-        for group in 0..group_count {
-            bounds[group + 1] += bounds[group];
-        }
+        drop(order);
         drop(pending);
         drop(text);
         // Growth by doubling may have left up to half of these unused.
@@ -243,7 +277,7 @@ impl IndexBuilder {
                 .into_iter()
                 .map(|(key, group)| (key, group as usize))
                 .collect(),
-            shared: Vec::new(),
+            shared,
         };
         for group in 0..group_count {
             index.groups.push(Group {
@@ -251,10 +285,12 @@ impl IndexBuilder {
                 counts: None,
             });
         }
-        index.shared = index.shared_rows();
-        index.by_folded = index.sorted_rows(|index, row| index.folded(row as usize));
+        // When every value is its own folded form, the alphabetical order is the folded one.
         if index.originals.is_some() {
-            index.by_original = Some(index.sorted_rows(|index, row| index.original(row)));
+            index.by_folded = index.sorted_by_folded();
+            index.by_original = Some(by_original);
+        } else {
+            index.by_folded = by_original;
         }
         for group in 0..group_count {
             if index.groups[group].rows.len() >= COUNTED_GROUP {
@@ -266,40 +302,41 @@ impl IndexBuilder {
 }
 
 /// A row as the index's rank order sorts it: its group, its weight as an integer that
-/// orders as `f64::total_cmp` does, its length and its first eight bytes, so that only rows
-/// equal in all of them are compared by their whole text. Sorting a million rows by
-/// comparing rows read through their indexes took most of the build of a table's index
-/// (callgrind, 100,000 values: 398 M of 845 M instructions in the sort, most of them
-/// fetching the rows compared; docs/benchmarks.md, `large`).
+/// orders as `f64::total_cmp` does, its length and its place in alphabetical order, so that
+/// the sort compares integers only. Sorting a million rows by comparing rows read through
+/// their indexes took most of the build of a table's index (callgrind, 100,000 values: 398 M
+/// of 845 M instructions in the sort, most of them fetching the rows compared), and breaking
+/// ties on the text itself still cost 2.3 G of 6.7 G on a million values
+/// (docs/benchmarks.md, `completion`).
 struct RankKey {
     group: u32,
     len: u32,
     weight: i64,
-    head: u64,
+    /// The row's place in the alphabetical order of the table's values.
+    place: u32,
     row: u32,
 }
 
 impl RankKey {
-    fn of(row: u32, pending: &Pending, value: &str) -> RankKey {
+    fn of(row: u32, pending: &Pending, value: &str, place: u32) -> RankKey {
         let bits = pending.weight.to_bits() as i64;
         RankKey {
             group: pending.group,
             // The bit pattern of `total_cmp`: negative values' other bits flipped.
             weight: bits ^ (((bits >> 63) as u64) >> 1) as i64,
             len: u32::try_from(value.len()).unwrap_or(u32::MAX),
-            head: head_of(value.as_bytes()),
+            place,
             row,
         }
     }
 
-    /// Higher weight, then shorter, then alphabetical; `value` gives a row's text.
-    fn better<'t>(&self, other: &RankKey, value: impl Fn(u32) -> &'t str) -> std::cmp::Ordering {
+    /// Higher weight, then shorter, then alphabetical.
+    fn better(&self, other: &RankKey) -> std::cmp::Ordering {
         other
             .weight
             .cmp(&self.weight)
             .then_with(|| self.len.cmp(&other.len))
-            .then_with(|| self.head.cmp(&other.head))
-            .then_with(|| value(self.row).cmp(value(other.row)))
+            .then_with(|| self.place.cmp(&other.place))
     }
 }
 
@@ -314,7 +351,7 @@ fn head_of(text: &[u8]) -> u64 {
 
 /// Sorts `rows` by their text, comparing the first eight bytes of each (kept beside the row)
 /// before reading the whole text: a million rows' texts are otherwise fetched at random for
-/// every comparison (see `RankKey`).
+/// every comparison.
 fn sort_by_text<'t>(rows: &mut [u32], text: impl Fn(u32) -> &'t [u8]) {
     let mut keyed: Vec<(u64, u32)> = rows.iter().map(|&row| (head_of(text(row)), row)).collect();
     keyed.sort_unstable_by(|(head_a, a), (head_b, b)| {
@@ -926,29 +963,12 @@ impl TableIndex {
         seen.len() as u64
     }
 
-    /// Rows whose original value is in more than one group.
-    fn shared_rows(&self) -> Vec<u32> {
-        if self.groups.len() < 2 {
-            return Vec::new();
-        }
-        let mut rows: Vec<u32> = (0..self.rows() as u32).collect();
-        sort_by_text(&mut rows, |row| self.original(row).as_bytes());
-        let mut shared = Vec::new();
-        for run in rows.chunk_by(|&a, &b| self.original(a) == self.original(b)) {
-            if run.len() > 1 {
-                shared.extend_from_slice(run);
-            }
-        }
-        shared.sort_unstable();
-        shared
-    }
-
-    /// Every group's rows sorted by `key`, each group at its own positions.
-    fn sorted_rows(&self, key: impl Fn(&TableIndex, u32) -> &str) -> Vec<u32> {
+    /// Every group's rows sorted by folded value, each group at its own positions.
+    fn sorted_by_folded(&self) -> Vec<u32> {
         let mut rows: Vec<u32> = (0..self.rows() as u32).collect();
         for group in &self.groups {
             sort_by_text(&mut rows[group.rows.clone()], |row| {
-                key(self, row).as_bytes()
+                self.folded_bytes(row as usize)
             });
         }
         rows
@@ -1222,6 +1242,40 @@ mod tests {
             for query in queries(&mut random) {
                 for context in &situations {
                     agrees(&index, &rows, &query, context);
+                }
+            }
+        }
+    }
+
+    /// Tables whose values are all their own folded form (the index then keeps no second
+    /// spelling, and its alphabetical order is its folded order), pushed in the store's
+    /// order (sorted by value) and shuffled.
+    #[test]
+    fn answers_like_rank_on_tables_without_capitals_in_any_order() {
+        let mut random = Random(13);
+        for (count, contexts) in [(300, 2), (3000, 0), (3000, 3)] {
+            let mut rows: Vec<Row> = random_rows(&mut random, count, contexts)
+                .into_iter()
+                .map(|(value, weight, context)| (fold(&value), weight, context))
+                .collect();
+            let mut seen = HashSet::new();
+            rows.retain(|(value, _, context)| seen.insert((value.clone(), context.clone())));
+            rows.sort_by(|a, b| (&a.0, &a.2).cmp(&(&b.0, &b.2)));
+            let mut shuffled = rows.clone();
+            for at in (1..shuffled.len()).rev() {
+                shuffled.swap(at, random.below(at + 1));
+            }
+            let mut situations = vec![HashMap::new()];
+            for n in 1..=contexts {
+                situations.push(HashMap::from([("language".to_string(), format!("l{n}"))]));
+            }
+            for pushed in [&rows, &shuffled] {
+                let index = build(pushed);
+                assert!(index.originals.is_none(), "every value is its folded form");
+                for query in queries(&mut random) {
+                    for context in &situations {
+                        agrees(&index, &rows, &query, context);
+                    }
                 }
             }
         }
