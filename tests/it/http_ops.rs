@@ -164,13 +164,10 @@ fn completion() -> serde_json::Value {
            "argument": {"name": "language", "value": "ru"}})
 }
 
-#[test]
-fn a_refused_request_over_the_rate_leaves_its_connection_open() {
-    use std::io::{BufRead, BufReader, Read, Write};
-
-    let ctx = TestContext::new();
-    let alpha = token(&ctx, "alpha", None);
-    let http = HttpServer::start(
+/// A server asking for bearer tokens that lets each token make one request a second, with
+/// `burst` requests at once.
+fn rate_limited_server(ctx: &TestContext, burst: &str) -> HttpServer {
+    HttpServer::start(
         &ctx.db,
         &[
             "--auth",
@@ -178,9 +175,18 @@ fn a_refused_request_over_the_rate_leaves_its_connection_open() {
             "--rate-per-token",
             "1",
             "--rate-burst",
-            "1",
+            burst,
         ],
-    );
+    )
+}
+
+#[test]
+fn a_refused_request_over_the_rate_leaves_its_connection_open() {
+    use std::io::{BufRead, BufReader, Read, Write};
+
+    let ctx = TestContext::new();
+    let alpha = token(&ctx, "alpha", None);
+    let http = rate_limited_server(&ctx, "1");
     let address = http.base.trim_start_matches("http://");
     let connection = std::net::TcpStream::connect(address).expect("connect");
     connection
@@ -249,17 +255,7 @@ fn a_token_over_its_rate_is_refused_429_while_another_is_served() {
     let ctx = TestContext::new();
     let alpha = token(&ctx, "alpha", None);
     let beta = token(&ctx, "beta", None);
-    let http = HttpServer::start(
-        &ctx.db,
-        &[
-            "--auth",
-            "token",
-            "--rate-per-token",
-            "1",
-            "--rate-burst",
-            "3",
-        ],
-    );
+    let http = rate_limited_server(&ctx, "3");
     // The burst is served whatever the time between requests...
     for id in 1..=3 {
         let served = http.with_token(&alpha, id, "prompts/list", json!({}));
