@@ -94,7 +94,14 @@ pub struct ServeConfig {
     pub mirrors: Mirrors,
     /// How long a legacy client's answer to our `elicitation/create` is waited for.
     pub elicitation_timeout: Duration,
+    /// The most the completion tables' indexes take together, in bytes
+    /// (`complete::CompletionIndexes`).
+    pub max_index_bytes: usize,
 }
+
+/// `max_index_bytes` when not given: the indexes of three tables of a million values
+/// (about 40 MiB each, docs/benchmarks.md, `completion`), or of hundreds of ordinary ones.
+pub const MAX_INDEX_BYTES: usize = 128 * 1024 * 1024;
 
 impl Default for ServeConfig {
     fn default() -> Self {
@@ -117,6 +124,7 @@ impl Default for ServeConfig {
             max_subscriptions: 4_096,
             mirrors: Mirrors::default(),
             elicitation_timeout: Duration::from_secs(300),
+            max_index_bytes: MAX_INDEX_BYTES,
         }
     }
 }

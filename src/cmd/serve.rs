@@ -64,6 +64,7 @@ pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
             MirrorArg::Search => Mirror::Search,
         })),
         elicitation_timeout: Duration::from_secs(args.elicitation_timeout),
+        max_index_bytes: args.max_index_bytes,
     };
     let store = if args.replica {
         Store::open_replica(db)?

@@ -1,27 +1,42 @@
 //! The serving process's completion indexes: one per completion table, built by the first
 //! completion that needs it (never at start-up, so a large library starts as fast as a small
-//! one) and rebuilt when the table's version in the database moves.
+//! one) and rebuilt when the table's version in the database moves. Together they take at
+//! most a set number of bytes (`serve --max-index-bytes`): keeping a new one forgets those
+//! used longest ago until it fits, and a table whose index alone would not fit is refused,
+//! so the memory they take is bounded by the setting, not by the library.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use rusqlite::Connection;
 
-use super::{IndexBuilder, TableIndex};
+use super::{IndexBuilder, TableIndex, TooLarge};
 use crate::store::{self, StoreError, read};
+
+/// The kept indexes, and the lock that lets one build run at a time.
+pub struct CompletionIndexes {
+    /// The most the kept indexes take together (`TableIndex::heap_bytes`).
+    max_bytes: usize,
+    kept: Mutex<Kept>,
+    /// Held through a build. One table is indexed at a time, so the kept indexes and the
+    /// one being built take at most twice `max_bytes` (and what the build needs meanwhile);
+    /// and requests for a table being indexed wait for that build instead of starting their
+    /// own. Requests whose index is kept do not take it.
+    building: Mutex<()>,
+}
 
 /// Indexes by table name, each tagged with the table id and version it was built from. A
 /// changed table is noticed by one indexed `SELECT`, made only when the library's change-log
 /// position has moved since the index was last found current.
 #[derive(Default)]
-pub struct CompletionIndexes {
-    tables: Mutex<HashMap<String, Arc<Slot>>>,
+struct Kept {
+    tables: HashMap<String, Built>,
+    /// What the indexes in `tables` take together.
+    bytes: usize,
+    /// Counts the uses of every index, to tell which was used longest ago.
+    uses: u64,
 }
-
-/// One table's index. Its own lock, so requests for a table being indexed wait for that one
-/// build instead of starting their own, while other tables stay available.
-type Slot = Mutex<Option<Built>>;
 
 struct Built {
     id: i64,
@@ -29,11 +44,20 @@ struct Built {
     /// The change-log position at which the table was last seen at this version.
     checked_at: i64,
     index: Arc<TableIndex>,
+    /// `index.heap_bytes()`, counted once.
+    bytes: usize,
+    /// `Kept::uses` when the index was last used.
+    used: u64,
 }
 
 impl CompletionIndexes {
-    pub fn new() -> CompletionIndexes {
-        CompletionIndexes::default()
+    /// Indexes that take at most `max_bytes` together.
+    pub fn new(max_bytes: usize) -> CompletionIndexes {
+        CompletionIndexes {
+            max_bytes,
+            kept: Mutex::default(),
+            building: Mutex::new(()),
+        }
     }
 
     /// The index of `table` as the database holds it at change-log position `position`
@@ -46,76 +70,222 @@ impl CompletionIndexes {
         table: &str,
         position: i64,
     ) -> Result<Option<Arc<TableIndex>>, E> {
-        let slot = self.tables().get(table).map(Arc::clone);
-        if let Some(slot) = &slot
-            && let Some(built) = &*slot.lock().unwrap_or_else(PoisonError::into_inner)
-            && built.checked_at == position
-        {
-            return Ok(Some(Arc::clone(&built.index)));
+        if let Some(index) = self.kept().current_at(table, position) {
+            return Ok(Some(index));
         }
         let conn = conn()?;
-        Ok(self.current(conn, slot, table, position)?)
+        Ok(self.current(conn, table, position)?)
     }
 
-    /// The index of `table` checked against the database (and rebuilt if its version
-    /// moved); `slot` is the table's slot if it has one.
+    /// The index of `table` checked against the database, and built if none is kept at the
+    /// table's version.
     fn current(
         &self,
         conn: &Connection,
-        slot: Option<Arc<Slot>>,
         table: &str,
         position: i64,
     ) -> Result<Option<Arc<TableIndex>>, StoreError> {
-        let Some(current) = read::table_version(conn, table)? else {
+        let Some(version) = read::table_version(conn, table)? else {
             // Removed: let its index go.
-            self.tables().remove(table);
+            self.kept().forget(table);
             return Ok(None);
         };
-        let slot =
-            slot.unwrap_or_else(|| Arc::clone(self.tables().entry(table.to_string()).or_default()));
-        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(built) = &mut *slot
-            && (built.id, built.version) == current
-        {
-            built.checked_at = position;
-            return Ok(Some(Arc::clone(&built.index)));
+        if let Some(index) = self.kept().confirm(table, version, position) {
+            return Ok(Some(index));
+        }
+        let _building = self.building.lock().unwrap_or_else(PoisonError::into_inner);
+        // Another request may have built it while this one waited.
+        if let Some(index) = self.kept().confirm(table, version, position) {
+            return Ok(Some(index));
         }
         let started = Instant::now();
         // The version and the values in one read transaction: the index is exactly the
         // version it is tagged with, even while a writer commits.
         let tx = store::read_transaction(conn)?;
         let Some((id, version)) = read::table_version(conn, table)? else {
-            *slot = None;
+            self.kept().forget(table);
             return Ok(None);
         };
-        let mut builder = IndexBuilder::new();
+        let refused = |err: TooLarge| StoreError::Invalid(refusal(table, &err));
+        let mut builder = IndexBuilder::within(self.max_bytes);
         read::each_table_value(conn, id, |value, weight, context| {
-            builder
-                .push(value, weight, context)
-                .map_err(|err| StoreError::Invalid(format!("{table}: {err}")))
+            builder.push(value, weight, context).map_err(refused)
         })?;
         drop(tx);
-        let index = Arc::new(
-            builder
-                .finish()
-                .map_err(|err| StoreError::Invalid(format!("{table}: {err}")))?,
-        );
+        let index = Arc::new(builder.finish().map_err(refused)?);
+        let bytes = index.heap_bytes();
         tracing::info!(
-            "indexed completion table {table} (version {version}): {} values, {:.1} MiB, {} ms",
+            "indexed completion table {table} (version {version}): {} values, {bytes} bytes \
+             ({:.1} MiB), {} ms",
             index.rows(),
-            index.heap_bytes() as f64 / (1024.0 * 1024.0),
+            bytes as f64 / (1024.0 * 1024.0),
             started.elapsed().as_millis()
         );
-        *slot = Some(Built {
-            id,
-            version,
-            checked_at: position,
-            index: Arc::clone(&index),
-        });
+        self.kept().keep(
+            table,
+            Built {
+                id,
+                version,
+                checked_at: position,
+                index: Arc::clone(&index),
+                bytes,
+                used: 0,
+            },
+            self.max_bytes,
+        );
         Ok(Some(index))
     }
 
-    fn tables(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Slot>>> {
-        self.tables.lock().unwrap_or_else(PoisonError::into_inner)
+    fn kept(&self) -> MutexGuard<'_, Kept> {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The sentence a completion on a table that cannot be indexed is refused with.
+fn refusal(table: &str, err: &TooLarge) -> String {
+    match err {
+        TooLarge::Positions => format!("{table}: {err}"),
+        TooLarge::Memory(_) => format!(
+            "completion table {table} cannot be indexed: {err}, the most this server keeps \
+             for completion indexes; start it with a larger --max-index-bytes, or split the \
+             table"
+        ),
+    }
+}
+
+impl Kept {
+    /// The index of `table` if it was found current at `position`.
+    fn current_at(&mut self, table: &str, position: i64) -> Option<Arc<TableIndex>> {
+        self.uses += 1;
+        let built = self.tables.get_mut(table)?;
+        if built.checked_at != position {
+            return None;
+        }
+        built.used = self.uses;
+        Some(Arc::clone(&built.index))
+    }
+
+    /// The index of `table` if it is of `version` (id and version), now known current at
+    /// `position`.
+    fn confirm(
+        &mut self,
+        table: &str,
+        version: (i64, i64),
+        position: i64,
+    ) -> Option<Arc<TableIndex>> {
+        self.uses += 1;
+        let built = self.tables.get_mut(table)?;
+        if (built.id, built.version) != version {
+            return None;
+        }
+        built.checked_at = position;
+        built.used = self.uses;
+        Some(Arc::clone(&built.index))
+    }
+
+    /// Keeps `built` as `table`'s index, then forgets the others used longest ago until all
+    /// take at most `max_bytes` (`built` takes no more than that alone: its builder saw to
+    /// it). An index forgotten while a request uses it lives until that request ends.
+    fn keep(&mut self, table: &str, mut built: Built, max_bytes: usize) {
+        self.uses += 1;
+        built.used = self.uses;
+        self.bytes += built.bytes;
+        if let Some(old) = self.tables.insert(table.to_string(), built) {
+            self.bytes -= old.bytes;
+        }
+        while self.bytes > max_bytes {
+            let Some(oldest) = self
+                .tables
+                .iter()
+                .filter(|(name, _)| name.as_str() != table)
+                .min_by_key(|(_, built)| built.used)
+                .map(|(name, _)| name.clone())
+            else {
+                break;
+            };
+            tracing::info!("forgot the index of completion table {oldest} to make room");
+            self.forget(&oldest);
+        }
+    }
+
+    fn forget(&mut self, table: &str) {
+        if let Some(built) = self.tables.remove(table) {
+            self.bytes -= built.bytes;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An index of `count` values `{prefix}-{n}`, and what it takes.
+    fn index_of(prefix: &str, count: usize) -> (Arc<TableIndex>, usize) {
+        let mut builder = IndexBuilder::within(usize::MAX);
+        for n in 0..count {
+            builder.push(&format!("{prefix}-{n}"), 0.0, None).unwrap();
+        }
+        let index = builder.finish().unwrap();
+        let bytes = index.heap_bytes();
+        (Arc::new(index), bytes)
+    }
+
+    fn built(index: &Arc<TableIndex>, bytes: usize) -> Built {
+        Built {
+            id: 1,
+            version: 1,
+            checked_at: 7,
+            index: Arc::clone(index),
+            bytes,
+            used: 0,
+        }
+    }
+
+    #[test]
+    fn keeping_an_index_forgets_those_used_longest_ago_until_all_fit() {
+        let (small, bytes) = index_of("a", 2000);
+        let max_bytes = 3 * bytes;
+        let mut kept = Kept::default();
+        for table in ["one", "two", "three"] {
+            kept.keep(table, built(&small, bytes), max_bytes);
+        }
+        assert_eq!(kept.bytes, 3 * bytes);
+        // "one" is used again, so "two" is now the one used longest ago.
+        assert!(kept.current_at("one", 7).is_some());
+        kept.keep("four", built(&small, bytes), max_bytes);
+        let mut names: Vec<&str> = kept.tables.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["four", "one", "three"]);
+        assert_eq!(kept.bytes, 3 * bytes);
+        // One as large as the limit leaves room for nothing else.
+        let (large, large_bytes) = index_of("b", 6000);
+        kept.keep("large", built(&large, large_bytes), large_bytes);
+        assert_eq!(kept.tables.keys().collect::<Vec<_>>(), ["large"]);
+        assert_eq!(kept.bytes, large_bytes);
+    }
+
+    #[test]
+    fn a_rebuilt_index_replaces_its_old_one_in_the_count() {
+        let (index, bytes) = index_of("a", 500);
+        let mut kept = Kept::default();
+        kept.keep("one", built(&index, bytes), usize::MAX);
+        kept.keep("one", built(&index, bytes), usize::MAX);
+        assert_eq!(kept.bytes, bytes);
+        kept.forget("one");
+        assert_eq!(kept.bytes, 0);
+        assert!(kept.current_at("one", 7).is_none());
+    }
+
+    #[test]
+    fn an_index_is_current_only_at_the_position_it_was_found_current() {
+        let (index, bytes) = index_of("a", 10);
+        let mut kept = Kept::default();
+        kept.keep("one", built(&index, bytes), usize::MAX);
+        assert!(kept.current_at("one", 8).is_none());
+        // Found at the same version at position 8: current there from now on.
+        assert!(kept.confirm("one", (1, 1), 8).is_some());
+        assert!(kept.current_at("one", 8).is_some());
+        // A new version is not the kept index.
+        assert!(kept.confirm("one", (1, 2), 9).is_none());
     }
 }

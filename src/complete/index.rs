@@ -86,12 +86,25 @@ fn pair_mask_of(folded: &str) -> u64 {
     mask
 }
 
-/// A table or a value too large for the index's 32-bit positions.
+/// Why a table was not indexed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error(
-    "completion table is too large to index (over 4 GiB of values or 4 billion rows); split it"
-)]
-pub struct TooLarge;
+pub enum TooLarge {
+    /// More than the index's 32-bit positions can hold.
+    #[error(
+        "completion table is too large to index (over 4 GiB of values or 4 billion rows); split it"
+    )]
+    Positions,
+    /// The index would take more memory than its builder may give it (`IndexBuilder::within`).
+    #[error("its index would take more than {0} bytes of memory")]
+    Memory(usize),
+}
+
+/// Bytes a finished index holds for each row at least, whatever its values: its start in
+/// the folded arena and its place in the folded order (4 bytes each), and its bit in each
+/// of the 64 character bitmaps and the 64 pair bitmaps (8 bytes each). With the values'
+/// text (in the folded arena, or in the originals' where the folded form differs), a
+/// lower bound of `TableIndex::heap_bytes` that a builder can check as rows come in.
+const ROW_BYTES_AT_LEAST: usize = 24;
 
 /// One row as it is read from the store; its value is `text[start..]` up to the next row's
 /// start (rows are pushed in order, so no end is kept: 16 bytes a row while building).
@@ -102,17 +115,27 @@ struct Pending {
 }
 
 /// Collects a table's rows (in any order) and builds its `TableIndex`.
-#[derive(Default)]
 pub struct IndexBuilder {
     text: String,
     rows: Vec<Pending>,
     /// Context `(argument, value)` -> group; group 0 is "no context".
     contexts: HashMap<(String, String), u32>,
+    /// The most the finished index may take (`TableIndex::heap_bytes`). A row is refused as
+    /// soon as the index is sure to pass it (`ROW_BYTES_AT_LEAST`), so what a builder
+    /// holds stays under the limit however large the table; a finished index over it is
+    /// refused too.
+    max_bytes: usize,
 }
 
 impl IndexBuilder {
-    pub fn new() -> IndexBuilder {
-        IndexBuilder::default()
+    /// A builder of an index that takes at most `max_bytes`.
+    pub fn within(max_bytes: usize) -> IndexBuilder {
+        IndexBuilder {
+            text: String::new(),
+            rows: Vec::new(),
+            contexts: HashMap::new(),
+            max_bytes,
+        }
     }
 
     /// Adds one row; `context` None means the value is always offered.
@@ -125,24 +148,29 @@ impl IndexBuilder {
         let group = match context {
             None => 0,
             Some((name, wanted)) => {
-                let next = u32::try_from(self.contexts.len() + 1).map_err(|_| TooLarge)?;
+                let next =
+                    u32::try_from(self.contexts.len() + 1).map_err(|_| TooLarge::Positions)?;
                 *self
                     .contexts
                     .entry((name.to_string(), wanted.to_string()))
                     .or_insert(next)
             }
         };
-        let start = u32::try_from(self.text.len()).map_err(|_| TooLarge)?;
+        let start = u32::try_from(self.text.len()).map_err(|_| TooLarge::Positions)?;
         self.text.push_str(value);
         // Where this value ends (the next row's start) must fit too.
         if u32::try_from(self.text.len()).is_err() {
-            return Err(TooLarge);
+            return Err(TooLarge::Positions);
         }
         self.rows.push(Pending {
             start,
             group,
             weight,
         });
+        let at_least = self.text.len() + ROW_BYTES_AT_LEAST * self.rows.len();
+        if at_least > self.max_bytes {
+            return Err(TooLarge::Memory(self.max_bytes));
+        }
         Ok(())
     }
 
@@ -151,8 +179,9 @@ impl IndexBuilder {
             text,
             rows: pending,
             contexts,
+            max_bytes,
         } = self;
-        let count = u32::try_from(pending.len()).map_err(|_| TooLarge)?;
+        let count = u32::try_from(pending.len()).map_err(|_| TooLarge::Positions)?;
         let value = |at: u32| {
             let end = pending
                 .get(at as usize + 1)
@@ -251,10 +280,10 @@ impl IndexBuilder {
             if this != original {
                 originals.text.push_str(original);
             }
-            starts.push(u32::try_from(folded.len()).map_err(|_| TooLarge)?);
+            starts.push(u32::try_from(folded.len()).map_err(|_| TooLarge::Positions)?);
             originals
                 .starts
-                .push(u32::try_from(originals.text.len()).map_err(|_| TooLarge)?);
+                .push(u32::try_from(originals.text.len()).map_err(|_| TooLarge::Positions)?);
         }
         drop(order);
         drop(pending);
@@ -296,6 +325,9 @@ impl IndexBuilder {
             if index.groups[group].rows.len() >= COUNTED_GROUP {
                 index.groups[group].counts = Some(index.count_symbols(group));
             }
+        }
+        if index.heap_bytes() > max_bytes {
+            return Err(TooLarge::Memory(max_bytes));
         }
         Ok(index)
     }
@@ -685,7 +717,8 @@ impl TableIndex {
         active
     }
 
-    /// The index's heap memory in bytes (for the log line that reports a build).
+    /// The index's heap memory in bytes: what it is charged against the kept indexes'
+    /// limit (`complete::cache`), and what the log line that reports a build says.
     pub fn heap_bytes(&self) -> usize {
         let originals = self
             .originals
@@ -1147,12 +1180,16 @@ mod tests {
     type Row = (String, f64, Option<(String, String)>);
 
     fn build(rows: &[Row]) -> TableIndex {
-        let mut builder = IndexBuilder::new();
+        build_within(rows, usize::MAX).expect("an index without a limit")
+    }
+
+    fn build_within(rows: &[Row], max_bytes: usize) -> Result<TableIndex, TooLarge> {
+        let mut builder = IndexBuilder::within(max_bytes);
         for (value, weight, context) in rows {
             let context = context.as_ref().map(|(n, v)| (n.as_str(), v.as_str()));
-            builder.push(value, *weight, context).expect("push");
+            builder.push(value, *weight, context)?;
         }
-        builder.finish().expect("finish")
+        builder.finish()
     }
 
     /// What `rank` answers over the rows offered in `context`.
@@ -1375,6 +1412,48 @@ mod tests {
         let index = build(&rows);
         for query in ["z", "Z", "a", "z9"] {
             agrees(&index, &rows, query, &HashMap::new());
+        }
+    }
+
+    /// What a builder checks as rows come in is a lower bound of what the index takes,
+    /// whether the values have other spellings or not, with or without contexts.
+    #[test]
+    fn rows_take_at_least_their_text_and_fixed_bytes_each() {
+        let mut random = Random(29);
+        for (count, contexts) in [(1, 0), (64, 0), (65, 2), (2000, 0), (2000, 3)] {
+            let mixed = random_rows(&mut random, count, contexts);
+            let folded: Vec<Row> = mixed
+                .iter()
+                .map(|(value, weight, context)| (fold(value), *weight, context.clone()))
+                .collect();
+            for rows in [&mixed, &folded] {
+                let text: usize = rows.iter().map(|(value, _, _)| value.len()).sum();
+                let at_least = text + ROW_BYTES_AT_LEAST * rows.len();
+                let taken = build(rows).heap_bytes();
+                assert!(
+                    taken >= at_least,
+                    "{count} rows: the index takes {taken} bytes, fewer than the {at_least} a builder counts"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_table_over_the_limit_is_refused_and_one_within_it_is_built() {
+        let mut random = Random(31);
+        let rows = random_rows(&mut random, 3000, 2);
+        let taken = build(&rows).heap_bytes();
+        // Exactly enough is enough.
+        let index = build_within(&rows, taken).expect("an index within its limit");
+        assert_eq!(index.heap_bytes(), taken);
+        // One byte less is refused: by the finished index's size, or (far below it) while
+        // the rows come in.
+        for limit in [taken - 1, taken / 4, 0] {
+            assert_eq!(
+                build_within(&rows, limit).err(),
+                Some(TooLarge::Memory(limit)),
+                "a limit of {limit} bytes for an index of {taken}"
+            );
         }
     }
 

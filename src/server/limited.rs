@@ -92,12 +92,13 @@ fn fixture() -> Fixture {
         store.close();
     }
     let store = Store::open_served(&path).expect("served");
-    let (library, position) = Library::of(store).expect("the library's state");
     let config = ServeConfig {
         page_size: 2,
         mirrors: Mirrors::of([Mirror::Prompts, Mirror::Resources, Mirror::Search]),
         ..ServeConfig::default()
     };
+    let (library, position) =
+        Library::of(store, config.max_index_bytes).expect("the library's state");
     Fixture {
         _folder: folder,
         shared: Shared::new(library, config, position),

@@ -140,7 +140,7 @@ fn run(
 ) -> Result<()> {
     let target = watch::Target::of(&store);
     let path = store.path().to_path_buf();
-    let (library, start) = Library::of(store)?;
+    let (library, start) = Library::of(store, config.max_index_bytes)?;
     // Only the blocking pool is used: a current-thread runtime starts no async workers.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .max_blocking_threads(MAX_TASK_THREADS)

@@ -25,8 +25,9 @@ pub(super) struct Library {
 }
 
 impl Library {
-    /// The library `store` holds, and its change-log position now.
-    pub(super) fn of(store: Store) -> store::Result<(Library, i64)> {
+    /// The library `store` holds, and its change-log position now; its completion indexes
+    /// take at most `max_index_bytes`.
+    pub(super) fn of(store: Store, max_index_bytes: usize) -> store::Result<(Library, i64)> {
         let (secret, position) = {
             let conn = store.conn()?;
             (
@@ -37,7 +38,7 @@ impl Library {
         let library = Library {
             store,
             secret,
-            indexes: CompletionIndexes::new(),
+            indexes: CompletionIndexes::new(max_index_bytes),
         };
         Ok((library, position))
     }
@@ -102,7 +103,8 @@ impl Shared {
         let identity = store
             .identity()
             .ok_or_else(|| "a served store knows its file".to_string())?;
-        let (new, position) = Library::of(store).map_err(|err| err.to_string())?;
+        let (new, position) =
+            Library::of(store, self.config.max_index_bytes).map_err(|err| err.to_string())?;
         *library = Some(new);
         Ok(Reopened { position, identity })
     }

@@ -613,3 +613,106 @@ fn a_large_table_answers_alike_however_often_it_is_asked() {
     }
     assert_eq!(server.close(), Some(0));
 }
+
+/// A server on `ctx`'s library that logs what it indexes (`RUST_LOG=info`), with `extra`
+/// flags.
+fn logging_server(ctx: &TestContext, extra: &[&str]) -> Server {
+    let mut command = std::process::Command::new(crate::common::BIN);
+    command
+        .arg("--db")
+        .arg(&ctx.db)
+        .arg("serve")
+        .args(extra)
+        .env_remove("PROMPTSHELF_DB")
+        .env("RUST_LOG", "info");
+    Server::spawn(command, true)
+}
+
+/// The bytes each table's index took, from the log lines of its builds, in build order.
+fn indexed(logs: &[String]) -> Vec<(String, usize)> {
+    logs.iter()
+        .filter_map(|line| {
+            let rest = line.split("indexed completion table ").nth(1)?;
+            let table = rest.split(' ').next()?.to_string();
+            let bytes = rest.split(" values, ").nth(1)?.split(' ').next()?;
+            Some((table, bytes.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Two tables, `words` (4,000 values) larger than `runners` (500), and what each one's
+/// index takes, as a server with the default limit reports building them.
+fn two_tables() -> (TestContext, usize, usize) {
+    let ctx = library();
+    let rows = |name: &str, count: usize| -> String {
+        (0..count).map(|n| format!("{name}-{n:04},,\n")).collect()
+    };
+    import(&ctx, "words", &rows("word", 4000));
+    import(&ctx, "runners", &rows("runner", 500));
+    let mut server = logging_server(&ctx, &[]);
+    complete(&mut server, pick("word"), "wo", json!({}));
+    complete(&mut server, pick("framework"), "ru", json!({}));
+    let built = indexed(&server.log_lines(std::time::Duration::from_millis(300)));
+    assert_eq!(server.close(), Some(0));
+    let size = |table: &str| {
+        built
+            .iter()
+            .find(|(name, _)| name == table)
+            .map(|(_, bytes)| *bytes)
+            .unwrap_or_else(|| panic!("no build of {table} was logged: {built:?}"))
+    };
+    let (words, runners) = (size("words"), size("runners"));
+    assert!(
+        runners < words,
+        "runners ({runners} bytes) is the smaller index"
+    );
+    (ctx, words, runners)
+}
+
+#[test]
+fn indexes_that_do_not_fit_together_are_forgotten_and_rebuilt_in_turn() {
+    let (ctx, words, runners) = two_tables();
+    // Room for either, not for both.
+    let limit = (words + runners / 2).to_string();
+    let mut server = logging_server(&ctx, &["--max-index-bytes", &limit]);
+    for (argument, typed, first) in [
+        ("word", "word-000", "word-0000"),
+        ("framework", "runner-04", "runner-0400"),
+        ("word", "word-399", "word-3990"),
+    ] {
+        let completion = complete(&mut server, pick(argument), typed, json!({}));
+        assert_eq!(
+            values(&completion)[0],
+            first,
+            "{argument} {typed}: {completion}"
+        );
+    }
+    let logs = server.log_lines(std::time::Duration::from_millis(300));
+    let built: Vec<String> = indexed(&logs).into_iter().map(|(table, _)| table).collect();
+    assert_eq!(built, ["words", "runners", "words"], "{logs:#?}");
+    let forgot = |table: &str| {
+        logs.iter()
+            .filter(|line| line.contains(&format!("forgot the index of completion table {table} ")))
+            .count()
+    };
+    assert_eq!((forgot("words"), forgot("runners")), (1, 1), "{logs:#?}");
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn a_table_whose_index_alone_is_over_the_limit_is_refused_and_serving_goes_on() {
+    let (ctx, words, runners) = two_tables();
+    let limit = ((words + runners) / 2).to_string();
+    let mut server = Server::start(&ctx.db, &["--max-index-bytes", &limit]);
+    for _ in 0..2 {
+        let (code, message) = error(&request(&mut server, pick("word"), "wo", json!({})));
+        assert_eq!(code, -32603, "{message}");
+        for named in ["words", "--max-index-bytes", &limit] {
+            assert!(message.contains(named), "{message:?} does not name {named}");
+        }
+        // The smaller table is still completed.
+        let completion = complete(&mut server, pick("framework"), "runner-04", json!({}));
+        assert_eq!(values(&completion)[0], "runner-0400", "{completion}");
+    }
+    assert_eq!(server.close(), Some(0));
+}

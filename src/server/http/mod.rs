@@ -150,7 +150,7 @@ async fn run(
     let local = listener
         .local_addr()
         .context("cannot tell which address the listener is bound to")?;
-    let (library, start) = Library::of(store)?;
+    let (library, start) = Library::of(store, config.max_index_bytes)?;
     let callers = Callers::new(
         Rate {
             per_second: http.request_rate,
