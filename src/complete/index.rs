@@ -23,6 +23,7 @@
 //! character counts for one- and two-character queries, else when that last scan went to
 //! the end.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -102,9 +103,15 @@ pub enum TooLarge {
 /// Bytes a finished index holds for each row at least, whatever its values: its start in
 /// the folded arena and its place in the folded order (4 bytes each), and its bit in each
 /// of the 64 character bitmaps and the 64 pair bitmaps (8 bytes each). With the values'
-/// text (in the folded arena, or in the originals' where the folded form differs), a
-/// lower bound of `TableIndex::heap_bytes` that a builder can check as rows come in.
+/// text (in the folded arena, or in the originals' where the folded form differs) and its
+/// contexts, a lower bound of `TableIndex::heap_bytes` that a builder can check as rows come
+/// in.
 const ROW_BYTES_AT_LEAST: usize = 24;
+
+/// What one context `argument=value` is charged: its text and its entry in the map.
+fn context_bytes(argument: &str, value: &str) -> usize {
+    argument.len() + value.len() + 64
+}
 
 /// One row as it is read from the store; its value is `text[start..]` up to the next row's
 /// start (rows are pushed in order, so no end is kept: 16 bytes a row while building).
@@ -120,6 +127,8 @@ pub struct IndexBuilder {
     rows: Vec<Pending>,
     /// Context `(argument, value)` -> group; group 0 is "no context".
     contexts: HashMap<(String, String), u32>,
+    /// What `contexts` is charged, as `TableIndex::heap_bytes` charges the index's.
+    context_bytes: usize,
     /// The most the finished index may take (`TableIndex::heap_bytes`). A row is refused as
     /// soon as the index is sure to pass it (`ROW_BYTES_AT_LEAST`), so what a builder
     /// holds stays under the limit however large the table; a finished index over it is
@@ -134,6 +143,7 @@ impl IndexBuilder {
             text: String::new(),
             rows: Vec::new(),
             contexts: HashMap::new(),
+            context_bytes: 0,
             max_bytes,
         }
     }
@@ -150,10 +160,14 @@ impl IndexBuilder {
             Some((name, wanted)) => {
                 let next =
                     u32::try_from(self.contexts.len() + 1).map_err(|_| TooLarge::Positions)?;
-                *self
-                    .contexts
-                    .entry((name.to_string(), wanted.to_string()))
-                    .or_insert(next)
+                let key = (name.to_string(), wanted.to_string());
+                match self.contexts.entry(key) {
+                    Entry::Occupied(known) => *known.get(),
+                    Entry::Vacant(new) => {
+                        self.context_bytes += context_bytes(name, wanted);
+                        *new.insert(next)
+                    }
+                }
             }
         };
         let start = u32::try_from(self.text.len()).map_err(|_| TooLarge::Positions)?;
@@ -167,7 +181,7 @@ impl IndexBuilder {
             group,
             weight,
         });
-        let at_least = self.text.len() + ROW_BYTES_AT_LEAST * self.rows.len();
+        let at_least = self.text.len() + ROW_BYTES_AT_LEAST * self.rows.len() + self.context_bytes;
         if at_least > self.max_bytes {
             return Err(TooLarge::Memory(self.max_bytes));
         }
@@ -180,6 +194,7 @@ impl IndexBuilder {
             rows: pending,
             contexts,
             max_bytes,
+            ..
         } = self;
         let count = u32::try_from(pending.len()).map_err(|_| TooLarge::Positions)?;
         let value = |at: u32| {
@@ -733,7 +748,7 @@ impl TableIndex {
         let contexts: usize = self
             .contexts
             .keys()
-            .map(|(n, v)| n.len() + v.len() + 64)
+            .map(|(name, value)| context_bytes(name, value))
             .sum();
         self.folded.capacity()
             + 4 * self.starts.capacity()
@@ -1428,7 +1443,15 @@ mod tests {
                 .collect();
             for rows in [&mixed, &folded] {
                 let text: usize = rows.iter().map(|(value, _, _)| value.len()).sum();
-                let at_least = text + ROW_BYTES_AT_LEAST * rows.len();
+                let contexts: HashSet<&(String, String)> = rows
+                    .iter()
+                    .filter_map(|(_, _, context)| context.as_ref())
+                    .collect();
+                let context_text: usize = contexts
+                    .iter()
+                    .map(|(argument, value)| context_bytes(argument, value))
+                    .sum();
+                let at_least = text + ROW_BYTES_AT_LEAST * rows.len() + context_text;
                 let taken = build(rows).heap_bytes();
                 assert!(
                     taken >= at_least,
