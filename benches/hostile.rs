@@ -10,7 +10,9 @@
 //! - a prompt whose template repeats a 100 KB embed 20,000 times (`--max-prompt-bytes`);
 //! - a prompt using a 14 MB argument five times (`--max-argument-bytes`);
 //! - 40 `subscriptions/listen` streams naming 100,000 URIs each (`--max-stream-uris`);
-//! - 100,000 legacy `resources/subscribe` in one session (`--max-subscriptions`).
+//! - 100,000 legacy `resources/subscribe` in one session (`--max-subscriptions`);
+//! - completions over five tables of a million values each, twice round, whose indexes
+//!   together would take about 200 MiB (`--max-index-bytes`).
 //!
 //! Nothing here asserts on memory: it only prints figures (the tests bound each one
 //! generously; this says how far under the bound it stays).
@@ -107,6 +109,60 @@ fn main() {
             lines
         },
     );
+    let mut files: Vec<(&str, String)> = TABLES
+        .iter()
+        .map(|table| (*table, million_values(table)))
+        .collect();
+    files.push(("five.prompt.md", five_tables_prompt()));
+    run(
+        folder.path(),
+        "completions over five tables of 1,000,000 values",
+        &files,
+        || {
+            (0..2 * TABLES.len())
+                .map(|n| {
+                    let table = TABLES[n % TABLES.len()].trim_end_matches(".csv");
+                    line(
+                        n as u64 + 1,
+                        "completion/complete",
+                        json!({
+                            "ref": {"type": "ref/prompt", "name": "five"},
+                            "argument": {"name": table, "value": "ab"},
+                        }),
+                    )
+                })
+                .collect()
+        },
+    );
+}
+
+/// The completion tables of the last input, each imported from the file of its name.
+const TABLES: [&str; 5] = ["t1.csv", "t2.csv", "t3.csv", "t4.csv", "t5.csv"];
+
+/// A million distinct values of about 20 bytes for `table` (a `values import` CSV).
+fn million_values(table: &str) -> String {
+    let stem = table.trim_end_matches(".csv");
+    let mut csv = String::from("value,weight,context\n");
+    for n in 0..1_000_000u32 {
+        // Letters spread by a multiplicative hash, so prefixes such as `ab` match many.
+        let mixed = n.wrapping_mul(2_654_435_761);
+        let letters: String = (0..4)
+            .map(|at| char::from(b'a' + ((mixed >> (at * 5)) % 26) as u8))
+            .collect();
+        csv.push_str(&format!("{letters}-{stem}-service-{n:07},,\n"));
+    }
+    csv
+}
+
+/// A prompt with one argument per table, each completing from it.
+fn five_tables_prompt() -> String {
+    let mut prompt = String::from("---\nname: five\narguments:\n");
+    for table in TABLES {
+        let stem = table.trim_end_matches(".csv");
+        prompt.push_str(&format!("  - name: {stem}\n    completion: {stem}\n"));
+    }
+    prompt.push_str("---\nFive tables.\n");
+    prompt
 }
 
 /// Builds a fresh database with `files` added, serves it, sends the lines `input` makes,
@@ -120,6 +176,8 @@ fn run(folder: &Path, what: &str, files: &[(&str, String)], input: impl FnOnce()
         std::fs::write(&file, text).expect("write a library file");
         if name.ends_with(".prompt.md") {
             common::cli(&db, &["prompt", "add"], &file);
+        } else if let Some(table) = name.strip_suffix(".csv") {
+            common::cli(&db, &["values", "import", table], &file);
         } else {
             common::cli(&db, &["resource", "add", "--uri", BIG_URI], &file);
         }
