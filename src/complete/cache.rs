@@ -223,9 +223,11 @@ mod tests {
     fn index_of(prefix: &str, count: usize) -> (Arc<TableIndex>, usize) {
         let mut builder = IndexBuilder::within(usize::MAX);
         for n in 0..count {
-            builder.push(&format!("{prefix}-{n}"), 0.0, None).unwrap();
+            builder
+                .push(&format!("{prefix}-{n}"), 0.0, None)
+                .expect("a small table fits");
         }
-        let index = builder.finish().unwrap();
+        let index = builder.finish().expect("a small table is indexed");
         let bytes = index.heap_bytes();
         (Arc::new(index), bytes)
     }
