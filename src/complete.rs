@@ -9,11 +9,9 @@
 //! stored URIs); completion tables go through `index`, which gives the same answers without
 //! looking at every value, and `cache` keeps one index per table for the serving process.
 
-mod cache;
 mod index;
 
-pub use cache::CompletionIndexes;
-pub use index::{IndexBuilder, TableIndex, TooLarge};
+pub use index::{IndexBuilder, TableIndex, TooLarge, Undecodable};
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;

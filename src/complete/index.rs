@@ -29,6 +29,10 @@ use std::ops::Range;
 
 use memchr::memmem;
 
+mod encoded;
+
+pub use encoded::Undecodable;
+
 use super::{MAX_VALUES, MatchClass, Ranking, Values, fold, is_subsequence, is_word_prefix};
 
 /// Characters with a mask bit of their own (a-z, 0-9 and the word separators); every other
@@ -1478,6 +1482,84 @@ mod tests {
                 "a limit of {limit} bytes for an index of {taken}"
             );
         }
+    }
+
+    #[test]
+    fn an_encoded_index_decodes_to_one_that_answers_the_same() {
+        let mut random = Random(37);
+        for (count, contexts) in [(0, 0), (1, 0), (40, 0), (300, 2), (2500, 0), (4000, 3)] {
+            let rows = random_rows(&mut random, count, contexts);
+            let index = build(&rows);
+            let bytes = index.encode();
+            let decoded = TableIndex::decode(&bytes[..], usize::MAX).expect("decodes");
+            assert_eq!(decoded.rows(), count);
+            assert_eq!(
+                decoded.encode(),
+                bytes,
+                "{count} rows encode alike after a decode"
+            );
+            let mut situations = vec![HashMap::new()];
+            for n in 1..=contexts {
+                situations.push(HashMap::from([("language".to_string(), format!("l{n}"))]));
+            }
+            for query in queries(&mut random) {
+                for context in &situations {
+                    agrees(&decoded, &rows, &query, context);
+                }
+            }
+            // A decode is held to its limit as a build is.
+            let taken = decoded.heap_bytes();
+            assert!(TableIndex::decode(&bytes[..], taken).is_ok());
+            assert!(matches!(
+                TableIndex::decode(&bytes[..], taken - 1),
+                Err(Undecodable::TooLarge(TooLarge::Memory(_)))
+            ));
+        }
+    }
+
+    /// Stored bytes come from a file anyone could have changed: cut short, bytes changed,
+    /// they are refused with a reason, or decode to an index that answers without panicking.
+    #[test]
+    fn damaged_bytes_are_refused_or_answer_without_panicking() {
+        let mut random = Random(41);
+        let rows = random_rows(&mut random, 150, 2);
+        let bytes = build(&rows).encode();
+        let context = HashMap::from([("language".to_string(), "l1".to_string())]);
+        for len in 0..bytes.len() {
+            assert!(
+                TableIndex::decode(&bytes[..len], usize::MAX).is_err(),
+                "{len} of {} bytes decoded",
+                bytes.len()
+            );
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(matches!(
+            TableIndex::decode(&longer[..], usize::MAX),
+            Err(Undecodable::Damaged("bytes after its end"))
+        ));
+        let mut decoded = 0;
+        for at in 0..bytes.len() {
+            for flip in [0x01u8, 0x80] {
+                let mut damaged = bytes.clone();
+                damaged[at] ^= flip;
+                if let Ok(index) = TableIndex::decode(&damaged[..], 1 << 24) {
+                    decoded += 1;
+                    for query in ["", "k", "ka", "st", "é", "x19", "kRu"] {
+                        index.complete(query, &HashMap::new());
+                        index.complete(query, &context);
+                    }
+                }
+            }
+        }
+        // Changed bitmaps, counts and weights' order still decode: some of them did.
+        assert!(decoded > 0);
+        let mut foreign = bytes.clone();
+        foreign[7] = 2;
+        assert!(matches!(
+            TableIndex::decode(&foreign[..], usize::MAX),
+            Err(Undecodable::Foreign)
+        ));
     }
 
     #[test]

@@ -6,9 +6,13 @@ use std::collections::HashMap;
 
 use rusqlite::Connection;
 
+mod indexes;
+
+pub use indexes::CompletionIndexes;
+
 use super::templates::Templates;
 use crate::arguments::some_of;
-use crate::complete::{CompletionIndexes, Ranking, rank};
+use crate::complete::{Ranking, rank};
 use crate::model::StoredPrompt;
 use crate::protocol::{CompleteParams, CompletionRef, Failure};
 use crate::store::{StoreError, read};

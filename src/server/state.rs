@@ -8,8 +8,8 @@ use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 
 use super::cache::Cache;
 use super::watch::Reopened;
-use crate::complete::CompletionIndexes;
 use crate::config::{CacheScope, ServeConfig};
+use crate::handlers::completion::CompletionIndexes;
 use crate::handlers::prompts::{USED_STATES_LIMIT, UsedStates};
 use crate::protocol::{Revision, Shaper};
 use crate::store::{self, Store};

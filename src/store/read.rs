@@ -5,6 +5,7 @@ use rusqlite::{Connection, OptionalExtension, Row};
 use serde::Serialize;
 
 use super::{Result, StoreError};
+use crate::complete::TableIndex;
 use crate::model::{
     Annotations, ArgumentType, CompletionValue, Content, ContentHash, Icon, MessageTemplate,
     Origin, Prompt, PromptArgument, ResourceInfo, ResourceTemplate, Role, StoredPrompt,
@@ -689,6 +690,43 @@ pub fn each_table_value(
         each(value, row.get(1)?, context)?;
     }
     Ok(())
+}
+
+/// The index stored for completion table `table_id` (`write::store_index`), if it was built
+/// at `version` and decodes within `max_bytes`; None otherwise, and the caller builds it. A
+/// stored index that does not decode (damaged, of another build's layout, or larger than
+/// `max_bytes`) is logged and left for the next write of the table to replace.
+pub fn stored_index(
+    conn: &Connection,
+    table_id: i64,
+    version: i64,
+    max_bytes: usize,
+) -> Result<Option<TableIndex>> {
+    let stored: Option<i64> = conn
+        .prepare_cached("SELECT version FROM completion_indexes WHERE table_id = ?1")?
+        .query_row([table_id], |row| row.get(0))
+        .optional()?;
+    if stored != Some(version) {
+        return Ok(None);
+    }
+    let blob = conn.blob_open(
+        rusqlite::MAIN_DB,
+        c"completion_indexes",
+        c"bytes",
+        table_id,
+        true,
+    )?;
+    // Read a piece at a time: the bytes are never held beside the index they make.
+    match TableIndex::decode(
+        std::io::BufReader::with_capacity(64 * 1024, blob),
+        max_bytes,
+    ) {
+        Ok(index) => Ok(Some(index)),
+        Err(err) => {
+            tracing::info!("not using the stored index of completion table {table_id}: {err}");
+            Ok(None)
+        }
+    }
 }
 
 /// The database's secret for signing `requestState`.

@@ -7,7 +7,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::{Result, StoreError, opening};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 
@@ -19,7 +19,11 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/4.sql"),
     include_str!("migrations/5.sql"),
     include_str!("migrations/6.sql"),
+    include_str!("migrations/7.sql"),
 ];
+
+/// The version from which each completion table's index is stored beside it.
+const STORED_INDEXES: i64 = 7;
 
 /// Brings the database at `conn` to `SCHEMA_VERSION`: creates it (and runs `fill`) when it is
 /// empty, migrates it when it is older, refuses it when it is newer or not ours.
@@ -62,6 +66,16 @@ pub(super) fn prepare(
     } else {
         for step in &MIGRATIONS[(version - 1) as usize..] {
             tx.execute_batch(step)?;
+        }
+        if version < STORED_INDEXES {
+            // The tables already there get the index every later write stores.
+            let ids: Vec<i64> = tx
+                .prepare("SELECT id FROM completion_tables ORDER BY id")?
+                .query_map([], |row| row.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            for id in ids {
+                super::write::store_index(&tx, id)?;
+            }
         }
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
@@ -152,6 +166,9 @@ mod tests {
         .expect("counts")
     }
 
+    /// What migration 7 adds, gone: the database as version 6 left it.
+    const BACK_TO_VERSION_6: &str = include_str!("../../tests/downgrade/to-6.sql");
+
     /// What migration 6 changes, undone: the database as version 5 left it.
     const BACK_TO_VERSION_5: &str = include_str!("../../tests/downgrade/to-5.sql");
 
@@ -214,6 +231,18 @@ mod tests {
         .expect("migrate");
         assert_eq!(user_version(&conn).expect("version"), SCHEMA_VERSION);
         assert_eq!(objects(&conn), created);
+        // Every completion table has its index stored, at its version.
+        let (tables, indexed_tables): (i64, i64) = conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM completion_tables),
+                        (SELECT count(*) FROM completion_tables JOIN completion_indexes
+                         ON table_id = id AND completion_indexes.version = completion_tables.version)",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .expect("count the stored indexes");
+        assert!(tables > 0, "the seed has completion tables");
+        assert_eq!(indexed_tables, tables);
         // The counts and the index are of the rows there are, and the triggers keep them.
         assert_eq!(counts(&conn), (seeded.0 - 1, seeded.1));
         let (prompts, resources, fewer) = indexed(&conn);
@@ -232,6 +261,7 @@ mod tests {
     #[test]
     fn a_database_migrated_from_version_1_is_what_schema_sql_creates() {
         migrated_from(&[
+            BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
             BACK_TO_VERSION_4,
             BACK_TO_VERSION_3,
@@ -243,6 +273,7 @@ mod tests {
     #[test]
     fn a_database_migrated_from_version_2_is_what_schema_sql_creates() {
         migrated_from(&[
+            BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
             BACK_TO_VERSION_4,
             BACK_TO_VERSION_3,
@@ -252,16 +283,26 @@ mod tests {
 
     #[test]
     fn a_database_migrated_from_version_3_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_5, BACK_TO_VERSION_4, BACK_TO_VERSION_3]);
+        migrated_from(&[
+            BACK_TO_VERSION_6,
+            BACK_TO_VERSION_5,
+            BACK_TO_VERSION_4,
+            BACK_TO_VERSION_3,
+        ]);
     }
 
     #[test]
     fn a_database_migrated_from_version_4_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_5, BACK_TO_VERSION_4]);
+        migrated_from(&[BACK_TO_VERSION_6, BACK_TO_VERSION_5, BACK_TO_VERSION_4]);
     }
 
     #[test]
     fn a_database_migrated_from_version_5_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_5]);
+        migrated_from(&[BACK_TO_VERSION_6, BACK_TO_VERSION_5]);
+    }
+
+    #[test]
+    fn a_database_migrated_from_version_6_is_what_schema_sql_creates() {
+        migrated_from(&[BACK_TO_VERSION_6]);
     }
 }

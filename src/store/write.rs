@@ -11,6 +11,7 @@ use rusqlite::{OptionalExtension, ToSql, Transaction, params, params_from_iter};
 
 use super::history::{self, Change, Kind};
 use super::{Result, StoreError, hash_prompt, hash_resource, hash_template};
+use crate::complete::IndexBuilder;
 use crate::model::{CompletionValue, ContentHash, Prompt, Resource, ResourceTemplate};
 
 /// What a put did, for summaries and for skipping work.
@@ -593,6 +594,12 @@ pub fn remove_values(tx: &Transaction, table: &str, value: Option<&str>) -> Resu
                     [table],
                 )?;
                 history::values_written(tx, table, Change::Updated)?;
+                let id: i64 = tx.query_row(
+                    "SELECT id FROM completion_tables WHERE name = ?1",
+                    [table],
+                    |row| row.get(0),
+                )?;
+                store_index(tx, id)?;
             }
             Ok(removed > 0)
         }
@@ -672,6 +679,7 @@ pub fn put_values_with_progress(
             Change::Updated
         };
         history::values_written(tx, name, change)?;
+        store_index(tx, id)?;
     }
     let total: i64 = tx.query_row(
         "SELECT count(*) FROM completion_values WHERE table_id = ?1",
@@ -683,6 +691,49 @@ pub fn put_values_with_progress(
         changed,
         created,
     })
+}
+
+/// The most a stored completion index may take: SQLite holds at most a billion bytes in one
+/// value (`SQLITE_MAX_LENGTH`), and an index is encoded in about its size in memory. A table
+/// whose index would be larger is stored without one; a server then builds it itself, or
+/// refuses it past its `--max-index-bytes`.
+const STORED_INDEX_MAX_BYTES: usize = 900_000_000;
+
+/// Builds the index of completion table `id` from its values as they are now and stores it
+/// with the table's version, in place of the one stored before (`completion_indexes`, read
+/// by a server through `read::stored_index`). Called by every write that moves a table's
+/// version, after it.
+pub(super) fn store_index(tx: &Transaction, id: i64) -> Result<()> {
+    tx.execute("DELETE FROM completion_indexes WHERE table_id = ?1", [id])?;
+    let version: i64 = tx.query_row(
+        "SELECT version FROM completion_tables WHERE id = ?1",
+        [id],
+        |row| row.get(0),
+    )?;
+    let mut builder = IndexBuilder::within(STORED_INDEX_MAX_BYTES);
+    let mut too_large = None;
+    let read = super::read::each_table_value(tx, id, |value, weight, context| {
+        builder.push(value, weight, context).map_err(|err| {
+            let refusal = StoreError::Invalid(err.to_string());
+            too_large = Some(err);
+            refusal
+        })
+    });
+    let index = match (read, too_large) {
+        (Ok(()), None) => builder.finish(),
+        (_, Some(err)) => Err(err),
+        (Err(err), None) => return Err(err),
+    };
+    match index {
+        Ok(index) => {
+            tx.prepare_cached(
+                "INSERT INTO completion_indexes (table_id, version, bytes) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![id, version, index.encode()])?;
+        }
+        Err(err) => tracing::info!("completion table {id} is stored without its index: {err}"),
+    }
+    Ok(())
 }
 
 /// A value's context as the two columns store it ("" for none).

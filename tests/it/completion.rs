@@ -628,16 +628,116 @@ fn logging_server(ctx: &TestContext, extra: &[&str]) -> Server {
     Server::spawn(command, true)
 }
 
-/// The bytes each table's index took, from the log lines of its builds, in build order.
+/// The bytes each table's index took, from the log lines of the indexes a server took into
+/// memory (read from the library or built), in that order.
 fn indexed(logs: &[String]) -> Vec<(String, usize)> {
+    taken(logs)
+        .into_iter()
+        .map(|(_, table, bytes)| (table, bytes))
+        .collect()
+}
+
+/// How the server took each table's index into memory ("read the stored index of" or
+/// "indexed"), the table and the bytes it took, from its log lines, in order.
+fn taken(logs: &[String]) -> Vec<(&'static str, String, usize)> {
     logs.iter()
         .filter_map(|line| {
-            let rest = line.split("indexed completion table ").nth(1)?;
+            let (how, rest) = ["read the stored index of", "indexed"]
+                .into_iter()
+                .find_map(|how| {
+                    Some((how, line.split(&format!("{how} completion table ")).nth(1)?))
+                })?;
             let table = rest.split(' ').next()?.to_string();
             let bytes = rest.split(" values, ").nth(1)?.split(' ').next()?;
-            Some((table, bytes.parse().ok()?))
+            Some((how, table, bytes.parse().ok()?))
         })
         .collect()
+}
+
+/// The table `words`' version and the version its stored index was built from (None: none
+/// is stored).
+fn stored_versions(ctx: &TestContext) -> (i64, Option<i64>) {
+    ctx.open_db()
+        .query_row(
+            "SELECT version, (SELECT version FROM completion_indexes WHERE table_id = id)
+             FROM completion_tables WHERE name = 'words'",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .expect("the words table")
+}
+
+/// The first completion of `word-01` by a new logging server, and how it took the index.
+fn first_completion(ctx: &TestContext) -> (Value, Vec<&'static str>, Vec<String>) {
+    let mut server = logging_server(ctx, &[]);
+    let completion = complete(&mut server, pick("word"), "word-01", json!({}));
+    let logs = server.log_lines(std::time::Duration::from_millis(300));
+    assert_eq!(server.close(), Some(0));
+    let hows = taken(&logs).into_iter().map(|(how, _, _)| how).collect();
+    (completion, hows, logs)
+}
+
+#[test]
+fn the_index_a_write_stored_is_read_and_one_not_current_or_damaged_is_built() {
+    let ctx = library();
+    let rows: String = (0..3000)
+        .map(|n| format!("word-{n:04},{},\n", n % 7))
+        .collect();
+    import(&ctx, "words", &rows);
+    let (version, stored) = stored_versions(&ctx);
+    assert_eq!(stored, Some(version), "values import stores the index");
+    let (read, hows, logs) = first_completion(&ctx);
+    assert_eq!(hows, ["read the stored index of"], "{logs:#?}");
+    // The prefix matches word-0100 to word-0199, best weight (n % 7) first.
+    assert_eq!(
+        values(&read)[..3],
+        ["word-0104", "word-0111", "word-0118"],
+        "{read}"
+    );
+
+    // A stored index of another version than the table's is not used.
+    ctx.open_db()
+        .execute("UPDATE completion_indexes SET version = version + 1", [])
+        .expect("move the stored index's version");
+    let (built, hows, logs) = first_completion(&ctx);
+    assert_eq!(hows, ["indexed"], "{logs:#?}");
+    assert_eq!(built, read);
+
+    // Nor one that is damaged: the server says why, builds the index and answers alike.
+    ctx.open_db()
+        .execute(
+            "UPDATE completion_indexes SET version = version - 1,
+                    bytes = substr(bytes, 1, length(bytes) / 2)",
+            [],
+        )
+        .expect("cut the stored index short");
+    let (built, hows, logs) = first_completion(&ctx);
+    assert_eq!(hows, ["indexed"], "{logs:#?}");
+    assert!(
+        logs.iter().any(
+            |line| line.contains("not using the stored index of completion table")
+                && line.contains("cannot read it")
+        ),
+        "{logs:#?}"
+    );
+    assert_eq!(built, read);
+
+    // Every write that changes the values stores the index anew.
+    ctx.ok(&["values", "add", "words", "word-01x", "--weight", "9"]);
+    let (version, stored) = stored_versions(&ctx);
+    assert_eq!(stored, Some(version), "values add stores the index");
+    let (added, hows, logs) = first_completion(&ctx);
+    assert_eq!(hows, ["read the stored index of"], "{logs:#?}");
+    assert_eq!(values(&added)[0], "word-01x", "{added}");
+    ctx.ok(&["values", "rm", "words", "word-01x"]);
+    let (version, stored) = stored_versions(&ctx);
+    assert_eq!(stored, Some(version), "values rm stores the index");
+    let (removed, hows, logs) = first_completion(&ctx);
+    assert_eq!(hows, ["read the stored index of"], "{logs:#?}");
+    assert_eq!(removed, read);
+    // Removing the table removes its index.
+    ctx.ok(&["values", "rm", "words"]);
+    assert_eq!(ctx.query::<i64>("SELECT count(*) FROM completion_indexes WHERE table_id NOT IN (SELECT id FROM completion_tables)"), 0);
 }
 
 /// Two tables, `words` (4,000 values) larger than `runners` (500), and what each one's

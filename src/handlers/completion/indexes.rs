@@ -1,6 +1,7 @@
-//! The serving process's completion indexes: one per completion table, built by the first
-//! completion that needs it (never at start-up, so a large library starts as fast as a small
-//! one) and rebuilt when the table's version in the database moves. Together they take at
+//! The serving process's completion indexes: one per completion table, read from the library
+//! by the first completion that needs it (where the write that changed the table stored it;
+//! built from the table's values otherwise), never at start-up, so a large library starts as
+//! fast as a small one, and read again when the table's version in the database moves. Together they take at
 //! most a set number of bytes (`serve --max-index-bytes`): keeping a new one forgets those
 //! used longest ago until it fits, and a table whose index alone would not fit is refused,
 //! so the memory they take is bounded by the setting, not by the library.
@@ -11,7 +12,7 @@ use std::time::Instant;
 
 use rusqlite::Connection;
 
-use super::{IndexBuilder, TableIndex, TooLarge};
+use crate::complete::{IndexBuilder, TableIndex, TooLarge};
 use crate::store::{self, StoreError, read};
 
 /// The kept indexes, and the lock that lets one build run at a time.
@@ -106,16 +107,24 @@ impl CompletionIndexes {
             self.kept().forget(table);
             return Ok(None);
         };
-        let refused = |err: TooLarge| StoreError::Invalid(refusal(table, &err));
-        let mut builder = IndexBuilder::within(self.max_bytes);
-        read::each_table_value(conn, id, |value, weight, context| {
-            builder.push(value, weight, context).map_err(refused)
-        })?;
+        // The index the write stored, or else one built here from the values (a table too
+        // large to store, or a stored index that does not decode).
+        let (index, how) = match read::stored_index(conn, id, version, self.max_bytes)? {
+            Some(index) => (index, "read the stored index of"),
+            None => {
+                let refused = |err: TooLarge| StoreError::Invalid(refusal(table, &err));
+                let mut builder = IndexBuilder::within(self.max_bytes);
+                read::each_table_value(conn, id, |value, weight, context| {
+                    builder.push(value, weight, context).map_err(refused)
+                })?;
+                (builder.finish().map_err(refused)?, "indexed")
+            }
+        };
         drop(tx);
-        let index = Arc::new(builder.finish().map_err(refused)?);
+        let index = Arc::new(index);
         let bytes = index.heap_bytes();
         tracing::info!(
-            "indexed completion table {table} (version {version}): {} values, {bytes} bytes \
+            "{how} completion table {table} (version {version}): {} values, {bytes} bytes \
              ({:.1} MiB), {} ms",
             index.rows(),
             bytes as f64 / (1024.0 * 1024.0),
