@@ -7,7 +7,9 @@
 //!
 //! `rank` ranks a short list (an enum's values, the values a template variable takes in the
 //! stored URIs); completion tables go through `index`, which gives the same answers without
-//! looking at every value, and `cache` keeps one index per table for the serving process.
+//! looking at every value, and which the library stores beside each table in `index`'s
+//! encoding (`store::write::store_index`); the serving process keeps one index per table
+//! (`handlers::completion::indexes`). Nothing here reads the store.
 
 mod index;
 

@@ -95,7 +95,7 @@ pub struct ServeConfig {
     /// How long a legacy client's answer to our `elicitation/create` is waited for.
     pub elicitation_timeout: Duration,
     /// The most the completion tables' indexes take together, in bytes
-    /// (`complete::CompletionIndexes`).
+    /// (`handlers::completion::CompletionIndexes`).
     pub max_index_bytes: usize,
 }
 

@@ -737,7 +737,7 @@ impl TableIndex {
     }
 
     /// The index's heap memory in bytes: what it is charged against the kept indexes'
-    /// limit (`complete::cache`), and what the log line that reports a build says.
+    /// limit (`handlers::completion::indexes`), and what the log line that reports it says.
     pub fn heap_bytes(&self) -> usize {
         let originals = self
             .originals

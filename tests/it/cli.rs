@@ -92,10 +92,10 @@ fn a_new_database_is_created_and_seeded() {
     ] {
         assert!(stats[key].as_u64().unwrap_or(0) > 0, "{key}: {stats}");
     }
-    assert_eq!(stats["schemaVersion"], 6);
+    assert_eq!(stats["schemaVersion"], 7);
     assert_eq!(
         ctx.query::<i64>("PRAGMA user_version"),
-        6,
+        7,
         "schema.sql's version is recorded"
     );
     let resources = ctx.json(&["resource", "list", "--json"]);
@@ -855,6 +855,9 @@ fn broken_front_matter_names_the_file_and_line() {
     assert!(error.contains("nmae"), "{error}");
 }
 
+/// What version 7 added: the stored completion indexes.
+const BACK_TO_VERSION_6: &str = include_str!("../downgrade/to-6.sql");
+
 /// What version 6 changed: the search index's prefix indexes.
 const BACK_TO_VERSION_5: &str = include_str!("../downgrade/to-5.sql");
 
@@ -902,8 +905,16 @@ fn migrated_by_a_command_and_served(version: i64, back: &[&str]) {
     );
     assert!(stderr.contains("stats"), "{stderr}");
     ctx.ok(&["stats"]);
-    assert_eq!(ctx.query::<i64>("PRAGMA user_version"), 6);
+    assert_eq!(ctx.query::<i64>("PRAGMA user_version"), 7);
     assert_eq!(schema_of(&ctx), schema_of(&fresh));
+    // Every completion table has its index stored by the migration, at its version.
+    assert_eq!(
+        ctx.query::<i64>(
+            "SELECT count(*) FROM completion_tables JOIN completion_indexes
+             ON table_id = id AND completion_indexes.version = completion_tables.version"
+        ),
+        ctx.query::<i64>("SELECT count(*) FROM completion_tables"),
+    );
     // What was stored before the migration is indexed by it.
     let hits = ctx.json(&["search", "quokka", "--json"]);
     assert_eq!(hits[0]["key"], "shelf://local/doc.md", "{hits}");
@@ -931,6 +942,7 @@ fn a_version_1_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(
         1,
         &[
+            BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
             BACK_TO_VERSION_4,
             BACK_TO_VERSION_3,
@@ -945,6 +957,7 @@ fn a_version_2_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(
         2,
         &[
+            BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
             BACK_TO_VERSION_4,
             BACK_TO_VERSION_3,
@@ -957,16 +970,29 @@ fn a_version_2_database_is_migrated_by_a_command_and_then_served() {
 fn a_version_3_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(
         3,
-        &[BACK_TO_VERSION_5, BACK_TO_VERSION_4, BACK_TO_VERSION_3],
+        &[
+            BACK_TO_VERSION_6,
+            BACK_TO_VERSION_5,
+            BACK_TO_VERSION_4,
+            BACK_TO_VERSION_3,
+        ],
     );
 }
 
 #[test]
 fn a_version_4_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(4, &[BACK_TO_VERSION_5, BACK_TO_VERSION_4]);
+    migrated_by_a_command_and_served(
+        4,
+        &[BACK_TO_VERSION_6, BACK_TO_VERSION_5, BACK_TO_VERSION_4],
+    );
 }
 
 #[test]
 fn a_version_5_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(5, &[BACK_TO_VERSION_5]);
+    migrated_by_a_command_and_served(5, &[BACK_TO_VERSION_6, BACK_TO_VERSION_5]);
+}
+
+#[test]
+fn a_version_6_database_is_migrated_by_a_command_and_then_served() {
+    migrated_by_a_command_and_served(6, &[BACK_TO_VERSION_6]);
 }

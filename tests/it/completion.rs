@@ -735,6 +735,13 @@ fn the_index_a_write_stored_is_read_and_one_not_current_or_damaged_is_built() {
     let (removed, hows, logs) = first_completion(&ctx);
     assert_eq!(hows, ["read the stored index of"], "{logs:#?}");
     assert_eq!(removed, read);
+    // So does undoing a write: the value removed is back.
+    ctx.ok(&["undo"]);
+    let (version, stored) = stored_versions(&ctx);
+    assert_eq!(stored, Some(version), "undo stores the index");
+    let (undone, hows, logs) = first_completion(&ctx);
+    assert_eq!(hows, ["read the stored index of"], "{logs:#?}");
+    assert_eq!(undone, added);
     // Removing the table removes its index.
     ctx.ok(&["values", "rm", "words"]);
     assert_eq!(ctx.query::<i64>("SELECT count(*) FROM completion_indexes WHERE table_id NOT IN (SELECT id FROM completion_tables)"), 0);

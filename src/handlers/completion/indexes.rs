@@ -1,10 +1,10 @@
 //! The serving process's completion indexes: one per completion table, read from the library
 //! by the first completion that needs it (where the write that changed the table stored it;
 //! built from the table's values otherwise), never at start-up, so a large library starts as
-//! fast as a small one, and read again when the table's version in the database moves. Together they take at
-//! most a set number of bytes (`serve --max-index-bytes`): keeping a new one forgets those
-//! used longest ago until it fits, and a table whose index alone would not fit is refused,
-//! so the memory they take is bounded by the setting, not by the library.
+//! fast as a small one, and taken again when the table's version in the database moves.
+//! Together they take at most a set number of bytes (`serve --max-index-bytes`): keeping a
+//! new one forgets those used longest ago until it fits, and a table whose index alone would
+//! not fit is refused, so the memory they take is bounded by the setting, not by the library.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
