@@ -713,7 +713,7 @@ fn run(sizes: &Sizes, db: &Path) {
     let build = Instant::now();
     let matches = total_matches(&mut servers[0], &completion_body("zz"));
     println!(
-        "(index built by the first request: {:.0} ms, {matches} matches)",
+        "(index taken into memory by the first request: {:.0} ms, {matches} matches)",
         ms(build.elapsed())
     );
     for (kind, queries) in QUERIES {
