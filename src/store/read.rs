@@ -5,7 +5,6 @@ use rusqlite::{Connection, OptionalExtension, Row};
 use serde::Serialize;
 
 use super::{Result, StoreError};
-use crate::complete::TableIndex;
 use crate::model::{
     Annotations, ArgumentType, CompletionValue, Content, ContentHash, Icon, MessageTemplate,
     Origin, Prompt, PromptArgument, ResourceInfo, ResourceTemplate, Role, StoredPrompt,
@@ -692,16 +691,15 @@ pub fn each_table_value(
     Ok(())
 }
 
-/// The index stored for completion table `table_id` (`write::store_index`), if it was built
-/// at `version` and decodes within `max_bytes`; None otherwise, and the caller builds it. A
-/// stored index that does not decode (damaged, of another build's layout, or larger than
-/// `max_bytes`) is logged and left for the next write of the table to replace.
+/// The bytes of the index stored for completion table `table_id` (`write::store_index`,
+/// `TableIndex::encode`), if it was built at `version`: a handle to read them a piece at a
+/// time, so they are never held beside the index they make, and whose length says what
+/// they will take before they are read. None when none is stored for that version.
 pub fn stored_index(
     conn: &Connection,
     table_id: i64,
     version: i64,
-    max_bytes: usize,
-) -> Result<Option<TableIndex>> {
+) -> Result<Option<rusqlite::blob::Blob<'_>>> {
     let stored: Option<i64> = conn
         .prepare_cached("SELECT version FROM completion_indexes WHERE table_id = ?1")?
         .query_row([table_id], |row| row.get(0))
@@ -716,17 +714,7 @@ pub fn stored_index(
         table_id,
         true,
     )?;
-    // Read a piece at a time: the bytes are never held beside the index they make.
-    match TableIndex::decode(
-        std::io::BufReader::with_capacity(64 * 1024, blob),
-        max_bytes,
-    ) {
-        Ok(index) => Ok(Some(index)),
-        Err(err) => {
-            tracing::info!("not using the stored index of completion table {table_id}: {err}");
-            Ok(None)
-        }
-    }
+    Ok(Some(blob))
 }
 
 /// The database's secret for signing `requestState`.

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use rusqlite::Connection;
 
-use crate::complete::{IndexBuilder, TableIndex, TooLarge};
+use crate::complete::{IndexBuilder, TableIndex, TooLarge, Undecodable};
 use crate::store::{self, StoreError, read};
 
 /// The kept indexes, and the lock that lets one build run at a time.
@@ -109,7 +109,7 @@ impl CompletionIndexes {
         };
         // The index the write stored, or else one built here from the values (a table too
         // large to store, or a stored index that does not decode).
-        let (index, how) = match read::stored_index(conn, id, version, self.max_bytes)? {
+        let (index, how) = match self.read_stored(conn, table, id, version)? {
             Some(index) => (index, "read the stored index of"),
             None => {
                 let refused = |err: TooLarge| StoreError::Invalid(refusal(table, &err));
@@ -143,6 +143,39 @@ impl CompletionIndexes {
             self.max_bytes,
         );
         Ok(Some(index))
+    }
+
+    /// The index the library stores for table `id` at `version`, if it decodes. The indexes
+    /// used longest ago are forgotten first to make room for it (its stored size is about
+    /// its size in memory), so that the kept indexes and the one being read take about the
+    /// limit together at most. One larger than the limit is refused as a build over it is;
+    /// one that does not decode for another reason is logged, left for the next write of
+    /// the table to replace, and the caller builds the index.
+    fn read_stored(
+        &self,
+        conn: &Connection,
+        table: &str,
+        id: i64,
+        version: i64,
+    ) -> Result<Option<TableIndex>, StoreError> {
+        let Some(blob) = read::stored_index(conn, id, version)? else {
+            return Ok(None);
+        };
+        let incoming = usize::try_from(blob.len()).unwrap_or(usize::MAX);
+        if incoming <= self.max_bytes {
+            self.kept().make_room(table, incoming, self.max_bytes);
+        }
+        // Read a piece at a time: the bytes are never held beside the index they make.
+        let input = std::io::BufReader::with_capacity(64 * 1024, blob);
+        match TableIndex::decode(input, self.max_bytes) {
+            Ok(index) => Ok(Some(index)),
+            // Built from the rows, it would be as large: refused as a build is.
+            Err(Undecodable::TooLarge(err)) => Err(StoreError::Invalid(refusal(table, &err))),
+            Err(err) => {
+                tracing::info!("not using the stored index of completion table {table}: {err}");
+                Ok(None)
+            }
+        }
     }
 
     fn kept(&self) -> MutexGuard<'_, Kept> {
@@ -202,11 +235,24 @@ impl Kept {
         if let Some(old) = self.tables.insert(table.to_string(), built) {
             self.bytes -= old.bytes;
         }
-        while self.bytes > max_bytes {
+        self.forget_oldest(Some(table), 0, max_bytes);
+    }
+
+    /// Forgets `table`'s index (about to be replaced), then the others used longest ago,
+    /// until `incoming` more bytes fit within `max_bytes`, or nothing is left to forget.
+    fn make_room(&mut self, table: &str, incoming: usize, max_bytes: usize) {
+        self.forget(table);
+        self.forget_oldest(None, incoming, max_bytes);
+    }
+
+    /// Forgets the indexes used longest ago, but `except`'s, until `incoming` more bytes
+    /// fit within `max_bytes`, or nothing else is left to forget.
+    fn forget_oldest(&mut self, except: Option<&str>, incoming: usize, max_bytes: usize) {
+        while self.bytes.saturating_add(incoming) > max_bytes {
             let Some(oldest) = self
                 .tables
                 .iter()
-                .filter(|(name, _)| name.as_str() != table)
+                .filter(|(name, _)| Some(name.as_str()) != except)
                 .min_by_key(|(_, built)| built.used)
                 .map(|(name, _)| name.clone())
             else {
@@ -273,6 +319,30 @@ mod tests {
         kept.keep("large", built(&large, large_bytes), large_bytes);
         assert_eq!(kept.tables.keys().collect::<Vec<_>>(), ["large"]);
         assert_eq!(kept.bytes, large_bytes);
+    }
+
+    #[test]
+    fn room_is_made_for_an_index_before_it_is_read() {
+        let (small, bytes) = index_of("a", 2000);
+        let max_bytes = 3 * bytes;
+        let mut kept = Kept::default();
+        for table in ["one", "two", "three"] {
+            kept.keep(table, built(&small, bytes), max_bytes);
+        }
+        assert!(kept.current_at("one", 7).is_some());
+        // Room for one more of the same size: "two", used longest ago, goes first.
+        kept.make_room("four", bytes, max_bytes);
+        let mut names: Vec<&str> = kept.tables.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["one", "three"]);
+        // A table's own older index goes before any other.
+        kept.make_room("one", bytes, max_bytes);
+        assert_eq!(kept.tables.keys().collect::<Vec<_>>(), ["three"]);
+        assert_eq!(kept.bytes, bytes);
+        // Room for as much as the limit forgets everything.
+        kept.make_room("five", max_bytes, max_bytes);
+        assert!(kept.tables.is_empty());
+        assert_eq!(kept.bytes, 0);
     }
 
     #[test]
