@@ -161,7 +161,7 @@ impl CompletionIndexes {
         let Some(blob) = read::stored_index(conn, id, version)? else {
             return Ok(None);
         };
-        let incoming = usize::try_from(blob.len()).unwrap_or(usize::MAX);
+        let incoming = blob.len();
         if incoming <= self.max_bytes {
             self.kept().make_room(table, incoming, self.max_bytes);
         }
