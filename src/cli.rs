@@ -239,7 +239,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 8 * 1024 * 1024, value_name = "BYTES")]
     pub max_prompt_bytes: usize,
     /// The most memory the completion tables' indexes take together, in bytes: the ones
-    /// used longest ago are forgotten (and rebuilt when next completed) to make room, and a
+    /// used longest ago are forgotten (and read again when next completed) to make room, and a
     /// table whose index alone would take more is refused with an error naming it
     #[arg(long, default_value_t = crate::config::MAX_INDEX_BYTES, value_name = "BYTES")]
     pub max_index_bytes: usize,

@@ -777,7 +777,7 @@ fn two_tables() -> (TestContext, usize, usize) {
 }
 
 #[test]
-fn indexes_that_do_not_fit_together_are_forgotten_and_rebuilt_in_turn() {
+fn indexes_that_do_not_fit_together_are_forgotten_and_taken_again_in_turn() {
     let (ctx, words, runners) = two_tables();
     // Room for either, not for both.
     let limit = (words + runners / 2).to_string();
