@@ -32,7 +32,11 @@ fuzz_target!(|data: &[u8]| {
     for context in &contexts {
         for query in [query.as_str(), "", "a", "ru", "py-"] {
             let answer = index.complete(query, context);
-            assert!(answer.values.len() <= MAX_VALUES, "{} values", answer.values.len());
+            assert!(
+                answer.values.len() <= MAX_VALUES,
+                "{} values",
+                answer.values.len()
+            );
         }
     }
     if let Err(err) = TableIndex::decode(&index.encode()[..], MAX_BYTES) {
