@@ -997,10 +997,16 @@ mod tests {
         prompts(&conn, page, false).expect("prompts page");
         resources(&conn, page).expect("resources page");
         templates(&conn, page).expect("templates page");
-        let (id, _) = table_version(&conn, &table)
+        let (id, version) = table_version(&conn, &table)
             .expect("version")
             .expect("a table");
         each_table_value(&conn, id, |_, _, _| Ok(())).expect("values");
+        assert!(
+            stored_index(&conn, id, version)
+                .expect("the stored index")
+                .is_some(),
+            "the seed's tables have their indexes stored"
+        );
         conn.trace_v2(rusqlite::trace::TraceEventCodes::empty(), None);
         let statements = std::mem::take(
             &mut *STATEMENTS
