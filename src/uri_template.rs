@@ -192,9 +192,13 @@ fn push_expression(expression: &str, pattern: &mut String, variables: &mut Vec<S
         _ => (None, expression),
     };
     // What one value may contain: reserved expansion keeps '/', '?' etc.; every other
-    // operator percent-encodes all but the unreserved characters.
+    // operator percent-encodes all but the unreserved characters. Either way a '%' in an
+    // expansion starts a triplet (reserved expansion writes a lone '%' as %25), and a value
+    // is read a whole triplet at a time, so a literal after the expression is never found
+    // inside a triplet of the value (`{+a}0{+b}` against `%D0`: a split there would decode
+    // to something that is not UTF-8, and the URI would not match).
     let value = match operator {
-        Some('+') | Some('#') => ".*?",
+        Some('+') | Some('#') => "(?:[^%]|%[0-9A-Fa-f]{2})*?",
         _ => "(?:[A-Za-z0-9._~-]|%[0-9A-Fa-f]{2})*",
     };
     let names: Vec<&str> = list
@@ -238,6 +242,19 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    /// Found by the `uri_template` fuzz target: a literal that also appears inside the
+    /// percent-encoding of a reserved expansion's value.
+    #[test]
+    fn a_literal_inside_a_values_triplet_is_not_where_the_value_ends() {
+        let template = UriTemplate::parse("s:/{+a}0{+b}").unwrap();
+        let expected = values(&[("a", "О"), ("b", "x/y")]);
+        let uri = template.expand(&expected).unwrap();
+        assert_eq!(uri, "s:/%D0%9E0x/y");
+        assert_eq!(template.matches(&uri), Some(expected));
+        // A '%' that starts no triplet is no expansion's.
+        assert_eq!(template.matches("s:/50%off0x"), None);
     }
 
     #[test]
