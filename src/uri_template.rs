@@ -248,9 +248,9 @@ mod tests {
     /// percent-encoding of a reserved expansion's value.
     #[test]
     fn a_literal_inside_a_values_triplet_is_not_where_the_value_ends() {
-        let template = UriTemplate::parse("s:/{+a}0{+b}").unwrap();
+        let template = UriTemplate::parse("s:/{+a}0{+b}").expect("a valid template");
         let expected = values(&[("a", "О"), ("b", "x/y")]);
-        let uri = template.expand(&expected).unwrap();
+        let uri = template.expand(&expected).expect("an expansion");
         assert_eq!(uri, "s:/%D0%9E0x/y");
         assert_eq!(template.matches(&uri), Some(expected));
         // A '%' that starts no triplet is no expansion's.

@@ -5,6 +5,7 @@ use rusqlite::{Connection, OptionalExtension, Row};
 use serde::Serialize;
 
 use super::{Result, StoreError};
+use crate::complete::{IndexBuilder, TableIndex, TooLarge};
 use crate::model::{
     Annotations, ArgumentType, CompletionValue, Content, ContentHash, Icon, MessageTemplate,
     Origin, Prompt, PromptArgument, ResourceInfo, ResourceTemplate, Role, StoredPrompt,
@@ -689,6 +690,32 @@ pub fn each_table_value(
         each(value, row.get(1)?, context)?;
     }
     Ok(())
+}
+
+/// The index of the table with this id built from its values as they are now, within
+/// `max_bytes` (`IndexBuilder::within`): the inner error when it would take more, or when
+/// the table is too large to index at all. What a write stores and what a server builds
+/// when nothing it can use is stored.
+pub fn build_index(
+    conn: &Connection,
+    table_id: i64,
+    max_bytes: usize,
+) -> Result<std::result::Result<TableIndex, TooLarge>> {
+    let mut builder = IndexBuilder::within(max_bytes);
+    let mut too_large = None;
+    let read = each_table_value(conn, table_id, |value, weight, context| {
+        builder.push(value, weight, context).map_err(|err| {
+            // Stops the read; told apart from a store error below.
+            let stop = StoreError::Invalid(err.to_string());
+            too_large = Some(err);
+            stop
+        })
+    });
+    match (read, too_large) {
+        (_, Some(err)) => Ok(Err(err)),
+        (Err(err), None) => Err(err),
+        (Ok(()), None) => Ok(builder.finish()),
+    }
 }
 
 /// The bytes of the index stored for completion table `table_id` (`write::store_index`,

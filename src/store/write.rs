@@ -11,7 +11,6 @@ use rusqlite::{OptionalExtension, ToSql, Transaction, params, params_from_iter};
 
 use super::history::{self, Change, Kind};
 use super::{Result, StoreError, hash_prompt, hash_resource, hash_template};
-use crate::complete::IndexBuilder;
 use crate::model::{CompletionValue, ContentHash, Prompt, Resource, ResourceTemplate};
 
 /// What a put did, for summaries and for skipping work.
@@ -710,20 +709,7 @@ pub(super) fn store_index(tx: &Transaction, id: i64) -> Result<()> {
         [id],
         |row| row.get(0),
     )?;
-    let mut builder = IndexBuilder::within(STORED_INDEX_MAX_BYTES);
-    let mut too_large = None;
-    let read = super::read::each_table_value(tx, id, |value, weight, context| {
-        builder.push(value, weight, context).map_err(|err| {
-            let refusal = StoreError::Invalid(err.to_string());
-            too_large = Some(err);
-            refusal
-        })
-    });
-    let index = match (read, too_large) {
-        (Ok(()), None) => builder.finish(),
-        (_, Some(err)) => Err(err),
-        (Err(err), None) => return Err(err),
-    };
+    let index = super::read::build_index(tx, id, STORED_INDEX_MAX_BYTES)?;
     match index {
         Ok(index) => {
             tx.prepare_cached(

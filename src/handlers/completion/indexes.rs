@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use rusqlite::Connection;
 
-use crate::complete::{IndexBuilder, TableIndex, TooLarge, Undecodable};
+use crate::complete::{TableIndex, TooLarge, Undecodable};
 use crate::store::{self, StoreError, read};
 
 /// The kept indexes, and the lock that lets one build run at a time.
@@ -112,12 +112,9 @@ impl CompletionIndexes {
         let (index, how) = match self.read_stored(conn, table, id, version)? {
             Some(index) => (index, "read the stored index of"),
             None => {
-                let refused = |err: TooLarge| StoreError::Invalid(refusal(table, &err));
-                let mut builder = IndexBuilder::within(self.max_bytes);
-                read::each_table_value(conn, id, |value, weight, context| {
-                    builder.push(value, weight, context).map_err(refused)
-                })?;
-                (builder.finish().map_err(refused)?, "indexed")
+                let built = read::build_index(conn, id, self.max_bytes)?;
+                let index = built.map_err(|err| StoreError::Invalid(refusal(table, &err)))?;
+                (index, "indexed")
             }
         };
         drop(tx);
@@ -273,6 +270,7 @@ impl Kept {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::complete::IndexBuilder;
 
     /// An index of `count` values `{prefix}-{n}`, and what it takes.
     fn index_of(prefix: &str, count: usize) -> (Arc<TableIndex>, usize) {
