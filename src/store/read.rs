@@ -977,6 +977,37 @@ mod tests {
             .expect("plan rows")
     }
 
+    /// A page of a list binds its `LIMIT`: SQLite, left to itself, reads that value while
+    /// planning and prepares the statement again whenever it is bound anew (every page,
+    /// every request). A connection the store configures plans once.
+    #[test]
+    fn a_bound_limit_does_not_make_a_statement_prepare_again() {
+        let folder = tempfile::tempdir().expect("a temporary folder");
+        let path = folder.path().join("library.db");
+        let mut conn = Connection::open(&path).expect("open");
+        super::super::schema::prepare(&mut conn, &path, crate::seed::load).expect("create");
+        let prepared_again = |conn: &Connection| {
+            let mut stmt = conn
+                .prepare("SELECT name FROM prompts WHERE name > ?1 ORDER BY name LIMIT ?2")
+                .expect("prepare a page");
+            for (after, limit) in [("", 2), ("b", 3), ("c", 2)] {
+                let names: Vec<String> = stmt
+                    .query_map(rusqlite::params![after, limit], |row| row.get(0))
+                    .expect("query a page")
+                    .collect::<rusqlite::Result<_>>()
+                    .expect("a page");
+                assert!(!names.is_empty(), "the seed has prompts after {after:?}");
+            }
+            stmt.get_status(rusqlite::StatementStatus::RePrepare)
+        };
+        assert!(
+            prepared_again(&conn) > 0,
+            "SQLite's default, which the setting is for, prepares again"
+        );
+        super::super::configure(&conn).expect("configure");
+        assert_eq!(prepared_again(&conn), 0);
+    }
+
     /// Every read a serving process makes at start, per handshake and per request (a page of
     /// a list too) is a search of an index or a scan of a table that stays small whatever
     /// the library holds, so none grows with the library.
@@ -986,6 +1017,8 @@ mod tests {
         let path = folder.path().join("library.db");
         let mut conn = Connection::open(&path).expect("open");
         super::super::schema::prepare(&mut conn, &path, crate::seed::load).expect("create");
+        // Planned as a served connection plans (no bound value read while planning).
+        super::super::configure(&conn).expect("configure");
         let table = conn
             .query_row("SELECT name FROM completion_tables LIMIT 1", [], |row| {
                 row.get::<_, String>(0)
