@@ -309,30 +309,55 @@ pub fn describe(arg: &PromptArgument) -> String {
     text
 }
 
-/// The argument as a JSON Schema, for clients that read our `_meta`.
-pub fn json_schema(arg: &PromptArgument) -> Value {
-    let mut schema = Map::new();
+/// The argument as a JSON Schema, for clients that read our `_meta`: a struct that borrows
+/// from the argument rather than a `serde_json::Value`, because every entry of a
+/// `prompts/list` page carries one per argument and building, writing and dropping a map
+/// of values for each was a fifth of a cold page's work (callgrind, docs/benchmarks.md).
+/// Its fields are in the order a JSON object map keeps keys, so it writes what such a map
+/// would.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ArgumentSchema<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    default: Option<Value>,
+    #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
+    values: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<&'static str>,
+    #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+    max_length: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    maximum: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    minimum: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pattern: Option<&'a str>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+pub fn json_schema(arg: &PromptArgument) -> ArgumentSchema<'_> {
+    let mut schema = ArgumentSchema {
+        default: None,
+        values: None,
+        format: None,
+        max_length: None,
+        maximum: None,
+        minimum: None,
+        pattern: None,
+        kind: "string",
+    };
     match arg.kind {
         ArgumentType::String => {
-            schema.insert("type".into(), json!("string"));
-            if let Some(pattern) = &arg.pattern {
-                schema.insert("pattern".into(), json!(pattern));
-            }
-            if let Some(max) = arg.max_length {
-                schema.insert("maxLength".into(), json!(max));
-            }
+            schema.pattern = arg.pattern.as_deref();
+            schema.max_length = arg.max_length;
         }
-        ArgumentType::Enum => {
-            schema.insert("type".into(), json!("string"));
-            schema.insert("enum".into(), json!(arg.values));
-        }
+        ArgumentType::Enum => schema.values = Some(&arg.values),
         ArgumentType::Integer | ArgumentType::Number => {
-            let kind = if arg.kind == ArgumentType::Integer {
+            schema.kind = if arg.kind == ArgumentType::Integer {
                 "integer"
             } else {
                 "number"
             };
-            schema.insert("type".into(), json!(kind));
             let bound = |bound: f64| match arg.kind {
                 // An integer's bounds are written as integers (`9`, not `9.0`) when they are
                 // whole, as a form or a validator reading `"type": "integer"` expects.
@@ -341,28 +366,16 @@ pub fn json_schema(arg: &PromptArgument) -> Value {
                 }
                 _ => json!(bound),
             };
-            if let Some(min) = arg.min {
-                schema.insert("minimum".into(), bound(min));
-            }
-            if let Some(max) = arg.max {
-                schema.insert("maximum".into(), bound(max));
-            }
+            schema.minimum = arg.min.map(bound);
+            schema.maximum = arg.max.map(bound);
         }
-        ArgumentType::Boolean => {
-            schema.insert("type".into(), json!("boolean"));
-        }
-        ArgumentType::Date => {
-            schema.insert("type".into(), json!("string"));
-            schema.insert("format".into(), json!("date"));
-        }
-        ArgumentType::Uri => {
-            schema.insert("type".into(), json!("string"));
-            schema.insert("format".into(), json!("uri"));
-        }
+        ArgumentType::Boolean => schema.kind = "boolean",
+        ArgumentType::Date => schema.format = Some("date"),
+        ArgumentType::Uri => schema.format = Some("uri"),
     }
-    if let Some(default) = &arg.default {
+    schema.default = arg.default.as_ref().map(|default| {
         // A schema's default has the schema's type, not MCP's string.
-        let typed = match arg.kind {
+        match arg.kind {
             ArgumentType::Boolean => {
                 json!(matches!(
                     default.to_ascii_lowercase().as_str(),
@@ -372,17 +385,16 @@ pub fn json_schema(arg: &PromptArgument) -> Value {
             ArgumentType::Integer => default.parse::<i64>().map_or(json!(default), |n| json!(n)),
             ArgumentType::Number => default.parse::<f64>().map_or(json!(default), |n| json!(n)),
             _ => json!(default),
-        };
-        schema.insert("default".into(), typed);
-    }
-    Value::Object(schema)
+        }
+    });
+    schema
 }
 
 /// One argument as a field of a form or of a tool's input: its JSON Schema with a `title`
 /// (the author's, else the argument's name) and the `describe` text as its description.
 pub fn field_schema(arg: &PromptArgument) -> Map<String, Value> {
-    let mut field = match json_schema(arg) {
-        Value::Object(schema) => schema,
+    let mut field = match serde_json::to_value(json_schema(arg)) {
+        Ok(Value::Object(schema)) => schema,
         _ => Map::new(),
     };
     let title = arg.title.as_deref().unwrap_or(&arg.name);
@@ -476,14 +488,15 @@ mod tests {
     #[test]
     fn whole_integer_bounds_are_integers_and_properties_keep_their_order() {
         let count = argument("count", ArgumentType::Integer, Some(1.0), Some(9.0));
+        let schema = |arg: &PromptArgument| json!(json_schema(arg));
         assert_eq!(
-            json_schema(&count),
+            schema(&count),
             json!({"type": "integer", "minimum": 1, "maximum": 9})
         );
         let odd = argument("odd", ArgumentType::Integer, Some(0.5), None);
-        assert_eq!(json_schema(&odd)["minimum"], json!(0.5));
+        assert_eq!(schema(&odd)["minimum"], json!(0.5));
         let ratio = argument("ratio", ArgumentType::Number, Some(0.0), Some(1.0));
-        assert_eq!(json_schema(&ratio)["maximum"], json!(1.0));
+        assert_eq!(schema(&ratio)["maximum"], json!(1.0));
         let schema = ObjectSchema::of([&ratio, &count], field_schema, vec!["count".into()], true);
         let text = serde_json::to_string(&schema).expect("JSON");
         let at = |key: &str| text.find(key).expect("written");

@@ -64,14 +64,14 @@ struct ArgumentEntry<'a> {
     description: String,
     required: bool,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    meta: Option<ArgumentMeta>,
+    meta: Option<ArgumentMeta<'a>>,
 }
 
 /// The argument's type as a JSON Schema, under our prefix.
 #[derive(Serialize)]
-struct ArgumentMeta {
+struct ArgumentMeta<'a> {
     #[serde(rename = "promptshelf/type")]
-    schema: Value,
+    schema: arguments::ArgumentSchema<'a>,
 }
 
 impl Shaper<'_> {
