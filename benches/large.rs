@@ -13,7 +13,7 @@
 //! or when its schema version is not the one the server under test writes.
 //!
 //! Then it prints, for promptshelf and the echo (this executable run with `--echo`):
-//! - cold start to the first answer, median of several spawns, of `initialize` (legacy
+//! - cold start to the first answer, median of several spawns (promptshelf and the echo taking turns), of `initialize` (legacy
 //!   handshake), `server/discover`, `prompts/list`, `resources/read` and `prompts/get` of
 //!   random items, and `completion/complete` on the big table (which takes its index into memory first);
 //! - handshake on a running server: closed-loop p50/p99 of `server/discover`, and of a
@@ -500,14 +500,26 @@ fn completion_body(query: &str) -> String {
     )
 }
 
-/// Cold start over several bodies: one spawn per body, the median.
-fn cold_start_each(program: &Program, bodies: &[String], what: &str) -> Duration {
-    let mut times: Vec<Duration> = bodies
+/// Cold start over several bodies, one spawn per body of each program, the two taking turns
+/// (so that a busy moment of the machine falls on both): the medians of `server` and `echo`.
+fn cold_start_pair(
+    server: &Program,
+    echo: &Program,
+    bodies: &[String],
+    what: &str,
+) -> (Duration, Duration) {
+    let (mut ours, mut theirs): (Vec<Duration>, Vec<Duration>) = bodies
         .iter()
-        .map(|body| common::cold_start(program, body, 1, what))
-        .collect();
-    times.sort_unstable();
-    percentile(&times, 0.5)
+        .map(|body| {
+            (
+                common::cold_start(server, body, 1, what),
+                common::cold_start(echo, body, 1, what),
+            )
+        })
+        .unzip();
+    ours.sort_unstable();
+    theirs.sort_unstable();
+    (percentile(&ours, 0.5), percentile(&theirs, 0.5))
 }
 
 /// `initialize` as the first request of a fresh session: a new process, woken by an
@@ -569,7 +581,7 @@ fn run(sizes: &Sizes, db: &Path) {
 
     println!();
     println!(
-        "cold start to the first answer, ms (median of {} spawns; random items, one per spawn)",
+        "cold start to the first answer, ms (median of {} spawns each, promptshelf and echo taking turns; random items, one per spawn)",
         sizes.spawns
     );
     println!(
@@ -603,8 +615,7 @@ fn run(sizes: &Sizes, db: &Path) {
             bodies.len()
         };
         let bodies: Vec<String> = bodies.iter().cycle().take(count).cloned().collect();
-        let ours = cold_start_each(&server, &bodies, what);
-        let theirs = cold_start_each(&echo, &bodies, what);
+        let (ours, theirs) = cold_start_pair(&server, &echo, &bodies, what);
         println!(
             "{what:<44} {:>11.2} {:>9.2} {:>9}",
             ms(ours),
