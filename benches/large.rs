@@ -13,9 +13,10 @@
 //! or when its schema version is not the one the server under test writes.
 //!
 //! Then it prints, for promptshelf and the echo (this executable run with `--echo`):
-//! - cold start to the first answer, median of several spawns (promptshelf and the echo taking turns), of `initialize` (legacy
-//!   handshake), `server/discover`, `prompts/list`, `resources/read` and `prompts/get` of
-//!   random items, and `completion/complete` on the big table (which takes its index into memory first);
+//! - cold start to the first answer, median of several spawns (promptshelf and the echo
+//!   taking turns), of `initialize` (legacy handshake), `server/discover`, `prompts/list`,
+//!   `resources/read` and `prompts/get` of random items, and `completion/complete` on the big
+//!   table (which takes its index into memory first);
 //! - handshake on a running server: closed-loop p50/p99 of `server/discover`, and of a
 //!   legacy `initialize` as the first request of a fresh session (a new process, awake);
 //! - pipelined `resources/read` over random URIs, 64 in flight, with the peak resident memory
