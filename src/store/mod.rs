@@ -664,3 +664,15 @@ pub fn now_ms() -> i64 {
     let pinned = PINNED.get_or_init(|| std::env::var(CLOCK_ENV).ok()?.parse().ok());
     pinned.unwrap_or_else(|| jiff::Timestamp::now().as_millisecond())
 }
+
+/// A library made from the seed in a temporary folder (kept while the folder is), and a
+/// plain connection to it, with SQLite's defaults (not `configure`d): for the store's unit
+/// tests.
+#[cfg(test)]
+fn seed_library() -> (tempfile::TempDir, Connection) {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let path = folder.path().join("library.db");
+    let mut conn = Connection::open(&path).expect("open");
+    schema::prepare(&mut conn, &path, crate::seed::load).expect("create");
+    (folder, conn)
+}

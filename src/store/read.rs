@@ -982,10 +982,7 @@ mod tests {
     /// every request). A connection the store configures plans once.
     #[test]
     fn a_bound_limit_does_not_make_a_statement_prepare_again() {
-        let folder = tempfile::tempdir().expect("a temporary folder");
-        let path = folder.path().join("library.db");
-        let mut conn = Connection::open(&path).expect("open");
-        super::super::schema::prepare(&mut conn, &path, crate::seed::load).expect("create");
+        let (_folder, conn) = super::super::seed_library();
         let prepared_again = |conn: &Connection| {
             let mut stmt = conn
                 .prepare("SELECT name FROM prompts WHERE name > ?1 ORDER BY name LIMIT ?2")
@@ -1013,10 +1010,7 @@ mod tests {
     /// the library holds, so none grows with the library.
     #[test]
     fn serving_reads_search_indexes_instead_of_scanning_the_library() {
-        let folder = tempfile::tempdir().expect("a temporary folder");
-        let path = folder.path().join("library.db");
-        let mut conn = Connection::open(&path).expect("open");
-        super::super::schema::prepare(&mut conn, &path, crate::seed::load).expect("create");
+        let (_folder, conn) = super::super::seed_library();
         // Planned as a served connection plans (no bound value read while planning).
         super::super::configure(&conn).expect("configure");
         let table = conn
@@ -1098,10 +1092,7 @@ mod tests {
     /// rather than walking the key's index across the library.
     #[test]
     fn reads_within_collections_search_the_collection_indexes() {
-        let folder = tempfile::tempdir().expect("a temporary folder");
-        let path = folder.path().join("library.db");
-        let mut conn = Connection::open(&path).expect("open");
-        super::super::schema::prepare(&mut conn, &path, crate::seed::load).expect("create");
+        let (_folder, conn) = super::super::seed_library();
         let within = ["library".to_string(), "other".to_string()];
         let page = Window {
             after: "",

@@ -226,17 +226,9 @@ pub fn find(conn: &Connection, token: &str, now: i64) -> Result<Presented> {
 mod tests {
     use super::*;
 
-    fn library() -> (tempfile::TempDir, Connection) {
-        let folder = tempfile::tempdir().expect("a temporary folder");
-        let path = folder.path().join("library.db");
-        let mut conn = Connection::open(&path).expect("open");
-        super::super::schema::prepare(&mut conn, &path, crate::seed::load).expect("create");
-        (folder, conn)
-    }
-
     #[test]
     fn a_token_is_found_by_its_text_until_it_expires_and_never_stored() {
-        let (_folder, mut conn) = library();
+        let (_folder, mut conn) = super::super::seed_library();
         let tx = conn.transaction().expect("transaction");
         let token = add(&tx, "ci", None, 1_000, Some(5_000)).expect("added");
         tx.commit().expect("commit");
@@ -266,7 +258,7 @@ mod tests {
 
     #[test]
     fn collections_must_exist_and_names_are_unique() {
-        let (_folder, mut conn) = library();
+        let (_folder, mut conn) = super::super::seed_library();
         let known = collections(&conn).expect("collections");
         assert!(!known.is_empty(), "the seed has a collection");
         let tx = conn.transaction().expect("transaction");
