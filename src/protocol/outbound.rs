@@ -32,12 +32,15 @@ pub fn elicitation_request(id: &RequestId, revision: Revision, request: &InputRe
         method: &'static str,
         params: FormParams<'a>,
     }
-    line(&Request {
-        jsonrpc: "2.0",
-        id,
-        method: "elicitation/create",
-        params: FormParams::of(request, revision),
-    })
+    line(
+        &Request {
+            jsonrpc: "2.0",
+            id,
+            method: "elicitation/create",
+            params: FormParams::of(request, revision),
+        },
+        0,
+    )
 }
 
 /// `notifications/cancelled` for our request `id`: its answer is no longer wanted.
@@ -54,14 +57,17 @@ pub fn cancellation(id: &RequestId, reason: &str) -> Vec<u8> {
         method: &'static str,
         params: Params<'a>,
     }
-    line(&Notification {
-        jsonrpc: "2.0",
-        method: "notifications/cancelled",
-        params: Params {
-            request_id: id,
-            reason,
+    line(
+        &Notification {
+            jsonrpc: "2.0",
+            method: "notifications/cancelled",
+            params: Params {
+                request_id: id,
+                reason,
+            },
         },
-    })
+        0,
+    )
 }
 
 #[cfg(test)]
