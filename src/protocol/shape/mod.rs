@@ -238,7 +238,7 @@ const CLOSE_BYTES: usize = 512;
 /// room for `expected` bytes: what the caller knows of the line's size, or 0. A page of a
 /// list or a document is tens of kilobytes, and a buffer grown to that by doubling was
 /// copied and took fresh memory about ten times over (a cold `prompts/list` of the large
-/// bench: 22 fewer page faults of about 590, docs/benchmarks.md).
+/// bench: 553 page faults instead of 592, docs/benchmarks.md).
 pub(super) fn line(message: &impl Serialize, expected: usize) -> Vec<u8> {
     // serde_json's own start, for a line of unknown size.
     const SMALLEST: usize = 128;
