@@ -315,7 +315,7 @@ pub fn describe(arg: &PromptArgument) -> String {
 /// of values for each was a fifth of a cold page's work (callgrind, docs/benchmarks.md).
 /// Its fields are in the order a JSON object map keeps keys, so it writes what such a map
 /// would.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Serialize)]
 pub struct ArgumentSchema<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     default: Option<Value>,
@@ -335,6 +335,7 @@ pub struct ArgumentSchema<'a> {
     kind: &'static str,
 }
 
+/// `arg`'s JSON Schema: its type, the bounds or values it allows, and its default typed.
 pub fn json_schema(arg: &PromptArgument) -> ArgumentSchema<'_> {
     let mut schema = ArgumentSchema {
         default: None,
