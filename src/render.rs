@@ -262,10 +262,69 @@ fn directive(state: &minijinja::State, piece: Piece) -> Result<String, minijinja
 
 /// Compiled templates, kept by the prompt's content hash (which covers its bodies):
 /// compiling costs more than rendering, and a prompt's bodies change rarely.
-type Compiled = HashMap<ContentHash, Arc<Environment<'static>>, foldhash::fast::RandomState>;
-static COMPILED: std::sync::LazyLock<Mutex<Compiled>> = std::sync::LazyLock::new(Mutex::default);
-/// Distinct prompt bodies kept compiled at most.
-const MAX_COMPILED: usize = 512;
+static COMPILED: std::sync::LazyLock<Mutex<Compiled>> =
+    std::sync::LazyLock::new(|| Mutex::new(Compiled::within(MAX_COMPILED_BYTES)));
+/// What the kept compiled templates may take, as `compiled_bytes` counts them: about 160
+/// prompts of two short messages. Counted in prompts (512) they took 12 MB of a server
+/// filling random prompts of a large library (docs/benchmarks.md, "Compiled templates
+/// counted in bytes").
+const MAX_COMPILED_BYTES: usize = 4 * 1024 * 1024;
+/// What minijinja sets aside for every template it compiles, however short: room for 256
+/// instructions of 32 bytes, 128 line records and 128 span records.
+const TEMPLATE_BYTES: usize = 12 * 1024;
+/// An environment's own part: its settings, its `embed` and `link` functions, its map of
+/// templates.
+const ENVIRONMENT_BYTES: usize = 2 * 1024;
+
+/// About what keeping `prompt` compiled costs: the fixed part of each template, and four
+/// times each body (the source it keeps, and instructions and spans beyond the room set
+/// aside, which markup dense with expressions needs).
+fn compiled_bytes(prompt: &Prompt) -> usize {
+    let templates: usize = prompt
+        .messages
+        .iter()
+        .map(|message| TEMPLATE_BYTES + 4 * message.body.len())
+        .sum();
+    ENVIRONMENT_BYTES + templates
+}
+
+/// Compiled environments by content hash, within a budget of bytes: when keeping one would
+/// pass it, the others are forgotten first; one over the budget alone is not kept.
+struct Compiled {
+    environments:
+        HashMap<ContentHash, (Arc<Environment<'static>>, usize), foldhash::fast::RandomState>,
+    bytes: usize,
+    budget: usize,
+}
+
+impl Compiled {
+    fn within(budget: usize) -> Compiled {
+        Compiled {
+            environments: HashMap::default(),
+            bytes: 0,
+            budget,
+        }
+    }
+
+    fn get(&self, key: &ContentHash) -> Option<Arc<Environment<'static>>> {
+        self.environments.get(key).map(|(env, _)| Arc::clone(env))
+    }
+
+    fn keep(&mut self, key: ContentHash, env: &Arc<Environment<'static>>, bytes: usize) {
+        if bytes > self.budget {
+            return;
+        }
+        if let Some((_, replaced)) = self.environments.remove(&key) {
+            self.bytes -= replaced;
+        }
+        if self.bytes + bytes > self.budget {
+            self.environments.clear();
+            self.bytes = 0;
+        }
+        self.environments.insert(key, (Arc::clone(env), bytes));
+        self.bytes += bytes;
+    }
+}
 
 /// An environment holding `prompt`'s message templates as "0", "1", ...; `key` is its
 /// content hash.
@@ -275,7 +334,7 @@ fn compiled(prompt: &Prompt, key: ContentHash) -> Result<Arc<Environment<'static
         .unwrap_or_else(PoisonError::into_inner)
         .get(&key)
     {
-        return Ok(Arc::clone(env));
+        return Ok(env);
     }
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Lenient);
@@ -322,11 +381,10 @@ fn compiled(prompt: &Prompt, key: ContentHash) -> Result<Arc<Environment<'static
             })?;
     }
     let env = Arc::new(env);
-    let mut cache = COMPILED.lock().unwrap_or_else(PoisonError::into_inner);
-    if cache.len() >= MAX_COMPILED {
-        cache.clear();
-    }
-    cache.insert(key, Arc::clone(&env));
+    COMPILED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .keep(key, &env, compiled_bytes(prompt));
     Ok(env)
 }
 
@@ -577,6 +635,39 @@ mod tests {
             rendered[0].pieces,
             [Piece::Text("\u{1e}0000:0\u{1e}".into())]
         );
+    }
+
+    #[test]
+    fn compiled_templates_are_kept_within_their_bytes() {
+        let mut kept = Compiled::within(100);
+        let env = Arc::new(Environment::new());
+        kept.keep([1; 32], &env, 60);
+        kept.keep([2; 32], &env, 30);
+        assert!(kept.get(&[1; 32]).is_some() && kept.get(&[2; 32]).is_some());
+        assert_eq!(kept.bytes, 90);
+        // Kept again under the same key: counted once.
+        kept.keep([2; 32], &env, 30);
+        assert_eq!(kept.bytes, 90);
+        // Past the budget: the others are forgotten first.
+        kept.keep([3; 32], &env, 20);
+        assert!(kept.get(&[1; 32]).is_none() && kept.get(&[2; 32]).is_none());
+        assert!(kept.get(&[3; 32]).is_some());
+        assert_eq!(kept.bytes, 20);
+        // Over the budget alone: not kept, and the rest stays.
+        kept.keep([4; 32], &env, 101);
+        assert!(kept.get(&[4; 32]).is_none() && kept.get(&[3; 32]).is_some());
+        assert_eq!(kept.bytes, 20);
+    }
+
+    #[test]
+    fn a_prompt_compiled_is_charged_for_each_template_and_its_body() {
+        let short = prompt("hello {{ x }}").prompt;
+        let long = prompt(&format!("{}{{{{ x }}}}", "a".repeat(10_000))).prompt;
+        let two = prompt("a {{ x }}\n<!-- assistant -->\nb").prompt;
+        assert_eq!(two.messages.len(), 2, "{:?}", two.messages);
+        assert!(compiled_bytes(&short) > TEMPLATE_BYTES);
+        assert!(compiled_bytes(&long) > compiled_bytes(&short) + 4 * 9_000);
+        assert!(compiled_bytes(&two) >= ENVIRONMENT_BYTES + 2 * TEMPLATE_BYTES);
     }
 
     proptest::proptest! {
