@@ -264,7 +264,7 @@ fn directive(state: &minijinja::State, piece: Piece) -> Result<String, minijinja
 /// compiling costs more than rendering, and a prompt's bodies change rarely.
 static COMPILED: std::sync::LazyLock<Mutex<Compiled>> =
     std::sync::LazyLock::new(|| Mutex::new(Compiled::within(MAX_COMPILED_BYTES)));
-/// What the kept compiled templates may take, as `compiled_bytes` counts them: about 160
+/// What the kept compiled templates may take, as `compiled_bytes` counts them: about 150
 /// prompts of two short messages. Counted in prompts (512) they took 12 MB of a server
 /// filling random prompts of a large library (docs/benchmarks.md, "Compiled templates
 /// counted in bytes").
