@@ -14,6 +14,7 @@
 //!   notices other processes' commits.
 //! - `handlers`: one module per MCP method group, plain functions of (request, store).
 //! - `render`: prompt templates (minijinja) to messages with embeds and links.
+//! - `memo`: maps with a budget, for what the server keeps between requests.
 //! - `complete`: ranking of completion candidates, and the per-table in-memory indexes that
 //!   rank large completion tables.
 //! - `uri_template`: RFC 6570 expansion and matching.
@@ -38,6 +39,7 @@ pub mod hosts;
 pub mod import;
 pub mod library;
 pub mod logging;
+mod memo;
 pub mod model;
 pub mod oauth;
 pub mod protocol;

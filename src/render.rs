@@ -7,12 +7,13 @@
 
 use std::borrow::Borrow;
 use std::cell::Cell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use minijinja::value::Kwargs;
 use minijinja::{Environment, UndefinedBehavior, Value};
 
+use crate::memo::{ANY_POSITION, Memo};
 use crate::model::{ArgumentType, ContentHash, Prompt, Role, StoredPrompt};
 
 /// How much work one render may do; far more than any real prompt needs, little enough
@@ -144,6 +145,7 @@ pub fn render_within<Name: Borrow<str> + Ord, Text: AsRef<str>>(
         // Most of a body is usually text it writes out as it stands.
         let mut text = Vec::with_capacity(message.body.len().min(room.get()));
         let written = compiled
+            .env
             .get_template(&template_name(index))
             .and_then(|template| {
                 template.render_captured_to(
@@ -262,8 +264,8 @@ fn directive(state: &minijinja::State, piece: Piece) -> Result<String, minijinja
 
 /// Compiled templates, kept by the prompt's content hash (which covers its bodies):
 /// compiling costs more than rendering, and a prompt's bodies change rarely.
-static COMPILED: std::sync::LazyLock<Mutex<Compiled>> =
-    std::sync::LazyLock::new(|| Mutex::new(Compiled::within(MAX_COMPILED_BYTES)));
+static COMPILED: std::sync::LazyLock<Memo<ContentHash, CompiledPrompt>> =
+    std::sync::LazyLock::new(|| Memo::sized(MAX_COMPILED_BYTES, |compiled| compiled.bytes));
 /// What the kept compiled templates may take, as `compiled_bytes` counts them: about 150
 /// prompts of two short messages. Counted in prompts (512) they took 12 MB of a server
 /// filling random prompts of a large library (docs/benchmarks.md, "Compiled templates
@@ -288,53 +290,17 @@ fn compiled_bytes(prompt: &Prompt) -> usize {
     ENVIRONMENT_BYTES + templates
 }
 
-/// Compiled environments by content hash, within a budget of bytes: when keeping one would
-/// pass it, the others are forgotten first; one over the budget alone is not kept.
-struct Compiled {
-    environments:
-        HashMap<ContentHash, (Arc<Environment<'static>>, usize), foldhash::fast::RandomState>,
+/// A prompt's message templates compiled, with what keeping them costs (`compiled_bytes`).
+struct CompiledPrompt {
+    env: Environment<'static>,
     bytes: usize,
-    budget: usize,
-}
-
-impl Compiled {
-    fn within(budget: usize) -> Compiled {
-        Compiled {
-            environments: HashMap::default(),
-            bytes: 0,
-            budget,
-        }
-    }
-
-    fn get(&self, key: &ContentHash) -> Option<Arc<Environment<'static>>> {
-        self.environments.get(key).map(|(env, _)| Arc::clone(env))
-    }
-
-    fn keep(&mut self, key: ContentHash, env: &Arc<Environment<'static>>, bytes: usize) {
-        if bytes > self.budget {
-            return;
-        }
-        if let Some((_, replaced)) = self.environments.remove(&key) {
-            self.bytes -= replaced;
-        }
-        if self.bytes + bytes > self.budget {
-            self.environments.clear();
-            self.bytes = 0;
-        }
-        self.environments.insert(key, (Arc::clone(env), bytes));
-        self.bytes += bytes;
-    }
 }
 
 /// An environment holding `prompt`'s message templates as "0", "1", ...; `key` is its
 /// content hash.
-fn compiled(prompt: &Prompt, key: ContentHash) -> Result<Arc<Environment<'static>>, RenderError> {
-    if let Some(env) = COMPILED
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&key)
-    {
-        return Ok(env);
+fn compiled(prompt: &Prompt, key: ContentHash) -> Result<Arc<CompiledPrompt>, RenderError> {
+    if let Some(compiled) = COMPILED.get(&key, ANY_POSITION) {
+        return Ok(compiled);
     }
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Lenient);
@@ -380,19 +346,19 @@ fn compiled(prompt: &Prompt, key: ContentHash) -> Result<Arc<Environment<'static
                 reason: describe(&err),
             })?;
     }
-    let env = Arc::new(env);
-    COMPILED
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .keep(key, &env, compiled_bytes(prompt));
-    Ok(env)
+    let compiled = Arc::new(CompiledPrompt {
+        env,
+        bytes: compiled_bytes(prompt),
+    });
+    COMPILED.keep(key, ANY_POSITION, &compiled);
+    Ok(compiled)
 }
 
 /// For each message template of `stored`, the names it looks up that neither it defines
 /// (`set`, `for`) nor the environment (`embed`, `link`, minijinja's own functions): what
 /// only an argument can give. Fails as a render would when a template does not parse.
 pub fn looked_up(stored: &StoredPrompt) -> Result<Vec<BTreeSet<String>>, RenderError> {
-    let env = compiled(&stored.prompt, stored.content_hash)?;
+    let env = &compiled(&stored.prompt, stored.content_hash)?.env;
     let globals: BTreeSet<&str> = env.globals().map(|(name, _)| name).collect();
     (0..stored.prompt.messages.len())
         .map(|index| {
@@ -635,28 +601,6 @@ mod tests {
             rendered[0].pieces,
             [Piece::Text("\u{1e}0000:0\u{1e}".into())]
         );
-    }
-
-    #[test]
-    fn compiled_templates_are_kept_within_their_bytes() {
-        let mut kept = Compiled::within(100);
-        let env = Arc::new(Environment::new());
-        kept.keep([1; 32], &env, 60);
-        kept.keep([2; 32], &env, 30);
-        assert!(kept.get(&[1; 32]).is_some() && kept.get(&[2; 32]).is_some());
-        assert_eq!(kept.bytes, 90);
-        // Kept again under the same key: counted once.
-        kept.keep([2; 32], &env, 30);
-        assert_eq!(kept.bytes, 90);
-        // Past the budget: the others are forgotten first.
-        kept.keep([3; 32], &env, 20);
-        assert!(kept.get(&[1; 32]).is_none() && kept.get(&[2; 32]).is_none());
-        assert!(kept.get(&[3; 32]).is_some());
-        assert_eq!(kept.bytes, 20);
-        // Over the budget alone: not kept, and the rest stays.
-        kept.keep([4; 32], &env, 101);
-        assert!(kept.get(&[4; 32]).is_none() && kept.get(&[3; 32]).is_some());
-        assert_eq!(kept.bytes, 20);
     }
 
     #[test]

@@ -9,13 +9,11 @@
 //! The cache never reads the database itself: a caller that misses hands it the loader,
 //! so the same lookup serves whoever may or may not read the store.
 
-use std::borrow::Borrow;
-use std::collections::HashMap;
-use std::hash::Hash;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::handlers::templates::Templates;
+use crate::memo::{ANY_POSITION, Memo};
 use crate::model::StoredPrompt;
 use crate::protocol::{CompletionRef, ReadResult, Revision, ShapedPage};
 
@@ -47,76 +45,7 @@ const MAX_KEPT_RESOURCE_BYTES: usize = 2 * 1024 * 1024;
 /// SHA-256 digests kept at most (about a hundred bytes each): the files of a few hundred
 /// skills.
 const MAX_DIGESTS: usize = 32 * 1024;
-/// The position every digest is kept at: a digest is of the content its key names, which
-/// no change of the library changes.
-const ANY_POSITION: i64 = 0;
-
 type PageKey = (ListKind, Revision, Option<String>);
-
-/// Values each tagged with the change-log position they were read at, with a budget: when
-/// adding one would pass `budget` (counted by the map's `size_of`), the map is emptied
-/// first. Keys are names and URIs of the library, looked up on every request: a fast hash,
-/// seeded per process.
-struct Memo<K, V> {
-    entries: Mutex<Entries<K, V>>,
-    budget: usize,
-    size_of: fn(&V) -> usize,
-}
-
-struct Entries<K, V> {
-    map: HashMap<K, (i64, Arc<V>), foldhash::fast::RandomState>,
-    used: usize,
-}
-
-impl<K: Hash + Eq, V> Memo<K, V> {
-    /// A memo of at most `count` values.
-    fn counted(count: usize) -> Memo<K, V> {
-        Memo::sized(count, |_| 1)
-    }
-
-    fn sized(budget: usize, size_of: fn(&V) -> usize) -> Memo<K, V> {
-        Memo {
-            entries: Mutex::new(Entries {
-                map: HashMap::default(),
-                used: 0,
-            }),
-            budget,
-            size_of,
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Entries<K, V>> {
-        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// The value kept under `key`, if it was read at `position`.
-    fn get<Q>(&self, key: &Q, position: i64) -> Option<Arc<V>>
-    where
-        K: Borrow<Q>,
-        Q: Hash + Eq + ?Sized,
-    {
-        let entries = self.lock();
-        let (at, kept) = entries.map.get(key)?;
-        (*at == position).then(|| Arc::clone(kept))
-    }
-
-    /// Keeps `value` under `key` as read at `position`, unless it alone is over the budget.
-    fn keep(&self, key: K, position: i64, value: &Arc<V>) {
-        let size = (self.size_of)(value);
-        if size > self.budget {
-            return;
-        }
-        let mut entries = self.lock();
-        if entries.used + size > self.budget {
-            entries.map.clear();
-            entries.used = 0;
-        }
-        entries.used += size;
-        if let Some((_, old)) = entries.map.insert(key, (position, Arc::clone(value))) {
-            entries.used = entries.used.saturating_sub((self.size_of)(&old));
-        }
-    }
-}
 
 pub(super) struct Cache {
     pages: Memo<PageKey, ShapedPage>,
@@ -293,30 +222,5 @@ impl Cache {
         self.timings
             .get(work, position)
             .is_some_and(|took| *took <= limit)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_memo_keeps_what_its_budget_holds_and_forgets_all_past_it() {
-        let memo: Memo<String, String> = Memo::sized(10, String::len);
-        memo.keep("a".into(), 1, &Arc::new("12345".into()));
-        memo.keep("b".into(), 1, &Arc::new("1234".into()));
-        assert_eq!(
-            memo.get("a", 1).as_deref().map(String::as_str),
-            Some("12345")
-        );
-        // Not kept at another position, and one value over the whole budget is never kept.
-        assert!(memo.get("a", 2).is_none());
-        memo.keep("huge".into(), 1, &Arc::new("x".repeat(11)));
-        assert!(memo.get("huge", 1).is_none());
-        assert!(memo.get("b", 1).is_some());
-        // Past the budget: everything kept before is forgotten, the new value kept.
-        memo.keep("c".into(), 1, &Arc::new("123".into()));
-        assert!(memo.get("a", 1).is_none() && memo.get("b", 1).is_none());
-        assert!(memo.get("c", 1).is_some());
     }
 }

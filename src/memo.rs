@@ -1,0 +1,129 @@
+//! What the server keeps between requests, each kind in a map of its own with a budget:
+//! values tagged with the position they were read at, emptied when one more would pass the
+//! budget. `server::cache` keeps the library's pages, prompts and resources in them;
+//! `render` its compiled templates.
+
+use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// The position for values whose key names their content (a digest, a content hash), which
+/// no change of the library changes.
+pub(crate) const ANY_POSITION: i64 = 0;
+
+/// Values each tagged with the change-log position they were read at, with a budget: when
+/// adding one would pass `budget` (counted by the map's `size_of`), the map is emptied
+/// first. Keys are looked up on every request: a fast hash, seeded per process.
+pub(crate) struct Memo<K, V> {
+    entries: Mutex<Entries<K, V>>,
+    budget: usize,
+    size_of: fn(&V) -> usize,
+}
+
+struct Entries<K, V> {
+    map: HashMap<K, (i64, Arc<V>), foldhash::fast::RandomState>,
+    used: usize,
+}
+
+impl<K: Hash + Eq, V> Memo<K, V> {
+    /// A memo of at most `count` values.
+    pub(crate) fn counted(count: usize) -> Memo<K, V> {
+        Memo::sized(count, |_| 1)
+    }
+
+    pub(crate) fn sized(budget: usize, size_of: fn(&V) -> usize) -> Memo<K, V> {
+        Memo {
+            entries: Mutex::new(Entries {
+                map: HashMap::default(),
+                used: 0,
+            }),
+            budget,
+            size_of,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Entries<K, V>> {
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The value kept under `key`, if it was read at `position`.
+    pub(crate) fn get<Q>(&self, key: &Q, position: i64) -> Option<Arc<V>>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let entries = self.lock();
+        let (at, kept) = entries.map.get(key)?;
+        (*at == position).then(|| Arc::clone(kept))
+    }
+
+    /// Keeps `value` under `key` as read at `position`, unless it alone is over the budget.
+    pub(crate) fn keep(&self, key: K, position: i64, value: &Arc<V>) {
+        let size = (self.size_of)(value);
+        if size > self.budget {
+            return;
+        }
+        let mut entries = self.lock();
+        // What it replaces is not counted against it.
+        if let Some((_, old)) = entries.map.remove(&key) {
+            entries.used = entries.used.saturating_sub((self.size_of)(&old));
+        }
+        if entries.used + size > self.budget {
+            entries.map.clear();
+            entries.used = 0;
+        }
+        entries.used += size;
+        entries.map.insert(key, (position, Arc::clone(value)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_memo_keeps_what_its_budget_holds_and_forgets_all_past_it() {
+        let memo: Memo<String, String> = Memo::sized(10, String::len);
+        memo.keep("a".into(), 1, &Arc::new("12345".into()));
+        memo.keep("b".into(), 1, &Arc::new("1234".into()));
+        assert_eq!(
+            memo.get("a", 1).as_deref().map(String::as_str),
+            Some("12345")
+        );
+        // Not kept at another position, and one value over the whole budget is never kept.
+        assert!(memo.get("a", 2).is_none());
+        memo.keep("huge".into(), 1, &Arc::new("x".repeat(11)));
+        assert!(memo.get("huge", 1).is_none());
+        assert!(memo.get("b", 1).is_some());
+        // Past the budget: everything kept before is forgotten, the new value kept.
+        memo.keep("c".into(), 1, &Arc::new("123".into()));
+        assert!(memo.get("a", 1).is_none() && memo.get("b", 1).is_none());
+        assert!(memo.get("c", 1).is_some());
+    }
+
+    #[test]
+    fn a_value_kept_again_is_counted_once_and_the_budget_holds_in_bytes() {
+        let kept: Memo<[u8; 32], usize> = Memo::sized(100, |bytes| *bytes);
+        let used = |memo: &Memo<[u8; 32], usize>| memo.lock().used;
+        kept.keep([1; 32], ANY_POSITION, &Arc::new(60));
+        kept.keep([2; 32], ANY_POSITION, &Arc::new(30));
+        assert!(kept.get(&[1; 32], ANY_POSITION).is_some());
+        assert!(kept.get(&[2; 32], ANY_POSITION).is_some());
+        assert_eq!(used(&kept), 90);
+        // Kept again under the same key: counted once.
+        kept.keep([2; 32], ANY_POSITION, &Arc::new(30));
+        assert_eq!(used(&kept), 90);
+        // Past the budget: the others are forgotten first.
+        kept.keep([3; 32], ANY_POSITION, &Arc::new(20));
+        assert!(kept.get(&[1; 32], ANY_POSITION).is_none());
+        assert!(kept.get(&[2; 32], ANY_POSITION).is_none());
+        assert!(kept.get(&[3; 32], ANY_POSITION).is_some());
+        assert_eq!(used(&kept), 20);
+        // Over the budget alone: not kept, and the rest stays.
+        kept.keep([4; 32], ANY_POSITION, &Arc::new(101));
+        assert!(kept.get(&[4; 32], ANY_POSITION).is_none());
+        assert!(kept.get(&[3; 32], ANY_POSITION).is_some());
+        assert_eq!(used(&kept), 20);
+    }
+}
