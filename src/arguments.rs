@@ -3,14 +3,16 @@
 //! describing them to people and to clients as text and JSON Schema. Used by the handlers,
 //! the result shapes and the library lint alike.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::collections::BTreeMap;
+use std::sync::{Arc, LazyLock};
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::{Map, Value, json};
 
+use crate::memo::{ANY_POSITION, Memo};
 use crate::model::{ArgumentType, Prompt, PromptArgument};
+use crate::pattern::Pattern;
 
 /// What is wrong with the arguments of a `prompts/get`.
 #[derive(Debug, Clone, PartialEq)]
@@ -178,27 +180,27 @@ fn check_string(
 }
 
 /// Compiled patterns by their text: a pattern is compiled once, not on every request that
-/// checks a value against it (compiling costs far more than matching).
-type Patterns = HashMap<String, Result<Arc<regex::Regex>, String>, foldhash::fast::RandomState>;
-static PATTERNS: std::sync::LazyLock<Mutex<Patterns>> = std::sync::LazyLock::new(Mutex::default);
-/// Distinct patterns kept compiled at most (a library has a handful).
-const MAX_PATTERNS: usize = 1024;
+/// checks a value against it (compiling costs far more than matching). Kept within
+/// `MAX_PATTERN_BYTES` as `Pattern::bytes` counts them, so however many patterns a library
+/// holds, what they keep compiled is bounded in bytes.
+static PATTERNS: LazyLock<Memo<String, Pattern>> =
+    LazyLock::new(|| Memo::sized(MAX_PATTERN_BYTES, Pattern::bytes));
+/// A library has a handful of patterns. Compiled, `[a-z0-9-]+` takes 2 KiB, a date of
+/// Unicode digits `\d{4}-\d{2}-\d{2}` 67 KiB, `\w+` 87 KiB, `\w{20}` 1.6 MiB (Unicode
+/// classes are large), so the budget keeps the last few of the largest kinds.
+const MAX_PATTERN_BYTES: usize = 4 << 20;
 
 /// An argument's `pattern` compiled as it is checked: anchored, so the whole value must
 /// match, as in JSON Schema's intent for a form field. The error says why it is invalid.
-pub fn compiled_pattern(pattern: &str) -> Result<Arc<regex::Regex>, String> {
-    let mut patterns = PATTERNS.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(compiled) = patterns.get(pattern) {
-        return compiled.clone();
+pub fn compiled_pattern(pattern: &str) -> Result<Arc<Pattern>, String> {
+    if let Some(kept) = PATTERNS.get(pattern, ANY_POSITION) {
+        return Ok(kept);
     }
-    let compiled = regex::Regex::new(&format!("^(?:{pattern})$"))
-        .map(Arc::new)
-        .map_err(|err| err.to_string());
-    if patterns.len() >= MAX_PATTERNS {
-        patterns.clear();
-    }
-    patterns.insert(pattern.to_string(), compiled.clone());
-    compiled
+    // One that does not compile is not kept: a library holds it only until the problem
+    // `promptshelf check` reports is fixed.
+    let compiled = Arc::new(Pattern::new(&format!("^(?:{pattern})$"))?);
+    PATTERNS.keep(pattern.to_string(), ANY_POSITION, &compiled);
+    Ok(compiled)
 }
 
 /// "a, b, c" or "a, b, c and 12 more", for error messages that list what exists.
@@ -484,6 +486,24 @@ mod tests {
             max,
             completion: None,
         }
+    }
+
+    #[test]
+    fn a_pattern_is_compiled_once_and_kept_only_within_its_budget_in_bytes() {
+        let first = compiled_pattern("[a-z]+-[0-9]+").expect("compiles");
+        let again = compiled_pattern("[a-z]+-[0-9]+").expect("compiles");
+        assert!(Arc::ptr_eq(&first, &again), "a small pattern is kept");
+        assert!(first.is_match("ticket-42") && !first.is_match("ticket-42!"));
+        // Compiled, this one is past the whole budget alone: it works, and is never kept.
+        let huge = r"\w{200}";
+        let compiled = compiled_pattern(huge).expect("compiles");
+        assert!(compiled.bytes() > MAX_PATTERN_BYTES, "{}", compiled.bytes());
+        assert!(compiled.is_match(&"é".repeat(200)));
+        let recompiled = compiled_pattern(huge).expect("compiles");
+        assert!(!Arc::ptr_eq(&compiled, &recompiled));
+        // One that does not compile says why, every time.
+        let err = compiled_pattern("(a").expect_err("an unclosed group");
+        assert!(err.contains("unclosed group"), "{err}");
     }
 
     #[test]

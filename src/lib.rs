@@ -18,6 +18,8 @@
 //! - `complete`: ranking of completion candidates, and the per-table in-memory indexes that
 //!   rank large completion tables.
 //! - `uri_template`: RFC 6570 expansion and matching.
+//! - `pattern`: compiled regular expressions (argument patterns, template matchers) with the
+//!   memory each takes counted.
 //! - `check`: the library lint behind `promptshelf check`.
 //! - `oauth`: `serve --auth oauth`'s check of an access token (a JWT against the
 //!   authorization server's keys) and what its scopes see.
@@ -42,6 +44,7 @@ pub mod logging;
 mod memo;
 pub mod model;
 pub mod oauth;
+pub mod pattern;
 pub mod protocol;
 pub mod render;
 pub mod seed;

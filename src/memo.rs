@@ -1,7 +1,7 @@
 //! What the server keeps between requests, each kind in a map of its own with a budget:
 //! values tagged with the position they were read at, emptied when one more would pass the
-//! budget. `server::cache` keeps the library's pages, prompts and resources in them;
-//! `render` its compiled templates.
+//! budget. `server::cache` keeps the library's pages, prompts, resources and URI templates
+//! in them; `render` its compiled templates; `arguments` its compiled patterns.
 
 use std::borrow::Borrow;
 use std::collections::HashMap;

@@ -8,14 +8,15 @@
 use std::collections::HashMap;
 
 use percent_encoding::percent_decode_str;
-use regex::Regex;
+
+use crate::pattern::{Pattern, escape};
 
 /// A parsed template that can expand and match.
 #[derive(Debug, Clone)]
 pub struct UriTemplate {
     source: String,
     /// Anchored regex with one group per variable, in `variables` order.
-    pattern: Regex,
+    pattern: Pattern,
     variables: Vec<String>,
 }
 
@@ -48,7 +49,7 @@ impl UriTemplate {
         }
         push_literal(rest, &mut pattern);
         pattern.push('$');
-        let pattern = Regex::new(&pattern).map_err(|err| error(err.to_string()))?;
+        let pattern = Pattern::new(&pattern).map_err(error)?;
         Ok(UriTemplate {
             source: source.to_string(),
             pattern,
@@ -62,6 +63,17 @@ impl UriTemplate {
 
     pub fn variables(&self) -> &[String] {
         &self.variables
+    }
+
+    /// Bytes of memory keeping it costs: its matcher (`Pattern::bytes`) and its text.
+    pub fn bytes(&self) -> usize {
+        self.pattern.bytes()
+            + self.source.len()
+            + self
+                .variables
+                .iter()
+                .map(|name| name.len() + 24)
+                .sum::<usize>()
     }
 
     /// Expands the template with string values (missing variables expand to nothing).
@@ -103,8 +115,8 @@ impl UriTemplate {
         let captures = self.pattern.captures(uri)?;
         let mut values = HashMap::with_capacity(self.variables.len());
         for (index, name) in self.variables.iter().enumerate() {
-            if let Some(capture) = captures.get(index + 1) {
-                let decoded = percent_decode_str(capture.as_str()).decode_utf8().ok()?;
+            if let Some(Some(capture)) = captures.get(index + 1) {
+                let decoded = percent_decode_str(capture).decode_utf8().ok()?;
                 values.insert(name.clone(), decoded.into_owned());
             }
         }
@@ -172,11 +184,11 @@ fn push_literal(literal: &str, pattern: &mut String) {
         let mut utf8 = [0; 4];
         let text = character.encode_utf8(&mut utf8);
         if character.is_ascii() {
-            pattern.push_str(&regex::escape(text));
+            pattern.push_str(&escape(text));
             continue;
         }
         pattern.push_str("(?:");
-        pattern.push_str(&regex::escape(text));
+        pattern.push_str(&escape(text));
         pattern.push_str("|(?i:");
         for byte in text.bytes() {
             pattern.push_str(&format!("%{byte:02X}"));
@@ -219,9 +231,9 @@ fn push_expression(expression: &str, pattern: &mut String, variables: &mut Vec<S
     let named = matches!(operator, Some(';') | Some('?') | Some('&'));
     let mut group = String::new();
     for (index, name) in names.iter().enumerate() {
-        group.push_str(&regex::escape(if index == 0 { first } else { separator }));
+        group.push_str(&escape(if index == 0 { first } else { separator }));
         if named {
-            group.push_str(&regex::escape(name));
+            group.push_str(&escape(name));
             group.push_str(if operator == Some(';') { "=?" } else { "=" });
         }
         group.push('(');
@@ -255,6 +267,20 @@ mod tests {
         assert_eq!(template.matches(&uri), Some(expected));
         // A '%' that starts no triplet is no expansion's.
         assert_eq!(template.matches("s:/50%off0x"), None);
+    }
+
+    #[test]
+    fn a_template_is_charged_for_its_matcher_and_its_text() {
+        let short = UriTemplate::parse("docs://{page}").expect("a valid template");
+        let longer = UriTemplate::parse("docs://{team}/{year}/{page}{?lang,version}")
+            .expect("a valid template");
+        assert!(short.bytes() > short.pattern.bytes(), "{}", short.bytes());
+        assert!(
+            longer.bytes() > short.bytes(),
+            "{} {}",
+            longer.bytes(),
+            short.bytes()
+        );
     }
 
     #[test]

@@ -89,4 +89,31 @@ impl Templates {
             .iter()
             .map(|(stored, parsed)| (stored, parsed.as_ref()))
     }
+
+    /// About what keeping them costs, in bytes: each one's text, and its matcher as
+    /// `UriTemplate::bytes` counts it (most of it).
+    pub fn bytes(&self) -> usize {
+        let text = |text: &Option<String>| text.as_ref().map_or(0, String::len);
+        self.entries
+            .iter()
+            .map(|(stored, parsed)| {
+                let template = &stored.template;
+                let icons: usize = template.icons.iter().map(|icon| 64 + icon.src.len()).sum();
+                let completions: usize = template
+                    .completions
+                    .iter()
+                    .map(|(variable, table)| 48 + variable.len() + table.len())
+                    .sum();
+                256 + template.uri_template.len()
+                    + template.name.len()
+                    + text(&template.title)
+                    + text(&template.description)
+                    + text(&template.mime_type)
+                    + text(&template.collection)
+                    + icons
+                    + completions
+                    + parsed.as_ref().map_or(0, UriTemplate::bytes)
+            })
+            .sum()
+    }
 }

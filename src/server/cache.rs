@@ -42,6 +42,11 @@ const MAX_TIMINGS: usize = 8192;
 /// `large`).
 const MAX_KEPT_RESOURCE: usize = 64 * 1024;
 const MAX_KEPT_RESOURCE_BYTES: usize = 2 * 1024 * 1024;
+/// The library's templates with their matchers, parsed: kept while they take at most this,
+/// as `Templates::bytes` counts them (6-9 KiB a template, most of it the compiled matcher:
+/// some five hundred templates); a library with more parses them again for each read or
+/// completion that needs them.
+const MAX_KEPT_TEMPLATE_BYTES: usize = 4 * 1024 * 1024;
 /// SHA-256 digests kept at most (about a hundred bytes each): the files of a few hundred
 /// skills.
 const MAX_DIGESTS: usize = 32 * 1024;
@@ -85,7 +90,7 @@ impl Default for Cache {
                     2 * size
                 }
             }),
-            templates: Memo::counted(1),
+            templates: Memo::sized(MAX_KEPT_TEMPLATE_BYTES, Templates::bytes),
             timings: Memo::counted(MAX_TIMINGS),
             digests: Memo::counted(MAX_DIGESTS),
         }
