@@ -184,7 +184,7 @@ fn check_string(
 /// `MAX_PATTERN_BYTES` as `Pattern::bytes` counts them, so however many patterns a library
 /// holds, what they keep compiled is bounded in bytes.
 static PATTERNS: LazyLock<Memo<String, Pattern>> =
-    LazyLock::new(|| Memo::sized(MAX_PATTERN_BYTES, Pattern::bytes));
+    LazyLock::new(|| Memo::sized(MAX_PATTERN_BYTES, |_, pattern| pattern.bytes()));
 /// A library has a handful of patterns. Compiled, `[a-z0-9-]+` takes 2 KiB, a date of
 /// Unicode digits `\d{4}-\d{2}-\d{2}` 67 KiB, `\w+` 87 KiB, `\w{20}` 1.6 MiB (Unicode
 /// classes are large), so the budget keeps the last few of the largest kinds.

@@ -12,13 +12,14 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 /// no change of the library changes.
 pub(crate) const ANY_POSITION: i64 = 0;
 
-/// Values each tagged with the change-log position they were read at, with a budget: when
-/// adding one would pass `budget` (counted by the map's `size_of`), the map is emptied
-/// first. Keys are looked up on every request: a fast hash, seeded per process.
+/// Values each tagged with the change-log position they were read at, with a budget in
+/// bytes: when adding one would pass `budget` (each entry, key and value, charged what the
+/// map's `size_of` says), the map is emptied first. Keys are looked up on every request: a
+/// fast hash, seeded per process.
 pub(crate) struct Memo<K, V> {
     entries: Mutex<Entries<K, V>>,
     budget: usize,
-    size_of: fn(&V) -> usize,
+    size_of: fn(&K, &V) -> usize,
 }
 
 struct Entries<K, V> {
@@ -27,12 +28,7 @@ struct Entries<K, V> {
 }
 
 impl<K: Hash + Eq, V> Memo<K, V> {
-    /// A memo of at most `count` values.
-    pub(crate) fn counted(count: usize) -> Memo<K, V> {
-        Memo::sized(count, |_| 1)
-    }
-
-    pub(crate) fn sized(budget: usize, size_of: fn(&V) -> usize) -> Memo<K, V> {
+    pub(crate) fn sized(budget: usize, size_of: fn(&K, &V) -> usize) -> Memo<K, V> {
         Memo {
             entries: Mutex::new(Entries {
                 map: HashMap::default(),
@@ -60,14 +56,14 @@ impl<K: Hash + Eq, V> Memo<K, V> {
 
     /// Keeps `value` under `key` as read at `position`, unless it alone is over the budget.
     pub(crate) fn keep(&self, key: K, position: i64, value: &Arc<V>) {
-        let size = (self.size_of)(value);
+        let size = (self.size_of)(&key, value);
         if size > self.budget {
             return;
         }
         let mut entries = self.lock();
         // What it replaces is not counted against it.
         if let Some((_, old)) = entries.map.remove(&key) {
-            entries.used = entries.used.saturating_sub((self.size_of)(&old));
+            entries.used = entries.used.saturating_sub((self.size_of)(&key, &old));
         }
         if entries.used + size > self.budget {
             entries.map.clear();
@@ -84,7 +80,7 @@ mod tests {
 
     #[test]
     fn a_memo_keeps_what_its_budget_holds_and_forgets_all_past_it() {
-        let memo: Memo<String, String> = Memo::sized(10, String::len);
+        let memo: Memo<String, String> = Memo::sized(10, |_, value| value.len());
         memo.keep("a".into(), 1, &Arc::new("12345".into()));
         memo.keep("b".into(), 1, &Arc::new("1234".into()));
         assert_eq!(
@@ -103,8 +99,19 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_is_charged_for_its_key_as_well_as_its_value() {
+        let kept: Memo<String, usize> = Memo::sized(100, |key, value| key.len() + value);
+        kept.keep("k".repeat(40), ANY_POSITION, &Arc::new(40));
+        assert_eq!(kept.lock().used, 80);
+        // 80 + 21 passes 100: the first is forgotten.
+        kept.keep("x".into(), ANY_POSITION, &Arc::new(20));
+        assert!(kept.get(&"k".repeat(40), ANY_POSITION).is_none());
+        assert_eq!(kept.lock().used, 21);
+    }
+
+    #[test]
     fn a_value_kept_again_is_counted_once_and_the_budget_holds_in_bytes() {
-        let kept: Memo<[u8; 32], usize> = Memo::sized(100, |bytes| *bytes);
+        let kept: Memo<[u8; 32], usize> = Memo::sized(100, |_, bytes| *bytes);
         let used = |memo: &Memo<[u8; 32], usize>| memo.lock().used;
         kept.keep([1; 32], ANY_POSITION, &Arc::new(60));
         kept.keep([2; 32], ANY_POSITION, &Arc::new(30));

@@ -265,7 +265,7 @@ fn directive(state: &minijinja::State, piece: Piece) -> Result<String, minijinja
 /// Compiled templates, kept by the prompt's content hash (which covers its bodies):
 /// compiling costs more than rendering, and a prompt's bodies change rarely.
 static COMPILED: std::sync::LazyLock<Memo<ContentHash, CompiledPrompt>> =
-    std::sync::LazyLock::new(|| Memo::sized(MAX_COMPILED_BYTES, |compiled| compiled.bytes));
+    std::sync::LazyLock::new(|| Memo::sized(MAX_COMPILED_BYTES, |_, compiled| compiled.bytes));
 /// What the kept compiled templates may take, as `compiled_bytes` counts them: about 150
 /// prompts of two short messages. Counted in prompts (512) they took 12 MB of a server
 /// filling random prompts of a large library (docs/benchmarks.md, "Compiled templates

@@ -31,9 +31,10 @@ const MAX_KEPT_PAGE_BYTES: usize = 4 * 1024 * 1024;
 /// The text of kept prompts (their templates, descriptions and argument declarations), in
 /// bytes: a few thousand ordinary prompts.
 const MAX_KEPT_PROMPT_BYTES: usize = 4 * 1024 * 1024;
-/// Timings kept at most (a few dozen bytes each): a fill per prompt and a ranking per
-/// completable argument or variable of a large library.
-const MAX_TIMINGS: usize = 8192;
+/// Timings kept, in bytes as `Timed::bytes` counts them (about a hundred bytes each): a fill
+/// per prompt and a ranking per completable argument or variable of a large library, some
+/// ten thousand of them.
+const MAX_TIMING_BYTES: usize = 1024 * 1024;
 /// Resources are kept only when this small, and only this many bytes of them in all (their
 /// content and, counted the same again, the JSON shaped from it), so a large library cannot
 /// grow the server's memory. 2 MiB keeps the last few hundred documents a host read; reads
@@ -47,9 +48,11 @@ const MAX_KEPT_RESOURCE_BYTES: usize = 2 * 1024 * 1024;
 /// some five hundred templates); a library with more parses them again for each read or
 /// completion that needs them.
 const MAX_KEPT_TEMPLATE_BYTES: usize = 4 * 1024 * 1024;
-/// SHA-256 digests kept at most (about a hundred bytes each): the files of a few hundred
-/// skills.
-const MAX_DIGESTS: usize = 32 * 1024;
+/// SHA-256 digests kept, in bytes: each entry is charged `DIGEST_ENTRY_BYTES` (its two
+/// 32-byte digests, position, shared pointer and map slot), so the budget holds 32,768 of
+/// them, the files of a few hundred skills.
+const MAX_DIGEST_BYTES: usize = 4 * 1024 * 1024;
+const DIGEST_ENTRY_BYTES: usize = 128;
 type PageKey = (ListKind, Revision, Option<String>);
 
 pub(super) struct Cache {
@@ -76,12 +79,27 @@ pub(super) enum Timed {
     Ranking(CompletionRef, String),
 }
 
+impl Timed {
+    /// About what keeping its timing costs: its names, and the entry around them.
+    fn bytes(&self) -> usize {
+        let names = match self {
+            Timed::Fill(prompt) => prompt.len(),
+            Timed::Ranking(CompletionRef::Prompt { name }, argument) => name.len() + argument.len(),
+            Timed::Ranking(CompletionRef::Resource { uri }, variable) => uri.len() + variable.len(),
+        };
+        96 + names
+    }
+}
+
 impl Default for Cache {
     fn default() -> Cache {
         Cache {
-            pages: Memo::sized(MAX_KEPT_PAGE_BYTES, ShapedPage::size),
-            prompts: Memo::sized(MAX_KEPT_PROMPT_BYTES, prompt_bytes),
-            resources: Memo::sized(MAX_KEPT_RESOURCE_BYTES, |read| {
+            // A prompt's name and a resource's URI, their keys, are counted in their values.
+            pages: Memo::sized(MAX_KEPT_PAGE_BYTES, |(_, _, cursor), page| {
+                page.size() + cursor.as_ref().map_or(0, String::len)
+            }),
+            prompts: Memo::sized(MAX_KEPT_PROMPT_BYTES, |_, stored| prompt_bytes(stored)),
+            resources: Memo::sized(MAX_KEPT_RESOURCE_BYTES, |_, read| {
                 let size = read.content.as_bytes().len();
                 // Over the per-resource limit: counted as over the whole budget, so never kept.
                 if size > MAX_KEPT_RESOURCE {
@@ -90,9 +108,9 @@ impl Default for Cache {
                     2 * size
                 }
             }),
-            templates: Memo::sized(MAX_KEPT_TEMPLATE_BYTES, Templates::bytes),
-            timings: Memo::counted(MAX_TIMINGS),
-            digests: Memo::counted(MAX_DIGESTS),
+            templates: Memo::sized(MAX_KEPT_TEMPLATE_BYTES, |(), templates| templates.bytes()),
+            timings: Memo::sized(MAX_TIMING_BYTES, |work, _| work.bytes()),
+            digests: Memo::sized(MAX_DIGEST_BYTES, |_, _| DIGEST_ENTRY_BYTES),
         }
     }
 }
