@@ -13,8 +13,7 @@ use crate::model::{
 };
 
 fn hash_column(row: &Row, index: usize) -> rusqlite::Result<ContentHash> {
-    let bytes: Vec<u8> = row.get(index)?;
-    bytes.try_into().map_err(|_| {
+    row.get_ref(index)?.as_blob()?.try_into().map_err(|_| {
         rusqlite::Error::FromSqlConversionFailure(
             index,
             rusqlite::types::Type::Blob,
@@ -27,10 +26,11 @@ fn json_column<T: serde::de::DeserializeOwned>(
     row: &Row,
     index: usize,
 ) -> rusqlite::Result<Vec<T>> {
-    let text: Option<String> = row.get(index)?;
+    // Borrowed from the row: parsed where SQLite holds it, not copied into a String first.
+    let text = row.get_ref(index)?.as_str_or_null()?;
     match text {
         None => Ok(Vec::new()),
-        Some(text) => serde_json::from_str(&text).map_err(|err| {
+        Some(text) => serde_json::from_str(text).map_err(|err| {
             rusqlite::Error::FromSqlConversionFailure(
                 index,
                 rusqlite::types::Type::Text,
@@ -67,14 +67,14 @@ fn prompt_row(row: &Row) -> rusqlite::Result<(i64, StoredPrompt)> {
 }
 
 fn argument_row(row: &Row) -> rusqlite::Result<PromptArgument> {
-    let kind: String = row.get(6)?;
+    let kind = ArgumentType::parse(row.get_ref(6)?.as_str()?).unwrap_or_default();
     Ok(PromptArgument {
         name: row.get(1)?,
         title: row.get(2)?,
         description: row.get(3)?,
         required: row.get(4)?,
         default: row.get(5)?,
-        kind: ArgumentType::parse(&kind).unwrap_or_default(),
+        kind,
         values: json_column(row, 7)?,
         pattern: row.get(8)?,
         max_length: row.get::<_, Option<i64>>(9)?.map(|n| n.max(0) as u64),
