@@ -262,8 +262,8 @@ fn shorten(value: &str) -> String {
 pub fn describe(arg: &PromptArgument) -> String {
     use std::fmt::Write;
     // Written into one string rather than a list of facts joined afterwards: every argument
-    // of a `prompts/list` page is described, and the pieces' allocations were a fifth of
-    // describing (callgrind, docs/benchmarks.md "A list page's own work").
+    // of a `prompts/list` page is described, and making and joining the pieces was two
+    // thirds of describing (callgrind, docs/benchmarks.md "A list page's own work").
     let mut text = String::with_capacity(
         arg.description.as_deref().map_or(0, str::len)
             + arg
