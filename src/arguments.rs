@@ -264,21 +264,15 @@ pub fn describe(arg: &PromptArgument) -> String {
     // Written into one string rather than a list of facts joined afterwards: every argument
     // of a `prompts/list` page is described, and making and joining the pieces was two
     // thirds of describing (callgrind, docs/benchmarks.md "A list page's own work").
-    let mut text = String::with_capacity(
-        arg.description.as_deref().map_or(0, str::len)
-            + arg
-                .values
-                .iter()
-                .take(12)
-                .map(|v| v.len() + 2)
-                .sum::<usize>()
-            + 48,
-    );
-    text.push_str(arg.description.as_deref().unwrap_or_default());
+    let description = arg.description.as_deref().unwrap_or_default();
+    // Room for the description and the usual facts, so the string grows at most once.
+    let mut text = String::with_capacity(description.len() + 64);
+    text.push_str(description);
     let before_facts = text.len();
+    let opening = if description.is_empty() { "(" } else { " (" };
     let fact = |text: &mut String| {
         text.push_str(if text.len() == before_facts {
-            if before_facts == 0 { "(" } else { " (" }
+            opening
         } else {
             "; "
         });
