@@ -101,6 +101,31 @@ fn resource_info(
     paragraph: Option<String>,
     origin: Origin,
 ) -> Result<ResourceInfo, FileError> {
+    let annotations = checked_annotations(relative_path, &front)?;
+    let mime_type = front.mime_type.unwrap_or_else(|| {
+        mime_guess::from_path(file_name)
+            .first_or_octet_stream()
+            .essence_str()
+            .to_string()
+    });
+    Ok(ResourceInfo {
+        uri: collection.resource_uri(relative_path),
+        name: front.name.unwrap_or_else(|| file_name.to_string()),
+        title: front.title.or(heading),
+        description: front.description.or(paragraph),
+        mime_type,
+        annotations,
+        icons: front.icons,
+        origin,
+    })
+}
+
+/// The annotations `front` gives (the file at `relative_path`'s), each checked: an audience
+/// of MCP's roles, a priority from 0.0 to 1.0.
+fn checked_annotations(
+    relative_path: &str,
+    front: &ResourceFront,
+) -> Result<Annotations, FileError> {
     let mut audience = Vec::with_capacity(front.audience.len());
     for name in &front.audience {
         audience.push(Role::parse(name).ok_or_else(|| {
@@ -120,24 +145,9 @@ fn resource_info(
             format!("priority {priority} is outside 0.0 to 1.0"),
         ));
     }
-    let mime_type = front.mime_type.unwrap_or_else(|| {
-        mime_guess::from_path(file_name)
-            .first_or_octet_stream()
-            .essence_str()
-            .to_string()
-    });
-    Ok(ResourceInfo {
-        uri: collection.resource_uri(relative_path),
-        name: front.name.unwrap_or_else(|| file_name.to_string()),
-        title: front.title.or(heading),
-        description: front.description.or(paragraph),
-        mime_type,
-        annotations: Annotations {
-            audience,
-            priority: front.priority,
-        },
-        icons: front.icons,
-        origin,
+    Ok(Annotations {
+        audience,
+        priority: front.priority,
     })
 }
 
@@ -164,25 +174,7 @@ pub fn apply_metadata(
     } else {
         parse_yaml(relative_path, yaml)?
     };
-    let mut audience = Vec::with_capacity(front.audience.len());
-    for name in &front.audience {
-        audience.push(Role::parse(name).ok_or_else(|| {
-            FileError::new(
-                relative_path,
-                None,
-                format!("audience '{name}' is not 'user' or 'assistant'"),
-            )
-        })?);
-    }
-    if let Some(priority) = front.priority
-        && !(0.0..=1.0).contains(&priority)
-    {
-        return Err(FileError::new(
-            relative_path,
-            None,
-            format!("priority {priority} is outside 0.0 to 1.0"),
-        ));
-    }
+    let annotations = checked_annotations(relative_path, &front)?;
     let info = &mut resource.info;
     if let Some(name) = front.name {
         info.name = name;
@@ -196,11 +188,11 @@ pub fn apply_metadata(
     if let Some(mime_type) = front.mime_type {
         info.mime_type = mime_type;
     }
-    if !audience.is_empty() {
-        info.annotations.audience = audience;
+    if !annotations.audience.is_empty() {
+        info.annotations.audience = annotations.audience;
     }
-    if front.priority.is_some() {
-        info.annotations.priority = front.priority;
+    if annotations.priority.is_some() {
+        info.annotations.priority = annotations.priority;
     }
     if !front.icons.is_empty() {
         info.icons = front.icons;

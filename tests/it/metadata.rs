@@ -98,6 +98,43 @@ fn a_metadata_file_that_does_not_read_fails_its_file() {
 }
 
 #[test]
+fn an_audience_or_priority_out_of_range_fails_its_file_in_front_matter_and_metadata_alike() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    let dir = ctx.path("art");
+    let dir = dir.to_str().expect("UTF-8");
+    for (front, said) in [
+        (
+            "audience: [user, robot]",
+            "audience 'robot' is not 'user' or 'assistant'",
+        ),
+        ("priority: 1.5", "priority 1.5 is outside 0.0 to 1.0"),
+    ] {
+        ctx.write("art/notes.md", format!("---\n{front}\n---\n# Notes\n"));
+        let error = ctx.fails(&["import", dir]);
+        assert!(
+            error.contains("notes.md") && error.contains(said),
+            "{error}"
+        );
+        std::fs::remove_file(ctx.path("art/notes.md")).expect("remove");
+
+        ctx.write("art/diagram.png", PNG);
+        ctx.write("art/diagram.png.meta.yaml", format!("{front}\n"));
+        let error = ctx.fails(&["import", dir]);
+        assert!(
+            error.contains("diagram.png.meta.yaml") && error.contains(said),
+            "{error}"
+        );
+        std::fs::remove_file(ctx.path("art/diagram.png.meta.yaml")).expect("remove");
+    }
+    // Nothing of a failed import was stored; the same folder without the faults imports.
+    ctx.fails(&["resource", "show", "shelf://art/notes.md"]);
+    ctx.fails(&["resource", "show", "shelf://art/diagram.png"]);
+    let stdout = ctx.ok(&["import", dir]);
+    assert!(stdout.contains("added 1,"), "{stdout}");
+}
+
+#[test]
 fn embed_as_resource_gives_an_embedded_resource_block_where_an_image_block_would_be() {
     let ctx = TestContext::new();
     ctx.ok(&["init"]);
