@@ -978,48 +978,15 @@ fn watch_imports_again_when_a_file_changes() {
     let ctx = TestContext::new();
     ctx.write("w/a.md", "# A\n");
     ctx.ok(&["stats"]);
-    let mut child = Command::new(BIN)
-        .arg("--db")
-        .arg(&ctx.db)
-        .args(["import", ctx.path("w").to_str().expect("UTF-8"), "--watch"])
-        .env_remove("PROMPTSHELF_DB")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start import --watch");
-    let stdout = child.stdout.take().expect("stdout");
-    let (sender, lines) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if sender.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let next_summary = |what: &str| -> Vec<String> {
-        let mut seen = Vec::new();
-        loop {
-            let line = lines
-                .recv_timeout(Duration::from_secs(20))
-                .unwrap_or_else(|_| panic!("no {what} within 20 s; saw {seen:?}"));
-            let done = line.contains("added ");
-            seen.push(line);
-            if done {
-                return seen;
-            }
-        }
-    };
-    let first = next_summary("first round");
+    let watch = Watch::start(&ctx, "w");
+    let first = watch.next_round("first round");
     assert_eq!(
         first.last().map(String::as_str),
         Some("collection w: added 1, updated 0, unchanged 0, removed 0, failed 0")
     );
     // The watcher was started before the first round, so this edit cannot be missed.
     ctx.write("w/a.md", "# A, edited\n");
-    let second = next_summary("round after an edit");
+    let second = watch.next_round("round after an edit");
     assert_eq!(
         second,
         [
@@ -1029,11 +996,7 @@ fn watch_imports_again_when_a_file_changes() {
     );
     assert_eq!(resource_json(&ctx, "shelf://w/a.md")["title"], "A, edited");
     // A round reads every file; reading is not a change, so no round follows by itself.
-    if let Ok(line) = lines.recv_timeout(Duration::from_millis(1500)) {
-        panic!("a round started with nothing changed: {line}");
-    }
-    let _ = child.kill();
-    let _ = child.wait();
+    watch.quiet_for(Duration::from_millis(1500));
 }
 
 #[test]
@@ -1243,47 +1206,14 @@ fn watch_removes_the_items_of_a_file_deleted_while_it_runs() {
     ctx.ok(&["import", ctx.path("w").to_str().expect("UTF-8")]);
     // Gone before watching begins: stays, as without --prune.
     std::fs::remove_file(ctx.path("w/old.md")).expect("delete old.md");
-    let mut child = Command::new(BIN)
-        .arg("--db")
-        .arg(&ctx.db)
-        .args(["import", ctx.path("w").to_str().expect("UTF-8"), "--watch"])
-        .env_remove("PROMPTSHELF_DB")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start import --watch");
-    let stdout = child.stdout.take().expect("stdout");
-    let (sender, lines) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if sender.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let next_summary = |what: &str| -> Vec<String> {
-        let mut seen = Vec::new();
-        loop {
-            let line = lines
-                .recv_timeout(Duration::from_secs(20))
-                .unwrap_or_else(|_| panic!("no {what} within 20 s; saw {seen:?}"));
-            let done = line.contains("added ");
-            seen.push(line);
-            if done {
-                return seen;
-            }
-        }
-    };
-    let first = next_summary("first round");
+    let watch = Watch::start(&ctx, "w");
+    let first = watch.next_round("first round");
     assert_eq!(
         first.last().map(String::as_str),
         Some("collection w: added 0, updated 0, unchanged 2, removed 0, failed 0")
     );
     std::fs::remove_file(ctx.path("w/b.md")).expect("delete b.md");
-    let second = next_summary("round after a deletion");
+    let second = watch.next_round("round after a deletion");
     assert_eq!(
         second,
         [
@@ -1291,8 +1221,7 @@ fn watch_removes_the_items_of_a_file_deleted_while_it_runs() {
             "collection w: added 0, updated 0, unchanged 1, removed 1, failed 0"
         ]
     );
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(watch);
     ctx.fails(&["resource", "show", "shelf://w/b.md"]);
     // What was gone before the watch began is still there, for --prune to remove.
     resource_json(&ctx, "shelf://w/old.md");
@@ -1332,4 +1261,73 @@ fn an_import_without_prune_says_how_many_items_have_no_file_any_more() {
     assert_eq!(pruned["withoutFile"], 0);
     let output = ctx.run(&["import", dir]);
     assert!(!String::from_utf8_lossy(&output.stderr).contains("no file"));
+}
+
+/// `promptshelf import FOLDER --watch` on a test's database, its output read a line at a time;
+/// dropping it stops the process, so a failed assertion leaves no watcher behind.
+struct Watch {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Watch {
+    fn start(ctx: &TestContext, folder: &str) -> Watch {
+        let mut child = Command::new(BIN)
+            .arg("--db")
+            .arg(&ctx.db)
+            .args([
+                "import",
+                ctx.path(folder).to_str().expect("UTF-8"),
+                "--watch",
+            ])
+            .env_remove("PROMPTSHELF_DB")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start import --watch");
+        let stdout = child.stdout.take().expect("stdout");
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Watch { child, lines }
+    }
+
+    /// The lines of the next round, its summary last; `what` names the round if none comes
+    /// within 20 s.
+    fn next_round(&self, what: &str) -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(20))
+                .unwrap_or_else(|_| panic!("no {what} within 20 s; saw {seen:?}"));
+            let done = line.contains("added ");
+            seen.push(line);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    /// Fails the test if the watcher says anything within `wait`.
+    fn quiet_for(&self, wait: Duration) {
+        if let Ok(line) = self.lines.recv_timeout(wait) {
+            panic!("a round started with nothing changed: {line}");
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
