@@ -3,7 +3,10 @@
 //! through a template and for completing a template variable from stored URIs).
 //!
 //! Matching covers every operator with single-value variables; an exploded or prefixed
-//! (`{var*}`, `{var:3}`) variable matches the raw text of its place.
+//! (`{var*}`, `{var:3}`) variable matches the raw text of its place. A template that names a
+//! variable twice is refused, though RFC 6570 allows it: matching would have to find a split
+//! of the URI where both places hold the same text, which a regex without backreferences
+//! cannot say, and such a template is no use for a stored document's URI.
 
 use std::collections::HashMap;
 
@@ -21,7 +24,7 @@ pub struct UriTemplate {
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("'{template}' is not a valid RFC 6570 URI template: {reason}")]
+#[error("'{template}' {reason}")]
 pub struct TemplateError {
     pub template: String,
     pub reason: String,
@@ -34,22 +37,36 @@ impl UriTemplate {
             reason,
         };
         uri_template_system::Template::parse(&for_parser(source))
-            .map_err(|err| error(format!("{err:?}")))?;
+            .map_err(|err| error(format!("is not a valid RFC 6570 URI template: {err:?}")))?;
         let mut pattern = String::from("^");
         let mut variables = Vec::new();
         let mut rest = source;
         while let Some(open) = rest.find('{') {
             push_literal(&rest[..open], &mut pattern);
-            let close = rest[open..]
-                .find('}')
-                .ok_or_else(|| error("an expression is not closed with '}'".into()))?;
+            let close = rest[open..].find('}').ok_or_else(|| {
+                error(
+                    "is not a valid RFC 6570 URI template: an expression is not closed with '}'"
+                        .into(),
+                )
+            })?;
             let expression = &rest[open + 1..open + close];
             push_expression(expression, &mut pattern, &mut variables);
             rest = &rest[open + close + 1..];
         }
         push_literal(rest, &mut pattern);
+        if let Some(twice) = variables
+            .iter()
+            .enumerate()
+            .find_map(|(at, name)| variables[..at].contains(name).then_some(name))
+        {
+            return Err(error(format!(
+                "names the variable '{twice}' twice; name each variable once (a URI read \
+                 through the template gives each variable one value)"
+            )));
+        }
         pattern.push('$');
-        let pattern = Pattern::new(&pattern).map_err(error)?;
+        let pattern = Pattern::new(&pattern)
+            .map_err(|err| error(format!("cannot be matched against URIs: {err}")))?;
         Ok(UriTemplate {
             source: source.to_string(),
             pattern,
@@ -80,7 +97,7 @@ impl UriTemplate {
     pub fn expand(&self, values: &HashMap<String, String>) -> Result<String, TemplateError> {
         let error = |err: &dyn std::fmt::Debug| TemplateError {
             template: self.source.clone(),
-            reason: format!("{err:?}"),
+            reason: format!("could not be expanded: {err:?}"),
         };
         let values: uri_template_system::Values = values
             .iter()
@@ -356,6 +373,20 @@ mod tests {
         // Still refused where the template is wrong, at the template's own position.
         let err = UriTemplate::parse("a%20b{x").unwrap_err();
         assert!(err.reason.contains("position: 7"), "{err}");
+    }
+
+    #[test]
+    fn a_variable_named_twice_is_refused() {
+        for source in ["s://{a}/x/{a}", "s://{a}{?b,a}", "s:/{+a}0{a}"] {
+            let err = UriTemplate::parse(source).unwrap_err();
+            assert!(
+                err.to_string()
+                    .starts_with(&format!("'{source}' names the variable 'a' twice")),
+                "{source}: {err}"
+            );
+        }
+        let distinct = UriTemplate::parse("s://{a}/x/{b}{?c,d}").expect("a valid template");
+        assert_eq!(distinct.variables(), ["a", "b", "c", "d"]);
     }
 
     #[test]

@@ -192,8 +192,8 @@ fn name_of(uri_template: &str) -> String {
     }
 }
 
-/// The variable names of an RFC 6570 template, in order of first appearance; an error that
-/// says what is wrong and where when it is not one.
+/// The variable names of an RFC 6570 template, in order; an error that says what is wrong
+/// and where when it is not one the server can match URIs against.
 fn variables(uri_template: &str) -> Result<Vec<String>> {
     let shown = common::one_line(uri_template);
     if uri_template.is_empty() {
@@ -212,20 +212,12 @@ fn variables(uri_template: &str) -> Result<Vec<String>> {
              expected {expected} (e.g. 'shelf://docs/{{+path}}')"
         ));
     }
-    // The crate has validated the syntax but does not expose the variables; after
-    // validation each expression is `{` [operator] varspec *("," varspec) `}`.
-    let mut names: Vec<String> = Vec::new();
-    for expression in uri_template.split('{').skip(1) {
-        let body = expression.split('}').next().unwrap_or_default();
-        let body = body.trim_start_matches(['+', '#', '.', '/', ';', '?', '&']);
-        for spec in body.split(',') {
-            let name = spec.trim_end_matches('*');
-            let name = name.split(':').next().unwrap_or(name);
-            if !names.iter().any(|seen| seen == name) {
-                names.push(name.to_string());
-            }
-        }
-    }
+    // The syntax is right; what the server's own parse refuses beyond it (a variable named
+    // twice) is said in its words.
+    let names = crate::uri_template::UriTemplate::parse(uri_template)
+        .map_err(|err| anyhow!("{err}"))?
+        .variables()
+        .to_vec();
     if names.is_empty() {
         return Err(anyhow!(
             "'{shown}' has no variables, so it matches one URI only; add one like {{+path}} \

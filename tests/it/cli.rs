@@ -503,6 +503,22 @@ fn template_add_rejects_invalid_templates_and_unknown_variables() {
     );
     assert!(error.contains("variable 'lang'"), "{error}");
     assert!(error.contains("path"), "{error}");
+    // RFC 6570 allows a variable twice, but a URI read through such a template could give
+    // it two values, so it is refused, and nothing is stored.
+    let error = fails_cleanly(
+        &ctx,
+        &["template", "add", "shelf://docs/{lang}/{+path}/{lang}"],
+    );
+    assert!(
+        error.contains("'shelf://docs/{lang}/{+path}/{lang}' names the variable 'lang' twice"),
+        "{error}"
+    );
+    assert!(error.contains("name each variable once"), "{error}");
+    let templates = ctx.json(&["template", "list", "--json"]);
+    assert!(
+        !templates.to_string().contains("shelf://docs/{lang}"),
+        "{templates}"
+    );
 }
 
 #[test]

@@ -426,6 +426,48 @@ fn template_variables_complete_from_stored_uris() {
     assert_eq!(values(&completion), ["alan", "ada", "grace"]);
 }
 
+/// A template that names a variable twice is refused when added (tests/it/cli.rs); one that
+/// a database holds all the same (written before that rule) is reported by `check` and
+/// passed over by the server, which goes on serving the rest.
+#[test]
+fn a_stored_template_that_names_a_variable_twice_is_reported_and_passed_over() {
+    let ctx = library();
+    ctx.ok(&["template", "add", "docs://{page}/x", "--name", "docs"]);
+    let changed = ctx
+        .open_db()
+        .execute(
+            "UPDATE resource_templates SET uri_template = 'docs://{page}/{page}' \
+             WHERE uri_template = 'docs://{page}/x'",
+            [],
+        )
+        .expect("rewrite the template");
+    assert_eq!(changed, 1);
+    let checked = ctx.run(&["check"]);
+    let report = String::from_utf8_lossy(&checked.stdout);
+    assert!(!checked.status.success(), "{report}");
+    assert!(
+        report.contains("'docs://{page}/{page}' names the variable 'page' twice"),
+        "{report}"
+    );
+
+    let mut server = ctx.server();
+    let twice = (
+        json!({"type": "ref/resource", "uri": "docs://{page}/{page}"}),
+        "page",
+    );
+    let response = request(&mut server, twice, "", json!({}));
+    let (code, message) = error(&response);
+    assert_eq!(code, -32603, "{response}");
+    assert!(
+        message.contains("'docs://{page}/{page}' in the library does not parse; fix or remove it"),
+        "{message}"
+    );
+    let read = server.modern("resources/read", json!({"uri": "docs://a/a"}));
+    assert!(read["error"]["message"].is_string(), "{read}");
+    let completion = complete(&mut server, pick("language"), "", json!({}));
+    assert_eq!(completion["total"], 3);
+}
+
 #[test]
 fn unknown_prompts_arguments_and_templates_are_invalid_params() {
     let ctx = library();
