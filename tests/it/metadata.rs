@@ -103,6 +103,7 @@ fn an_audience_or_priority_out_of_range_fails_its_file_in_front_matter_and_metad
     ctx.ok(&["init", "--empty"]);
     let dir = ctx.path("art");
     let dir = dir.to_str().expect("UTF-8");
+    ctx.write("art/diagram.png", PNG);
     for (front, said) in [
         (
             "audience: [user, robot]",
@@ -110,22 +111,16 @@ fn an_audience_or_priority_out_of_range_fails_its_file_in_front_matter_and_metad
         ),
         ("priority: 1.5", "priority 1.5 is outside 0.0 to 1.0"),
     ] {
-        ctx.write("art/notes.md", format!("---\n{front}\n---\n# Notes\n"));
-        let error = ctx.fails(&["import", dir]);
-        assert!(
-            error.contains("notes.md") && error.contains(said),
-            "{error}"
-        );
-        std::fs::remove_file(ctx.path("art/notes.md")).expect("remove");
-
-        ctx.write("art/diagram.png", PNG);
-        ctx.write("art/diagram.png.meta.yaml", format!("{front}\n"));
-        let error = ctx.fails(&["import", dir]);
-        assert!(
-            error.contains("diagram.png.meta.yaml") && error.contains(said),
-            "{error}"
-        );
-        std::fs::remove_file(ctx.path("art/diagram.png.meta.yaml")).expect("remove");
+        // The same keys in a markdown file's front matter and in a binary file's metadata.
+        for (file, contents) in [
+            ("notes.md", format!("---\n{front}\n---\n# Notes\n")),
+            ("diagram.png.meta.yaml", format!("{front}\n")),
+        ] {
+            let path = ctx.write(&format!("art/{file}"), contents);
+            let error = ctx.fails(&["import", dir]);
+            assert!(error.contains(file) && error.contains(said), "{error}");
+            std::fs::remove_file(path).expect("remove");
+        }
     }
     // Nothing of a failed import was stored; the same folder without the faults imports.
     ctx.fails(&["resource", "show", "shelf://art/notes.md"]);
