@@ -162,6 +162,13 @@ CREATE TABLE completion_indexes (
 -- Every change to a prompt, resource, template or completion table, in order; a running
 -- server reads the rows after the last one it saw to learn exactly what changed. Updates
 -- that leave the content hash as it was leave no row.
+--
+-- Every statement of this file reads in SQLite 3.40 (Debian 12's `sqlite3`, the oldest
+-- SQLite of a supported distribution), since operators open the file with their own tools
+-- (SECURITY.md): the time in milliseconds through julianday, not 3.42's
+-- `unixepoch('subsec')`; a body's messages gathered in order through an ordered subquery,
+-- not 3.44's ORDER BY inside the aggregate (SQLite does not flatten an ordered subquery
+-- into an aggregate, so group_concat sees the rows in that order).
 CREATE TABLE change_log (
     seq   INTEGER PRIMARY KEY AUTOINCREMENT,
     at    INTEGER NOT NULL,
@@ -172,58 +179,58 @@ CREATE TABLE change_log (
 
 CREATE TRIGGER prompts_insert AFTER INSERT ON prompts BEGIN
     INSERT INTO change_log (at, kind, op, key)
-    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'prompt', 'insert', NEW.name);
+    VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'prompt', 'insert', NEW.name);
 END;
 CREATE TRIGGER prompts_update AFTER UPDATE ON prompts
 WHEN OLD.content_hash IS NOT NEW.content_hash OR OLD.name IS NOT NEW.name BEGIN
     INSERT INTO change_log (at, kind, op, key)
-    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'prompt', 'update', NEW.name);
+    VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'prompt', 'update', NEW.name);
 END;
 CREATE TRIGGER prompts_delete AFTER DELETE ON prompts BEGIN
     INSERT INTO change_log (at, kind, op, key)
-    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'prompt', 'delete', OLD.name);
+    VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'prompt', 'delete', OLD.name);
 END;
 
 CREATE TRIGGER resources_insert AFTER INSERT ON resources BEGIN
     INSERT INTO change_log (at, kind, op, key)
-    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'resource', 'insert', NEW.uri);
+    VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'resource', 'insert', NEW.uri);
 END;
 CREATE TRIGGER resources_update AFTER UPDATE ON resources
 WHEN OLD.content_hash IS NOT NEW.content_hash OR OLD.uri IS NOT NEW.uri BEGIN
     INSERT INTO change_log (at, kind, op, key)
-    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'resource', 'update', NEW.uri);
+    VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'resource', 'update', NEW.uri);
 END;
 CREATE TRIGGER resources_delete AFTER DELETE ON resources BEGIN
     INSERT INTO change_log (at, kind, op, key)
-    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'resource', 'delete', OLD.uri);
+    VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'resource', 'delete', OLD.uri);
 END;
 
 CREATE TRIGGER templates_insert AFTER INSERT ON resource_templates BEGIN
     INSERT INTO change_log (at, kind, op, key)
-    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'template', 'insert', NEW.uri_template);
+    VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'template', 'insert', NEW.uri_template);
 END;
 CREATE TRIGGER templates_update AFTER UPDATE ON resource_templates
 WHEN OLD.content_hash IS NOT NEW.content_hash OR OLD.uri_template IS NOT NEW.uri_template BEGIN
     INSERT INTO change_log (at, kind, op, key)
-    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'template', 'update', NEW.uri_template);
+    VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'template', 'update', NEW.uri_template);
 END;
 CREATE TRIGGER templates_delete AFTER DELETE ON resource_templates BEGIN
     INSERT INTO change_log (at, kind, op, key)
-    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'template', 'delete', OLD.uri_template);
+    VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'template', 'delete', OLD.uri_template);
 END;
 
 CREATE TRIGGER tables_insert AFTER INSERT ON completion_tables BEGIN
     INSERT INTO change_log (at, kind, op, key)
-    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'values', 'insert', NEW.name);
+    VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'values', 'insert', NEW.name);
 END;
 CREATE TRIGGER tables_update AFTER UPDATE ON completion_tables
 WHEN OLD.version IS NOT NEW.version OR OLD.name IS NOT NEW.name BEGIN
     INSERT INTO change_log (at, kind, op, key)
-    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'values', 'update', NEW.name);
+    VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'values', 'update', NEW.name);
 END;
 CREATE TRIGGER tables_delete AFTER DELETE ON completion_tables BEGIN
     INSERT INTO change_log (at, kind, op, key)
-    VALUES (CAST(unixepoch('subsec') * 1000 AS INTEGER), 'values', 'delete', OLD.name);
+    VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'values', 'delete', OLD.name);
 END;
 
 -- What `initialize`, `server/discover` and the lists report, without a pass over any table:
@@ -296,18 +303,21 @@ CREATE TRIGGER prompts_unsearchable AFTER DELETE ON prompts BEGIN
 END;
 -- A prompt's body is its messages in order; each message written re-indexes it.
 CREATE TRIGGER prompt_messages_searchable AFTER INSERT ON prompt_messages BEGIN
-    UPDATE search SET body = (SELECT group_concat(body, char(10) ORDER BY position)
-                              FROM prompt_messages WHERE prompt_id = NEW.prompt_id)
+    UPDATE search SET body = (SELECT group_concat(body, char(10)) FROM (
+                              SELECT body FROM prompt_messages WHERE prompt_id = NEW.prompt_id
+                              ORDER BY position))
     WHERE rowid = -NEW.prompt_id;
 END;
 CREATE TRIGGER prompt_messages_search_update AFTER UPDATE ON prompt_messages BEGIN
-    UPDATE search SET body = (SELECT group_concat(body, char(10) ORDER BY position)
-                              FROM prompt_messages WHERE prompt_id = NEW.prompt_id)
+    UPDATE search SET body = (SELECT group_concat(body, char(10)) FROM (
+                              SELECT body FROM prompt_messages WHERE prompt_id = NEW.prompt_id
+                              ORDER BY position))
     WHERE rowid = -NEW.prompt_id;
 END;
 CREATE TRIGGER prompt_messages_unsearchable AFTER DELETE ON prompt_messages BEGIN
-    UPDATE search SET body = coalesce((SELECT group_concat(body, char(10) ORDER BY position)
-                                       FROM prompt_messages WHERE prompt_id = OLD.prompt_id), '')
+    UPDATE search SET body = coalesce((SELECT group_concat(body, char(10)) FROM (
+                                       SELECT body FROM prompt_messages WHERE prompt_id = OLD.prompt_id
+                                       ORDER BY position)), '')
     WHERE rowid = -OLD.prompt_id;
 END;
 CREATE TRIGGER resources_searchable AFTER INSERT ON resources BEGIN

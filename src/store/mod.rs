@@ -10,6 +10,7 @@
 //! keep its WAL index beside it (`place`); writing there is refused at open, naming which.
 //! A Litestream replica (`serve --replica`) is read one snapshot per request (`replica`).
 
+mod create;
 pub mod detached;
 mod hash;
 pub mod history;
@@ -186,12 +187,13 @@ impl std::fmt::Debug for Store {
 
 impl Store {
     /// Opens the database at `path`, creating it from schema.sql and `fill` when it does not
-    /// exist yet. The folder must exist. `fill` runs inside the creating transaction, so a
-    /// half-created database is never left behind.
+    /// exist yet. The folder must exist. A new file is built beside the path and moved
+    /// there whole (`create`), so a half-created database is never left at the path.
     ///
     /// `ReadWrite` also fills an existing empty file and migrates an older schema; where the
     /// file or its folder cannot be written it fails at once, naming which.
-    /// `ReadOnly` (the server) creates only a missing file: an existing one is opened
+    /// `ReadOnly` (the server) creates only a missing file, or replaces an empty one that a
+    /// creation which did not finish left (with a warning): any other existing one is opened
     /// read-only and must already hold this version's schema, or the open fails with an
     /// error naming the file and the command that prepares it. In a folder that cannot be
     /// written it is opened `immutable` unless its `-wal` and `-shm` are there
@@ -271,6 +273,10 @@ impl Store {
                 return Err(refused);
             }
         }
+        if !place.exists {
+            create::whole(path, folder, create::Found::Nothing, fill)?;
+            return Store::open_with(path, access, false, created);
+        }
         let reading = match access {
             Access::ReadOnly if place.exists => place.reading()?,
             _ => Reading::Shared,
@@ -298,6 +304,18 @@ impl Store {
             let shown = || path.display().to_string();
             match schema::inspect(&conn, path)? {
                 schema::Found::Current => checked = Some(conn),
+                // Left by a creation that did not finish (an older build made the file
+                // first and filled it after): replaced, as a missing file is created.
+                schema::Found::Empty if serving && place.writable() => {
+                    drop(conn);
+                    tracing::warn!(
+                        "{} is an empty file, left by a creation that did not finish; \
+                         creating the library there again",
+                        path.display()
+                    );
+                    create::whole(path, folder, create::Found::EmptyFile, fill)?;
+                    return Store::open_with(path, access, false, created);
+                }
                 schema::Found::Empty if serving => {
                     return Err(StoreError::NotCreated { path: shown() });
                 }
@@ -623,6 +641,11 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     // With 512 KiB the large bench's server peaked at 24-28 MB serving random reads of a
     // 500,000-document library, with 256 KiB at 24 MB (budget: under 25 MB).
     conn.pragma_update(None, "cache_size", -256)?;
+    Ok(())
+}
+
+/// What an open fills a database with once it was created (nothing more).
+fn created(_: &Transaction) -> Result<()> {
     Ok(())
 }
 

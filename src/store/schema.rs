@@ -7,7 +7,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::{Result, StoreError, opening};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 
@@ -20,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/5.sql"),
     include_str!("migrations/6.sql"),
     include_str!("migrations/7.sql"),
+    include_str!("migrations/8.sql"),
 ];
 
 /// The version from which each completion table's index is stored beside it.
@@ -166,7 +167,10 @@ mod tests {
         .expect("counts")
     }
 
-    /// What migration 7 adds, gone: the database as version 6 left it.
+    /// What migration 8 changes, undone: the database as version 7 left it.
+    const BACK_TO_VERSION_7: &str = include_str!("../../tests/downgrade/to-7.sql");
+
+    /// What migration 7 adds, gone too: the database as version 6 left it.
     const BACK_TO_VERSION_6: &str = include_str!("../../tests/downgrade/to-6.sql");
 
     /// What migration 6 changes, undone: the database as version 5 left it.
@@ -261,6 +265,7 @@ mod tests {
     #[test]
     fn a_database_migrated_from_version_1_is_what_schema_sql_creates() {
         migrated_from(&[
+            BACK_TO_VERSION_7,
             BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
             BACK_TO_VERSION_4,
@@ -273,6 +278,7 @@ mod tests {
     #[test]
     fn a_database_migrated_from_version_2_is_what_schema_sql_creates() {
         migrated_from(&[
+            BACK_TO_VERSION_7,
             BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
             BACK_TO_VERSION_4,
@@ -284,6 +290,7 @@ mod tests {
     #[test]
     fn a_database_migrated_from_version_3_is_what_schema_sql_creates() {
         migrated_from(&[
+            BACK_TO_VERSION_7,
             BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
             BACK_TO_VERSION_4,
@@ -293,16 +300,26 @@ mod tests {
 
     #[test]
     fn a_database_migrated_from_version_4_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_6, BACK_TO_VERSION_5, BACK_TO_VERSION_4]);
+        migrated_from(&[
+            BACK_TO_VERSION_7,
+            BACK_TO_VERSION_6,
+            BACK_TO_VERSION_5,
+            BACK_TO_VERSION_4,
+        ]);
     }
 
     #[test]
     fn a_database_migrated_from_version_5_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_6, BACK_TO_VERSION_5]);
+        migrated_from(&[BACK_TO_VERSION_7, BACK_TO_VERSION_6, BACK_TO_VERSION_5]);
     }
 
     #[test]
     fn a_database_migrated_from_version_6_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_6]);
+        migrated_from(&[BACK_TO_VERSION_7, BACK_TO_VERSION_6]);
+    }
+
+    #[test]
+    fn a_database_migrated_from_version_7_is_what_schema_sql_creates() {
+        migrated_from(&[BACK_TO_VERSION_7]);
     }
 }

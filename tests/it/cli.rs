@@ -4,7 +4,10 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::common::{BIN, TestContext, describe, snapshot};
+use std::process::Stdio;
+use std::time::Duration;
+
+use crate::common::{BIN, Server, TestContext, command_on, describe, snapshot};
 
 const PNG: &[u8] = include_bytes!("../../seed/images/layers.png");
 
@@ -782,36 +785,78 @@ fn a_db_with_a_newer_schema_is_refused_and_left_alone() {
 }
 
 #[test]
-fn serve_refuses_an_existing_empty_file_and_leaves_it_empty() {
+fn serve_replaces_an_empty_file_a_creation_left_and_serves_it() {
     let ctx = TestContext::new();
+    // What an older build left when killed while creating the library: the file, empty,
+    // and SQLite's journal beside it.
     std::fs::write(&ctx.db, b"").expect("create an empty file");
-    let stderr = ctx.fails(&["serve"]);
-    assert_one_error_line(&["serve"], &stderr);
-    let shown = ctx.db.display().to_string();
+    std::fs::write(ctx.path("library.db-journal"), b"").expect("create a journal");
+    let mut server = Server::spawn(command_on(&ctx.db, &["serve"]), true);
+    let listed = server.modern("prompts/list", json!({}));
+    let names = listed["result"]["prompts"].as_array().expect("prompts");
     assert!(
-        stderr.contains(&format!("{shown} is empty, not a promptshelf database")),
-        "{stderr}"
+        names.iter().any(|prompt| prompt["name"] == "code-review"),
+        "{listed}"
     );
-    assert!(stderr.contains("remove it"), "{stderr}");
+    let logs = server.log_lines(Duration::from_millis(300)).join("\n");
     assert!(
-        stderr.contains(&format!("promptshelf --db {shown} stats")),
-        "{stderr}"
+        logs.contains("is an empty file, left by a creation that did not finish"),
+        "{logs}"
     );
-    let len = std::fs::metadata(&ctx.db)
-        .expect("the file is still there")
-        .len();
-    assert_eq!(len, 0, "serve wrote to the existing file");
-    for beside in ["library.db-wal", "library.db-shm", "library.db-journal"] {
-        assert!(!ctx.path(beside).exists(), "serve created {beside}");
+    assert_eq!(server.close(), Some(0));
+    assert_eq!(
+        ctx.query::<i64>("PRAGMA user_version"),
+        SCHEMA_VERSION_NOW,
+        "the library was created in its place"
+    );
+}
+
+/// The schema version this build creates.
+const SCHEMA_VERSION_NOW: i64 = 8;
+
+#[test]
+fn serve_killed_while_creating_the_library_leaves_none_or_a_whole_one() {
+    let ctx = TestContext::new();
+    // Kills spread over the first 80 ms, where a debug build creates the library from the
+    // seed; each is followed by a start that must serve.
+    for round in 0..40u64 {
+        for name in ["library.db", "library.db-wal", "library.db-shm"] {
+            let _ = std::fs::remove_file(ctx.path(name));
+        }
+        let mut creating = command_on(&ctx.db, &["serve"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start serve");
+        std::thread::sleep(Duration::from_millis(round * 2));
+        creating.kill().expect("kill serve");
+        creating.wait().expect("reap serve");
+        if ctx.db.exists() {
+            assert_eq!(
+                ctx.query::<i64>("PRAGMA user_version"),
+                SCHEMA_VERSION_NOW,
+                "round {round}: a file at the path is a whole library"
+            );
+        }
+        let mut server = ctx.server();
+        let listed = server.modern("prompts/list", json!({}));
+        assert!(
+            listed["result"]["prompts"]
+                .as_array()
+                .is_some_and(|prompts| !prompts.is_empty()),
+            "round {round}, killed after {} ms: {listed}",
+            round * 2
+        );
+        assert_eq!(server.close(), Some(0), "round {round}");
     }
-    // The fix the error names: an admin command creates the library, and serve then serves it.
-    ctx.ok(&["stats"]);
-    let output = ctx.run(&["serve"]);
-    assert!(
-        output.status.success(),
-        "{}",
-        describe(&["serve"], &output, "serve on the created library")
-    );
+    // The temporary files of the killed creations are removed by the creations after them.
+    let left: Vec<String> = std::fs::read_dir(ctx.dir.path())
+        .expect("list the folder")
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.contains(".creating-"))
+        .collect();
+    assert!(left.len() <= 3, "left behind: {left:?}");
 }
 
 #[test]
@@ -871,6 +916,9 @@ fn broken_front_matter_names_the_file_and_line() {
     assert!(error.contains("nmae"), "{error}");
 }
 
+/// What version 8 changed: triggers that SQLite 3.40 can read.
+const BACK_TO_VERSION_7: &str = include_str!("../downgrade/to-7.sql");
+
 /// What version 7 added: the stored completion indexes.
 const BACK_TO_VERSION_6: &str = include_str!("../downgrade/to-6.sql");
 
@@ -921,7 +969,7 @@ fn migrated_by_a_command_and_served(version: i64, back: &[&str]) {
     );
     assert!(stderr.contains("stats"), "{stderr}");
     ctx.ok(&["stats"]);
-    assert_eq!(ctx.query::<i64>("PRAGMA user_version"), 7);
+    assert_eq!(ctx.query::<i64>("PRAGMA user_version"), 8);
     assert_eq!(schema_of(&ctx), schema_of(&fresh));
     // Every completion table has its index stored by the migration, at its version.
     assert_eq!(
@@ -958,6 +1006,7 @@ fn a_version_1_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(
         1,
         &[
+            BACK_TO_VERSION_7,
             BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
             BACK_TO_VERSION_4,
@@ -973,6 +1022,7 @@ fn a_version_2_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(
         2,
         &[
+            BACK_TO_VERSION_7,
             BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
             BACK_TO_VERSION_4,
@@ -987,6 +1037,7 @@ fn a_version_3_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(
         3,
         &[
+            BACK_TO_VERSION_7,
             BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
             BACK_TO_VERSION_4,
@@ -999,16 +1050,29 @@ fn a_version_3_database_is_migrated_by_a_command_and_then_served() {
 fn a_version_4_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(
         4,
-        &[BACK_TO_VERSION_6, BACK_TO_VERSION_5, BACK_TO_VERSION_4],
+        &[
+            BACK_TO_VERSION_7,
+            BACK_TO_VERSION_6,
+            BACK_TO_VERSION_5,
+            BACK_TO_VERSION_4,
+        ],
     );
 }
 
 #[test]
 fn a_version_5_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(5, &[BACK_TO_VERSION_6, BACK_TO_VERSION_5]);
+    migrated_by_a_command_and_served(
+        5,
+        &[BACK_TO_VERSION_7, BACK_TO_VERSION_6, BACK_TO_VERSION_5],
+    );
 }
 
 #[test]
 fn a_version_6_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(6, &[BACK_TO_VERSION_6]);
+    migrated_by_a_command_and_served(6, &[BACK_TO_VERSION_7, BACK_TO_VERSION_6]);
+}
+
+#[test]
+fn a_version_7_database_is_migrated_by_a_command_and_then_served() {
+    migrated_by_a_command_and_served(7, &[BACK_TO_VERSION_7]);
 }

@@ -31,6 +31,7 @@ mod replica;
 mod search;
 mod server;
 mod skills;
+mod sqlite_tools;
 mod store_errors;
 mod terminal;
 mod tokens;
