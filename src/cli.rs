@@ -224,7 +224,8 @@ pub struct ServeArgs {
     /// so that Litestream can apply changes while it is read, and watches it for them
     #[arg(long)]
     pub replica: bool,
-    /// The `cacheScope` of cacheable results
+    /// The `cacheScope` of cacheable results (over HTTP with authentication, always
+    /// private: answers depend on who asks)
     #[arg(long, value_enum, default_value_t = CacheScopeArg::Public)]
     pub cache_scope: CacheScopeArg,
     /// Completion requests answered per second; more are refused with an error (0: no limit)
@@ -270,6 +271,11 @@ pub struct ServeArgs {
     /// (http://127.0.0.1:PORT and http://localhost:PORT); repeatable
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     pub allow_origin: Vec<String>,
+    /// Over HTTP, a name clients reach the server by (its `Host` header), besides IP
+    /// addresses and localhost, e.g. shelf.example.com, or the upstream name a proxy sends;
+    /// `*` for any name (behind a proxy that checks names itself); repeatable
+    #[arg(long, value_name = "NAME", requires = "http")]
+    pub allow_host: Vec<String>,
     /// Over HTTP, how clients are authenticated: `token` (the default: a bearer token made
     /// with `promptshelf token add`), `oauth` (access tokens from an authorization server:
     /// --oauth-issuer, --oauth-jwks, --oauth-resource) or `none` (only on a loopback address)
@@ -297,6 +303,17 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 10, value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub header_timeout: u64,
+    /// Over HTTP, the seconds a request's body has to arrive whole once its headers have
+    /// (answered 408 after that)
+    #[arg(long, default_value_t = 10, value_name = "SECONDS", requires = "http",
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub body_timeout: u64,
+    /// Over HTTP, the most requests one caller (a token; an OAuth subject) has being sent or
+    /// answered at once; one more is refused 429 (under `--auth none` all 256 are the
+    /// process's)
+    #[arg(long, default_value_t = 64, value_name = "REQUESTS", requires = "http",
+          value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub max_in_flight_per_token: u64,
     /// Over HTTP, requests per second answered to each caller (a token; under `--auth none`
     /// the whole process); more are refused 429 with Retry-After (0: no limit, the default)
     #[arg(

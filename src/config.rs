@@ -139,6 +139,13 @@ pub struct HttpConfig {
     /// How long a connection has to send a request's headers (and may idle between
     /// requests).
     pub header_timeout: Duration,
+    /// `Host` names served besides IP literals and localhost (lower case, no port; `*`:
+    /// any), against DNS rebinding.
+    pub allow_hosts: Vec<String>,
+    /// How long a request's body has to arrive whole once its headers have.
+    pub body_timeout: Duration,
+    /// Requests one caller may have being sent or answered at once.
+    pub max_in_flight_per_caller: usize,
     /// How callers are authenticated.
     pub auth: Auth,
     /// Requests per second each caller (a token; the process under `--auth none`) is

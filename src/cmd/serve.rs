@@ -134,9 +134,29 @@ fn http_config(addr: std::net::SocketAddr, args: &ServeArgs) -> Result<HttpConfi
         }
         allow_origins.push(trimmed.to_ascii_lowercase());
     }
+    let mut allow_hosts = Vec::new();
+    for name in &args.allow_host {
+        let trimmed = name.trim().to_ascii_lowercase();
+        let bare = crate::server::host_name_of(&trimmed).to_string();
+        if bare.is_empty() || bare.contains(['/', '@', ' ']) {
+            anyhow::bail!(
+                "--allow-host '{name}' is not a host name; give the name clients reach the server by, without scheme or path, e.g. --allow-host shelf.example.com"
+            );
+        }
+        allow_hosts.push(bare);
+    }
+    if let Auth::OAuth(settings) = &auth
+        && let Some(host) = url_host(&settings.resource)
+    {
+        allow_hosts.push(host);
+    }
     Ok(HttpConfig {
         addr,
         allow_origins,
+        allow_hosts,
+        body_timeout: Duration::from_secs(args.body_timeout),
+        max_in_flight_per_caller: usize::try_from(args.max_in_flight_per_token)
+            .unwrap_or(usize::MAX),
         header_timeout: Duration::from_secs(args.header_timeout),
         auth,
         request_rate: args.rate_per_token,
@@ -151,6 +171,18 @@ fn http_config(addr: std::net::SocketAddr, args: &ServeArgs) -> Result<HttpConfi
             .zip(args.tls_key.clone())
             .map(|(cert, key)| TlsFiles { cert, key }),
     })
+}
+
+/// The host name of an http(s) URL, lower case, without port: the name clients reach
+/// `--oauth-resource` by.
+fn url_host(url: &str) -> Option<String> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit('@').next()?;
+    let name = crate::server::host_name_of(host).to_ascii_lowercase();
+    (!name.is_empty()).then_some(name)
 }
 
 /// `--auth oauth`'s settings, each flag it needs named when missing.

@@ -236,6 +236,39 @@ pub fn origin_refused(origin: &str) -> RpcError {
     )
 }
 
+/// A request's `Host` is not a name this server is reached by: a page whose DNS name was
+/// rebound to this address sends its own name.
+pub fn host_refused(host: &str) -> RpcError {
+    RpcError::new(
+        code::INVALID_REQUEST,
+        format!(
+            "Host '{host}' is not a name this server is served by; reach it as localhost or by its address, or start it with --allow-host {host}"
+        ),
+    )
+}
+
+/// A request whose body did not arrive whole within `seconds` (`--body-timeout`).
+pub fn body_timed_out(seconds: u64) -> RpcError {
+    RpcError::new(
+        code::INVALID_REQUEST,
+        format!(
+            "the request body did not arrive within {seconds} s (serve --body-timeout); send the whole message at once"
+        ),
+    )
+}
+
+/// A request over its caller's share of the requests answered at once
+/// (`--max-in-flight-per-token`); `caller` says whose. Retried after a second.
+pub fn over_in_flight_share(caller: &str, share: usize) -> RpcError {
+    RpcError::new(
+        code::RATE_LIMITED,
+        format!(
+            "too many requests in flight for {caller}: each caller has at most {share} requests being sent or answered at once (serve --max-in-flight-per-token); wait for an answer, then send more"
+        ),
+    )
+    .with_data(serde_json::json!({ "retryAfterMs": 1000, "limit": "--max-in-flight-per-token" }))
+}
+
 /// An HTTP method the endpoint does not serve for this request.
 pub fn method_not_allowed(method: &str, allowed: &str) -> RpcError {
     RpcError::new(

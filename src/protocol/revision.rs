@@ -70,6 +70,12 @@ impl Revision {
         self >= Revision::V2025_11_25
     }
 
+    /// A message may be a JSON-RPC batch (an array): only 2025-03-26 added them, and
+    /// 2025-06-18 removed them.
+    pub fn has_batches(self) -> bool {
+        self == Revision::V2025_03_26
+    }
+
     pub fn has_audio(self) -> bool {
         self >= Revision::V2025_03_26
     }

@@ -37,6 +37,7 @@ use anyhow::{Context, Result};
 use crate::config::ServeConfig;
 use crate::store::Store;
 use dispatch::Dispatcher;
+pub use http::host_name_of;
 pub use http::serve as serve_http;
 use session::Session;
 use state::{Library, Shared};

@@ -142,7 +142,7 @@ impl HttpServer {
     }
 
     /// A legacy request of the session `session` (None: without one).
-    fn legacy(
+    pub(crate) fn legacy(
         &self,
         session: Option<&str>,
         version: &str,
@@ -262,7 +262,7 @@ impl Events {
     }
 
     /// Whether the stream ends (no more messages) rather than sending one.
-    fn ends(&self) -> bool {
+    pub(crate) fn ends(&self) -> bool {
         match self.messages.recv_timeout(WAIT) {
             Err(RecvTimeoutError::Disconnected) => true,
             Ok(message) => panic!("a message where the end was expected: {message}"),

@@ -9,7 +9,7 @@ use crate::common::TestContext;
 use crate::http::{HttpServer, Reply, modern_request, token};
 
 /// `/metrics` parsed: each sample line's name with its labels, and its value.
-fn scrape(http: &HttpServer, bearer: Option<&str>) -> BTreeMap<String, f64> {
+pub(crate) fn scrape(http: &HttpServer, bearer: Option<&str>) -> BTreeMap<String, f64> {
     let reply = get(http, "/metrics", bearer);
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert_eq!(
@@ -37,7 +37,7 @@ fn parse_metrics(text: &str) -> BTreeMap<String, f64> {
 }
 
 /// A sample's value; 0 when absent (a counter not yet moved is not written).
-fn sample(samples: &BTreeMap<String, f64>, name: &str) -> f64 {
+pub(crate) fn sample(samples: &BTreeMap<String, f64>, name: &str) -> f64 {
     samples.get(name).copied().unwrap_or(0.0)
 }
 

@@ -16,6 +16,7 @@ mod exports;
 mod history;
 mod hosts;
 mod http;
+mod http_guards;
 mod http_ops;
 mod import;
 mod interop;

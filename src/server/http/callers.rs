@@ -32,6 +32,18 @@ pub(super) enum Who {
     Subject(Arc<str>),
 }
 
+impl Who {
+    /// What a legacy session id is bound to (`session_id`): who opened it, one string
+    /// per caller and never two callers' the same.
+    pub(super) fn binding(&self) -> String {
+        match self {
+            Who::Process => "process".to_string(),
+            Who::Token(name) => format!("token:{name}"),
+            Who::Subject(subject) => format!("subject:{subject}"),
+        }
+    }
+}
+
 impl fmt::Display for Who {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -25,17 +25,18 @@ use hyper::{Method as Verb, Request, Response, StatusCode};
 use super::Server;
 use super::callers::Who;
 use super::cancel::Registered;
-use super::metrics::{self, AnsweredError, Gauges, Outcome};
+use super::metrics::{self, AnsweredError, Gauges, Guard, Outcome};
 use super::oauth::{self, Problem};
 use super::session_id::{self, LegacySession};
 use super::streams::{Refused, Stream};
 use crate::config::Auth;
 use crate::oauth::{Verdict, Verifier};
 use crate::protocol::http::{
-    McpHeaders, access_token_refused, check_legacy_version, check_modern, header as mcp,
-    insufficient_scope, legacy_refusal_status, method_not_allowed, modern_without_meta, not_found,
-    origin_refused, refusal_status, session_required, session_unknown, shutting_down,
-    too_many_streams, too_many_streams_for, unauthorized, unserved_version,
+    McpHeaders, access_token_refused, body_timed_out, check_legacy_version, check_modern,
+    header as mcp, host_refused, insufficient_scope, legacy_refusal_status, method_not_allowed,
+    modern_without_meta, not_found, origin_refused, over_in_flight_share, refusal_status,
+    session_required, session_unknown, shutting_down, too_many_streams, too_many_streams_for,
+    unauthorized, unserved_version,
 };
 use crate::protocol::{
     Envelope, Era, Failure, Incoming, Method, Negotiated, Notification, RequestId, Revision,
@@ -123,7 +124,7 @@ async fn handle(server: &Arc<Server>, request: Request<Body>) -> Response<Reply>
     match parts.method {
         Verb::POST => post(server, &parts, body, caller).await,
         Verb::GET => stream(server, &parts, caller),
-        Verb::DELETE => delete(server, &parts),
+        Verb::DELETE => delete(server, &parts, &caller.who),
         _ => not_allowed(&parts.method, "POST, GET, DELETE"),
     }
 }
@@ -138,8 +139,15 @@ async fn drain(body: Body) {
 }
 
 /// Whether the request is let in at all, before its body is read or anything dispatched:
-/// its `Origin`. Who is asking (a credential) is for this step to decide too.
+/// its `Host` (a name this server is reached by, against DNS rebinding; every path, `/metrics`
+/// and `/healthz` too), then its `Origin`.
 fn admit(server: &Server, parts: &Parts) -> Result<(), Refusal> {
+    let host = parts.headers.get(header::HOST).map(HeaderValue::as_bytes);
+    if !server.hosts.allows(host) {
+        server.metrics.guarded(Guard::Host);
+        let shown = String::from_utf8_lossy(host.unwrap_or_default()).into_owned();
+        return Err(Refusal(StatusCode::FORBIDDEN, host_refused(&shown)));
+    }
     let origin = parts.headers.get(header::ORIGIN).map(HeaderValue::as_bytes);
     if server.origins.allows(origin) {
         return Ok(());
@@ -160,6 +168,7 @@ async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Caller, Res
         return Ok(Caller {
             who: Who::Process,
             seen: Visibility::Everything,
+            credential: None,
         });
     }
     let presented = header(parts, &header::AUTHORIZATION)
@@ -180,10 +189,13 @@ async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Caller, Res
         ));
     };
     let shared = Arc::clone(&server.shared);
-    match tokio::task::spawn_blocking(move || shared.token(&token)).await {
+    let credential: Arc<str> = token.into();
+    let presented = Arc::clone(&credential);
+    match tokio::task::spawn_blocking(move || shared.token(&presented)).await {
         Ok(Ok(Presented::Valid(grant))) => Ok(Caller {
             seen: Visibility::of(&grant),
             who: Who::Token(grant.name.into()),
+            credential: Some(credential),
         }),
         Ok(Ok(Presented::Expired(_))) => Err(unauthorized_response(
             "the bearer token has expired",
@@ -224,7 +236,9 @@ async fn access(
         return Err(challenged(StatusCode::UNAUTHORIZED, &error, &challenge));
     };
     let checking = Arc::clone(verifier);
-    let verdict = match tokio::task::spawn_blocking(move || checking.check(&token)).await {
+    let credential: Arc<str> = token.into();
+    let presented = Arc::clone(&credential);
+    let verdict = match tokio::task::spawn_blocking(move || checking.check(&presented)).await {
         Ok(verdict) => verdict,
         Err(err) => {
             tracing::error!("an access token's check failed: {err}");
@@ -238,6 +252,7 @@ async fn access(
         Verdict::Granted { seen, subject } => Ok(Caller {
             seen,
             who: Who::Subject(subject.into()),
+            credential: Some(credential),
         }),
         Verdict::Invalid(why) => {
             let challenge = oauth::challenge(verifier, &Problem::Invalid(why));
@@ -279,9 +294,13 @@ fn unauthorized_response(why: &str, invalid: Option<&str>) -> Response<Reply> {
 }
 
 /// Who sent a request (for its limits) and what it sees.
+#[derive(Clone)]
 struct Caller {
     who: Who,
     seen: Visibility,
+    /// The bearer credential it presented (None under `--auth none`): a stream it opens is
+    /// ended when the credential stops letting it in.
+    credential: Option<Arc<str>>,
 }
 
 /// A request refused before its message is answered: the status, and the error said
@@ -313,29 +332,44 @@ fn now_secs() -> u64 {
 
 /// POST: one JSON-RPC message.
 async fn post(server: &Arc<Server>, parts: &Parts, body: Body, caller: Caller) -> Response<Reply> {
-    // Taken before the body is read: bodies held at once are bounded too.
+    // One of the caller's places, taken before its body is read and held until it is
+    // answered: however many bodies one caller sends slowly, or never, it holds its share
+    // and no more, and other callers' requests go on (`places`). Its body is not drained:
+    // that could take as long as the caller likes.
+    let Some(_place) = server.places.take(&caller.who) else {
+        server.metrics.guarded(Guard::InFlightShare);
+        let share = server.places.share_of(&caller.who);
+        return refusal(
+            StatusCode::TOO_MANY_REQUESTS,
+            &over_in_flight_share(&caller.who.to_string(), share),
+        );
+    };
+    let message = match body_of(server, parts, body).await {
+        Ok(message) => message,
+        Err(refused) => return refused,
+    };
+    // Taken once the body is whole: the requests answered at once, by all callers together,
+    // are bounded too.
     let Ok(_permit) = server.in_flight.acquire().await else {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, &shutting_down());
     };
-    let limit = server.shared.config.max_line;
-    let too_long = || refusal(StatusCode::PAYLOAD_TOO_LARGE, &RpcError::too_long(limit));
-    let declared = header(parts, &header::CONTENT_LENGTH)
-        .and_then(|length| std::str::from_utf8(length).ok()?.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > limit as u64) {
-        return too_long();
+    if message.trim_ascii_start().starts_with(b"[")
+        && let Some(Ok(session)) = session_of(server, parts, &caller.who)
+        && session.revision.has_batches()
+    {
+        return batch(server, parts, &message, caller).await;
     }
-    let message = match Limited::new(body, limit).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(err) if err.downcast_ref::<LengthLimitError>().is_some() => return too_long(),
-        Err(err) => {
-            let error = RpcError::new(
-                crate::protocol::code::INVALID_REQUEST,
-                format!("the request body could not be read ({err}); send it again"),
-            );
-            return refusal(StatusCode::BAD_REQUEST, &error);
-        }
-    };
-    match parse_line(&message) {
+    one_message(server, parts, &message, caller).await
+}
+
+/// One JSON-RPC message (an array, a batch, is refused here as not a message).
+async fn one_message(
+    server: &Arc<Server>,
+    parts: &Parts,
+    message: &[u8],
+    caller: Caller,
+) -> Response<Reply> {
+    match parse_line(message) {
         Incoming::Invalid { id, error } => {
             let error = if error.code == crate::protocol::code::UNSUPPORTED_VERSION {
                 unserved_version(error, header(parts, &PROTOCOL_VERSION))
@@ -346,7 +380,7 @@ async fn post(server: &Arc<Server>, parts: &Parts, body: Body, caller: Caller) -
             json(status, error_line(&id, &error))
         }
         Incoming::Notification(Notification::Cancelled { request_id }) => {
-            if let Some(Ok(session)) = session_of(server, parts) {
+            if let Some(Ok(session)) = session_of(server, parts, &caller.who) {
                 server.cancels.cancel(&session.nonce, request_id.key());
             }
             accepted()
@@ -357,23 +391,139 @@ async fn post(server: &Arc<Server>, parts: &Parts, body: Body, caller: Caller) -
     }
 }
 
-/// The legacy session the request's `Mcp-Session-Id` names: None without one.
+/// A JSON-RPC batch in a 2025-03-26 session, the one revision that has them: each message
+/// answered as if it came alone (in order, within the POST's one place in flight), the
+/// responses to its requests together in one array, or 202 when it held no request. An
+/// `initialize` may not be in a batch (the revision says so), and an empty or malformed
+/// batch is one error.
+async fn batch(
+    server: &Arc<Server>,
+    parts: &Parts,
+    message: &[u8],
+    caller: Caller,
+) -> Response<Reply> {
+    let messages = match serde_json::from_slice::<Vec<&serde_json::value::RawValue>>(message) {
+        Ok(messages) if !messages.is_empty() => messages,
+        Ok(_) => {
+            let error = RpcError::new(
+                crate::protocol::code::INVALID_REQUEST,
+                "the batch is empty; send at least one message in it",
+            );
+            return json(
+                StatusCode::BAD_REQUEST,
+                error_line(&RequestId::null(), &error),
+            );
+        }
+        Err(err) => {
+            let error = RpcError::new(
+                crate::protocol::code::PARSE_ERROR,
+                format!("the batch is not a JSON array of messages: {err}"),
+            );
+            return json(
+                StatusCode::BAD_REQUEST,
+                error_line(&RequestId::null(), &error),
+            );
+        }
+    };
+    let mut answers: Vec<Bytes> = Vec::new();
+    for one in messages {
+        let response = match parse_line(one.get().as_bytes()) {
+            Incoming::Request(envelope) if matches!(envelope.method, Method::Initialize { .. }) => {
+                let error = RpcError::new(
+                    crate::protocol::code::INVALID_REQUEST,
+                    "initialize may not be part of a batch; send it alone",
+                );
+                json(StatusCode::OK, error_line(&envelope.id, &error))
+            }
+            _ => one_message(server, parts, one.get().as_bytes(), caller.clone()).await,
+        };
+        // A notification's 202 and a cancelled request's empty stream answer nothing.
+        if response.status() == StatusCode::ACCEPTED
+            || response.headers().get(header::CONTENT_TYPE)
+                != Some(&HeaderValue::from_static("application/json"))
+        {
+            continue;
+        }
+        // Reading a whole response's body cannot fail (its error type is `Infallible`).
+        let Ok(body) = response.into_body().collect().await;
+        answers.push(body.to_bytes());
+    }
+    if answers.is_empty() {
+        return accepted();
+    }
+    let mut array =
+        Vec::with_capacity(answers.iter().map(Bytes::len).sum::<usize>() + answers.len() + 1);
+    array.push(b'[');
+    for (index, answer) in answers.iter().enumerate() {
+        if index > 0 {
+            array.push(b',');
+        }
+        array.extend_from_slice(answer);
+    }
+    array.push(b']');
+    json(StatusCode::OK, array)
+}
+
+/// A POST's body, whole within `--max-line` and `--body-timeout`; or its refusal: 413 over
+/// the limit, 408 (closing the connection) for a body not whole in time, 400 for one that
+/// could not be read.
+async fn body_of(server: &Server, parts: &Parts, body: Body) -> Result<Bytes, Response<Reply>> {
+    let limit = server.shared.config.max_line;
+    let too_long = || refusal(StatusCode::PAYLOAD_TOO_LARGE, &RpcError::too_long(limit));
+    let declared = header(parts, &header::CONTENT_LENGTH)
+        .and_then(|length| std::str::from_utf8(length).ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return Err(too_long());
+    }
+    let read = tokio::time::timeout(server.body_timeout, Limited::new(body, limit).collect());
+    match read.await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(err)) if err.downcast_ref::<LengthLimitError>().is_some() => Err(too_long()),
+        Ok(Err(err)) => {
+            let error = RpcError::new(
+                crate::protocol::code::INVALID_REQUEST,
+                format!("the request body could not be read ({err}); send it again"),
+            );
+            Err(refusal(StatusCode::BAD_REQUEST, &error))
+        }
+        Err(_) => {
+            server.metrics.guarded(Guard::BodyTimeout);
+            let mut response = refusal(
+                StatusCode::REQUEST_TIMEOUT,
+                &body_timed_out(server.body_timeout.as_secs()),
+            );
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            Err(response)
+        }
+    }
+}
+
+/// The legacy session the request's `Mcp-Session-Id` names, if `who` opened it: None
+/// without one.
 fn session_of(
     server: &Server,
     parts: &Parts,
+    who: &Who,
 ) -> Option<Result<LegacySession, session_id::Rejected>> {
     let sent = header(parts, &SESSION_ID)?;
     let Some(secret) = server.secret() else {
         return Some(Err(session_id::Rejected::NotOurs));
     };
-    Some(session_id::verify(&secret, sent, now_secs()))
+    Some(session_id::verify(
+        &secret,
+        sent,
+        &who.binding(),
+        now_secs(),
+    ))
 }
 
 /// The legacy session a request after `initialize` must name, checked with its version
 /// header; or the refusal (400 without an id or with a wrong version, 404 for an id not
-/// taken, so the client initializes again).
-fn legacy_session(server: &Server, parts: &Parts) -> Result<LegacySession, Refusal> {
-    let session = match session_of(server, parts) {
+/// taken or another caller's, so the client initializes again).
+fn legacy_session(server: &Server, parts: &Parts, who: &Who) -> Result<LegacySession, Refusal> {
+    let session = match session_of(server, parts, who) {
         None => return Err(Refusal(StatusCode::BAD_REQUEST, session_required())),
         Some(Err(rejected)) => {
             return Err(Refusal(
@@ -421,7 +571,11 @@ async fn routed(
     envelope: Envelope,
     caller: Caller,
 ) -> Response<Reply> {
-    let Caller { who, seen } = caller;
+    let Caller {
+        who,
+        seen,
+        credential,
+    } = caller;
     let refuse = |error: RpcError| {
         let mut response = json(
             status(refusal_status(&error)),
@@ -460,7 +614,7 @@ async fn routed(
         }
         // Probing without a session (answered in the modern shape).
         (Era::Legacy, Method::Discover) => None,
-        (Era::Legacy, _) => match legacy_session(server, parts) {
+        (Era::Legacy, _) => match legacy_session(server, parts, &who) {
             Ok(session) => Some(session),
             Err(refused) => return refused.response(),
         },
@@ -482,10 +636,16 @@ async fn routed(
                 revision,
                 extensions,
             };
-            initialize(server, envelope, negotiated, seen).await
+            initialize(server, envelope, negotiated, seen, &who).await
         }
         Route::Listen(params) => match Interest::of(&server.shared.config, params, seen) {
-            Ok(interest) => listen(server, &envelope.id, interest, &who),
+            Ok(interest) => match server
+                .streams
+                .listen(&envelope.id, interest, &who, credential)
+            {
+                Ok(stream) => events(stream),
+                Err(refused) => stream_refused(server, refused),
+            },
             Err(sentence) => {
                 let error = Failure::InvalidParams(sentence).into_rpc(revision);
                 json(StatusCode::OK, error_line(&envelope.id, &error))
@@ -517,18 +677,19 @@ async fn routed(
     }
 }
 
-/// A legacy `initialize`: answered, with the id of the session it opens.
+/// A legacy `initialize`: answered, with the id of the session it opens, bound to `who`.
 async fn initialize(
     server: &Arc<Server>,
     envelope: Envelope,
     negotiated: Negotiated,
     seen: Visibility,
+    who: &Who,
 ) -> Response<Reply> {
     let minted = server
         .secret()
         .ok_or_else(|| "the served database could not be read".to_string())
         .and_then(|secret| {
-            session_id::mint(&secret, negotiated, now_secs())
+            session_id::mint(&secret, negotiated, &who.binding(), now_secs())
                 .map_err(|err| format!("no randomness for a session id: {err}"))
         });
     let id = match minted {
@@ -606,13 +767,6 @@ async fn answered(
     }
 }
 
-fn listen(server: &Arc<Server>, id: &RequestId, interest: Interest, who: &Who) -> Response<Reply> {
-    match server.streams.listen(id, interest, who) {
-        Ok(stream) => events(stream),
-        Err(refused) => stream_refused(server, refused),
-    }
-}
-
 fn stream_refused(server: &Server, refused: Refused) -> Response<Reply> {
     match refused {
         Refused::TooMany => refusal(
@@ -649,13 +803,13 @@ fn stream(server: &Arc<Server>, parts: &Parts, caller: Caller) -> Response<Reply
         );
         return refusal(StatusCode::NOT_ACCEPTABLE, &error);
     }
-    let session = match legacy_session(server, parts) {
+    let session = match legacy_session(server, parts, &caller.who) {
         Ok(session) => session,
         Err(refused) => return refused.response(),
     };
     match server
         .streams
-        .legacy(&session.nonce, caller.seen, &caller.who)
+        .legacy(&session.nonce, caller.seen, &caller.who, caller.credential)
     {
         Ok(stream) => events(stream),
         Err(refused) => stream_refused(server, refused),
@@ -664,11 +818,11 @@ fn stream(server: &Arc<Server>, parts: &Parts, caller: Caller) -> Response<Reply
 
 /// DELETE: the client ends its legacy session. Nothing remembers ids, so the id itself
 /// stays valid until it expires; what this instance holds for it ends.
-fn delete(server: &Server, parts: &Parts) -> Response<Reply> {
+fn delete(server: &Server, parts: &Parts, who: &Who) -> Response<Reply> {
     if header(parts, &SESSION_ID).is_none() {
         return not_allowed(&parts.method, "POST");
     }
-    match legacy_session(server, parts) {
+    match legacy_session(server, parts, who) {
         Ok(session) => {
             server
                 .streams

@@ -12,6 +12,10 @@
 //!   to open), as a histogram.
 //! - `promptshelf_http_refusals_total{status}`: every response with a 4xx or 5xx status,
 //!   those refused before a message was read (401, 403, 413, 429, ...) among them.
+//! - `promptshelf_http_guarded_total{guard}`: what the guards against one bad caller did:
+//!   `host` (a `Host` not served, 403), `body_timeout` (a body not whole within
+//!   `--body-timeout`, 408), `in_flight_share` (a caller over its share of requests at once,
+//!   429), `stream_credential` (a stream closed because its token was removed or expired).
 //! - `promptshelf_open_streams`, `promptshelf_requests_in_flight`: gauges read at scrape.
 //! - `promptshelf_change_position`: the change-log position the watcher has seen, which
 //!   follows the primary's writes (on a replica, as Litestream applies them).
@@ -49,6 +53,26 @@ impl Outcome {
     }
 }
 
+/// What a guard against one bad caller did, for `promptshelf_http_guarded_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Guard {
+    Host,
+    BodyTimeout,
+    InFlightShare,
+    StreamCredential,
+}
+
+impl Guard {
+    fn label(self) -> &'static str {
+        match self {
+            Guard::Host => "host",
+            Guard::BodyTimeout => "body_timeout",
+            Guard::InFlightShare => "in_flight_share",
+            Guard::StreamCredential => "stream_credential",
+        }
+    }
+}
+
 /// Marks a response (in its extensions, never sent) whose 200 body is a JSON-RPC error.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct AnsweredError;
@@ -67,6 +91,8 @@ pub(super) struct Metrics {
     requests: Mutex<BTreeMap<(String, Outcome), u64>>,
     /// By status; only error statuses, so few keys.
     refusals: Mutex<BTreeMap<u16, u64>>,
+    /// By guard.
+    guarded: Mutex<BTreeMap<Guard, u64>>,
     /// Per bucket (not cumulative; summed when written), the last one for +Inf.
     latency: [AtomicU64; BUCKETS.len() + 1],
     latency_nanos: AtomicU64,
@@ -105,6 +131,16 @@ impl Metrics {
             let mut refusals = self.refusals.lock().unwrap_or_else(PoisonError::into_inner);
             *refusals.entry(status).or_default() += 1;
         }
+    }
+
+    /// A guard refused a request or closed a stream.
+    pub(super) fn guarded(&self, guard: Guard) {
+        *self
+            .guarded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(guard)
+            .or_default() += 1;
     }
 
     /// The exposition text.
@@ -155,6 +191,20 @@ impl Metrics {
                 );
             }
         }
+        out.push_str(
+            "# HELP promptshelf_http_guarded_total Requests refused and streams closed by the guards against one bad caller, by guard.\n\
+             # TYPE promptshelf_http_guarded_total counter\n",
+        );
+        {
+            let guarded = self.guarded.lock().unwrap_or_else(PoisonError::into_inner);
+            for (guard, count) in guarded.iter() {
+                let _ = writeln!(
+                    out,
+                    "promptshelf_http_guarded_total{{guard=\"{}\"}} {count}",
+                    guard.label()
+                );
+            }
+        }
         let _ = write!(
             out,
             "# HELP promptshelf_open_streams Event streams open now.\n\
@@ -186,6 +236,7 @@ mod tests {
         metrics.request(unknown, Outcome::Refused, Duration::from_secs(9));
         metrics.responded(404);
         metrics.responded(200);
+        metrics.guarded(Guard::BodyTimeout);
         let text = metrics.text(&Gauges {
             open_streams: 2,
             in_flight: 1,
@@ -200,6 +251,7 @@ mod tests {
             "promptshelf_request_seconds_bucket{le=\"+Inf\"} 3",
             "promptshelf_request_seconds_count 3",
             "promptshelf_http_refusals_total{status=\"404\"} 1",
+            "promptshelf_http_guarded_total{guard=\"body_timeout\"} 1",
             "promptshelf_open_streams 2",
             "promptshelf_requests_in_flight 1",
             "promptshelf_change_position 7",

@@ -9,7 +9,9 @@
 //!   sessions, routing).
 //! - `metrics`: `GET /metrics`, what this instance has served, for Prometheus.
 //! - `oauth`: `--auth oauth`'s protected resource metadata and challenges.
+//! - `host`: which `Host` names are served (DNS rebinding).
 //! - `origin`: which `Origin`s are served.
+//! - `places`: each caller's share of the requests taken at once.
 //! - `session_id`: legacy session ids that carry their own signed state.
 //! - `streams`: the open event streams, what each is told, and shutdown's closing results.
 //! - `sse`: the event-stream body.
@@ -23,9 +25,11 @@
 mod callers;
 mod cancel;
 mod exchange;
+mod host;
 mod metrics;
 mod oauth;
 mod origin;
+mod places;
 mod session_id;
 mod sse;
 mod streams;
@@ -45,19 +49,27 @@ use tokio::net::TcpListener;
 
 use super::state::{Library, Shared};
 use super::watch;
-use crate::config::{Auth, HttpConfig, ServeConfig};
-use crate::oauth::Verifier;
+use crate::config::{Auth, CacheScope, HttpConfig, ServeConfig};
+use crate::oauth::{Verdict, Verifier};
 use crate::store::Store;
+use crate::store::tokens::Presented;
 use callers::{Callers, Rate};
 use cancel::Cancels;
+use host::Hosts;
+pub use host::name_of as host_name_of;
 use metrics::Metrics;
 use origin::Origins;
+use places::Places;
 use streams::Streams;
 
-/// Requests answered at once; more wait (before their bodies are read) for one to end.
+/// Requests answered at once; more wait (with their bodies read) for one to end. Each
+/// caller also holds at most its share of places from before its body is read (`places`).
 const MAX_IN_FLIGHT: usize = 256;
 /// Threads for the connections' async work; the database is read on the blocking pool.
 const WORKER_THREADS: usize = 2;
+/// How often the credentials of open streams are checked again: a removed or expired
+/// token's streams end within this, plus the time the check takes.
+const CREDENTIAL_CHECK: Duration = Duration::from_secs(5);
 /// How long shutdown waits for requests in flight and for clients to read their streams'
 /// last events before it gives up on them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
@@ -68,9 +80,15 @@ struct Server {
     streams: Arc<Streams>,
     cancels: Arc<Cancels>,
     origins: Origins,
+    /// The `Host` names served.
+    hosts: Hosts,
     /// Each caller's request and completion rates.
     callers: Callers,
     in_flight: tokio::sync::Semaphore,
+    /// Each caller's places, from before its body is read until it is answered.
+    places: Places,
+    /// How long a body has to arrive whole once its headers have.
+    body_timeout: Duration,
     /// Shutting down: new requests are refused (503).
     closing: AtomicBool,
     /// How callers are authenticated (`exchange::authenticate`).
@@ -82,6 +100,18 @@ struct Server {
 }
 
 impl Server {
+    /// Whether a bearer credential still lets its holder in, as a request's would be
+    /// checked; a lookup that fails (the database gone for a moment) ends nothing.
+    fn lets_in(&self, credential: &str) -> bool {
+        match &self.oauth {
+            Some(verifier) => matches!(verifier.check(credential), Verdict::Granted { .. }),
+            None => !matches!(
+                self.shared.token(credential),
+                Ok(Presented::Expired(_) | Presented::Unknown)
+            ),
+        }
+    }
+
     /// The database's secret, which signs session ids; None when the served file was
     /// replaced by one that could not be opened.
     fn secret(&self) -> Option<Vec<u8>> {
@@ -162,6 +192,16 @@ async fn run(
         },
     );
     let streams = Streams::new(config.max_streams, http.max_streams_per_caller);
+    // With callers told apart by their credentials, what a request is answered depends on
+    // who sends it (a token limited to some collections is refused what another reads), so
+    // no shared cache may hand one caller's answer to another: every answer is private.
+    let config = match http.auth {
+        Auth::None => config,
+        Auth::Token | Auth::OAuth(_) => ServeConfig {
+            cache_scope: CacheScope::Private,
+            ..config
+        },
+    };
     let shared = Arc::new(Shared::new(library, config, start));
     let watched = Watched {
         shared: Arc::clone(&shared),
@@ -176,13 +216,19 @@ async fn run(
         streams,
         cancels: Arc::default(),
         origins: Origins::new(local, scheme, &http.allow_origins),
+        hosts: Hosts::new(&http.allow_hosts),
         callers,
         in_flight: tokio::sync::Semaphore::new(MAX_IN_FLIGHT),
+        places: Places::new(http.max_in_flight_per_caller, MAX_IN_FLIGHT),
+        body_timeout: http.body_timeout,
         closing: AtomicBool::new(false),
         auth: http.auth,
         metrics: Metrics::default(),
         oauth,
     });
+    if server.auth != Auth::None {
+        tokio::spawn(check_credentials(Arc::clone(&server)));
+    }
     let mut connections = http1::Builder::new();
     connections
         .timer(TokioTimer::new())
@@ -261,6 +307,39 @@ async fn run(
         );
     }
     Ok(())
+}
+
+/// Every `CREDENTIAL_CHECK`, checks the credential of every open stream (on the blocking
+/// pool: a token is looked up in the database) and ends the streams of each one that no
+/// longer lets its holder in, a listen stream with its closing result. A request with such
+/// a credential is refused at once; a stream, opened before, would otherwise go on being
+/// told of changes.
+async fn check_credentials(server: Arc<Server>) {
+    let mut ticks = tokio::time::interval(CREDENTIAL_CHECK);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let credentials = server.streams.credentials();
+        if credentials.is_empty() {
+            continue;
+        }
+        let checking = Arc::clone(&server);
+        let refused = tokio::task::spawn_blocking(move || {
+            credentials
+                .into_iter()
+                .filter(|credential| !checking.lets_in(credential))
+                .collect::<Vec<_>>()
+        })
+        .await
+        .unwrap_or_default();
+        for credential in refused {
+            let ended = server.streams.revoke(&server.shared, &credential);
+            for _ in 0..ended {
+                server.metrics.guarded(metrics::Guard::StreamCredential);
+            }
+            tracing::info!("ended {ended} event stream(s) whose token was removed or has expired");
+        }
+    }
 }
 
 /// Resolves on SIGTERM or SIGINT (Ctrl-C).

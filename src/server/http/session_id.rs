@@ -1,12 +1,16 @@
 //! Legacy sessions' ids that carry their own state: the revision `initialize` negotiated
-//! and when the id expires, signed with a key derived from the database's secret. Any
+//! and when the id expires, signed with a key derived from the database's secret. The
+//! signature also covers who opened the session (`callers::Who::binding`: the token's name,
+//! the OAuth subject), so an id is taken only from that caller: any other gets the answer
+//! an unknown id gets (404), and cannot use, subscribe into or end another's session. Any
 //! instance serving the same database accepts an id any other gave, so no instance keeps
 //! a table of sessions and a load balancer needs no affinity; the price is that an id
 //! cannot be ended before it expires (see `DELETE` in `exchange`).
 //!
 //! An id is `base64url(payload) "." base64url(MAC)`: only `A-Z a-z 0-9 - _ .`, within
-//! the visible ASCII the transport requires. The payload is
-//! `1 <revision> <expiry in Unix seconds> <random nonce>`, space-separated, then ` skills`
+//! the visible ASCII the transport requires; the MAC is of the payload, a newline and the
+//! owner's binding. The payload is
+//! `2 <revision> <expiry in Unix seconds> <random nonce>`, space-separated, then ` skills`
 //! when the client declared the Skills extension (whose methods its requests may then
 //! call); the nonce makes every id unique (what this instance keeps for a session, its GET
 //! stream and subscriptions, is keyed by it).
@@ -63,7 +67,9 @@ impl Rejected {
     /// The sentence's middle: "the Mcp-Session-Id {why}".
     pub(super) fn why(&self) -> &'static str {
         match self {
-            Rejected::NotOurs => "was not given by this server (or its database changed)",
+            Rejected::NotOurs => {
+                "was not given by this server to this caller (or its database changed)"
+            }
             Rejected::Expired => "has expired",
         }
     }
@@ -81,6 +87,7 @@ fn key(secret: &[u8]) -> [u8; 32] {
 pub(super) fn mint(
     secret: &[u8],
     negotiated: Negotiated,
+    owner: &str,
     now: u64,
 ) -> Result<String, getrandom::Error> {
     let mut random = [0u8; 16];
@@ -93,10 +100,10 @@ pub(super) fn mint(
         ""
     };
     let payload = format!(
-        "1 {} {expires} {nonce}{skills}",
+        "{FORMAT} {} {expires} {nonce}{skills}",
         negotiated.revision.as_str()
     );
-    let mac = blake3::keyed_hash(&key(secret), payload.as_bytes());
+    let mac = signature(secret, payload.as_bytes(), owner);
     Ok(format!(
         "{}.{}",
         URL_SAFE_NO_PAD.encode(payload),
@@ -104,8 +111,27 @@ pub(super) fn mint(
     ))
 }
 
-/// The session `id` stands for, if it is one of ours and current at `now`.
-pub(super) fn verify(secret: &[u8], id: &[u8], now: u64) -> Result<LegacySession, Rejected> {
+/// The first word of a payload: ids of the format before sessions were bound to their
+/// owners are not taken.
+const FORMAT: &str = "2";
+
+/// The MAC of `payload` for the session of `owner` (a `Who::binding`).
+fn signature(secret: &[u8], payload: &[u8], owner: &str) -> blake3::Hash {
+    let mut hasher = blake3::Hasher::new_keyed(&key(secret));
+    hasher.update(payload);
+    hasher.update(b"\n");
+    hasher.update(owner.as_bytes());
+    hasher.finalize()
+}
+
+/// The session `id` stands for, if it is one of ours, opened by `owner` (a `Who::binding`),
+/// and current at `now`.
+pub(super) fn verify(
+    secret: &[u8],
+    id: &[u8],
+    owner: &str,
+    now: u64,
+) -> Result<LegacySession, Rejected> {
     let (payload, mac) = id
         .iter()
         .position(|byte| *byte == b'.')
@@ -120,7 +146,7 @@ pub(super) fn verify(secret: &[u8], id: &[u8], now: u64) -> Result<LegacySession
         .and_then(|mac| mac.try_into().ok())
         .ok_or(Rejected::NotOurs)?;
     // blake3's Hash compares in constant time.
-    if blake3::keyed_hash(&key(secret), &payload) != blake3::Hash::from_bytes(mac) {
+    if signature(secret, &payload, owner) != blake3::Hash::from_bytes(mac) {
         return Err(Rejected::NotOurs);
     }
     let payload = String::from_utf8(payload).map_err(|_| Rejected::NotOurs)?;
@@ -129,7 +155,7 @@ pub(super) fn verify(secret: &[u8], id: &[u8], now: u64) -> Result<LegacySession
         None => (payload.as_str(), false),
     };
     let mut parts = payload.split(' ');
-    let (Some("1"), Some(revision), Some(expires), Some(nonce), None) = (
+    let (Some(FORMAT), Some(revision), Some(expires), Some(nonce), None) = (
         parts.next(),
         parts.next(),
         parts.next(),
@@ -157,6 +183,7 @@ mod tests {
 
     const SECRET: &[u8] = b"the database's secret";
     const NOW: u64 = 1_800_000_000;
+    const OWNER: &str = "token:alice";
 
     #[test]
     fn an_id_carries_its_revision_until_it_expires() {
@@ -165,22 +192,29 @@ mod tests {
             revision,
             extensions: Extensions::default(),
         };
-        let id = mint(SECRET, negotiated, NOW).unwrap();
+        let id = mint(SECRET, negotiated, OWNER, NOW).unwrap();
         assert!(id.bytes().all(|byte| (0x21..=0x7e).contains(&byte)), "{id}");
-        let session = verify(SECRET, id.as_bytes(), NOW + 10).unwrap();
+        let session = verify(SECRET, id.as_bytes(), OWNER, NOW + 10).unwrap();
         assert_eq!(session.negotiated(), negotiated);
-        assert_ne!(mint(SECRET, negotiated, NOW).unwrap(), id, "ids are unique");
+        assert_ne!(
+            mint(SECRET, negotiated, OWNER, NOW).unwrap(),
+            id,
+            "ids are unique"
+        );
         let skills = Negotiated {
             revision,
             extensions: Extensions { skills: true },
         };
-        let id = mint(SECRET, skills, NOW).unwrap();
+        let id = mint(SECRET, skills, OWNER, NOW).unwrap();
         assert_eq!(
-            verify(SECRET, id.as_bytes(), NOW).map(|session| session.negotiated()),
+            verify(SECRET, id.as_bytes(), OWNER, NOW).map(|session| session.negotiated()),
             Ok(skills)
         );
         let later = NOW + SESSION_TTL.as_secs();
-        assert_eq!(verify(SECRET, id.as_bytes(), later), Err(Rejected::Expired));
+        assert_eq!(
+            verify(SECRET, id.as_bytes(), OWNER, later),
+            Err(Rejected::Expired)
+        );
     }
 
     #[test]
@@ -189,9 +223,9 @@ mod tests {
             revision: Revision::LEGACY[0],
             extensions: Extensions::default(),
         };
-        let id = mint(SECRET, negotiated, NOW).unwrap();
+        let id = mint(SECRET, negotiated, OWNER, NOW).unwrap();
         assert_eq!(
-            verify(b"another database", id.as_bytes(), NOW),
+            verify(b"another database", id.as_bytes(), OWNER, NOW),
             Err(Rejected::NotOurs)
         );
         let (payload, mac) = id.split_once('.').unwrap();
@@ -201,11 +235,19 @@ mod tests {
                 .replace("2025-11-25", "2025-06-18"),
         );
         assert_eq!(
-            verify(SECRET, format!("{forged}.{mac}").as_bytes(), NOW),
+            verify(SECRET, format!("{forged}.{mac}").as_bytes(), OWNER, NOW),
+            Err(Rejected::NotOurs)
+        );
+        // Another caller's id is no more taken than a forged one.
+        assert_eq!(
+            verify(SECRET, id.as_bytes(), "token:mallory", NOW),
             Err(Rejected::NotOurs)
         );
         for junk in ["", ".", "abc", "a.b", "é.é"] {
-            assert_eq!(verify(SECRET, junk.as_bytes(), NOW), Err(Rejected::NotOurs));
+            assert_eq!(
+                verify(SECRET, junk.as_bytes(), OWNER, NOW),
+                Err(Rejected::NotOurs)
+            );
         }
     }
 }

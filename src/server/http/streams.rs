@@ -5,7 +5,8 @@
 //! what it asked for (`session::Interest`, `session::legacy_lines`, as on stdio); a stream
 //! opens with its acknowledgement queued under the same lock as notifications, so the
 //! acknowledgement always comes first. On shutdown every listen stream gets its closing
-//! result, then every stream ends.
+//! result, then every stream ends; so does every stream whose credential stops letting its
+//! holder in (`revoke`, checked every few seconds by `http::mod`).
 //!
 //! A legacy session's subscriptions cannot live in its id (they change after the id is
 //! given), so they are held by the instance that answered `resources/subscribe`, and
@@ -65,6 +66,9 @@ struct Open {
     kind: Kind,
     queue: mpsc::Sender<Bytes>,
     owner: Who,
+    /// The bearer credential the stream was opened with (None under `--auth none`), checked
+    /// again every few seconds while the stream is open (`revoke`).
+    credential: Option<Arc<str>>,
 }
 
 enum Kind {
@@ -156,6 +160,7 @@ impl Streams {
         state: &mut State,
         kind: Kind,
         owner: &Who,
+        credential: Option<Arc<str>>,
         first: Option<Bytes>,
     ) -> Result<Stream, Refused> {
         if state.closing {
@@ -185,6 +190,7 @@ impl Streams {
                 kind,
                 queue,
                 owner: owner.clone(),
+                credential,
             },
         );
         let guard = Guard {
@@ -194,28 +200,37 @@ impl Streams {
         Ok(Events::new(events, guard))
     }
 
-    /// Opens the stream of the listen request `id` for `owner`, its acknowledgement first.
+    /// Opens the stream of the listen request `id` for `owner` (with `credential`), its
+    /// acknowledgement first.
     pub(super) fn listen(
         self: &Arc<Self>,
         id: &RequestId,
         interest: Interest,
         owner: &Who,
+        credential: Option<Arc<str>>,
     ) -> Result<Stream, Refused> {
         let acknowledgement = sse::event(&interest.acknowledgement(id));
         let kind = Kind::Listen {
             id: id.clone(),
             interest,
         };
-        self.open(&mut self.lock(), kind, owner, Some(acknowledgement))
+        self.open(
+            &mut self.lock(),
+            kind,
+            owner,
+            credential,
+            Some(acknowledgement),
+        )
     }
 
-    /// Opens the GET stream of the legacy session `nonce`, for `owner`, who sees what
-    /// `seen` shows: one per session here.
+    /// Opens the GET stream of the legacy session `nonce`, for `owner` (with `credential`),
+    /// who sees what `seen` shows: one per session here.
     pub(super) fn legacy(
         self: &Arc<Self>,
         nonce: &str,
         seen: Visibility,
         owner: &Who,
+        credential: Option<Arc<str>>,
     ) -> Result<Stream, Refused> {
         let mut state = self.lock();
         if state.legacy_streams.contains_key(nonce) {
@@ -225,7 +240,7 @@ impl Streams {
             nonce: nonce.to_string(),
             seen,
         };
-        self.open(&mut state, kind, owner, None)
+        self.open(&mut state, kind, owner, credential, None)
     }
 
     /// `resources/subscribe` (true) or `resources/unsubscribe` of `uri` for `session`, at
@@ -328,6 +343,43 @@ impl Streams {
             );
             state.remove(key);
         }
+    }
+
+    /// The credentials open streams were opened with, each once.
+    pub(super) fn credentials(&self) -> Vec<Arc<str>> {
+        let state = self.lock();
+        let held: BTreeSet<&Arc<str>> = state
+            .open
+            .values()
+            .filter_map(|open| open.credential.as_ref())
+            .collect();
+        held.into_iter().cloned().collect()
+    }
+
+    /// Ends every stream opened with `credential`, which no longer lets its holder in (the
+    /// token was removed or expired): a listen stream gets its closing result first, as at
+    /// shutdown. Returns how many were ended.
+    pub(super) fn revoke(&self, shared: &Shared, credential: &str) -> usize {
+        let mut state = self.lock();
+        let revoked: Vec<u64> = state
+            .open
+            .iter()
+            .filter(|(_, open)| open.credential.as_deref() == Some(credential))
+            .map(|(key, _)| *key)
+            .collect();
+        for key in &revoked {
+            if let Some(Open {
+                kind: Kind::Listen { id, .. },
+                queue,
+                ..
+            }) = state.open.get(key)
+            {
+                let closed = shared.shaper(Revision::MODERN).listen_closed(id);
+                let _ = queue.try_send(sse::event(&closed));
+            }
+            state.remove(*key);
+        }
+        revoked.len()
     }
 
     /// Shutdown: no stream opens any more; every listen stream gets its closing result,
