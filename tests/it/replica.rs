@@ -325,7 +325,8 @@ impl Balancer {
              \x20   upstream promptshelf {{\n{servers}    }}\n\
              \x20   server {{\n        listen 127.0.0.1:{port};\n        location /mcp {{\n\
              \x20           proxy_pass http://promptshelf;\n            proxy_http_version 1.1;\n\
-             \x20           proxy_set_header Connection \"\";\n            proxy_buffering off;\n\
+             \x20           proxy_set_header Connection \"\";\n            proxy_set_header Host $host;\n\
+             \x20           proxy_buffering off;\n\
              \x20           proxy_read_timeout 300s;\n\
              \x20           proxy_next_upstream error timeout http_502 http_503 non_idempotent;\n\
              \x20       }}\n    }}\n}}\n",
