@@ -1,6 +1,6 @@
 //! A new database made whole or not at all. It is built (schema.sql, the secret, its first
-//! contents) in a temporary file beside the final path, checkpointed so the file holds
-//! everything, closed, and only then put at the path. A process killed at any moment of
+//! contents) in a temporary file beside the final path, in one transaction, switched to WAL
+//! mode, closed and synced, and only then put at the path. A process killed at any moment of
 //! creation (a server restarted by its service manager after a crash on first start) leaves
 //! no database at the path, or a whole one; never an empty file that later opens refuse.
 //!
@@ -11,7 +11,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags, Transaction};
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use super::{Result, StoreError, configure, opening, schema};
 
@@ -87,10 +87,16 @@ fn build(
     )
     .map_err(|err| opening(path, err))?;
     configure(&conn).map_err(|err| opening(path, err))?;
-    schema::prepare(&mut conn, path, fill)?;
-    // Everything into the main file, synced: the `-wal` is gone once the connection closes,
-    // so the file moved into place is the whole database by itself.
-    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+    // Written with a rollback journal, which for pages that did not exist holds next to
+    // nothing: in WAL mode every page would be written twice (the `-wal`, then the file), and
+    // a library made on a nearly full disk would need twice its size free.
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    schema::create(&tx, path, fill)?;
+    tx.commit()?;
+    // Served in WAL mode, as every library is: the header says so from now on, and the
+    // `-wal` it makes holds nothing and is gone once the connection closes.
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(|err| opening(path, err))?;
     conn.close().map_err(|(_, err)| opening(path, err))?;
     std::fs::File::open(temporary)
         .and_then(|file| file.sync_all())

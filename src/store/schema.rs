@@ -46,24 +46,7 @@ pub(super) fn prepare(
     let version = user_version(&tx)?;
     check_not_newer(path, version)?;
     if version == 0 {
-        let tables: i64 =
-            tx.query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))?;
-        if tables > 0 {
-            return Err(other_tables(path));
-        }
-        tx.execute_batch(SCHEMA)?;
-        let mut secret = [0u8; 32];
-        getrandom::fill(&mut secret)
-            .map_err(|err| StoreError::Open(format!("no random source for the secret: {err}")))?;
-        tx.execute(
-            "INSERT INTO meta (key, value) VALUES ('secret', ?1)",
-            [&secret[..]],
-        )?;
-        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
-        // What a new database is filled with (the seed library) is its history's first write.
-        super::history::begin_as(&tx, "seed")?;
-        fill(&tx)?;
-        super::history::finish(&tx)?;
+        create(&tx, path, fill)?;
     } else {
         for step in &MIGRATIONS[(version - 1) as usize..] {
             tx.execute_batch(step)?;
@@ -82,6 +65,32 @@ pub(super) fn prepare(
     }
     tx.commit()?;
     Ok(())
+}
+
+/// Creates this version's schema, the secret and what `fill` writes in `tx`, on a database
+/// that holds nothing yet (`path` for messages).
+pub(super) fn create(
+    tx: &Transaction,
+    path: &Path,
+    fill: impl FnOnce(&Transaction) -> Result<()>,
+) -> Result<()> {
+    let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))?;
+    if tables > 0 {
+        return Err(other_tables(path));
+    }
+    tx.execute_batch(SCHEMA)?;
+    let mut secret = [0u8; 32];
+    getrandom::fill(&mut secret)
+        .map_err(|err| StoreError::Open(format!("no random source for the secret: {err}")))?;
+    tx.execute(
+        "INSERT INTO meta (key, value) VALUES ('secret', ?1)",
+        [&secret[..]],
+    )?;
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    // What a new database is filled with (the seed library) is its history's first write.
+    super::history::begin_as(tx, "seed")?;
+    fill(tx)?;
+    super::history::finish(tx)
 }
 
 /// What an existing database file holds, as far as this version is concerned.

@@ -9,6 +9,9 @@ use std::time::Duration;
 
 use crate::common::{BIN, Server, TestContext, command_on, describe, snapshot};
 
+/// The schema version this build creates.
+const SCHEMA_VERSION_NOW: i64 = 8;
+
 const PNG: &[u8] = include_bytes!("../../seed/images/layers.png");
 
 const REVIEW_PROMPT: &str = "---
@@ -95,10 +98,10 @@ fn a_new_database_is_created_and_seeded() {
     ] {
         assert!(stats[key].as_u64().unwrap_or(0) > 0, "{key}: {stats}");
     }
-    assert_eq!(stats["schemaVersion"], 7);
+    assert_eq!(stats["schemaVersion"], SCHEMA_VERSION_NOW);
     assert_eq!(
         ctx.query::<i64>("PRAGMA user_version"),
-        7,
+        SCHEMA_VERSION_NOW,
         "schema.sql's version is recorded"
     );
     let resources = ctx.json(&["resource", "list", "--json"]);
@@ -811,9 +814,6 @@ fn serve_replaces_an_empty_file_a_creation_left_and_serves_it() {
     );
 }
 
-/// The schema version this build creates.
-const SCHEMA_VERSION_NOW: i64 = 8;
-
 #[test]
 fn serve_killed_while_creating_the_library_leaves_none_or_a_whole_one() {
     let ctx = TestContext::new();
@@ -969,7 +969,7 @@ fn migrated_by_a_command_and_served(version: i64, back: &[&str]) {
     );
     assert!(stderr.contains("stats"), "{stderr}");
     ctx.ok(&["stats"]);
-    assert_eq!(ctx.query::<i64>("PRAGMA user_version"), 8);
+    assert_eq!(ctx.query::<i64>("PRAGMA user_version"), SCHEMA_VERSION_NOW);
     assert_eq!(schema_of(&ctx), schema_of(&fresh));
     // Every completion table has its index stored by the migration, at its version.
     assert_eq!(

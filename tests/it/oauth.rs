@@ -657,3 +657,24 @@ fn oauth_needs_its_flags_and_may_serve_off_loopback() {
     ]);
     assert!(stderr.contains("holds no signing key"), "{stderr}");
 }
+
+#[test]
+fn an_access_tokens_stream_ends_once_the_token_has_expired() {
+    let ctx = TestContext::new();
+    let signer = Signer::new("k1", 9);
+    let jwks = ctx.write("jwks.json", key_set(&[&signer]));
+    let http = serve(&ctx, &jwks.display().to_string());
+    // Its `exp` 27 s ago: within the 30 s leeway, valid for about 3 s more.
+    let expiring = signer.sign(&claims_with("promptshelf:all", json!({"exp": now() - 27})));
+    let events = http.listen_with(&expiring, "soon");
+    assert_eq!(
+        events.next()["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    let closed = events.next();
+    assert_eq!(closed["id"], "soon", "{closed}");
+    assert_eq!(closed["result"]["resultType"], "complete", "{closed}");
+    assert!(events.ends());
+    let refused = http.with_token(&expiring, 2, "prompts/list", json!({}));
+    assert_eq!(refused.status, 401, "{}", refused.body);
+}
