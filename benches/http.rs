@@ -1,7 +1,9 @@
 //! `serve --http` under load: `prompts/get`, `resources/read` (a 2 KB document) and
 //! `completion/complete` as 2026-07-28 requests over 64 kept-alive connections, each sending
 //! its next request when the last is answered, from a load generator in this bench (tokio,
-//! raw HTTP/1.1). Beside promptshelf, with the same generator in the same run: a minimal
+//! raw HTTP/1.1), by promptshelf without authentication and by a second promptshelf on the
+//! same library asking for a bearer token (the way a team runs it; each request sends one).
+//! Beside them, with the same generator in the same run: a minimal
 //! HTTP echo (hyper, a fixed JSON body, in a child process of this bench) as the yardstick,
 //! and the official TypeScript SDK's Streamable HTTP server (`tests/interop/ts_server.mjs`)
 //! serving the same prompt, document and completions. Then the memory of promptshelf with
@@ -53,6 +55,7 @@ fn main() {
     };
     let dir = tempfile::tempdir().expect("temporary folder");
     let content = library(dir.path());
+    let bearer = bench_token(&dir.path().join("bench.db"));
     let content_file = dir.path().join("content.json");
     std::fs::write(&content_file, content.to_string()).expect("write content.json");
 
@@ -67,6 +70,14 @@ fn main() {
             .args(["--completion-rate", "0"])
             // The 1,000 streams below come from one caller (`--auth none`): let it hold them.
             .args(["--max-streams-per-token", "1000"]),
+        "promptshelf: listening on ",
+    );
+    let mut with_token = spawn_listening(
+        Command::new(&server)
+            .arg("--db")
+            .arg(&db)
+            .args(["serve", "--http", "127.0.0.1:0", "--auth", "token"])
+            .args(["--completion-rate", "0"]),
         "promptshelf: listening on ",
     );
     let mut echo = spawn_listening(
@@ -104,25 +115,34 @@ fn main() {
     ];
     let mut ratios = Vec::new();
     for (label, method, name) in workloads {
-        let request = modern_request(method, name);
+        let request = modern_request(method, name, None);
+        let authorized = modern_request(method, name, Some(&bearer));
         let mut row = Vec::new();
-        for (server, child) in [("promptshelf", &ours), ("echo", &echo), ("ts-sdk", &ts)] {
+        for (server, child, request) in [
+            ("promptshelf", &ours, &request),
+            ("ps --auth token", &with_token, &authorized),
+            ("echo", &echo, &request),
+            ("ts-sdk", &ts, &request),
+        ] {
             let figures =
-                runtime.block_on(load(child.address, &request, warm, measured, child.pid()));
+                runtime.block_on(load(child.address, request, warm, measured, child.pid()));
             println!(
                 "{label:<22} {server:<12} {:>9.0} {:>9.0} {:>9.0} {:>10.1} {:>8.1}",
                 figures.rate, figures.p50, figures.p99, figures.cpu_per_request, figures.rss_mib
             );
             row.push(figures.rate);
         }
-        ratios.push((label, row[0] / row[1], row[0] / row[2]));
+        ratios.push((label, row[0] / row[2], row[1] / row[2], row[0] / row[3]));
     }
-    for (label, of_echo, of_ts) in ratios {
-        println!("{label}: promptshelf at {of_echo:.2}x the echo, {of_ts:.1}x the TypeScript SDK");
+    for (label, of_echo, token_of_echo, of_ts) in ratios {
+        println!(
+            "{label}: promptshelf at {of_echo:.2}x the echo ({token_of_echo:.2}x with a token), {of_ts:.1}x the TypeScript SDK"
+        );
     }
     let rss = runtime.block_on(streams_rss(ours.address, ours.pid()));
     println!("promptshelf RSS with {STREAMS} subscriptions/listen streams open: {rss:.1} MiB");
     ours.stop();
+    with_token.stop();
     echo.stop();
     ts.stop();
 }
@@ -217,8 +237,26 @@ fn library(dir: &Path) -> Value {
            "uri": DOC_URI, "mimeType": "text/markdown", "document": document})
 }
 
-/// One 2026-07-28 request with its headers, as bytes to send again and again.
-fn modern_request(method: &str, name: Option<&str>) -> Vec<u8> {
+/// A bearer token of the bench's library, for the server that asks for one.
+fn bench_token(db: &Path) -> String {
+    let output = Command::new(PROMPTSHELF)
+        .arg("--db")
+        .arg(db)
+        .args(["token", "add", "bench", "--json"])
+        .output()
+        .expect("run promptshelf token add");
+    let added: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
+        panic!(
+            "token add --json ({err}): {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    added["token"].as_str().expect("a token").to_string()
+}
+
+/// One 2026-07-28 request with its headers (and `bearer` as its token), as bytes to send
+/// again and again.
+fn modern_request(method: &str, name: Option<&str>, bearer: Option<&str>) -> Vec<u8> {
     let meta = json!({"io.modelcontextprotocol/protocolVersion": MODERN,
                       "io.modelcontextprotocol/clientCapabilities": {}});
     let params = match method {
@@ -236,6 +274,9 @@ fn modern_request(method: &str, name: Option<&str>) -> Vec<u8> {
     );
     if let Some(name) = name {
         head.push_str(&format!("mcp-name: {name}\r\n"));
+    }
+    if let Some(bearer) = bearer {
+        head.push_str(&format!("authorization: Bearer {bearer}\r\n"));
     }
     head.push_str("\r\n");
     head.push_str(&body);

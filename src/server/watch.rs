@@ -165,6 +165,10 @@ pub trait Watched: Send + 'static {
     /// The change log reached `position` (a position of the watcher's own count, see
     /// `spawn`), with what the rows changed.
     fn moved(&self, position: i64, changes: &Changes);
+    /// Another process committed (on a replica: the watcher looked again), and `conn` reads
+    /// the database as it is now; called before `moved`. For what is kept beside the change
+    /// log, which has no rows for it (the HTTP server's bearer tokens).
+    fn committed(&self, _conn: &Connection) {}
     /// The path names another file, which `check_replacement` found fit to serve: close
     /// every connection to the old file, then open the new one. The watcher has closed its
     /// own connection already.
@@ -348,6 +352,7 @@ impl Watcher {
             }
             self.last_version = Some(version);
         }
+        watched.committed(conn);
         match changes_since(conn, self.last_seq) {
             Ok(rows) => {
                 if let Some(last) = rows.last() {

@@ -199,13 +199,69 @@ pub fn list(conn: &Connection) -> Result<Vec<Grant>> {
         .collect::<rusqlite::Result<_>>()?)
 }
 
+/// Every token of the library by its keyed hash, as a serving process keeps them, so that a
+/// request's token is checked in memory (a hash and a map lookup) rather than in the
+/// database. It is as current as its last `load`: the server loads it again whenever
+/// another process commits (`server::watch`).
+#[derive(Debug, Default)]
+pub struct Table {
+    /// The hashing key, derived from the secret once.
+    key: [u8; 32],
+    grants: std::collections::HashMap<[u8; 32], Grant>,
+}
+
+impl Table {
+    /// The tokens the database at `conn` holds now.
+    pub fn load(conn: &Connection) -> Result<Table> {
+        let secret = read::secret(conn)?;
+        let mut stmt = conn.prepare_cached(&format!("SELECT {GRANT_COLUMNS}, hash FROM tokens"))?;
+        let grants = stmt
+            .query_map([], |row| {
+                let hash: Vec<u8> = row.get(4)?;
+                Ok((hash, grant_row(row)?))
+            })?
+            .filter_map(|row| match row {
+                Ok((hash, grant)) => Some(Ok((<[u8; 32]>::try_from(hash).ok()?, grant))),
+                Err(err) => Some(Err(err)),
+            })
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(Table {
+            key: blake3::derive_key(KEY_CONTEXT, &secret),
+            grants,
+        })
+    }
+
+    /// What `token` grants at `now`, as `find` would say of the database the table was
+    /// loaded from.
+    pub fn find(&self, token: &str, now: i64) -> Presented {
+        if !of_our_form(token) {
+            return Presented::Unknown;
+        }
+        let hash = blake3::keyed_hash(&self.key, token.as_bytes());
+        presented(self.grants.get(hash.as_bytes()).cloned(), now)
+    }
+}
+
+/// Whether `token` could be one of ours: a text of another form needs no hashing.
+fn of_our_form(token: &str) -> bool {
+    token.starts_with(PREFIX) && token.len() <= 128
+}
+
+/// What presenting a token whose row is `found` comes to at `now`.
+fn presented(found: Option<Grant>, now: i64) -> Presented {
+    match found {
+        None => Presented::Unknown,
+        Some(grant) if grant.expired(now) => Presented::Expired(grant.name),
+        Some(grant) => Presented::Valid(grant),
+    }
+}
+
 /// What `token` (the text after `Bearer `) grants at `now` (Unix milliseconds): one lookup
 /// of its keyed hash in the `hash` column's UNIQUE index. No constant-time comparison is
 /// needed: what is compared is the hash, whose key an attacker does not know, so how long
 /// the index search takes tells nothing about how close a guess came to a stored token.
 pub fn find(conn: &Connection, token: &str, now: i64) -> Result<Presented> {
-    // A text that is not of our form is no token of ours: no need to hash it.
-    if !token.starts_with(PREFIX) || token.len() > 128 {
+    if !of_our_form(token) {
         return Ok(Presented::Unknown);
     }
     let secret = read::secret(conn)?;
@@ -215,11 +271,7 @@ pub fn find(conn: &Connection, token: &str, now: i64) -> Result<Presented> {
         ))?
         .query_row([&hash(&secret, token)[..]], grant_row)
         .optional()?;
-    Ok(match found {
-        None => Presented::Unknown,
-        Some(grant) if grant.expired(now) => Presented::Expired(grant.name),
-        Some(grant) => Presented::Valid(grant),
-    })
+    Ok(presented(found, now))
 }
 
 #[cfg(test)]
@@ -254,6 +306,15 @@ mod tests {
             find(&conn, "Bearer x", 0).expect("find"),
             Presented::Unknown
         );
+        // The table a server keeps says the same of each.
+        let table = Table::load(&conn).expect("load the table");
+        for (text, now) in [(&token, 4_999), (&token, 5_000), (&other, 0)] {
+            assert_eq!(
+                table.find(text, now),
+                find(&conn, text, now).expect("find"),
+                "{text} at {now}"
+            );
+        }
     }
 
     #[test]

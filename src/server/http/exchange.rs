@@ -158,8 +158,9 @@ fn admit(server: &Server, parts: &Parts) -> Result<(), Refusal> {
 
 /// Who is asking, and what the caller sees: without authentication the process, which
 /// sees everything; with `--auth token`, the token by its name, seeing what it grants,
-/// looked up on the blocking pool (the token's keyed hash in the database, so a token made
-/// or removed with `promptshelf token` counts at once, on every instance). A request
+/// found by its keyed hash among the tokens this process keeps (`Tokens`, read again at
+/// every commit the watcher sees, so a token removed with `promptshelf token rm` is refused
+/// within `--poll-ms` on every instance), or else in the database (a token just made). A request
 /// without a token, or with one the library does not hold or that expired, is refused
 /// with 401 and `WWW-Authenticate: Bearer`. With `--auth oauth`, the access token's subject,
 /// seeing what its scopes grant (`access`).
@@ -188,10 +189,18 @@ async fn authenticate(server: &Arc<Server>, parts: &Parts) -> Result<Caller, Res
             None,
         ));
     };
-    let shared = Arc::clone(&server.shared);
     let credential: Arc<str> = token.into();
-    let presented = Arc::clone(&credential);
-    match tokio::task::spawn_blocking(move || shared.token(&presented)).await {
+    // Checked in memory; only a token the kept table lacks (one made since the watcher last
+    // looked, or none of ours) is looked up in the database, on the blocking pool.
+    let found = match server.tokens.find(&credential, crate::store::now_ms()) {
+        Presented::Unknown => {
+            let shared = Arc::clone(&server.shared);
+            let presented = Arc::clone(&credential);
+            tokio::task::spawn_blocking(move || shared.token(&presented)).await
+        }
+        known => Ok(Ok(known)),
+    };
+    match found {
         Ok(Ok(Presented::Valid(grant))) => Ok(Caller {
             seen: Visibility::of(&grant),
             who: Who::Token(grant.name.into()),

@@ -52,7 +52,7 @@ use super::watch;
 use crate::config::{Auth, CacheScope, HttpConfig, ServeConfig};
 use crate::oauth::{Verdict, Verifier};
 use crate::store::Store;
-use crate::store::tokens::Presented;
+use crate::store::tokens::{Presented, Table};
 use callers::{Callers, Rate};
 use cancel::Cancels;
 use host::Hosts;
@@ -95,6 +95,8 @@ struct Server {
     auth: Auth,
     /// What `/metrics` tells.
     metrics: Metrics,
+    /// With `--auth token`, the library's tokens (empty otherwise).
+    tokens: Arc<Tokens>,
     /// With `--auth oauth`, what checks access tokens (its key set read at start).
     oauth: Option<Arc<Verifier>>,
 }
@@ -105,9 +107,9 @@ impl Server {
     fn lets_in(&self, credential: &str) -> bool {
         match &self.oauth {
             Some(verifier) => matches!(verifier.check(credential), Verdict::Granted { .. }),
-            None => !matches!(
-                self.shared.token(credential),
-                Ok(Presented::Expired(_) | Presented::Unknown)
+            None => matches!(
+                self.tokens.find(credential, crate::store::now_ms()),
+                Presented::Valid(_)
             ),
         }
     }
@@ -120,14 +122,53 @@ impl Server {
     }
 }
 
-/// What the watcher reports to: the position first, then the streams.
+/// The library's bearer tokens as this process keeps them (`--auth token`), loaded at
+/// start and again whenever another process commits (`Watched::committed`), so a request's
+/// token is checked in memory: a removed token is refused once the watcher has seen its
+/// removal (within `--poll-ms`), a new one is looked up in the database until then.
+#[derive(Default)]
+struct Tokens(std::sync::RwLock<Table>);
+
+impl Tokens {
+    /// What `token` grants at `now` as last loaded.
+    fn find(&self, token: &str, now: i64) -> Presented {
+        self.0
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .find(token, now)
+    }
+
+    /// Loads the tokens the database at `conn` holds; a failed read keeps those loaded
+    /// before (and the database is asked for a token they lack).
+    fn load(&self, conn: &rusqlite::Connection) {
+        match Table::load(conn) {
+            Ok(table) => {
+                *self
+                    .0
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = table
+            }
+            Err(err) => tracing::warn!("reading the bearer tokens: {err}"),
+        }
+    }
+}
+
+/// What the watcher reports to: the tokens, then the position, then the streams.
 struct Watched {
     shared: Arc<Shared>,
     streams: Arc<Streams>,
+    /// Loaded again at every commit, with `--auth token`.
+    tokens: Option<Arc<Tokens>>,
     path: std::path::PathBuf,
 }
 
 impl watch::Watched for Watched {
+    fn committed(&self, conn: &rusqlite::Connection) {
+        if let Some(tokens) = &self.tokens {
+            tokens.load(conn);
+        }
+    }
+
     fn moved(&self, position: i64, changes: &watch::Changes) {
         self.shared.moved_to(position);
         if !changes.is_empty() {
@@ -192,6 +233,10 @@ async fn run(
         },
     );
     let streams = Streams::new(config.max_streams, http.max_streams_per_caller);
+    let tokens = Arc::new(Tokens::default());
+    if http.auth == Auth::Token {
+        tokens.load(&*library.store.conn()?);
+    }
     // With callers told apart by their credentials, what a request is answered depends on
     // who sends it (a token limited to some collections is refused what another reads), so
     // no shared cache may hand one caller's answer to another: every answer is private.
@@ -206,6 +251,7 @@ async fn run(
     let watched = Watched {
         shared: Arc::clone(&shared),
         streams: Arc::clone(&streams),
+        tokens: (http.auth == Auth::Token).then(|| Arc::clone(&tokens)),
         path: path.clone(),
     };
     target
@@ -224,6 +270,7 @@ async fn run(
         closing: AtomicBool::new(false),
         auth: http.auth,
         metrics: Metrics::default(),
+        tokens,
         oauth,
     });
     if server.auth != Auth::None {
