@@ -30,6 +30,7 @@ mod replaced;
 mod replica;
 mod search;
 mod server;
+mod skill_folders;
 mod skills;
 mod store_errors;
 mod terminal;

@@ -1,10 +1,13 @@
-//! Agent Skills: `.agents/skills/NAME/SKILL.md` with `name`, `description` and `metadata`
-//! (the title) in the front matter and the prompt's text as the body. The resources the
-//! prompt embeds or links are written into the skill's `references/` folder and linked from
-//! the body by their relative path, which is how a skill points at its files. A skill has no
-//! arguments: each is written `<name>` and named in a closing list, for the model to fill in.
+//! Agent Skills: `.agents/skills/NAME/SKILL.md`. A prompt imported from a skill folder is
+//! written back as that folder, every file of it byte for byte as it was imported, the links
+//! between them relative again. Any other prompt becomes a `SKILL.md` with `name`,
+//! `description` and `metadata` (the title) in the front matter and the prompt's text as the
+//! body; the resources it embeds or links are written into the skill's `references/` folder
+//! and linked from the body by their relative path, which is how a skill points at its files.
+//! A skill has no arguments: each is written `<name>` and named in a closing list, for the
+//! model to fill in.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use percent_encoding::percent_decode_str;
 
@@ -12,8 +15,8 @@ use super::{File, Lost, Source, Written, arguments_note};
 use crate::export::body::Piece;
 use crate::export::safe_segment;
 use crate::library::emit::scalar;
-use crate::library::validate_skill_name;
-use crate::model::Content;
+use crate::library::{Item, relative_links, validate_skill_name};
+use crate::model::{Content, Resource};
 
 /// Agent Skills' limit on a description.
 const MAX_DESCRIPTION: usize = 1024;
@@ -24,6 +27,9 @@ pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
     if let Err(message) = validate_skill_name(&name) {
         lost.say(&format!("a skill name made from its name ({message})"));
         return None;
+    }
+    if !source.skill.is_empty() {
+        return Some(skill_folder(source, &format!(".agents/skills/{name}")));
     }
     let Some(description) = prompt.description.as_ref().or(prompt.title.as_ref()) else {
         lost.say("no description, which a skill must have; give the prompt one");
@@ -103,6 +109,49 @@ pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
         files,
         prompt_file: path,
     })
+}
+
+/// The skill folder the prompt was imported from, written whole into `folder`: each file at
+/// its path in the skill (`skill://NAME/PATH` is `folder/PATH`), its bytes as stored, and
+/// the links between the skill's files, which the import made URIs, relative again.
+fn skill_folder(source: &Source, folder: &str) -> Written {
+    let prefix = format!("{}://{}/", crate::library::SKILL_SCHEME, source.prompt.name);
+    let paths: HashMap<String, String> = source
+        .skill
+        .iter()
+        .map(|(stored, _)| {
+            let uri = &stored.info.uri;
+            let inside = uri.strip_prefix(&prefix).unwrap_or(uri);
+            let segments: Vec<String> = inside
+                .split('/')
+                .map(|segment| safe_segment(&percent_decode_str(segment).decode_utf8_lossy()))
+                .collect();
+            (uri.clone(), format!("{folder}/{}", segments.join("/")))
+        })
+        .collect();
+    let files = source
+        .skill
+        .iter()
+        .filter_map(|(stored, content)| {
+            let path = paths.get(&stored.info.uri)?.clone();
+            let mut item = Item::Resource(Resource {
+                info: stored.info.clone(),
+                content: content.clone(),
+            });
+            relative_links(&mut item, &path, &paths);
+            let Item::Resource(written) = item else {
+                return None;
+            };
+            Some(File {
+                path,
+                bytes: written.content.as_bytes().to_vec(),
+            })
+        })
+        .collect();
+    Written {
+        files,
+        prompt_file: format!("{folder}/SKILL.md"),
+    }
 }
 
 /// A skill name made from a prompt name: lower case, every run of other characters one `-`,
