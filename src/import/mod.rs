@@ -196,6 +196,7 @@ pub fn run(
         dir: dir.to_path_buf(),
         collection: options.collection.clone(),
         scheme: options.scheme.clone(),
+        layout: None,
         by_hand: None,
     };
     let mut reports = run_parts(store, &[part], options, progress)?;
@@ -212,6 +213,8 @@ pub struct Part {
     /// The collection's name; the folder's name when None.
     pub collection: Option<String>,
     pub scheme: String,
+    /// How the folder is read; by its name when None (`Folder::of`).
+    pub layout: Option<Folder>,
     /// For the items added by hand, which belong to no collection: what the manifest says of
     /// them.
     pub by_hand: Option<ByHand>,
@@ -237,6 +240,7 @@ pub fn parts_of(dir: &Path, manifest: &Manifest) -> Vec<Part> {
             dir: dir.join(&entry.folder),
             collection: Some(entry.name.clone()),
             scheme: entry.scheme.clone(),
+            layout: entry.layout.map(Folder::from),
             by_hand: None,
         })
         .collect();
@@ -245,6 +249,7 @@ pub fn parts_of(dir: &Path, manifest: &Manifest) -> Vec<Part> {
             dir: dir.join(&local.folder),
             collection: Some(local.folder.clone()),
             scheme: library::DEFAULT_SCHEME.to_string(),
+            layout: Some(Folder::Plain),
             by_hand: Some(ByHand {
                 uris: local
                     .resources
@@ -283,7 +288,7 @@ pub fn run_parts(
             scheme: part.scheme.clone(),
             ..options.clone()
         };
-        let mut source = Source::open(&part.dir, store.path(), &part_options, &part.by_hand)?;
+        let mut source = Source::open(&part.dir, store.path(), &part_options, part)?;
         source.by_hand = part.by_hand.clone();
         let mut report = Report {
             collection: source.collection.name.clone(),
@@ -547,11 +552,11 @@ struct Source {
 }
 
 impl Source {
-    fn open(dir: &Path, db: &Path, options: &Options, by_hand: &Option<ByHand>) -> Result<Source> {
+    fn open(dir: &Path, db: &Path, options: &Options, part: &Part) -> Result<Source> {
         let root = match dir.canonicalize() {
             Ok(root) => root,
             // A hand-added part without a folder (see `run_parts`).
-            Err(err) if by_hand.is_some() && err.kind() == std::io::ErrorKind::NotFound => {
+            Err(err) if part.by_hand.is_some() && err.kind() == std::io::ErrorKind::NotFound => {
                 dir.to_path_buf()
             }
             Err(err) => bail!(
@@ -582,7 +587,7 @@ impl Source {
                 name,
                 scheme: options.scheme.clone(),
             },
-            folder: Folder::of(&folder_name),
+            folder: part.layout.unwrap_or(Folder::of(&folder_name)),
             exclude,
             by_hand: None,
         })

@@ -8,7 +8,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::common::TestContext;
+use serde_json::{Value, json};
+
+use crate::common::{Server, TestContext, modern_params};
 
 const PNG_BYTES: &[u8] = include_bytes!("../../seed/images/layers.png");
 
@@ -96,4 +98,122 @@ fn export_as_skills_writes_every_file_of_each_skill_as_it_was_imported() {
     // No warning: nothing of the skills is lost.
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
     same_files(&project.join(".agents/skills"), &skills);
+}
+
+/// Everything a library holds, by content hash: each prompt, resource and template with its
+/// collection, the file it came from and its hash, and each completion table's values.
+fn contents(ctx: &TestContext) -> Value {
+    let keep = |list: Value, keys: &[&str]| -> Vec<Value> {
+        let mut items: Vec<Value> = list
+            .as_array()
+            .expect("a JSON list")
+            .iter()
+            .map(|item| keys.iter().map(|key| item[*key].clone()).collect())
+            .collect();
+        items.sort_by_key(|item| item.to_string());
+        items
+    };
+    let tables: BTreeMap<String, Value> = ctx
+        .json(&["values", "list", "--json"])
+        .as_array()
+        .expect("tables")
+        .iter()
+        .map(|table| {
+            let name = table["name"].as_str().expect("a table's name").to_string();
+            let values = ctx.json(&["values", "list", &name, "--json"]);
+            (name, values)
+        })
+        .collect();
+    json!({
+        "prompts": keep(
+            ctx.json(&["prompt", "list", "--json"]),
+            &["name", "collection", "origin", "contentHash"],
+        ),
+        "resources": keep(
+            ctx.json(&["resource", "list", "--json"]),
+            &["uri", "collection", "origin", "contentHash", "blobHash"],
+        ),
+        "templates": keep(
+            ctx.json(&["template", "list", "--json"]),
+            &["uriTemplate", "collection", "contentHash"],
+        ),
+        "tables": tables,
+    })
+}
+
+/// `skills/list`, through a server on `db`, to a client that declares the extension.
+fn listed_skills(db: &Path) -> Value {
+    let mut server = Server::start(db, &[]);
+    let declaring = json!({"extensions": {"io.modelcontextprotocol/skills": {}}});
+    let listed = server.request("skills/list", modern_params(json!({}), declaring));
+    assert!(listed["result"]["nextCursor"].is_null(), "{listed}");
+    listed["result"]["skills"].clone()
+}
+
+#[test]
+fn a_whole_library_export_restores_skills_whatever_their_collection_is_called() {
+    let (ctx, _) = library();
+    // Beside the skills: a plain collection whose prompt completes from a table, and a
+    // template and a resource added by hand.
+    ctx.write(
+        "notes/paint.prompt.md",
+        "---\ndescription: Paint a wall.\narguments:\n  - name: shade\n    completion: shades\n\
+         ---\nPaint it {{ shade }}.\n",
+    );
+    ctx.write("notes/walls.md", "# Walls\n\nThey need paint.\n");
+    ctx.ok(&["values", "add", "shades", "light", "dark"]);
+    ctx.ok(&["import", ctx.path("notes").to_str().unwrap()]);
+    ctx.ok(&[
+        "template",
+        "add",
+        "paint://{shade}/swatch",
+        "--name",
+        "swatch",
+        "--complete",
+        "shade=shades",
+    ]);
+    let note = ctx.write("note.txt", "Buy more paint.\n");
+    ctx.ok(&[
+        "resource",
+        "add",
+        note.to_str().unwrap(),
+        "--uri",
+        "https://example.com/note.txt",
+        "--title",
+        "A note",
+        "--priority",
+        "0.5",
+    ]);
+    let before = contents(&ctx);
+    assert_eq!(before["prompts"].as_array().map(Vec::len), Some(5));
+    assert_eq!(before["tables"]["shades"].as_array().map(Vec::len), Some(2));
+    assert_eq!(before["templates"].as_array().map(Vec::len), Some(3));
+
+    let out = ctx.path("whole");
+    let output = ctx.run(&["export", out.to_str().unwrap()]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "", "no warning");
+
+    let restored = TestContext::new();
+    restored.ok(&["init", "--empty"]);
+    restored.ok(&["import", out.to_str().unwrap()]);
+    assert_eq!(contents(&restored), before);
+    let skills = listed_skills(&ctx.db);
+    assert_eq!(skills.as_array().map(Vec::len), Some(4), "{skills}");
+    assert_eq!(listed_skills(&restored.db), skills);
+
+    // Exported alone into a folder of another name, it would not be read as skills: said.
+    let alone = ctx.path("alone");
+    let output = ctx.run(&[
+        "export",
+        alone.to_str().unwrap(),
+        "--collection",
+        "agent-skills",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("collection agent-skills: it is a folder of skill folders"),
+        "{stderr}"
+    );
 }
