@@ -135,6 +135,9 @@ pub struct Report {
     pub unchanged: usize,
     /// Files that could not be imported; paths are relative to the folder.
     pub failures: Vec<FileError>,
+    /// Files imported all the same although something in them is amiss (a skill's
+    /// description longer than Agent Skills allows).
+    pub warnings: Vec<FileError>,
     pub skipped: Vec<Skipped>,
     /// The collection's stored prompts and resources whose files are gone and that this
     /// import did not remove (it was not asked to prune them): what `--prune` would remove.
@@ -310,8 +313,9 @@ pub fn run_parts(
             .map(|found| found.relative.clone())
             .collect();
         report.failures = walk.failures;
-        let (parsed, failures, skipped) =
+        let (parsed, failures, skipped, warnings) =
             read_all(&source, &walk.files, options.max_file_size, progress);
+        report.warnings = warnings;
         tracing::debug!(elapsed = ?started.elapsed(), "read and parsed the files");
         report.failures.extend(failures);
         if !skipped.is_empty() {
@@ -650,8 +654,8 @@ pub fn database_files(db: &Path) -> Vec<PathBuf> {
 /// What reading one file gave.
 enum Read {
     /// The file's item; a skill's `SKILL.md` is two, its prompt and itself as a resource
-    /// (`library::skill_document`).
-    Parsed(Vec<Parsed>),
+    /// (`library::skill_document`); and what it is warned about (`library::skill_warning`).
+    Parsed(Vec<Parsed>, Option<FileError>),
     /// A file that holds no item.
     Nothing,
     /// No longer a file of the folder when it was opened (see `open`).
@@ -665,7 +669,7 @@ fn read_all(
     files: &[walk::Found],
     max_file_size: u64,
     progress: &dyn Progress,
-) -> (Vec<Parsed>, Vec<FileError>, Vec<Skipped>) {
+) -> (Vec<Parsed>, Vec<FileError>, Vec<Skipped>, Vec<FileError>) {
     progress.start("reading", files.len() as u64);
     let chunk = files.len().div_ceil(workers()).max(1);
     let results: Vec<Vec<Result<Read, FileError>>> = std::thread::scope(|scope| {
@@ -699,15 +703,19 @@ fn read_all(
     let mut parsed = Vec::with_capacity(files.len());
     let mut failures = Vec::new();
     let mut skipped = Vec::new();
+    let mut warnings = Vec::new();
     for result in results.into_iter().flatten() {
         match result {
-            Ok(Read::Parsed(items)) => parsed.extend(items),
+            Ok(Read::Parsed(items, warning)) => {
+                parsed.extend(items);
+                warnings.extend(warning);
+            }
             Ok(Read::Nothing) => {}
             Ok(Read::Skipped(skip)) => skipped.push(skip),
             Err(failure) => failures.push(failure),
         }
     }
-    (parsed, failures, skipped)
+    (parsed, failures, skipped, warnings)
 }
 
 fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<Read, FileError> {
@@ -754,13 +762,15 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
         item,
     };
     let mut items = vec![parsed(item)];
+    let mut warning = None;
     if matches!(items[0].item, Item::Prompt(_))
         && let Some(document) =
             library::skill_document(&source.collection, &found.relative, source.folder, &bytes)
     {
         items.push(parsed(Item::Resource(document?)));
+        warning = library::skill_warning(&found.relative, source.folder, &bytes);
     }
-    Ok(Read::Parsed(items))
+    Ok(Read::Parsed(items, warning))
 }
 
 /// Relative markdown links between the files become the URIs of their targets (see

@@ -217,3 +217,116 @@ fn a_whole_library_export_restores_skills_whatever_their_collection_is_called() 
         "{stderr}"
     );
 }
+
+#[test]
+fn a_skill_whose_description_passes_the_agent_skills_limit_imports_with_its_files() {
+    let ctx = TestContext::new();
+    // 1,068 characters, as a real skill's was: hosts load it, Agent Skills allows 1,024.
+    let description: String = "Write status reports, newsletters and FAQ answers in the house \
+                               style. "
+        .repeat(20)
+        .chars()
+        .take(1068)
+        .collect();
+    let description = description.trim_end().to_string();
+    assert_eq!(description.chars().count(), 1068);
+    let skill = format!(
+        "---\nname: house-style\ndescription: {description}\n---\n# House style\n\n\
+         Follow [the format](references/format.md), then run `scripts/check.sh`.\n"
+    );
+    ctx.write("skills/house-style/SKILL.md", &skill);
+    ctx.write(
+        "skills/house-style/references/format.md",
+        "# Format\n\nShort.\n",
+    );
+    ctx.write("skills/house-style/scripts/check.sh", "wc -w \"$1\"\n");
+    ctx.ok(&["init", "--empty"]);
+
+    let imported = ctx.json(&["import", ctx.path("skills").to_str().unwrap(), "--json"]);
+    assert_eq!(imported["failed"], 0, "{imported}");
+    assert_eq!(
+        imported["added"], 4,
+        "the prompt and three files: {imported}"
+    );
+    let warning = &imported["warnings"][0];
+    assert!(
+        warning["file"]
+            .as_str()
+            .is_some_and(|file| file.ends_with("skills/house-style/SKILL.md")),
+        "{imported}"
+    );
+    assert_eq!(warning["line"], 3);
+    assert!(
+        warning["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("1068 characters")),
+        "{imported}"
+    );
+
+    // Listed shortened, to the limit, saying so at its end.
+    let prompt = ctx.json(&["prompt", "show", "house-style", "--json"]);
+    let listed = prompt["description"].as_str().expect("a description");
+    assert_eq!(listed.chars().count(), 1024);
+    let kept: String = description.chars().take(1023).collect();
+    assert_eq!(listed, format!("{kept}…"));
+    // The file is kept whole (its link made a URI, as any), and so is its front matter as
+    // skills/list gives it.
+    assert_eq!(
+        ctx.ok(&["resource", "cat", "skill://house-style/SKILL.md"]),
+        skill.replace(
+            "(references/format.md)",
+            "(skill://house-style/references/format.md)"
+        )
+    );
+    assert_eq!(
+        ctx.ok(&["resource", "cat", "skill://house-style/scripts/check.sh"]),
+        "wc -w \"$1\"\n"
+    );
+    let skills = listed_skills(&ctx.db);
+    assert_eq!(skills[0]["frontmatter"]["description"], json!(description));
+    let files: Vec<&str> = skills[0]["resources"]
+        .as_array()
+        .expect("its files")
+        .iter()
+        .filter_map(|file| file["uri"].as_str())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "skill://house-style/SKILL.md",
+            "skill://house-style/references/format.md",
+            "skill://house-style/scripts/check.sh"
+        ]
+    );
+}
+
+#[test]
+fn a_skills_document_is_listed_with_the_skills_title_and_description() {
+    let (ctx, _) = library();
+    let mut server = Server::start(&ctx.db, &[]);
+    let listed = server.modern("resources/list", json!({}));
+    let resources = listed["result"]["resources"].as_array().expect("resources");
+    let mut seen = 0;
+    for prompt in ctx
+        .json(&["prompt", "list", "--json"])
+        .as_array()
+        .expect("prompts")
+    {
+        let name = prompt["name"].as_str().expect("a name");
+        let uri = format!("skill://{name}/SKILL.md");
+        let document = resources
+            .iter()
+            .find(|resource| resource["uri"] == uri.as_str())
+            .unwrap_or_else(|| panic!("{uri} is not listed: {listed}"));
+        assert_eq!(document["name"], name, "{document}");
+        assert_eq!(document["title"], prompt["title"], "{document}");
+        assert_eq!(document["description"], prompt["description"], "{document}");
+        seen += 1;
+    }
+    assert_eq!(seen, 4);
+    let brand = resources
+        .iter()
+        .find(|resource| resource["uri"] == "skill://brand-guidelines/SKILL.md")
+        .expect("listed");
+    assert_eq!(brand["title"], "Anthropic Brand Styling");
+}

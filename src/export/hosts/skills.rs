@@ -15,11 +15,8 @@ use super::{File, Lost, Source, Written, arguments_note};
 use crate::export::body::Piece;
 use crate::export::safe_segment;
 use crate::library::emit::scalar;
-use crate::library::{Item, relative_links, validate_skill_name};
+use crate::library::{Item, MAX_SKILL_DESCRIPTION, relative_links, validate_skill_name};
 use crate::model::{Content, Resource};
-
-/// Agent Skills' limit on a description.
-const MAX_DESCRIPTION: usize = 1024;
 
 pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
     let prompt = source.prompt;
@@ -36,9 +33,9 @@ pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
         return None;
     };
     let mut description = description.clone();
-    if description.chars().count() > MAX_DESCRIPTION {
+    if description.chars().count() > MAX_SKILL_DESCRIPTION {
         lost.say("the end of its description (a skill's is at most 1024 characters)");
-        description = description.chars().take(MAX_DESCRIPTION).collect();
+        description = description.chars().take(MAX_SKILL_DESCRIPTION).collect();
     }
     if !prompt.icons.is_empty() {
         lost.say("its icons");
