@@ -325,6 +325,7 @@ pub fn run_parts(
         let mut parsed = parsed;
         qualify_shared_command_names(&mut parsed, source.folder);
         let parsed = without_duplicates(parsed, &mut report.failures);
+        let parsed = without_failed_skills(parsed, source.folder, &mut report.failures);
         let mut parsed = with_metadata(parsed, &mut report.failures);
         match &source.by_hand {
             // Added by hand, they had no folder: their links were never relative ones.
@@ -518,6 +519,51 @@ fn with_metadata(parsed: Vec<Parsed>, failures: &mut Vec<FileError>) -> Vec<Pars
         }
     }
     parsed.into_iter().flatten().collect()
+}
+
+/// The files of a skill whose `SKILL.md` failed are left out with it (one failure names the
+/// skill's folder, which also keeps their stored versions from being pruned): stored alone,
+/// they would be files of no skill, which neither a host nor `skills/list` can use.
+fn without_failed_skills(
+    parsed: Vec<Parsed>,
+    folder: Folder,
+    failures: &mut Vec<FileError>,
+) -> Vec<Parsed> {
+    let mut failed: Vec<(String, usize)> = failures
+        .iter()
+        .filter_map(|failure| {
+            let (_, inside) = library::skill_file(&failure.path, folder)?;
+            let skill = failure.path.strip_suffix(inside)?;
+            (inside == "SKILL.md").then(|| (skill.to_string(), 0))
+        })
+        .collect();
+    if failed.is_empty() {
+        return parsed;
+    }
+    failed.sort();
+    failed.dedup();
+    let mut kept = Vec::with_capacity(parsed.len());
+    for file in parsed {
+        match failed
+            .iter_mut()
+            .find(|(skill, _)| file.path.starts_with(skill.as_str()))
+        {
+            Some((_, left_out)) => *left_out += 1,
+            None => kept.push(file),
+        }
+    }
+    for (skill, left_out) in failed.into_iter().filter(|(_, left_out)| *left_out > 0) {
+        let files = if left_out == 1 { "file" } else { "files" };
+        failures.push(FileError::new(
+            skill.trim_end_matches('/'),
+            None,
+            format!(
+                "the skill's {left_out} other {files} are left out with its SKILL.md, which \
+                 failed: a skill's files are imported with it; fix SKILL.md and import again"
+            ),
+        ));
+    }
+    kept
 }
 
 /// The resources' URIs and the tables of every part of an import.

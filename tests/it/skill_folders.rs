@@ -330,3 +330,40 @@ fn a_skills_document_is_listed_with_the_skills_title_and_description() {
         .expect("listed");
     assert_eq!(brand["title"], "Anthropic Brand Styling");
 }
+
+#[test]
+fn a_refused_skill_leaves_none_of_its_files_behind() {
+    let ctx = TestContext::new();
+    // A name hosts refuse: the skill is refused, and its files with it.
+    ctx.write(
+        "skills/Bad_Name/SKILL.md",
+        "---\nname: Bad_Name\ndescription: Do it.\n---\nDo it.\n",
+    );
+    ctx.write("skills/Bad_Name/scripts/run.sh", "echo run\n");
+    ctx.write("skills/Bad_Name/references/notes.md", "# Notes\n");
+    ctx.write(
+        "skills/fine/SKILL.md",
+        "---\nname: fine\ndescription: Fine.\n---\nFine.\n",
+    );
+    ctx.ok(&["init", "--empty"]);
+    let skills = ctx.path("skills");
+    let stderr = ctx.fails(&["import", skills.to_str().unwrap(), "--keep-going"]);
+    assert!(
+        stderr.contains("Bad_Name/SKILL.md:2: skill name 'Bad_Name' must be"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "Bad_Name: the skill's 2 other files are left out with its SKILL.md, which failed"
+        ),
+        "{stderr}"
+    );
+    let uris: Vec<String> = ctx
+        .json(&["resource", "list", "--json"])
+        .as_array()
+        .expect("resources")
+        .iter()
+        .filter_map(|resource| resource["uri"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(uris, ["skill://fine/SKILL.md"]);
+}
