@@ -185,7 +185,7 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
         let layout = if by_hand {
             Folder::Plain
         } else {
-            layout_of(&tx, name, &group.resources)?
+            layout_of(&tx, name)?
         };
         if !by_hand {
             collections.push(manifest::CollectionEntry {
@@ -363,28 +363,10 @@ fn scheme_of(collection: &str, resources: &[&StoredResource]) -> String {
 }
 
 /// How the collection's folder was read when it was imported, so that it is read so again:
-/// a folder of skill folders when a skill's file was stored from `NAME/PATH` as
-/// `skill://NAME/PATH` (a skill in a plain folder sits under a host's folder, `.agents/skills/NAME/`);
-/// otherwise as the name of the folder it was imported from says (a `commands` folder), or plain.
-fn layout_of(
-    conn: &rusqlite::Connection,
-    collection: &str,
-    resources: &[&StoredResource],
-) -> Result<Folder> {
-    let skills = resources.iter().any(|stored| {
-        let Some(path) = stored.info.origin.path.as_deref() else {
-            return false;
-        };
-        library::skill_file(path, Folder::Skills).is_some_and(|(skill, inside)| {
-            let uri = Collection {
-                name: skill.to_string(),
-                scheme: library::SKILL_SCHEME.to_string(),
-            }
-            .resource_uri(inside);
-            stored.info.uri == uri
-        })
-    });
-    if skills {
+/// a folder of skill folders (`import::is_skills_collection`), else as the name of the folder
+/// it was imported from says (a `commands` folder), or plain.
+fn layout_of(conn: &rusqlite::Connection, collection: &str) -> Result<Folder> {
+    if crate::import::is_skills_collection(conn, collection)? {
         return Ok(Folder::Skills);
     }
     let source = store::read::collection(conn, collection)?.and_then(|row| row.source);

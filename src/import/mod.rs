@@ -266,6 +266,37 @@ pub fn parts_of(dir: &Path, manifest: &Manifest) -> Vec<Part> {
     parts
 }
 
+/// Whether the stored collection is a folder of skill folders: a skill's file of it was
+/// stored from `NAME/PATH` as `skill://NAME/PATH` (in a plain folder a skill sits under a
+/// host's folder, `.agents/skills/NAME/`, which its path keeps). Its folder is read so again
+/// whatever the folder is called: by an import into it, `prompt edit`, and the manifest of a
+/// whole-library export.
+pub fn is_skills_collection(conn: &Connection, collection: &str) -> store::Result<bool> {
+    let within = [collection.to_string()];
+    let scheme = format!("{}://", library::SKILL_SCHEME);
+    let window = store::read::Window {
+        after: &scheme,
+        limit: None,
+    };
+    let resources = store::read::resources_within(conn, window, Some(&within))?;
+    Ok(resources
+        .iter()
+        .take_while(|stored| stored.info.uri.starts_with(&scheme))
+        .any(|stored| {
+            let Some(path) = stored.info.origin.path.as_deref() else {
+                return false;
+            };
+            library::skill_file(path, Folder::Skills).is_some_and(|(skill, inside)| {
+                let uri = Collection {
+                    name: skill.to_string(),
+                    scheme: library::SKILL_SCHEME.to_string(),
+                }
+                .resource_uri(inside);
+                stored.info.uri == uri
+            })
+        }))
+}
+
 /// A part read, parsed, validated and planned.
 struct Stage {
     source: Source,
@@ -293,6 +324,13 @@ pub fn run_parts(
         };
         let mut source = Source::open(&part.dir, store.path(), &part_options, part)?;
         source.by_hand = part.by_hand.clone();
+        // A collection of skill folders stays one whatever its folder is called.
+        if part.layout.is_none()
+            && source.folder == Folder::Plain
+            && is_skills_collection(&*store.conn()?, &source.collection.name)?
+        {
+            source.folder = Folder::Skills;
+        }
         let mut report = Report {
             collection: source.collection.name.clone(),
             by_hand: source.by_hand.is_some(),

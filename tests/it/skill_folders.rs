@@ -201,6 +201,21 @@ fn a_whole_library_export_restores_skills_whatever_their_collection_is_called() 
     let skills = listed_skills(&ctx.db);
     assert_eq!(skills.as_array().map(Vec::len), Some(4), "{skills}");
     assert_eq!(listed_skills(&restored.db), skills);
+    // Imported again from its own folder (as `prompt edit` does), it is still skills.
+    let again = restored.json(&[
+        "import",
+        out.join("agent-skills").to_str().unwrap(),
+        "--collection",
+        "agent-skills",
+        "--json",
+    ]);
+    assert_eq!(
+        (&again["added"], &again["updated"]),
+        (&json!(0), &json!(0)),
+        "{again}"
+    );
+    assert_eq!(again["unchanged"], 17, "{again}");
+    assert_eq!(contents(&restored), before);
 
     // Exported alone into a folder of another name, it would not be read as skills: said.
     let alone = ctx.path("alone");
