@@ -152,7 +152,7 @@ fn listed_skills(db: &Path) -> Value {
 
 #[test]
 fn a_whole_library_export_restores_skills_whatever_their_collection_is_called() {
-    let (ctx, _) = library();
+    let (ctx, skills) = library();
     // Beside the skills: a plain collection whose prompt completes from a table, and a
     // template and a resource added by hand.
     ctx.write(
@@ -192,15 +192,17 @@ fn a_whole_library_export_restores_skills_whatever_their_collection_is_called() 
     let out = ctx.path("whole");
     let output = ctx.run(&["export", out.to_str().unwrap()]);
     assert!(output.status.success(), "{output:?}");
+    // The skills' folder is written as it was, file for file.
+    same_files(&out.join("agent-skills"), &skills);
 
     let restored = TestContext::new();
     restored.ok(&["init", "--empty"]);
     restored.ok(&["import", out.to_str().unwrap()]);
     assert_eq!(contents(&restored), before);
     assert_eq!(String::from_utf8_lossy(&output.stderr), "", "no warning");
-    let skills = listed_skills(&ctx.db);
-    assert_eq!(skills.as_array().map(Vec::len), Some(4), "{skills}");
-    assert_eq!(listed_skills(&restored.db), skills);
+    let listed = listed_skills(&ctx.db);
+    assert_eq!(listed.as_array().map(Vec::len), Some(4), "{listed}");
+    assert_eq!(listed_skills(&restored.db), listed);
     // Imported again from its own folder (as `prompt edit` does), it is still skills.
     let again = restored.json(&[
         "import",
