@@ -243,11 +243,7 @@ fn skill_files(
     stored: &StoredPrompt,
 ) -> Result<Vec<(StoredResource, Content)>> {
     let prompt = &stored.prompt;
-    let folder = library::Collection {
-        name: prompt.name.clone(),
-        scheme: library::SKILL_SCHEME.to_string(),
-    }
-    .resource_uri("");
+    let folder = library::skill_uri(&prompt.name, "");
     let is_skill = store::read::resource(conn, &format!("{folder}SKILL.md"))?
         .is_some_and(|document| document.info.origin == prompt.origin);
     if !is_skill {

@@ -531,8 +531,8 @@ impl Out {
             name: collection.to_string(),
             scheme: self.scheme.clone(),
         };
-        // A skill's SKILL.md reads back as the resource its import makes of it, named and
-        // described by its own front matter.
+        // A skill's SKILL.md reads back as the resource its import makes of it, named,
+        // titled and described as its prompt is.
         let skill_document = library::skill_document(&collection, &path, self.folder, &bytes);
         // What the file cannot carry goes into the metadata file beside it.
         let metadata =

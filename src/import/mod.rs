@@ -286,14 +286,8 @@ pub fn is_skills_collection(conn: &Connection, collection: &str) -> store::Resul
             let Some(path) = stored.info.origin.path.as_deref() else {
                 return false;
             };
-            library::skill_file(path, Folder::Skills).is_some_and(|(skill, inside)| {
-                let uri = Collection {
-                    name: skill.to_string(),
-                    scheme: library::SKILL_SCHEME.to_string(),
-                }
-                .resource_uri(inside);
-                stored.info.uri == uri
-            })
+            library::skill_file(path, Folder::Skills)
+                .is_some_and(|(skill, inside)| stored.info.uri == library::skill_uri(skill, inside))
         }))
 }
 

@@ -115,11 +115,7 @@ pub fn parse_file_in(
         // The files of a skill are served as they are, at the URIs the skills extension of
         // MCP gives them: `skill://NAME/PATH`.
         let mut resource = other_resource(collection, relative_path, file_name, bytes, origin)?;
-        resource.info.uri = Collection {
-            name: skill_name.to_string(),
-            scheme: SKILL_SCHEME.to_string(),
-        }
-        .resource_uri(inside);
+        resource.info.uri = skill_uri(skill_name, inside);
         return Ok(Some(Item::Resource(resource)));
     }
     if let Some(name) = gemini_command_name(relative_path) {
@@ -246,11 +242,7 @@ pub fn skill_document(
         dialect::skill(front, body, skill_name, source).and_then(|prompt| {
             let mut resource =
                 other_resource(collection, relative_path, SKILL_FILE, bytes, origin)?;
-            resource.info.uri = Collection {
-                name: skill_name.to_string(),
-                scheme: SKILL_SCHEME.to_string(),
-            }
-            .resource_uri(SKILL_FILE);
+            resource.info.uri = skill_uri(skill_name, SKILL_FILE);
             resource.info.name = prompt.name;
             resource.info.title = prompt.title;
             resource.info.description = prompt.description;
@@ -267,10 +259,12 @@ pub fn skill_warning(relative_path: &str, folder: Folder, bytes: &[u8]) -> Optio
     dialect::description_warning(front, relative_path)
 }
 
-/// A skill's `SKILL.md` read as text: the skill's name, the front matter, the body and the
-/// body's first line. None for any other file and for a `SKILL.md` in our format.
+/// A `SKILL.md` as text: the skill's name, the front matter, the body and the body's first
+/// line.
 type SkillText<'a> = (&'a str, Option<&'a str>, &'a str, u64);
 
+/// A skill's `SKILL.md` read as text; None for any other file and for a `SKILL.md` in our
+/// format.
 fn skill_text<'a>(
     relative_path: &'a str,
     folder: Folder,
@@ -298,6 +292,16 @@ fn skill_text<'a>(
 const SKILL_FILE: &str = "SKILL.md";
 /// The scheme of a skill's files (the skills extension of MCP names them `skill://NAME/PATH`).
 pub const SKILL_SCHEME: &str = "skill";
+
+/// The URI of the file at `inside` (`references/forms.md`; "" for the skill's folder, with
+/// its `/`) of the skill `skill`: `skill://NAME/PATH`, each segment percent-encoded.
+pub fn skill_uri(skill: &str, inside: &str) -> String {
+    Collection {
+        name: skill.to_string(),
+        scheme: SKILL_SCHEME.to_string(),
+    }
+    .resource_uri(inside)
+}
 
 /// The name a Claude Code command in a subfolder of its `commands` folder takes when another
 /// prompt of the same import has its file's name: the folders and the name joined by `-`

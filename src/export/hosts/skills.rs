@@ -15,7 +15,7 @@ use super::{File, Lost, Source, Written, arguments_note};
 use crate::export::body::Piece;
 use crate::export::safe_segment;
 use crate::library::emit::scalar;
-use crate::library::{Item, MAX_SKILL_DESCRIPTION, relative_links, validate_skill_name};
+use crate::library::{Item, MAX_SKILL_DESCRIPTION, relative_links, skill_uri, validate_skill_name};
 use crate::model::{Content, Resource};
 
 pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
@@ -112,7 +112,7 @@ pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
 /// its path in the skill (`skill://NAME/PATH` is `folder/PATH`), its bytes as stored, and
 /// the links between the skill's files, which the import made URIs, relative again.
 fn skill_folder(source: &Source, folder: &str) -> Written {
-    let prefix = format!("{}://{}/", crate::library::SKILL_SCHEME, source.prompt.name);
+    let prefix = skill_uri(&source.prompt.name, "");
     let paths: HashMap<String, String> = source
         .skill
         .iter()
