@@ -2,8 +2,9 @@
 //! (tests/fixtures/collections/anthropic-skills, see its NOTICE) plus a skill with relative
 //! links and a binary asset, imported and then written out again by `export --format skills`
 //! and by a whole-library export restored into a new library, compared file for file and
-//! item by item; and a skill whose description is longer than Agent Skills allows, imported
-//! with all of its files.
+//! item by item (by content hash, and by `skills/list` through a server); a skill whose
+//! description is longer than Agent Skills allows, imported with all of its files, and a
+//! refused one, with none; and each skill's `SKILL.md` listed under the skill's title.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
