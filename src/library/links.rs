@@ -14,8 +14,8 @@ use std::ops::Range;
 use percent_encoding::percent_decode_str;
 use pulldown_cmark::{Event, LinkType, Parser, Tag};
 
-use super::Item;
 use super::paths::has_extension;
+use super::{Item, SKILL_SCHEME};
 use crate::model::Content;
 
 /// The relative paths of the resources among `items`, with their URIs: what links can point
@@ -34,11 +34,22 @@ pub fn link_targets<'a>(
 
 /// Rewrites the links of `item`, read from `relative_path`; `targets` maps the relative paths
 /// of the collection's resources to their URIs. Returns whether anything changed.
+///
+/// A skill's files (resources `skill://NAME/PATH`, its `SKILL.md` among them) keep their
+/// links as written: the Skills extension of MCP resolves a relative link against the
+/// skill's folder (SEP-2640, "Reading"), and serves each file byte for byte, its digest the
+/// file's own. The prompt made from a `SKILL.md` has no folder, so its links become URIs.
 pub fn resolve_links(
     item: &mut Item,
     relative_path: &str,
     targets: &HashMap<String, String>,
 ) -> bool {
+    if let Item::Resource(resource) = item
+        && let Some((scheme, _)) = resource.info.uri.split_once("://")
+        && scheme == SKILL_SCHEME
+    {
+        return false;
+    }
     rewrite_markdown(item, relative_path, |text, folder| {
         rewrite_links(text, folder, targets)
     })

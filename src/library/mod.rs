@@ -158,7 +158,7 @@ pub fn parse_file_in(
         // A `SKILL.md` whose front matter names a `kind` is ours, as `export` writes one.
         if let Some((skill_name, _)) = skill.filter(|_| !names_kind(front)) {
             return dialect::skill(front, body, skill_name, source())
-                .map(|prompt| Some(Item::Prompt(prompt)));
+                .map(|(prompt, _)| Some(Item::Prompt(prompt)));
         }
         if is_cursor_command(relative_path) && !names_kind(front) {
             return dialect::cursor_command(body, source())
@@ -213,9 +213,9 @@ pub fn has_front_matter(file_name: &str) -> bool {
 
 /// A skill's `SKILL.md` (at `relative_path`, with these `bytes`) as the resource the Skills
 /// extension of MCP reads beside the prompt `parse_file_in` makes of it:
-/// `skill://NAME/SKILL.md`, `text/markdown`, the file as it is, named after the skill and
-/// given its title and description as the prompt has them, so that a list shows the skill
-/// rather than a file called `SKILL.md`. None for any other file, and for a `SKILL.md` written
+/// `skill://NAME/SKILL.md`, `text/markdown`, the file as it is, named after the skill,
+/// titled as its prompt is and described by its front matter's description, whole, so that
+/// a list shows the skill rather than a file called `SKILL.md`. None for any other file, and for a `SKILL.md` written
 /// in our format (its front matter names a `kind`).
 pub fn skill_document(
     collection: &Collection,
@@ -239,13 +239,13 @@ pub fn skill_document(
         command_folder: None,
     };
     Some(
-        dialect::skill(front, body, skill_name, source).and_then(|prompt| {
+        dialect::skill(front, body, skill_name, source).and_then(|(prompt, description)| {
             let mut resource =
                 other_resource(collection, relative_path, SKILL_FILE, bytes, origin)?;
             resource.info.uri = skill_uri(skill_name, SKILL_FILE);
             resource.info.name = prompt.name;
             resource.info.title = prompt.title;
-            resource.info.description = prompt.description;
+            resource.info.description = Some(description);
             resource.info.mime_type = "text/markdown".to_string();
             Ok(resource)
         }),

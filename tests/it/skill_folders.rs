@@ -88,10 +88,18 @@ fn library() -> (TestContext, PathBuf) {
 #[test]
 fn export_as_skills_writes_every_file_of_each_skill_as_it_was_imported() {
     let (ctx, skills) = library();
-    // The links between the skill's files were made URIs by the import.
+    // The prompt's links are URIs; the skill's files keep theirs relative, as the Skills
+    // extension reads them.
+    let prompt = ctx.json(&["prompt", "show", "linked", "--json"]);
+    assert!(
+        prompt
+            .to_string()
+            .contains("(skill://linked/references/guide.md#steps)"),
+        "{prompt}"
+    );
     assert!(
         ctx.ok(&["resource", "cat", "skill://linked/SKILL.md"])
-            .contains("(skill://linked/references/guide.md#steps)")
+            .contains("(references/guide.md#steps)")
     );
     let project = ctx.path("project");
     let output = ctx.run(&["export", project.to_str().unwrap(), "--format", "skills"]);
@@ -281,21 +289,21 @@ fn a_skill_whose_description_passes_the_agent_skills_limit_imports_with_its_file
         "{imported}"
     );
 
-    // Listed shortened, to the limit, saying so at its end.
+    // A host's list of commands shows it shortened, to the limit, saying so at its end.
     let prompt = ctx.json(&["prompt", "show", "house-style", "--json"]);
     let listed = prompt["description"].as_str().expect("a description");
     assert_eq!(listed.chars().count(), 1024);
     let kept: String = description.chars().take(1023).collect();
     assert_eq!(listed, format!("{kept}…"));
-    // The file is kept whole (its link made a URI, as any), and so is its front matter as
+    // The file is kept whole, and so is its resource's description and its front matter as
     // skills/list gives it.
     assert_eq!(
         ctx.ok(&["resource", "cat", "skill://house-style/SKILL.md"]),
-        skill.replace(
-            "(references/format.md)",
-            "(skill://house-style/references/format.md)"
-        )
+        skill
     );
+    let resources = ctx.json(&["resource", "list", "--json"]);
+    assert_eq!(resources[0]["uri"], "skill://house-style/SKILL.md");
+    assert_eq!(resources[0]["description"], json!(description));
     assert_eq!(
         ctx.ok(&["resource", "cat", "skill://house-style/scripts/check.sh"]),
         "wc -w \"$1\"\n"

@@ -59,13 +59,15 @@ pub fn validate_skill_name(name: &str) -> Result<(), String> {
     }
 }
 
-/// The SKILL.md of the skill folder `folder_name`.
+/// The SKILL.md of the skill folder `folder_name`: its prompt, whose description is cut to
+/// Agent Skills' limit (a host's list of commands shows it), and the description whole (the
+/// `SKILL.md` resource's, as the Skills extension has it).
 pub(in crate::library) fn skill(
     front: Option<&str>,
     body: &str,
     folder_name: &str,
     source: Source,
-) -> Result<Prompt, FileError> {
+) -> Result<(Prompt, String), FileError> {
     let (name, description, parsed) = checked(front, folder_name, source.path)?;
     let template = translate(body, |_| None);
     let title = parsed.metadata.get("title").and_then(|value| match value {
@@ -73,7 +75,7 @@ pub(in crate::library) fn skill(
         MetaValue::Other(_) => None,
     });
     let mut prompt = finish(
-        Some(listed(description)),
+        Some(listed(description.clone())),
         Vec::new(),
         body,
         &template,
@@ -83,7 +85,7 @@ pub(in crate::library) fn skill(
     if title.is_some() {
         prompt.title = title;
     }
-    Ok(prompt)
+    Ok((prompt, description))
 }
 
 /// A description as a list shows it: within Agent Skills' limit, a longer one cut, with `…`
@@ -102,7 +104,7 @@ fn listed(description: String) -> String {
 
 /// The warning for the SKILL.md at `path` with the front matter `front` when its description
 /// is longer than Agent Skills allows. The hosts load such a skill, so it is imported: the
-/// file whole, its description cut where a list shows it.
+/// file and its resource's description whole, the prompt's description cut.
 pub(in crate::library) fn description_warning(
     front: Option<&str>,
     path: &str,
@@ -117,8 +119,8 @@ pub(in crate::library) fn description_warning(
             format!(
                 "the description has {count} characters, more than the \
                  {MAX_SKILL_DESCRIPTION} Agent Skills allows: imported whole, and cut to \
-                 {MAX_SKILL_DESCRIPTION} where a list shows it; shorten it for a host that \
-                 holds skills to the limit"
+                 {MAX_SKILL_DESCRIPTION} in the prompt's, which lists of commands show; \
+                 shorten it for a host that holds skills to the limit"
             ),
         )
     })
