@@ -67,12 +67,13 @@ fn library() -> (TestContext, PathBuf) {
     ctx.write(
         "skills/linked/SKILL.md",
         "---\nname: linked\ndescription: Read the guide, then draw the layers.\n---\n# Linked\n\n\
-         Read [the guide](references/guide.md#steps) first, then draw\n\
+         Read [the guide](./references/guide.md#steps) first, then draw\n\
          ![the layers](assets/layers.png).\n",
     );
     ctx.write(
         "skills/linked/references/guide.md",
-        "# Guide\n\n## Steps\n\nGo back to [the skill](../SKILL.md) when done.\n",
+        "# Guide\n\n## Steps\n\nGo back to [the skill](../SKILL.md), or read it by its URI,\n\
+         [skill://linked/SKILL.md](skill://linked/SKILL.md), when done.\n",
     );
     ctx.write("skills/linked/assets/layers.png", PNG_BYTES);
     ctx.ok(&["init", "--empty"]);
@@ -99,7 +100,7 @@ fn export_as_skills_writes_every_file_of_each_skill_as_it_was_imported() {
     );
     assert!(
         ctx.ok(&["resource", "cat", "skill://linked/SKILL.md"])
-            .contains("(references/guide.md#steps)")
+            .contains("(./references/guide.md#steps)")
     );
     let project = ctx.path("project");
     let output = ctx.run(&["export", project.to_str().unwrap(), "--format", "skills"]);

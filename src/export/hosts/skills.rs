@@ -1,13 +1,12 @@
 //! Agent Skills: `.agents/skills/NAME/SKILL.md`. A prompt imported from a skill folder is
-//! written back as that folder, every file of it byte for byte as it was imported, the links
-//! between them relative again. Any other prompt becomes a `SKILL.md` with `name`,
+//! written back as that folder, every file of it byte for byte as it was imported. Any other prompt becomes a `SKILL.md` with `name`,
 //! `description` and `metadata` (the title) in the front matter and the prompt's text as the
 //! body; the resources it embeds or links are written into the skill's `references/` folder
 //! and linked from the body by their relative path, which is how a skill points at its files.
 //! A skill has no arguments: each is written `<name>` and named in a closing list, for the
 //! model to fill in.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use percent_encoding::percent_decode_str;
 
@@ -15,8 +14,8 @@ use super::{File, Lost, Source, Written, arguments_note};
 use crate::export::body::Piece;
 use crate::export::safe_segment;
 use crate::library::emit::scalar;
-use crate::library::{Item, MAX_SKILL_DESCRIPTION, relative_links, skill_uri, validate_skill_name};
-use crate::model::{Content, Resource};
+use crate::library::{MAX_SKILL_DESCRIPTION, skill_uri, validate_skill_name};
+use crate::model::Content;
 
 pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
     let prompt = source.prompt;
@@ -109,40 +108,24 @@ pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
 }
 
 /// The skill folder the prompt was imported from, written whole into `folder`: each file at
-/// its path in the skill (`skill://NAME/PATH` is `folder/PATH`), its bytes as stored, and
-/// the links between the skill's files, which the import made URIs, relative again.
+/// its path in the skill (`skill://NAME/PATH` is `folder/PATH`), its bytes as stored, which
+/// are the file's as it was imported (`library::resolve_links` leaves a skill's files alone).
 fn skill_folder(source: &Source, folder: &str) -> Written {
     let prefix = skill_uri(&source.prompt.name, "");
-    let paths: HashMap<String, String> = source
+    let files = source
         .skill
         .iter()
-        .map(|(stored, _)| {
+        .map(|(stored, content)| {
             let uri = &stored.info.uri;
             let inside = uri.strip_prefix(&prefix).unwrap_or(uri);
             let segments: Vec<String> = inside
                 .split('/')
                 .map(|segment| safe_segment(&percent_decode_str(segment).decode_utf8_lossy()))
                 .collect();
-            (uri.clone(), format!("{folder}/{}", segments.join("/")))
-        })
-        .collect();
-    let files = source
-        .skill
-        .iter()
-        .filter_map(|(stored, content)| {
-            let path = paths.get(&stored.info.uri)?.clone();
-            let mut item = Item::Resource(Resource {
-                info: stored.info.clone(),
-                content: content.clone(),
-            });
-            relative_links(&mut item, &path, &paths);
-            let Item::Resource(written) = item else {
-                return None;
-            };
-            Some(File {
-                path,
-                bytes: written.content.as_bytes().to_vec(),
-            })
+            File {
+                path: format!("{folder}/{}", segments.join("/")),
+                bytes: content.as_bytes().to_vec(),
+            }
         })
         .collect();
     Written {
