@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::common::{Server, TestContext, modern_params};
+use crate::skills::sha256sum;
 
 const PNG_BYTES: &[u8] = include_bytes!("../../seed/images/layers.png");
 
@@ -212,6 +213,14 @@ fn a_whole_library_export_restores_skills_whatever_their_collection_is_called() 
     assert_eq!(String::from_utf8_lossy(&output.stderr), "", "no warning");
     let listed = listed_skills(&ctx.db);
     assert_eq!(listed.as_array().map(Vec::len), Some(4), "{listed}");
+    // Each digest is the file's own: its links are served as written.
+    for skill in listed.as_array().expect("skills") {
+        for file in skill["resources"].as_array().expect("its files") {
+            let uri = file["uri"].as_str().expect("a URI");
+            let path = skills.join(uri.strip_prefix("skill://").expect("a skill's file"));
+            assert_eq!(file["digest"], json!(sha256sum(&path)), "{uri}");
+        }
+    }
     assert_eq!(listed_skills(&restored.db), listed);
     // Imported again from its own folder (as `prompt edit` does), it is still skills.
     let again = restored.json(&[
