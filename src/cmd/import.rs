@@ -142,12 +142,11 @@ pub(super) fn print(
             skipped.reason
         );
     }
+    for warning in &report.warnings {
+        eprintln!("warning: {}", shown(dir, warning));
+    }
     for failure in &report.failures {
-        let shown = crate::library::FileError {
-            path: import::shown_path(dir, &failure.path),
-            ..failure.clone()
-        };
-        eprintln!("{}", common::one_line(&shown.to_string()));
+        eprintln!("{}", shown(dir, failure));
     }
     let mut out = common::stdout();
     if list_changes {
@@ -215,6 +214,15 @@ pub(super) fn print(
     Ok(())
 }
 
+/// A failure or warning on one line, its file as the user named the folder.
+fn shown(dir: &Path, problem: &crate::library::FileError) -> String {
+    let shown = crate::library::FileError {
+        path: import::shown_path(dir, &problem.path),
+        ..problem.clone()
+    };
+    common::one_line(&shown.to_string())
+}
+
 /// What `import --json` prints: the summary's counts, each change, failure and skip.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -234,6 +242,8 @@ struct ImportJson<'a> {
     without_file: usize,
     changes: Vec<ChangeJson<'a>>,
     failures: Vec<FailureJson>,
+    /// Files imported although something in them is amiss.
+    warnings: Vec<FailureJson>,
     skips: Vec<SkipJson>,
 }
 
@@ -252,6 +262,19 @@ struct FailureJson {
     file: String,
     line: Option<u64>,
     message: String,
+}
+
+impl FailureJson {
+    fn all(dir: &Path, problems: &[crate::library::FileError]) -> Vec<FailureJson> {
+        problems
+            .iter()
+            .map(|problem| FailureJson {
+                file: import::shown_path(dir, &problem.path),
+                line: problem.line,
+                message: problem.message.clone(),
+            })
+            .collect()
+    }
 }
 
 #[derive(Serialize)]
@@ -282,15 +305,8 @@ impl<'a> ImportJson<'a> {
                     file: change.path.as_deref(),
                 })
                 .collect(),
-            failures: report
-                .failures
-                .iter()
-                .map(|failure| FailureJson {
-                    file: import::shown_path(dir, &failure.path),
-                    line: failure.line,
-                    message: failure.message.clone(),
-                })
-                .collect(),
+            failures: FailureJson::all(dir, &report.failures),
+            warnings: FailureJson::all(dir, &report.warnings),
             skips: report
                 .skipped
                 .iter()

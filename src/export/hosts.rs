@@ -71,6 +71,9 @@ pub(super) struct Source<'a> {
     pub pieces: Vec<Piece>,
     /// The resources the prompt embeds or links, by URI, as far as the library has them.
     pub resources: BTreeMap<String, (StoredResource, Content)>,
+    /// For `--format skills`, when the prompt was imported from a skill folder: every file
+    /// of that skill (`skill://NAME/...`, its `SKILL.md` among them), in URI order.
+    pub skill: Vec<(StoredResource, Content)>,
 }
 
 /// One file to write, relative to DIR.
@@ -155,10 +158,15 @@ pub(super) fn run(
                 resources.insert(uri.clone(), found);
             }
         }
+        let skill = match format {
+            Format::Skills => skill_files(conn, stored)?,
+            _ => Vec::new(),
+        };
         let source = Source {
             prompt,
             pieces,
             resources,
+            skill,
         };
         let mut lost = Lost::default();
         if roles {
@@ -225,6 +233,29 @@ pub(super) fn run(
         write_file(dir, &file.path, &file.bytes, *modified_ms, report)?;
     }
     Ok(())
+}
+
+/// The files of the skill folder `stored` was imported from: the resources under
+/// `skill://NAME/` when `skill://NAME/SKILL.md` is one and comes from the prompt's own file
+/// (`library::skill_document`); none for any other prompt.
+fn skill_files(
+    conn: &rusqlite::Connection,
+    stored: &StoredPrompt,
+) -> Result<Vec<(StoredResource, Content)>> {
+    let prompt = &stored.prompt;
+    let folder = library::skill_uri(&prompt.name, "");
+    let is_skill = store::read::resource(conn, &format!("{folder}SKILL.md"))?
+        .is_some_and(|document| document.info.origin == prompt.origin);
+    if !is_skill {
+        return Ok(Vec::new());
+    }
+    let mut files = Vec::new();
+    for uri in store::read::resource_uris_with_prefix(conn, &folder)? {
+        if let Some(found) = store::read::resource_content(conn, &uri)? {
+            files.push(found);
+        }
+    }
+    Ok(files)
 }
 
 /// The prompt file read back as an import would read it, to say what comes back different.

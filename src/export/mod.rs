@@ -181,22 +181,32 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
     };
     for (name, group) in &groups {
         let by_hand = name == LOCAL;
+        let scheme = scheme_of(name, &group.resources);
+        let layout = if by_hand {
+            Folder::Plain
+        } else {
+            layout_of(&tx, name)?
+        };
         if !by_hand {
             collections.push(manifest::CollectionEntry {
                 name: name.clone(),
                 folder: safe_segment(name),
-                scheme: scheme_of(name, &group.resources),
+                scheme: scheme.clone(),
+                layout: Some(layout.into()),
             });
         }
         let target = match &options.collection {
             Some(_) => dir.to_path_buf(),
             None => dir.join(safe_segment(name)),
         };
-        let folder_name = target
-            .file_name()
-            .and_then(|name| name.to_str())
-            .unwrap_or(name);
-        let mut out = Out::new(target.clone(), Folder::of(folder_name));
+        // Only a whole library's manifest says how each folder is read; a folder alone is
+        // read by its name.
+        if options.collection.is_some()
+            && let Some(warning) = layout_warning(name, layout, &target)
+        {
+            report.warnings.push(warning);
+        }
+        let mut out = Out::new(target.clone(), layout, scheme);
         out.by_hand = by_hand && options.collection.is_none();
         // Resources written back where they were imported from: links to them from files
         // also written back there are made relative again, as their authors wrote them.
@@ -249,7 +259,11 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
     }
     // A full export keeps tables no prompt uses too, with the items added by hand.
     if options.collection.is_none() {
-        let mut out = Out::new(dir.join(LOCAL), Folder::Plain);
+        let mut out = Out::new(
+            dir.join(LOCAL),
+            Folder::Plain,
+            library::DEFAULT_SCHEME.to_string(),
+        );
         for table in tables.iter().filter(|table| !used_tables.contains(*table)) {
             out.table(&tx, table, &mut report)?;
         }
@@ -348,6 +362,50 @@ fn scheme_of(collection: &str, resources: &[&StoredResource]) -> String {
         .unwrap_or_else(|| library::DEFAULT_SCHEME.to_string())
 }
 
+/// How the collection's folder was read when it was imported, so that it is read so again:
+/// a folder of skill folders (`import::is_skills_collection`), else as the name of the folder
+/// it was imported from says (a `commands` folder), or plain.
+fn layout_of(conn: &rusqlite::Connection, collection: &str) -> Result<Folder> {
+    if crate::import::is_skills_collection(conn, collection)? {
+        return Ok(Folder::Skills);
+    }
+    let source = store::read::collection(conn, collection)?.and_then(|row| row.source);
+    Ok(source
+        .as_deref()
+        .and_then(|source| Path::new(source).file_name())
+        .and_then(|name| name.to_str())
+        .map(Folder::of)
+        .unwrap_or_default())
+}
+
+/// The warning for a collection exported alone into a folder whose name makes an import read
+/// it otherwise as to skills (a folder of skills exported into `out/`, or a collection that
+/// is none into `skills/`); None when the import reads it as it was read. (A commands
+/// folder's files are written in our format, which reads the same in any folder.)
+fn layout_warning(collection: &str, layout: Folder, target: &Path) -> Option<String> {
+    let named = target
+        .file_name()
+        .and_then(|name| name.to_str())
+        .map(Folder::of)
+        .unwrap_or_default();
+    let kind = match (layout, named) {
+        (Folder::Skills, Folder::Skills) => return None,
+        (Folder::Skills, _) => {
+            "a folder of skill folders, which an import reads as one only from a folder \
+             named `skills`"
+        }
+        (_, Folder::Skills) => {
+            "not a folder of skills, which an import reads a folder named `skills` as"
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "collection {collection}: it is {kind}; import {} from a folder named as it was, or \
+         export the whole library (its manifest says how each folder is read)",
+        target.display()
+    ))
+}
+
 fn collection_of(origin: &crate::model::Origin) -> String {
     origin
         .collection
@@ -359,6 +417,8 @@ fn collection_of(origin: &crate::model::Origin) -> String {
 struct Out {
     root: PathBuf,
     folder: Folder,
+    /// The scheme its import gives the collection's resources (`import --scheme`).
+    scheme: String,
     /// Paths written so far, to catch two items wanting one file.
     paths: HashSet<String>,
     /// Completion tables the collection's prompts use.
@@ -372,10 +432,11 @@ struct Out {
 }
 
 impl Out {
-    fn new(root: PathBuf, folder: Folder) -> Out {
+    fn new(root: PathBuf, folder: Folder, scheme: String) -> Out {
         Out {
             root,
             folder,
+            scheme,
             paths: HashSet::new(),
             tables: BTreeSet::new(),
             by_hand: false,
@@ -465,17 +526,13 @@ impl Out {
             return Ok(None);
         };
         let bytes = emit::resource_file(written, &path, self.folder);
-        // Read back with the scheme the URI has, as `import --scheme` would.
-        let scheme = uri
-            .split_once("://")
-            .map(|(scheme, _)| scheme)
-            .unwrap_or(library::DEFAULT_SCHEME);
+        // Read back with the collection's scheme, as its import would read it.
         let collection = Collection {
             name: collection.to_string(),
-            scheme: scheme.to_string(),
+            scheme: self.scheme.clone(),
         };
-        // A skill's SKILL.md reads back as the resource its import makes of it, named and
-        // described by its own front matter.
+        // A skill's SKILL.md reads back as the resource its import makes of it, named,
+        // titled and described as its prompt is.
         let skill_document = library::skill_document(&collection, &path, self.folder, &bytes);
         // What the file cannot carry goes into the metadata file beside it.
         let metadata =

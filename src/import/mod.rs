@@ -135,6 +135,9 @@ pub struct Report {
     pub unchanged: usize,
     /// Files that could not be imported; paths are relative to the folder.
     pub failures: Vec<FileError>,
+    /// Files imported all the same although something in them is amiss (a skill's
+    /// description longer than Agent Skills allows).
+    pub warnings: Vec<FileError>,
     pub skipped: Vec<Skipped>,
     /// The collection's stored prompts and resources whose files are gone and that this
     /// import did not remove (it was not asked to prune them): what `--prune` would remove.
@@ -196,6 +199,7 @@ pub fn run(
         dir: dir.to_path_buf(),
         collection: options.collection.clone(),
         scheme: options.scheme.clone(),
+        layout: None,
         by_hand: None,
     };
     let mut reports = run_parts(store, &[part], options, progress)?;
@@ -212,6 +216,8 @@ pub struct Part {
     /// The collection's name; the folder's name when None.
     pub collection: Option<String>,
     pub scheme: String,
+    /// How the folder is read; by its name when None (`Folder::of`).
+    pub layout: Option<Folder>,
     /// For the items added by hand, which belong to no collection: what the manifest says of
     /// them.
     pub by_hand: Option<ByHand>,
@@ -237,6 +243,7 @@ pub fn parts_of(dir: &Path, manifest: &Manifest) -> Vec<Part> {
             dir: dir.join(&entry.folder),
             collection: Some(entry.name.clone()),
             scheme: entry.scheme.clone(),
+            layout: entry.layout.map(Folder::from),
             by_hand: None,
         })
         .collect();
@@ -245,6 +252,7 @@ pub fn parts_of(dir: &Path, manifest: &Manifest) -> Vec<Part> {
             dir: dir.join(&local.folder),
             collection: Some(local.folder.clone()),
             scheme: library::DEFAULT_SCHEME.to_string(),
+            layout: Some(Folder::Plain),
             by_hand: Some(ByHand {
                 uris: local
                     .resources
@@ -256,6 +264,31 @@ pub fn parts_of(dir: &Path, manifest: &Manifest) -> Vec<Part> {
         });
     }
     parts
+}
+
+/// Whether the stored collection is a folder of skill folders: a skill's file of it was
+/// stored from `NAME/PATH` as `skill://NAME/PATH` (in a plain folder a skill sits under a
+/// host's folder, `.agents/skills/NAME/`, which its path keeps). Its folder is read so again
+/// whatever the folder is called: by an import into it, `prompt edit`, and the manifest of a
+/// whole-library export.
+pub fn is_skills_collection(conn: &Connection, collection: &str) -> store::Result<bool> {
+    let within = [collection.to_string()];
+    let scheme = format!("{}://", library::SKILL_SCHEME);
+    let window = store::read::Window {
+        after: &scheme,
+        limit: None,
+    };
+    let resources = store::read::resources_within(conn, window, Some(&within))?;
+    Ok(resources
+        .iter()
+        .take_while(|stored| stored.info.uri.starts_with(&scheme))
+        .any(|stored| {
+            let Some(path) = stored.info.origin.path.as_deref() else {
+                return false;
+            };
+            library::skill_file(path, Folder::Skills)
+                .is_some_and(|(skill, inside)| stored.info.uri == library::skill_uri(skill, inside))
+        }))
 }
 
 /// A part read, parsed, validated and planned.
@@ -283,8 +316,15 @@ pub fn run_parts(
             scheme: part.scheme.clone(),
             ..options.clone()
         };
-        let mut source = Source::open(&part.dir, store.path(), &part_options, &part.by_hand)?;
+        let mut source = Source::open(&part.dir, store.path(), &part_options, part)?;
         source.by_hand = part.by_hand.clone();
+        // A collection of skill folders stays one whatever its folder is called.
+        if part.layout.is_none()
+            && source.folder == Folder::Plain
+            && is_skills_collection(&*store.conn()?, &source.collection.name)?
+        {
+            source.folder = Folder::Skills;
+        }
         let mut report = Report {
             collection: source.collection.name.clone(),
             by_hand: source.by_hand.is_some(),
@@ -305,8 +345,9 @@ pub fn run_parts(
             .map(|found| found.relative.clone())
             .collect();
         report.failures = walk.failures;
-        let (parsed, failures, skipped) =
+        let (parsed, failures, skipped, warnings) =
             read_all(&source, &walk.files, options.max_file_size, progress);
+        report.warnings = warnings;
         tracing::debug!(elapsed = ?started.elapsed(), "read and parsed the files");
         report.failures.extend(failures);
         if !skipped.is_empty() {
@@ -316,6 +357,7 @@ pub fn run_parts(
         let mut parsed = parsed;
         qualify_shared_command_names(&mut parsed, source.folder);
         let parsed = without_duplicates(parsed, &mut report.failures);
+        let parsed = without_failed_skills(parsed, source.folder, &mut report.failures);
         let mut parsed = with_metadata(parsed, &mut report.failures);
         match &source.by_hand {
             // Added by hand, they had no folder: their links were never relative ones.
@@ -511,6 +553,51 @@ fn with_metadata(parsed: Vec<Parsed>, failures: &mut Vec<FileError>) -> Vec<Pars
     parsed.into_iter().flatten().collect()
 }
 
+/// The files of a skill whose `SKILL.md` failed are left out with it (one failure names the
+/// skill's folder, which also keeps their stored versions from being pruned): stored alone,
+/// they would be files of no skill, which neither a host nor `skills/list` can use.
+fn without_failed_skills(
+    parsed: Vec<Parsed>,
+    folder: Folder,
+    failures: &mut Vec<FileError>,
+) -> Vec<Parsed> {
+    let mut failed: Vec<(String, usize)> = failures
+        .iter()
+        .filter_map(|failure| {
+            let (_, inside) = library::skill_file(&failure.path, folder)?;
+            let skill = failure.path.strip_suffix(inside)?;
+            (inside == "SKILL.md").then(|| (skill.to_string(), 0))
+        })
+        .collect();
+    if failed.is_empty() {
+        return parsed;
+    }
+    failed.sort();
+    failed.dedup();
+    let mut kept = Vec::with_capacity(parsed.len());
+    for file in parsed {
+        match failed
+            .iter_mut()
+            .find(|(skill, _)| file.path.starts_with(skill.as_str()))
+        {
+            Some((_, left_out)) => *left_out += 1,
+            None => kept.push(file),
+        }
+    }
+    for (skill, left_out) in failed.into_iter().filter(|(_, left_out)| *left_out > 0) {
+        let files = if left_out == 1 { "file" } else { "files" };
+        failures.push(FileError::new(
+            skill.trim_end_matches('/'),
+            None,
+            format!(
+                "the skill's {left_out} other {files} are left out with its SKILL.md, which \
+                 failed: a skill's files are imported with it; fix SKILL.md and import again"
+            ),
+        ));
+    }
+    kept
+}
+
 /// The resources' URIs and the tables of every part of an import.
 #[derive(Default)]
 struct Brought {
@@ -547,11 +634,11 @@ struct Source {
 }
 
 impl Source {
-    fn open(dir: &Path, db: &Path, options: &Options, by_hand: &Option<ByHand>) -> Result<Source> {
+    fn open(dir: &Path, db: &Path, options: &Options, part: &Part) -> Result<Source> {
         let root = match dir.canonicalize() {
             Ok(root) => root,
             // A hand-added part without a folder (see `run_parts`).
-            Err(err) if by_hand.is_some() && err.kind() == std::io::ErrorKind::NotFound => {
+            Err(err) if part.by_hand.is_some() && err.kind() == std::io::ErrorKind::NotFound => {
                 dir.to_path_buf()
             }
             Err(err) => bail!(
@@ -582,7 +669,7 @@ impl Source {
                 name,
                 scheme: options.scheme.clone(),
             },
-            folder: Folder::of(&folder_name),
+            folder: part.layout.unwrap_or(Folder::of(&folder_name)),
             exclude,
             by_hand: None,
         })
@@ -645,8 +732,8 @@ pub fn database_files(db: &Path) -> Vec<PathBuf> {
 /// What reading one file gave.
 enum Read {
     /// The file's item; a skill's `SKILL.md` is two, its prompt and itself as a resource
-    /// (`library::skill_document`).
-    Parsed(Vec<Parsed>),
+    /// (`library::skill_document`); and what it is warned about (`library::skill_warning`).
+    Parsed(Vec<Parsed>, Option<FileError>),
     /// A file that holds no item.
     Nothing,
     /// No longer a file of the folder when it was opened (see `open`).
@@ -660,7 +747,7 @@ fn read_all(
     files: &[walk::Found],
     max_file_size: u64,
     progress: &dyn Progress,
-) -> (Vec<Parsed>, Vec<FileError>, Vec<Skipped>) {
+) -> (Vec<Parsed>, Vec<FileError>, Vec<Skipped>, Vec<FileError>) {
     progress.start("reading", files.len() as u64);
     let chunk = files.len().div_ceil(workers()).max(1);
     let results: Vec<Vec<Result<Read, FileError>>> = std::thread::scope(|scope| {
@@ -694,15 +781,19 @@ fn read_all(
     let mut parsed = Vec::with_capacity(files.len());
     let mut failures = Vec::new();
     let mut skipped = Vec::new();
+    let mut warnings = Vec::new();
     for result in results.into_iter().flatten() {
         match result {
-            Ok(Read::Parsed(items)) => parsed.extend(items),
+            Ok(Read::Parsed(items, warning)) => {
+                parsed.extend(items);
+                warnings.extend(warning);
+            }
             Ok(Read::Nothing) => {}
             Ok(Read::Skipped(skip)) => skipped.push(skip),
             Err(failure) => failures.push(failure),
         }
     }
-    (parsed, failures, skipped)
+    (parsed, failures, skipped, warnings)
 }
 
 fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<Read, FileError> {
@@ -749,13 +840,15 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
         item,
     };
     let mut items = vec![parsed(item)];
+    let mut warning = None;
     if matches!(items[0].item, Item::Prompt(_))
         && let Some(document) =
             library::skill_document(&source.collection, &found.relative, source.folder, &bytes)
     {
         items.push(parsed(Item::Resource(document?)));
+        warning = library::skill_warning(&found.relative, source.folder, &bytes);
     }
-    Ok(Read::Parsed(items))
+    Ok(Read::Parsed(items, warning))
 }
 
 /// Relative markdown links between the files become the URIs of their targets (see

@@ -14,8 +14,8 @@ use std::ops::Range;
 use percent_encoding::percent_decode_str;
 use pulldown_cmark::{Event, LinkType, Parser, Tag};
 
-use super::Item;
 use super::paths::has_extension;
+use super::{Item, SKILL_SCHEME};
 use crate::model::Content;
 
 /// The relative paths of the resources among `items`, with their URIs: what links can point
@@ -62,6 +62,11 @@ pub fn relative_links(
 /// Applies `rewrite` (a text and the folder of its file to the new text, or None when it
 /// changes nothing) to every markdown text of `item` at `relative_path`: a prompt's message
 /// bodies, a text resource's content. Returns whether anything changed.
+///
+/// A skill's files (resources `skill://NAME/PATH`, its `SKILL.md` among them) keep their
+/// links as written, either way: the Skills extension of MCP resolves a relative link against
+/// the skill's folder (SEP-2640, "Reading") and serves each file byte for byte, its digest
+/// the file's own. The prompt made from a `SKILL.md` has no folder, so its links become URIs.
 fn rewrite_markdown(
     item: &mut Item,
     relative_path: &str,
@@ -69,6 +74,12 @@ fn rewrite_markdown(
 ) -> bool {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     if !has_extension(file_name, &["md", "markdown"]) {
+        return false;
+    }
+    if let Item::Resource(resource) = item
+        && let Some((scheme, _)) = resource.info.uri.split_once("://")
+        && scheme == SKILL_SCHEME
+    {
         return false;
     }
     let folder = folder_of(relative_path);

@@ -1,14 +1,16 @@
 //! The manifest a whole-library export writes at the top of its folder
 //! (`promptshelf-library.json`, docs/format.md "A whole library"): which subfolder is which
-//! collection under which URI scheme, and which files are the items added by hand, with the
-//! URI each resource had, and the resource templates added by hand, which have no file of
-//! their own. `import DIR` of such a folder restores every part of it.
+//! collection under which URI scheme, read as which kind of folder (a folder of skills
+//! whatever it is called), and which files are the items added by hand, with the URI each
+//! resource had, and the resource templates added by hand, which have no file of their own.
+//! `import DIR` of such a folder restores every part of it.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::Folder;
 use crate::model::{Icon, ResourceTemplate};
 
 /// The manifest's file name, at the top of the export's folder.
@@ -38,6 +40,42 @@ pub struct CollectionEntry {
     pub folder: String,
     /// The scheme of its resources' URIs (`import --scheme`).
     pub scheme: String,
+    /// How its folder is read. Manifests written before it was kept have none: the folder's
+    /// name decides, as for any imported folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<Layout>,
+}
+
+/// How a collection's folder is read (`library::Folder`), whatever the folder is called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    /// Every file by its path (`.claude/skills/NAME/` and the like are still skills).
+    Plain,
+    /// A folder of skill folders: `NAME/SKILL.md` is a skill, its files `skill://NAME/PATH`.
+    Skills,
+    /// A Claude Code commands folder: its markdown files are commands.
+    Commands,
+}
+
+impl From<Folder> for Layout {
+    fn from(folder: Folder) -> Layout {
+        match folder {
+            Folder::Plain => Layout::Plain,
+            Folder::Skills => Layout::Skills,
+            Folder::Commands => Layout::Commands,
+        }
+    }
+}
+
+impl From<Layout> for Folder {
+    fn from(layout: Layout) -> Folder {
+        match layout {
+            Layout::Plain => Folder::Plain,
+            Layout::Skills => Folder::Skills,
+            Layout::Commands => Folder::Commands,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

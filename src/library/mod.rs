@@ -33,7 +33,7 @@ mod value_table;
 
 use serde::Deserialize;
 
-pub use dialect::{skill_front_matter, validate_skill_name};
+pub use dialect::{MAX_SKILL_DESCRIPTION, skill_front_matter, validate_skill_name};
 pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
 pub use paths::{
     Collection, DEFAULT_SCHEME, Folder, command_folder, gemini_command_name, is_command_path,
@@ -115,11 +115,7 @@ pub fn parse_file_in(
         // The files of a skill are served as they are, at the URIs the skills extension of
         // MCP gives them: `skill://NAME/PATH`.
         let mut resource = other_resource(collection, relative_path, file_name, bytes, origin)?;
-        resource.info.uri = Collection {
-            name: skill_name.to_string(),
-            scheme: SKILL_SCHEME.to_string(),
-        }
-        .resource_uri(inside);
+        resource.info.uri = skill_uri(skill_name, inside);
         return Ok(Some(Item::Resource(resource)));
     }
     if let Some(name) = gemini_command_name(relative_path) {
@@ -162,7 +158,7 @@ pub fn parse_file_in(
         // A `SKILL.md` whose front matter names a `kind` is ours, as `export` writes one.
         if let Some((skill_name, _)) = skill.filter(|_| !names_kind(front)) {
             return dialect::skill(front, body, skill_name, source())
-                .map(|prompt| Some(Item::Prompt(prompt)));
+                .map(|(prompt, _)| Some(Item::Prompt(prompt)));
         }
         if is_cursor_command(relative_path) && !names_kind(front) {
             return dialect::cursor_command(body, source())
@@ -217,15 +213,63 @@ pub fn has_front_matter(file_name: &str) -> bool {
 
 /// A skill's `SKILL.md` (at `relative_path`, with these `bytes`) as the resource the Skills
 /// extension of MCP reads beside the prompt `parse_file_in` makes of it:
-/// `skill://NAME/SKILL.md`, `text/markdown`, the file as it is, named and described by its
-/// front matter. None for any other file, and for a `SKILL.md` written in our format (its
-/// front matter names a `kind`).
+/// `skill://NAME/SKILL.md`, `text/markdown`, the file as it is, named after the skill,
+/// titled as its prompt is and described by its front matter's description, whole, so that
+/// a list shows the skill rather than a file called `SKILL.md`. None for any other file, and for a `SKILL.md` written
+/// in our format (its front matter names a `kind`).
 pub fn skill_document(
     collection: &Collection,
     relative_path: &str,
     folder: Folder,
     bytes: &[u8],
 ) -> Option<Result<Resource, FileError>> {
+    let (skill_name, front, body, body_line) = match skill_text(relative_path, folder, bytes)? {
+        Ok(found) => found,
+        Err(err) => return Some(Err(err)),
+    };
+    let origin = Origin {
+        collection: Some(collection.name.clone()),
+        path: Some(relative_path.to_string()),
+    };
+    let source = dialect::Source {
+        path: relative_path,
+        default_name: skill_name,
+        body_line,
+        origin: origin.clone(),
+        command_folder: None,
+    };
+    Some(
+        dialect::skill(front, body, skill_name, source).and_then(|(prompt, description)| {
+            let mut resource =
+                other_resource(collection, relative_path, SKILL_FILE, bytes, origin)?;
+            resource.info.uri = skill_uri(skill_name, SKILL_FILE);
+            resource.info.name = prompt.name;
+            resource.info.title = prompt.title;
+            resource.info.description = Some(description);
+            resource.info.mime_type = "text/markdown".to_string();
+            Ok(resource)
+        }),
+    )
+}
+
+/// What an import says of a skill's `SKILL.md` that it imports all the same: a description
+/// longer than Agent Skills allows, which the hosts load. None for any other file.
+pub fn skill_warning(relative_path: &str, folder: Folder, bytes: &[u8]) -> Option<FileError> {
+    let (_, front, _, _) = skill_text(relative_path, folder, bytes)?.ok()?;
+    dialect::description_warning(front, relative_path)
+}
+
+/// A `SKILL.md` as text: the skill's name, the front matter, the body and the body's first
+/// line.
+type SkillText<'a> = (&'a str, Option<&'a str>, &'a str, u64);
+
+/// A skill's `SKILL.md` read as text; None for any other file and for a `SKILL.md` in our
+/// format.
+fn skill_text<'a>(
+    relative_path: &'a str,
+    folder: Folder,
+    bytes: &'a [u8],
+) -> Option<Result<SkillText<'a>, FileError>> {
     let (skill_name, inside) = skill_file(relative_path, folder)?;
     if inside != SKILL_FILE {
         return None;
@@ -237,38 +281,27 @@ pub fn skill_document(
             return Some(Err(FileError::new(relative_path, None, message)));
         }
     };
-    let (front, _, _) = split_front_matter(text);
+    let (front, body, body_line) = split_front_matter(text);
     if names_kind(front) {
         return None;
     }
-    let origin = Origin {
-        collection: Some(collection.name.clone()),
-        path: Some(relative_path.to_string()),
-    };
-    Some(
-        dialect::name_and_description(front, skill_name, relative_path).and_then(
-            |(name, description)| {
-                let mut resource =
-                    other_resource(collection, relative_path, SKILL_FILE, bytes, origin)?;
-                resource.info.uri = Collection {
-                    name: skill_name.to_string(),
-                    scheme: SKILL_SCHEME.to_string(),
-                }
-                .resource_uri(SKILL_FILE);
-                resource.info.name = name;
-                resource.info.title = None;
-                resource.info.description = Some(description);
-                resource.info.mime_type = "text/markdown".to_string();
-                Ok(resource)
-            },
-        ),
-    )
+    Some(Ok((skill_name, front, body, body_line)))
 }
 
 /// The file of a skill folder that is the skill.
 const SKILL_FILE: &str = "SKILL.md";
 /// The scheme of a skill's files (the skills extension of MCP names them `skill://NAME/PATH`).
 pub const SKILL_SCHEME: &str = "skill";
+
+/// The URI of the file at `inside` (`references/forms.md`; "" for the skill's folder, with
+/// its `/`) of the skill `skill`: `skill://NAME/PATH`, each segment percent-encoded.
+pub fn skill_uri(skill: &str, inside: &str) -> String {
+    Collection {
+        name: skill.to_string(),
+        scheme: SKILL_SCHEME.to_string(),
+    }
+    .resource_uri(inside)
+}
 
 /// The name a Claude Code command in a subfolder of its `commands` folder takes when another
 /// prompt of the same import has its file's name: the folders and the name joined by `-`

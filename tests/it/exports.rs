@@ -806,3 +806,42 @@ fn export_into_the_layout_a_collection_came_from_keeps_relative_links() {
     assert_eq!(again["updated"], 0, "{again}");
     assert_eq!(again["unchanged"], 3, "{again}");
 }
+
+#[test]
+fn a_resource_whose_uri_its_collections_import_would_not_give_is_warned_about_by_the_uri_it_gets() {
+    // One folder imported with --scheme docs, another into the same collection without it:
+    // the collection holds `docs://` and `shelf://` URIs, and its manifest entry can give
+    // only one scheme.
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    ctx.write("docs/intro.md", "# Intro\n");
+    let docs = ctx.path("docs");
+    ctx.ok(&["import", docs.to_str().unwrap(), "--scheme", "docs"]);
+    let more = ctx.write("more/later.md", "# Later\n");
+    let more = more.parent().unwrap().to_str().unwrap();
+    ctx.ok(&["import", more, "--collection", "docs"]);
+    assert!(
+        ctx.ok(&["resource", "cat", "shelf://docs/later.md"])
+            .contains("Later")
+    );
+    let out = ctx.path("out");
+    let output = ctx.run(&["export", out.to_str().unwrap()]);
+    assert!(output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "resource shelf://docs/later.md: written to later.md, which imports as \
+             docs://docs/later.md"
+        ),
+        "{stderr}"
+    );
+    // And so it does.
+    let restored = TestContext::new();
+    restored.ok(&["init", "--empty"]);
+    restored.ok(&["import", out.to_str().unwrap()]);
+    assert!(
+        restored
+            .ok(&["resource", "cat", "docs://docs/later.md"])
+            .contains("Later")
+    );
+}

@@ -31,6 +31,7 @@ mod replaced;
 mod replica;
 mod search;
 mod server;
+mod skill_folders;
 mod skills;
 mod sqlite_tools;
 mod store_errors;

@@ -48,7 +48,7 @@ fn declaring() -> Value {
 }
 
 /// `sha256:HEX` of a file, by the system's `sha256sum`.
-fn sha256sum(path: &Path) -> String {
+pub fn sha256sum(path: &Path) -> String {
     let output = Command::new("sha256sum")
         .arg(path)
         .output()

@@ -1,8 +1,10 @@
-//! Agent Skills: `.agents/skills/NAME/SKILL.md` with `name`, `description` and `metadata`
-//! (the title) in the front matter and the prompt's text as the body. The resources the
-//! prompt embeds or links are written into the skill's `references/` folder and linked from
-//! the body by their relative path, which is how a skill points at its files. A skill has no
-//! arguments: each is written `<name>` and named in a closing list, for the model to fill in.
+//! Agent Skills: `.agents/skills/NAME/SKILL.md`. A prompt imported from a skill folder is
+//! written back as that folder, every file of it byte for byte as it was imported. Any other prompt becomes a `SKILL.md` with `name`,
+//! `description` and `metadata` (the title) in the front matter and the prompt's text as the
+//! body; the resources it embeds or links are written into the skill's `references/` folder
+//! and linked from the body by their relative path, which is how a skill points at its files.
+//! A skill has no arguments: each is written `<name>` and named in a closing list, for the
+//! model to fill in.
 
 use std::collections::BTreeMap;
 
@@ -12,11 +14,8 @@ use super::{File, Lost, Source, Written, arguments_note};
 use crate::export::body::Piece;
 use crate::export::safe_segment;
 use crate::library::emit::scalar;
-use crate::library::validate_skill_name;
+use crate::library::{MAX_SKILL_DESCRIPTION, skill_uri, validate_skill_name};
 use crate::model::Content;
-
-/// Agent Skills' limit on a description.
-const MAX_DESCRIPTION: usize = 1024;
 
 pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
     let prompt = source.prompt;
@@ -25,14 +24,17 @@ pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
         lost.say(&format!("a skill name made from its name ({message})"));
         return None;
     }
+    if !source.skill.is_empty() {
+        return Some(skill_folder(source, &format!(".agents/skills/{name}")));
+    }
     let Some(description) = prompt.description.as_ref().or(prompt.title.as_ref()) else {
         lost.say("no description, which a skill must have; give the prompt one");
         return None;
     };
     let mut description = description.clone();
-    if description.chars().count() > MAX_DESCRIPTION {
+    if description.chars().count() > MAX_SKILL_DESCRIPTION {
         lost.say("the end of its description (a skill's is at most 1024 characters)");
-        description = description.chars().take(MAX_DESCRIPTION).collect();
+        description = description.chars().take(MAX_SKILL_DESCRIPTION).collect();
     }
     if !prompt.icons.is_empty() {
         lost.say("its icons");
@@ -103,6 +105,33 @@ pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
         files,
         prompt_file: path,
     })
+}
+
+/// The skill folder the prompt was imported from, written whole into `folder`: each file at
+/// its path in the skill (`skill://NAME/PATH` is `folder/PATH`), its bytes as stored, which
+/// are the file's as it was imported (`library::resolve_links` leaves a skill's files alone).
+fn skill_folder(source: &Source, folder: &str) -> Written {
+    let prefix = skill_uri(&source.prompt.name, "");
+    let files = source
+        .skill
+        .iter()
+        .map(|(stored, content)| {
+            let uri = &stored.info.uri;
+            let inside = uri.strip_prefix(&prefix).unwrap_or(uri);
+            let segments: Vec<String> = inside
+                .split('/')
+                .map(|segment| safe_segment(&percent_decode_str(segment).decode_utf8_lossy()))
+                .collect();
+            File {
+                path: format!("{folder}/{}", segments.join("/")),
+                bytes: content.as_bytes().to_vec(),
+            }
+        })
+        .collect();
+    Written {
+        files,
+        prompt_file: format!("{folder}/SKILL.md"),
+    }
 }
 
 /// A skill name made from a prompt name: lower case, every run of other characters one `-`,

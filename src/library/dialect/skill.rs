@@ -1,8 +1,11 @@
 //! Agent Skills (`<skills folder>/NAME/SKILL.md`): the skill becomes a prompt named after it,
 //! its body the prompt's text as written. The name and description are checked against the
-//! Agent Skills rules, since a host refuses a skill that breaks them. The same file is also
-//! a resource (`library::skill_document`), which the Skills extension of MCP serves with its
-//! front matter as JSON (`skill_front_matter`).
+//! rules the hosts hold a skill to: a skill they refuse (a bad name, one that is not its
+//! folder's, no description) is refused. A description longer than Agent Skills allows is
+//! loaded by the hosts all the same, so it is imported with a warning
+//! (`description_warning`), whole in the file and cut where a list shows it. The same file
+//! is also a resource (`library::skill_document`), which the Skills extension of MCP serves
+//! with its front matter as JSON (`skill_front_matter`).
 
 use std::collections::BTreeMap;
 
@@ -14,8 +17,8 @@ use crate::library::FileError;
 use crate::library::front_matter::{key_line, parse_yaml, split_front_matter};
 use crate::model::Prompt;
 
-/// Agent Skills' limit on a description.
-const MAX_DESCRIPTION: usize = 1024;
+/// Agent Skills' limit on a description, in characters.
+pub const MAX_SKILL_DESCRIPTION: usize = 1024;
 
 /// The keys read; the others (`license`, `allowed-tools`, the hosts' own) are accepted and
 /// left out, as they steer the host rather than say what the skill is.
@@ -56,13 +59,15 @@ pub fn validate_skill_name(name: &str) -> Result<(), String> {
     }
 }
 
-/// The SKILL.md of the skill folder `folder_name`.
+/// The SKILL.md of the skill folder `folder_name`: its prompt, whose description is cut to
+/// Agent Skills' limit (a host's list of commands shows it), and the description whole (the
+/// `SKILL.md` resource's, as the Skills extension has it).
 pub(in crate::library) fn skill(
     front: Option<&str>,
     body: &str,
     folder_name: &str,
     source: Source,
-) -> Result<Prompt, FileError> {
+) -> Result<(Prompt, String), FileError> {
     let (name, description, parsed) = checked(front, folder_name, source.path)?;
     let template = translate(body, |_| None);
     let title = parsed.metadata.get("title").and_then(|value| match value {
@@ -70,7 +75,7 @@ pub(in crate::library) fn skill(
         MetaValue::Other(_) => None,
     });
     let mut prompt = finish(
-        Some(description),
+        Some(listed(description.clone())),
         Vec::new(),
         body,
         &template,
@@ -80,17 +85,45 @@ pub(in crate::library) fn skill(
     if title.is_some() {
         prompt.title = title;
     }
-    Ok(prompt)
+    Ok((prompt, description))
 }
 
-/// The name and description of the skill whose SKILL.md at `path`, in the folder
-/// `folder_name`, has the front matter `front`, checked against the Agent Skills rules.
-pub(in crate::library) fn name_and_description(
+/// A description as a list shows it: within Agent Skills' limit, a longer one cut, with `…`
+/// at the end to say so.
+fn listed(description: String) -> String {
+    if description.chars().count() <= MAX_SKILL_DESCRIPTION {
+        return description;
+    }
+    let mut cut: String = description
+        .chars()
+        .take(MAX_SKILL_DESCRIPTION - 1)
+        .collect();
+    cut.push('…');
+    cut
+}
+
+/// The warning for the SKILL.md at `path` with the front matter `front` when its description
+/// is longer than Agent Skills allows. The hosts load such a skill, so it is imported: the
+/// file and its resource's description whole, the prompt's description cut.
+pub(in crate::library) fn description_warning(
     front: Option<&str>,
-    folder_name: &str,
     path: &str,
-) -> Result<(String, String), FileError> {
-    checked(front, folder_name, path).map(|(name, description, _)| (name, description))
+) -> Option<FileError> {
+    let yaml = front?;
+    let parsed: SkillFront = parse_yaml(path, yaml).ok()?;
+    let count = parsed.description?.chars().count();
+    (count > MAX_SKILL_DESCRIPTION).then(|| {
+        FileError::new(
+            path,
+            key_line(yaml, "description"),
+            format!(
+                "the description has {count} characters, more than the \
+                 {MAX_SKILL_DESCRIPTION} Agent Skills allows: imported whole, and cut to \
+                 {MAX_SKILL_DESCRIPTION} in the prompt's, which lists of commands show; \
+                 shorten it for a host that holds skills to the limit"
+            ),
+        )
+    })
 }
 
 fn checked(
@@ -127,17 +160,6 @@ fn checked(
             ));
         }
     };
-    if description.chars().count() > MAX_DESCRIPTION {
-        return Err(FileError::new(
-            path,
-            line("description"),
-            format!(
-                "the description has {} characters, more than the 1024 a skill may have; \
-                 shorten it",
-                description.chars().count()
-            ),
-        ));
-    }
     Ok((name, description, parsed))
 }
 
@@ -187,5 +209,20 @@ mod tests {
         assert!(skill_front_matter(text, "other").is_err());
         assert!(skill_front_matter("---\nname: lint\n---\n", "lint").is_err());
         assert!(skill_front_matter("no front matter", "lint").is_err());
+    }
+
+    #[test]
+    fn a_long_description_is_cut_where_listed_and_warned_about_at_its_line() {
+        // YAML drops the last space.
+        let long = "word ".repeat(300);
+        let shown = listed(long.clone());
+        assert_eq!(shown.chars().count(), MAX_SKILL_DESCRIPTION);
+        assert!(shown.ends_with('…'), "{shown}");
+        assert_eq!(listed("Short.".into()), "Short.");
+        let front = format!("name: x\ndescription: {long}");
+        let warning = description_warning(Some(&front), "x/SKILL.md").expect("a warning");
+        assert_eq!(warning.line, Some(3));
+        assert!(warning.message.contains("1499 characters"), "{warning}");
+        assert!(description_warning(Some("name: x\ndescription: Short."), "x/SKILL.md").is_none());
     }
 }
