@@ -12,6 +12,7 @@
 //! - `summary`: a markdown body's first heading and paragraph, the fallback title and
 //!   description (for a prompt, plain words only)
 //! - `resource_file`: documents and other files into resources
+//! - `media`: whether a file's bytes are text or binary, and its MIME type
 //! - `value_table`: `_values/` files into completion tables
 //! - `dialect`: the prompt files of Claude Code, VS Code, Cursor and Gemini CLI, and Agent
 //!   Skills' `SKILL.md`, into prompts
@@ -24,6 +25,7 @@ pub mod emit;
 mod front_matter;
 mod links;
 pub mod manifest;
+mod media;
 mod paths;
 mod prompt_file;
 mod resource_file;
@@ -35,12 +37,13 @@ use serde::Deserialize;
 
 pub use dialect::{skill_front_matter, validate_skill_name};
 pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
+pub use media::{is_textual, served_as};
 pub use paths::{
     Collection, DEFAULT_SCHEME, Folder, command_folder, gemini_command_name, is_command_path,
     is_cursor_command, is_skipped, skill_file, skips_folder,
 };
 pub use prompt_file::validate_name;
-pub use resource_file::{METADATA_SUFFIX, apply_metadata, described_by, is_textual};
+pub use resource_file::{METADATA_SUFFIX, apply_metadata, described_by};
 pub use roles::split_roles;
 pub use value_table::{parse_context, parse_values_csv, parse_values_lines};
 
