@@ -576,13 +576,19 @@ impl Source {
         check_collection_name(&name, options.collection.is_some())?;
         check_scheme(&options.scheme)?;
         let exclude = database_files(db);
+        // A Claude Code plugin says so by its `.claude-plugin/` folder, not by its name.
+        let folder = if root.join(library::PLUGIN_MANIFEST_FOLDER).is_dir() {
+            Folder::Plugin
+        } else {
+            Folder::of(&folder_name)
+        };
         Ok(Source {
             root,
             collection: Collection {
                 name,
                 scheme: options.scheme.clone(),
             },
-            folder: Folder::of(&folder_name),
+            folder,
             exclude,
             by_hand: None,
         })

@@ -39,8 +39,9 @@ pub use dialect::{skill_front_matter, validate_skill_name};
 pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
 pub use media::{is_textual, served_as};
 pub use paths::{
-    Collection, DEFAULT_SCHEME, Folder, command_folder, gemini_command_name, is_command_path,
-    is_cursor_command, is_skipped, skill_file, skips_folder,
+    Collection, DEFAULT_SCHEME, Folder, PLUGIN_MANIFEST_FOLDER, command_folder,
+    gemini_command_name, is_command_path, is_cursor_command, is_gemini_commands_path, is_skipped,
+    skill_file, skips_folder,
 };
 pub use prompt_file::validate_name;
 pub use resource_file::{METADATA_SUFFIX, apply_metadata, described_by};
@@ -125,12 +126,17 @@ pub fn parse_file_in(
         .resource_uri(inside);
         return Ok(Some(Item::Resource(resource)));
     }
-    if let Some(name) = gemini_command_name(relative_path) {
+    // Under `.gemini/commands/` every `.toml` is a Gemini CLI command; elsewhere (an
+    // extension's `commands/`, `~/.gemini/commands` imported itself) one is when it has a
+    // command's shape, and any other `.toml` is a document.
+    if has_extension(file_name, &["toml"])
+        && (is_gemini_commands_path(relative_path) || dialect::is_gemini_command(bytes))
+    {
         let text = std::str::from_utf8(bytes)
             .map_err(|err| FileError::new(relative_path, None, format!("not UTF-8 text: {err}")))?;
         let source = dialect::Source {
             path: relative_path,
-            default_name: name,
+            default_name: gemini_command_name(relative_path),
             body_line: 1,
             origin,
             command_folder: None,

@@ -18,7 +18,7 @@ mod vscode;
 
 pub(super) use claude_code::claude_command;
 pub(super) use cursor::cursor_command;
-pub(super) use gemini::gemini_command;
+pub(super) use gemini::{gemini_command, is_gemini_command};
 pub(super) use skill::{name_and_description, skill};
 pub use skill::{skill_front_matter, validate_skill_name};
 pub(super) use vscode::{is_vscode_prompt, vscode_prompt};
