@@ -1,6 +1,6 @@
-//! `promptshelf import DIR`: runs the importer with a progress bar on a terminal, prints the
-//! plan (`--dry-run`), the failures and the summary line, and with `--watch` imports again
-//! whenever a file changes.
+//! `promptshelf import DIR` (or `FILE.csv`, a list of prompts): runs the importer with a
+//! progress bar on a terminal, prints the plan (`--dry-run`), the failures, the warnings and
+//! the summary line, and with `--watch` imports again whenever a file changes.
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::common;
 use crate::cli::ImportArgs;
 use crate::import::{self, Action, Options, Progress, Report};
+use crate::library::FileError;
 use crate::library::manifest::{self, Manifest};
 use crate::store::Store;
 
@@ -26,7 +27,9 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
         max_file_size: args.max_file_size,
     };
     // A whole-library export says so in its manifest, and is restored as a whole.
-    if let Some(manifest) = Manifest::read(&args.dir).map_err(|message| anyhow!("{message}"))? {
+    if args.dir.is_dir()
+        && let Some(manifest) = Manifest::read(&args.dir).map_err(|message| anyhow!("{message}"))?
+    {
         return restore(store, &args, &options, &manifest);
     }
     if !args.watch {
@@ -57,7 +60,14 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
         seen = Some(report.files);
         Ok(())
     };
-    let watcher = import::watch::Watcher::start(&args.dir, &import::database_files(store.path()))?;
+    // A prompt list is watched through its folder, which sees the file replaced by a rename
+    // (as editors save) as well as written.
+    let watched = match args.dir.parent() {
+        Some(folder) if args.dir.is_file() && !folder.as_os_str().is_empty() => folder,
+        Some(_) if args.dir.is_file() => Path::new("."),
+        _ => args.dir.as_path(),
+    };
+    let watcher = import::watch::Watcher::start(watched, &import::database_files(store.path()))?;
     round(false)?;
     eprintln!("watching {} for changes (Ctrl-C stops)", args.dir.display());
     watcher.run(|| round(true), |warning| eprintln!("warning: {warning}"))
@@ -143,11 +153,11 @@ pub(super) fn print(
         );
     }
     for failure in &report.failures {
-        let shown = crate::library::FileError {
-            path: import::shown_path(dir, &failure.path),
-            ..failure.clone()
-        };
-        eprintln!("{}", common::one_line(&shown.to_string()));
+        eprintln!("{}", common::one_line(&shown(dir, failure).to_string()));
+    }
+    for warning in &report.warnings {
+        let line = shown(dir, warning).to_string();
+        eprintln!("warning: {}", common::one_line(&line));
     }
     let mut out = common::stdout();
     if list_changes {
@@ -215,7 +225,15 @@ pub(super) fn print(
     Ok(())
 }
 
-/// What `import --json` prints: the summary's counts, each change, failure and skip.
+/// A file's problem with its path as the user would write it.
+fn shown(dir: &Path, problem: &FileError) -> FileError {
+    FileError {
+        path: import::shown_path(dir, &problem.path),
+        ..problem.clone()
+    }
+}
+
+/// What `import --json` prints: the summary's counts, each change, failure, warning and skip.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ImportJson<'a> {
@@ -234,6 +252,8 @@ struct ImportJson<'a> {
     without_file: usize,
     changes: Vec<ChangeJson<'a>>,
     failures: Vec<FailureJson>,
+    /// What was changed to read a file (a prompt list's row renamed), as failures are given.
+    warnings: Vec<FailureJson>,
     skips: Vec<SkipJson>,
 }
 
@@ -252,6 +272,19 @@ struct FailureJson {
     file: String,
     line: Option<u64>,
     message: String,
+}
+
+impl FailureJson {
+    fn all(dir: &Path, problems: &[FileError]) -> Vec<FailureJson> {
+        problems
+            .iter()
+            .map(|problem| FailureJson {
+                file: import::shown_path(dir, &problem.path),
+                line: problem.line,
+                message: problem.message.clone(),
+            })
+            .collect()
+    }
 }
 
 #[derive(Serialize)]
@@ -282,15 +315,8 @@ impl<'a> ImportJson<'a> {
                     file: change.path.as_deref(),
                 })
                 .collect(),
-            failures: report
-                .failures
-                .iter()
-                .map(|failure| FailureJson {
-                    file: import::shown_path(dir, &failure.path),
-                    line: failure.line,
-                    message: failure.message.clone(),
-                })
-                .collect(),
+            failures: FailureJson::all(dir, &report.failures),
+            warnings: FailureJson::all(dir, &report.warnings),
             skips: report
                 .skipped
                 .iter()

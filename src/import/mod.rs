@@ -1,5 +1,5 @@
-//! `promptshelf import`: a folder of files (docs/format.md) into the store as one collection,
-//! in one transaction.
+//! `promptshelf import`: a folder of files (docs/format.md), or a CSV list of prompts, into
+//! the store as one collection, in one transaction.
 //!
 //! The work is split so that the database is held as briefly as possible: the folder is
 //! walked and every file read, parsed and hashed first (on every core), then the result is
@@ -25,7 +25,7 @@ pub use walk::Skipped;
 
 use crate::library::manifest::{LocalTemplate, Manifest};
 use crate::library::{self, Collection, FileError, Folder, Item};
-use crate::model::{CompletionValue, Content, ContentHash, StoredPrompt};
+use crate::model::{CompletionValue, Content, ContentHash, Origin, StoredPrompt};
 use crate::store::{self, ItemState, Store, StoreError, ValuesMode};
 use crate::validate::{self, Files, Finding};
 
@@ -136,6 +136,8 @@ pub struct Report {
     /// Files that could not be imported; paths are relative to the folder.
     pub failures: Vec<FileError>,
     pub skipped: Vec<Skipped>,
+    /// What was changed to make a file read (a prompt list's row renamed), at its line.
+    pub warnings: Vec<FileError>,
     /// The collection's stored prompts and resources whose files are gone and that this
     /// import did not remove (it was not asked to prune them): what `--prune` would remove.
     pub without_file: usize,
@@ -168,6 +170,8 @@ impl Report {
 /// A file read and parsed, with what the plan compares.
 struct Parsed {
     path: String,
+    /// The line its item starts on, for a file of several (a prompt list's row).
+    line: Option<u64>,
     modified_ms: i64,
     item: Item,
     /// The content hash of a prompt or resource (tables have none).
@@ -292,7 +296,9 @@ pub fn run_parts(
         };
         // The hand-added part of an export may hold templates alone, and its folder be gone
         // (git keeps no empty folder): then it has no files.
-        let walk = if source.root.is_dir() {
+        let walk = if let Some(list) = &source.list {
+            walk::one(&source.root, list, options.max_file_size)
+        } else if source.root.is_dir() {
             walk::walk(&source.root, &source.exclude, options.max_file_size)
         } else {
             walk::Walk::default()
@@ -308,7 +314,8 @@ pub fn run_parts(
         let (parsed, failures, skipped) =
             read_all(&source, &walk.files, options.max_file_size, progress);
         tracing::debug!(elapsed = ?started.elapsed(), "read and parsed the files");
-        report.failures.extend(failures);
+        report.failures.extend(failures.refused);
+        report.warnings = failures.warnings;
         if !skipped.is_empty() {
             report.skipped.extend(skipped);
             report.skipped.sort_by(|a, b| a.path.cmp(&b.path));
@@ -538,6 +545,9 @@ fn made_by_hand(parsed: &mut [Parsed], uris: &HashMap<String, String>) {
 /// The folder being imported, resolved once.
 struct Source {
     root: PathBuf,
+    /// A CSV list of prompts imported on its own (`import FILE.csv`): its name in `root`,
+    /// its folder.
+    list: Option<String>,
     collection: Collection,
     folder: Folder,
     /// The database's files, when they live inside the folder.
@@ -560,30 +570,42 @@ impl Source {
                 plain_error(&err)
             ),
         };
-        if root.exists() && !root.is_dir() {
-            bail!(
-                "cannot import {}: it is a file; pass its folder, or add the file with \
-                 `promptshelf prompt add` or `resource add`",
-                dir.display()
-            );
-        }
-        let folder_name = root
+        let file_name = root
             .file_name()
             .and_then(|name| name.to_str())
             .unwrap_or_default()
             .to_string();
-        let name = options.collection.clone().unwrap_or(folder_name.clone());
+        let (root, list, default_name) = if !root.exists() || root.is_dir() {
+            (root, None, file_name.clone())
+        } else if let Some(stem) = file_name
+            .strip_suffix(".csv")
+            .or_else(|| file_name.strip_suffix(".CSV"))
+        {
+            // A prompt list is a collection named after its file, read from its folder.
+            let folder = root.parent().map(Path::to_path_buf).unwrap_or_default();
+            let stem = stem.to_string();
+            (folder, Some(file_name.clone()), stem)
+        } else {
+            bail!(
+                "cannot import {}: it is a file, and not a CSV list of prompts (FILE.csv); pass \
+                 its folder, or add the file with `promptshelf prompt add` or `resource add`",
+                dir.display()
+            );
+        };
+        let folder_name = file_name;
+        let name = options.collection.clone().unwrap_or(default_name);
         check_collection_name(&name, options.collection.is_some())?;
         check_scheme(&options.scheme)?;
         let exclude = database_files(db);
         // A Claude Code plugin says so by its `.claude-plugin/` folder, not by its name.
-        let folder = if root.join(library::PLUGIN_MANIFEST_FOLDER).is_dir() {
+        let folder = if list.is_none() && root.join(library::PLUGIN_MANIFEST_FOLDER).is_dir() {
             Folder::Plugin
         } else {
             Folder::of(&folder_name)
         };
         Ok(Source {
             root,
+            list,
             collection: Collection {
                 name,
                 scheme: options.scheme.clone(),
@@ -653,10 +675,20 @@ enum Read {
     /// The file's item; a skill's `SKILL.md` is two, its prompt and itself as a resource
     /// (`library::skill_document`).
     Parsed(Vec<Parsed>),
+    /// A prompt list's rows: the prompts of those that read, and the problems of the others.
+    List(Vec<Parsed>, Problems),
     /// A file that holds no item.
     Nothing,
     /// No longer a file of the folder when it was opened (see `open`).
     Skipped(Skipped),
+}
+
+/// What went wrong reading files: the failures, and the warnings of what was changed to read
+/// them.
+#[derive(Default)]
+struct Problems {
+    refused: Vec<FileError>,
+    warnings: Vec<FileError>,
 }
 
 /// Reads, parses and hashes every file, spread over the machine's cores; results keep the
@@ -666,7 +698,7 @@ fn read_all(
     files: &[walk::Found],
     max_file_size: u64,
     progress: &dyn Progress,
-) -> (Vec<Parsed>, Vec<FileError>, Vec<Skipped>) {
+) -> (Vec<Parsed>, Problems, Vec<Skipped>) {
     progress.start("reading", files.len() as u64);
     let chunk = files.len().div_ceil(workers()).max(1);
     let results: Vec<Vec<Result<Read, FileError>>> = std::thread::scope(|scope| {
@@ -698,17 +730,22 @@ fn read_all(
             .collect()
     });
     let mut parsed = Vec::with_capacity(files.len());
-    let mut failures = Vec::new();
+    let mut problems = Problems::default();
     let mut skipped = Vec::new();
     for result in results.into_iter().flatten() {
         match result {
             Ok(Read::Parsed(items)) => parsed.extend(items),
+            Ok(Read::List(items, more)) => {
+                parsed.extend(items);
+                problems.refused.extend(more.refused);
+                problems.warnings.extend(more.warnings);
+            }
             Ok(Read::Nothing) => {}
             Ok(Read::Skipped(skip)) => skipped.push(skip),
-            Err(failure) => failures.push(failure),
+            Err(failure) => problems.refused.push(failure),
         }
     }
-    (parsed, failures, skipped)
+    (parsed, problems, skipped)
 }
 
 fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<Read, FileError> {
@@ -743,23 +780,41 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
             max_file_size,
         ));
     }
+    let parsed = |item: Item, line: Option<u64>| Parsed {
+        path: found.relative.clone(),
+        line,
+        modified_ms: found.modified_ms,
+        hash: hash(&item),
+        item,
+    };
+    if source.list.is_some() {
+        let origin = Origin {
+            collection: Some(source.collection.name.clone()),
+            path: Some(found.relative.clone()),
+        };
+        let list = library::prompt_list(&found.relative, &bytes, &origin)?;
+        let items = list
+            .prompts
+            .into_iter()
+            .map(|(prompt, line)| parsed(Item::Prompt(prompt), Some(line)))
+            .collect();
+        let problems = Problems {
+            refused: list.refused,
+            warnings: list.warnings,
+        };
+        return Ok(Read::List(items, problems));
+    }
     let Some(item) =
         library::parse_file_in(&source.collection, &found.relative, source.folder, &bytes)?
     else {
         return Ok(Read::Nothing);
     };
-    let parsed = |item: Item| Parsed {
-        path: found.relative.clone(),
-        modified_ms: found.modified_ms,
-        hash: hash(&item),
-        item,
-    };
-    let mut items = vec![parsed(item)];
+    let mut items = vec![parsed(item, None)];
     if matches!(items[0].item, Item::Prompt(_))
         && let Some(document) =
             library::skill_document(&source.collection, &found.relative, source.folder, &bytes)
     {
-        items.push(parsed(Item::Resource(document?)));
+        items.push(parsed(Item::Resource(document?), None));
     }
     Ok(Read::Parsed(items))
 }
@@ -896,16 +951,21 @@ fn validated(
             kept.push(file);
             continue;
         }
-        // Read again only to place the findings: most imports have none.
-        let text = reread(source, &file.path);
+        // Read again only to place the findings: most imports have none. A prompt list's
+        // row is placed at its line.
+        let text = file
+            .line
+            .is_none()
+            .then(|| reread(source, &file.path))
+            .flatten();
         let is_prompt = matches!(file.item, Item::Prompt(_));
         for finding in findings {
             failures.push(FileError {
                 path: file.path.clone(),
-                line: finding
-                    .place
-                    .as_ref()
-                    .and_then(|place| library::line_in_file(text.as_deref()?, is_prompt, place)),
+                line: file.line.or_else(|| {
+                    let place = finding.place.as_ref()?;
+                    library::line_in_file(text.as_deref()?, is_prompt, place)
+                }),
                 message: finding.message,
             });
         }
@@ -1355,7 +1415,12 @@ pub fn shown_path(dir: &Path, relative: &str) -> String {
     if relative.is_empty() {
         return dir.display().to_string();
     }
-    dir.join(relative).display().to_string()
+    // A prompt list imported on its own is the one file of its folder.
+    let folder = match dir.parent() {
+        Some(folder) if dir.is_file() => folder,
+        _ => dir,
+    };
+    folder.join(relative).display().to_string()
 }
 
 #[cfg(test)]

@@ -14,8 +14,8 @@
 //! - `resource_file`: documents and other files into resources
 //! - `media`: whether a file's bytes are text or binary, and its MIME type
 //! - `value_table`: `_values/` files into completion tables
-//! - `dialect`: the prompt files of Claude Code, VS Code, Cursor and Gemini CLI, and Agent
-//!   Skills' `SKILL.md`, into prompts
+//! - `dialect`: the prompt files of Claude Code, VS Code, Cursor and Gemini CLI, Agent
+//!   Skills' `SKILL.md`, and CSV lists of prompts (`prompt_list`), into prompts
 //! - `links`: relative links between files pointed at their URIs, and the ones that point
 //!   at no file
 //! - `emit`: the way back, from an item to the text of its file
@@ -35,7 +35,7 @@ mod value_table;
 
 use serde::Deserialize;
 
-pub use dialect::{skill_front_matter, validate_skill_name};
+pub use dialect::{PromptList, prompt_list, skill_front_matter, validate_skill_name};
 pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
 pub use media::{is_textual, served_as};
 pub use paths::{
