@@ -617,6 +617,17 @@ impl Source {
     }
 }
 
+impl Source {
+    /// Where the collection comes from, as its record says: the folder, or a prompt list's
+    /// file (which `prompt edit` opens and imports again).
+    fn recorded(&self) -> PathBuf {
+        match &self.list {
+            Some(list) => self.root.join(list),
+            None => self.root.clone(),
+        }
+    }
+}
+
 fn check_collection_name(name: &str, given: bool) -> Result<()> {
     let ok = !name.is_empty()
         && name != "."
@@ -1110,7 +1121,7 @@ fn plan(
         // Items added by hand are no collection's: there is nothing to record.
         record: source.by_hand.is_none()
             && store::read::collection(conn, &collection.name)?
-                .is_none_or(|row| row.source.as_deref() != source.root.to_str()),
+                .is_none_or(|row| row.source.as_deref() != source.recorded().to_str()),
         ..Plan::default()
     };
     let detached: HashSet<(Kind, String)> = store::detached::of_collection(conn, &collection.name)?
@@ -1394,7 +1405,7 @@ fn apply(
         store::write::record_collection(
             tx,
             &collection.name,
-            source.root.to_str(),
+            source.recorded().to_str(),
             store::now_ms(),
         )?;
     }

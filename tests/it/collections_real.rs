@@ -454,3 +454,50 @@ fn a_csv_without_a_text_column_is_refused_with_the_names_to_use() {
     let stderr = ctx.fails(&["import", arg(&other)]);
     assert!(stderr.contains("not a CSV list of prompts"), "{stderr}");
 }
+
+#[test]
+fn a_csv_prompt_is_edited_in_its_list_and_only_the_list_imported_again() {
+    let ctx = TestContext::new();
+    let csv = prompts_csv(&ctx);
+    imported(&ctx, &csv, &[]);
+    let listed = ctx.json(&["collection", "list", "--json"]);
+    let record = listed
+        .as_array()
+        .and_then(|all| all.iter().find(|c| c["name"] == "prompts"))
+        .unwrap_or_else(|| panic!("no collection prompts: {listed:#}"));
+    let csv = csv.canonicalize().expect("the list");
+    assert_eq!(record["source"], arg(&csv), "{record:#}");
+    let editor = ctx.write(
+        "editors/promote",
+        "#!/bin/sh\nsed -i 's/${Title:Senior}/${Title:Principal}/' \"$1\"\n",
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755))
+            .expect("make the editor executable");
+    }
+    let output = ctx
+        .command(&["prompt", "edit", "devops-engineer"])
+        .env_remove("VISUAL")
+        .env("EDITOR", &editor)
+        .output()
+        .expect("run promptshelf");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("updated prompt devops-engineer (prompts.csv)"),
+        "{stdout}"
+    );
+    assert_eq!(
+        argument(&prompt(&ctx, "devops-engineer"), "Title"),
+        (json!(false), json!("Principal"), Value::Null)
+    );
+    // The list's folder holds its NOTICE too, which is no part of the collection.
+    let notice = ctx.run(&["resource", "show", "shelf://prompts/NOTICE", "--json"]);
+    assert!(!notice.status.success(), "the list's folder was imported");
+}
