@@ -64,7 +64,8 @@ pub enum Command {
     /// List, add, import or remove completion values
     #[command(subcommand)]
     Values(ValuesCommand),
-    /// Import a folder of prompt and resource files (docs/format.md) as one collection
+    /// Import a folder of prompt and resource files (docs/format.md), or a CSV list of
+    /// prompts, as one collection
     Import(ImportArgs),
     /// Write the library out as folders of prompt and resource files (docs/format.md)
     Export(ExportArgs),
@@ -364,7 +365,8 @@ pub enum MirrorArg {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// The folder to import; its name is the collection's unless --collection says otherwise
+    /// The folder to import, or a CSV list of prompts (FILE.csv); its name (without .csv) is
+    /// the collection's unless --collection says otherwise
     pub dir: PathBuf,
     /// The collection's name: the host part of its resources' URIs (<scheme>://<collection>/<path>)
     #[arg(long, value_name = "NAME")]

@@ -335,7 +335,18 @@ pub struct Reference<'a> {
     pub key: &'a str,
 }
 
-/// The folder a collection was last imported from, when it is known.
+/// The file of a collection's item from `path` (its origin), given where the collection
+/// was last imported from (`collection_source`): the path in that folder, or the source itself
+/// when that is a file (a CSV list of prompts, every prompt's file).
+pub fn item_file(source: &Path, path: &str) -> PathBuf {
+    if source.is_file() {
+        source.to_path_buf()
+    } else {
+        source.join(path)
+    }
+}
+
+/// The folder (or CSV list of prompts) a collection was last imported from, when it is known.
 pub fn collection_source(store: &Store, collection: &str) -> Result<Option<PathBuf>> {
     Ok(store::read::collection(&*store.conn()?, collection)?
         .and_then(|row| row.source)
@@ -355,7 +366,7 @@ pub fn imported_item(
     let shown = one_line(collection);
     Ok(match collection_source(store, collection)? {
         Some(folder) => {
-            let file = folder.join(path);
+            let file = item_file(&folder, path);
             anyhow!(
                 "{what} belongs to the collection '{shown}', which names it after its file: {}, \
                  then run `promptshelf import {} --collection {shown} --prune` (--prune removes \
@@ -385,7 +396,7 @@ pub fn owner(store: &Store, origin: &Origin) -> Result<(String, String)> {
         Some(folder) => (
             format!(
                 "belongs to the collection '{shown}' (its file {})",
-                folder.join(path).display()
+                item_file(&folder, path).display()
             ),
             format!(
                 "promptshelf import {} --collection {shown}",

@@ -611,9 +611,9 @@ fn in_collection(
         && path
             .split('/')
             .all(|segment| segment != ".." && segment != ".");
-    let file = folder.join(path);
+    let file = common::item_file(&folder, path);
     if !inside || !file.is_file() {
-        let gone = if folder.is_dir() {
+        let gone = if folder.is_dir() || file == folder {
             format!("{} is not there any more", file.display())
         } else {
             format!("its folder {} is not there any more", folder.display())

@@ -1,6 +1,6 @@
-//! `promptshelf import DIR`: runs the importer with a progress bar on a terminal, prints the
-//! plan (`--dry-run`), the failures and the summary line, and with `--watch` imports again
-//! whenever a file changes.
+//! `promptshelf import DIR` (or `FILE.csv`, a list of prompts): runs the importer with a
+//! progress bar on a terminal, prints the plan (`--dry-run`), the failures, the warnings and
+//! the summary line, and with `--watch` imports again whenever a file changes.
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::common;
 use crate::cli::ImportArgs;
 use crate::import::{self, Action, Options, Progress, Report};
+use crate::library::FileError;
 use crate::library::manifest::{self, Manifest};
 use crate::store::Store;
 
@@ -26,7 +27,9 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
         max_file_size: args.max_file_size,
     };
     // A whole-library export says so in its manifest, and is restored as a whole.
-    if let Some(manifest) = Manifest::read(&args.dir).map_err(|message| anyhow!("{message}"))? {
+    if args.dir.is_dir()
+        && let Some(manifest) = Manifest::read(&args.dir).map_err(|message| anyhow!("{message}"))?
+    {
         return restore(store, &args, &options, &manifest);
     }
     if !args.watch {
@@ -57,7 +60,14 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
         seen = Some(report.files);
         Ok(())
     };
-    let watcher = import::watch::Watcher::start(&args.dir, &import::database_files(store.path()))?;
+    // A prompt list is watched through its folder, which sees the file replaced by a rename
+    // (as editors save) as well as written.
+    let watched = match args.dir.parent() {
+        Some(folder) if args.dir.is_file() && !folder.as_os_str().is_empty() => folder,
+        Some(_) if args.dir.is_file() => Path::new("."),
+        _ => args.dir.as_path(),
+    };
+    let watcher = import::watch::Watcher::start(watched, &import::database_files(store.path()))?;
     round(false)?;
     eprintln!("watching {} for changes (Ctrl-C stops)", args.dir.display());
     watcher.run(|| round(true), |warning| eprintln!("warning: {warning}"))
@@ -142,11 +152,12 @@ pub(super) fn print(
             skipped.reason
         );
     }
-    for warning in &report.warnings {
-        eprintln!("warning: {}", shown(dir, warning));
-    }
     for failure in &report.failures {
-        eprintln!("{}", shown(dir, failure));
+        eprintln!("{}", common::one_line(&shown(dir, failure).to_string()));
+    }
+    for warning in &report.warnings {
+        let line = shown(dir, warning).to_string();
+        eprintln!("warning: {}", common::one_line(&line));
     }
     let mut out = common::stdout();
     if list_changes {
@@ -214,16 +225,15 @@ pub(super) fn print(
     Ok(())
 }
 
-/// A failure or warning on one line, its file as the user named the folder.
-fn shown(dir: &Path, problem: &crate::library::FileError) -> String {
-    let shown = crate::library::FileError {
+/// A file's problem with its path as the user would write it.
+fn shown(dir: &Path, problem: &FileError) -> FileError {
+    FileError {
         path: import::shown_path(dir, &problem.path),
         ..problem.clone()
-    };
-    common::one_line(&shown.to_string())
+    }
 }
 
-/// What `import --json` prints: the summary's counts, each change, failure and skip.
+/// What `import --json` prints: the summary's counts, each change, failure, warning and skip.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ImportJson<'a> {
@@ -242,7 +252,8 @@ struct ImportJson<'a> {
     without_file: usize,
     changes: Vec<ChangeJson<'a>>,
     failures: Vec<FailureJson>,
-    /// Files imported although something in them is amiss.
+    /// Files imported although something in them is amiss (a skill's description past the
+    /// limit, a prompt list's row renamed), as failures are given.
     warnings: Vec<FailureJson>,
     skips: Vec<SkipJson>,
 }
@@ -265,7 +276,7 @@ struct FailureJson {
 }
 
 impl FailureJson {
-    fn all(dir: &Path, problems: &[crate::library::FileError]) -> Vec<FailureJson> {
+    fn all(dir: &Path, problems: &[FileError]) -> Vec<FailureJson> {
         problems
             .iter()
             .map(|problem| FailureJson {

@@ -327,7 +327,7 @@ fn add(store: &Store, file: &Path, overrides: Overrides, detach: bool, json: boo
         info.annotations.priority = Some(priority);
     }
     if let Some(mime) = mime {
-        resource.content = served_as(resource.content, &mime);
+        resource.content = library::served_as(resource.content, &mime);
         resource.info.mime_type = mime.essence_str().to_string();
     }
     let written = store.write(|tx| {
@@ -375,20 +375,6 @@ fn add(store: &Store, file: &Path, overrides: Overrides, detach: bool, json: boo
         ..common::ItemReport::new(common::action(outcome), "resource", &resource.info.uri)
     };
     common::report(json, &line, &report)
-}
-
-/// An overridden MIME type decides whether the content is served as text: text types as
-/// text when the bytes are UTF-8, everything else as binary.
-fn served_as(content: Content, mime: &mime_guess::Mime) -> Content {
-    let textual = library::is_textual(mime);
-    match content {
-        Content::Text(text) if !textual => Content::Binary(text.into_bytes()),
-        Content::Binary(bytes) if textual => match String::from_utf8(bytes) {
-            Ok(text) => Content::Text(text),
-            Err(err) => Content::Binary(err.into_bytes()),
-        },
-        content => content,
-    }
 }
 
 /// An RFC 3986 URI: a scheme, ':', then only characters a URI may hold, with every '%'

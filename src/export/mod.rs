@@ -363,13 +363,22 @@ fn scheme_of(collection: &str, resources: &[&StoredResource]) -> String {
 }
 
 /// How the collection's folder was read when it was imported, so that it is read so again:
-/// a folder of skill folders (`import::is_skills_collection`), else as the name of the folder
-/// it was imported from says (a `commands` folder), or plain.
+/// a folder of skill folders (`import::is_skills_collection`), a Claude Code plugin (its
+/// source folder holds `.claude-plugin/`), else as the name of the folder it was imported
+/// from says (a `commands` folder), or plain.
 fn layout_of(conn: &rusqlite::Connection, collection: &str) -> Result<Folder> {
     if crate::import::is_skills_collection(conn, collection)? {
         return Ok(Folder::Skills);
     }
     let source = store::read::collection(conn, collection)?.and_then(|row| row.source);
+    // A Claude Code plugin says so by its `.claude-plugin/` folder, which is not exported.
+    if source.as_deref().is_some_and(|source| {
+        Path::new(source)
+            .join(library::PLUGIN_MANIFEST_FOLDER)
+            .is_dir()
+    }) {
+        return Ok(Folder::Plugin);
+    }
     Ok(source
         .as_deref()
         .and_then(|source| Path::new(source).file_name())

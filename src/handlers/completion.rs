@@ -163,7 +163,13 @@ fn prompt_source<'a>(stored: &'a StoredPrompt, argument: &str) -> Result<Source<
     };
     Ok(Source {
         table: arg.completion.clone(),
-        otherwise: List::Values(&arg.values),
+        // An enum's values, or else the default: what the argument is when left out is a
+        // value worth offering.
+        otherwise: List::Values(if arg.values.is_empty() {
+            arg.default.as_slice()
+        } else {
+            &arg.values
+        }),
     })
 }
 

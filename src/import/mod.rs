@@ -1,5 +1,5 @@
-//! `promptshelf import`: a folder of files (docs/format.md) into the store as one collection,
-//! in one transaction.
+//! `promptshelf import`: a folder of files (docs/format.md), or a CSV list of prompts, into
+//! the store as one collection, in one transaction.
 //!
 //! The work is split so that the database is held as briefly as possible: the folder is
 //! walked and every file read, parsed and hashed first (on every core), then the result is
@@ -25,7 +25,7 @@ pub use walk::Skipped;
 
 use crate::library::manifest::{LocalTemplate, Manifest};
 use crate::library::{self, Collection, FileError, Folder, Item};
-use crate::model::{CompletionValue, Content, ContentHash, StoredPrompt};
+use crate::model::{CompletionValue, Content, ContentHash, Origin, StoredPrompt};
 use crate::store::{self, ItemState, Store, StoreError, ValuesMode};
 use crate::validate::{self, Files, Finding};
 
@@ -136,7 +136,8 @@ pub struct Report {
     /// Files that could not be imported; paths are relative to the folder.
     pub failures: Vec<FileError>,
     /// Files imported all the same although something in them is amiss (a skill's
-    /// description longer than Agent Skills allows).
+    /// description longer than Agent Skills allows), or changed to be read (a prompt list's
+    /// row renamed), at their lines.
     pub warnings: Vec<FileError>,
     pub skipped: Vec<Skipped>,
     /// The collection's stored prompts and resources whose files are gone and that this
@@ -171,6 +172,8 @@ impl Report {
 /// A file read and parsed, with what the plan compares.
 struct Parsed {
     path: String,
+    /// The line its item starts on, for a file of several (a prompt list's row).
+    line: Option<u64>,
     modified_ms: i64,
     item: Item,
     /// The content hash of a prompt or resource (tables have none).
@@ -332,7 +335,9 @@ pub fn run_parts(
         };
         // The hand-added part of an export may hold templates alone, and its folder be gone
         // (git keeps no empty folder): then it has no files.
-        let walk = if source.root.is_dir() {
+        let walk = if let Some(list) = &source.list {
+            walk::one(&source.root, list, options.max_file_size)
+        } else if source.root.is_dir() {
             walk::walk(&source.root, &source.exclude, options.max_file_size)
         } else {
             walk::Walk::default()
@@ -345,11 +350,11 @@ pub fn run_parts(
             .map(|found| found.relative.clone())
             .collect();
         report.failures = walk.failures;
-        let (parsed, failures, skipped, warnings) =
+        let (parsed, problems, skipped) =
             read_all(&source, &walk.files, options.max_file_size, progress);
-        report.warnings = warnings;
         tracing::debug!(elapsed = ?started.elapsed(), "read and parsed the files");
-        report.failures.extend(failures);
+        report.failures.extend(problems.refused);
+        report.warnings = problems.warnings;
         if !skipped.is_empty() {
             report.skipped.extend(skipped);
             report.skipped.sort_by(|a, b| a.path.cmp(&b.path));
@@ -625,6 +630,9 @@ fn made_by_hand(parsed: &mut [Parsed], uris: &HashMap<String, String>) {
 /// The folder being imported, resolved once.
 struct Source {
     root: PathBuf,
+    /// A CSV list of prompts imported on its own (`import FILE.csv`): its name in `root`,
+    /// its folder.
+    list: Option<String>,
     collection: Collection,
     folder: Folder,
     /// The database's files, when they live inside the folder.
@@ -647,32 +655,61 @@ impl Source {
                 plain_error(&err)
             ),
         };
-        if root.exists() && !root.is_dir() {
-            bail!(
-                "cannot import {}: it is a file; pass its folder, or add the file with \
-                 `promptshelf prompt add` or `resource add`",
-                dir.display()
-            );
-        }
-        let folder_name = root
+        let file_name = root
             .file_name()
             .and_then(|name| name.to_str())
             .unwrap_or_default()
             .to_string();
-        let name = options.collection.clone().unwrap_or(folder_name.clone());
+        let (root, list, default_name) = if !root.exists() || root.is_dir() {
+            (root, None, file_name.clone())
+        } else if let Some(stem) = file_name
+            .strip_suffix(".csv")
+            .or_else(|| file_name.strip_suffix(".CSV"))
+        {
+            // A prompt list is a collection named after its file, read from its folder.
+            let folder = root.parent().map(Path::to_path_buf).unwrap_or_default();
+            let stem = stem.to_string();
+            (folder, Some(file_name.clone()), stem)
+        } else {
+            bail!(
+                "cannot import {}: it is a file, and not a CSV list of prompts (FILE.csv); pass \
+                 its folder, or add the file with `promptshelf prompt add` or `resource add`",
+                dir.display()
+            );
+        };
+        let folder_name = file_name;
+        let name = options.collection.clone().unwrap_or(default_name);
         check_collection_name(&name, options.collection.is_some())?;
         check_scheme(&options.scheme)?;
         let exclude = database_files(db);
+        // A Claude Code plugin says so by its `.claude-plugin/` folder, not by its name.
+        let folder = if list.is_none() && root.join(library::PLUGIN_MANIFEST_FOLDER).is_dir() {
+            Folder::Plugin
+        } else {
+            Folder::of(&folder_name)
+        };
         Ok(Source {
             root,
+            list,
             collection: Collection {
                 name,
                 scheme: options.scheme.clone(),
             },
-            folder: part.layout.unwrap_or(Folder::of(&folder_name)),
+            folder: part.layout.unwrap_or(folder),
             exclude,
             by_hand: None,
         })
+    }
+}
+
+impl Source {
+    /// Where the collection comes from, as its record says: the folder, or a prompt list's
+    /// file (which `prompt edit` opens and imports again).
+    fn recorded(&self) -> PathBuf {
+        match &self.list {
+            Some(list) => self.root.join(list),
+            None => self.root.clone(),
+        }
     }
 }
 
@@ -732,12 +769,22 @@ pub fn database_files(db: &Path) -> Vec<PathBuf> {
 /// What reading one file gave.
 enum Read {
     /// The file's item; a skill's `SKILL.md` is two, its prompt and itself as a resource
-    /// (`library::skill_document`); and what it is warned about (`library::skill_warning`).
-    Parsed(Vec<Parsed>, Option<FileError>),
+    /// (`library::skill_document`), a prompt list's rows the prompts of those that read;
+    /// with them what was refused (a list's rows) or warned about (`library::skill_warning`,
+    /// a list's renamed rows).
+    Parsed(Vec<Parsed>, Problems),
     /// A file that holds no item.
     Nothing,
     /// No longer a file of the folder when it was opened (see `open`).
     Skipped(Skipped),
+}
+
+/// What went wrong reading files: the failures, and the warnings of what was changed to read
+/// them.
+#[derive(Default)]
+struct Problems {
+    refused: Vec<FileError>,
+    warnings: Vec<FileError>,
 }
 
 /// Reads, parses and hashes every file, spread over the machine's cores; results keep the
@@ -747,7 +794,7 @@ fn read_all(
     files: &[walk::Found],
     max_file_size: u64,
     progress: &dyn Progress,
-) -> (Vec<Parsed>, Vec<FileError>, Vec<Skipped>, Vec<FileError>) {
+) -> (Vec<Parsed>, Problems, Vec<Skipped>) {
     progress.start("reading", files.len() as u64);
     let chunk = files.len().div_ceil(workers()).max(1);
     let results: Vec<Vec<Result<Read, FileError>>> = std::thread::scope(|scope| {
@@ -779,21 +826,21 @@ fn read_all(
             .collect()
     });
     let mut parsed = Vec::with_capacity(files.len());
-    let mut failures = Vec::new();
+    let mut problems = Problems::default();
     let mut skipped = Vec::new();
-    let mut warnings = Vec::new();
     for result in results.into_iter().flatten() {
         match result {
-            Ok(Read::Parsed(items, warning)) => {
+            Ok(Read::Parsed(items, more)) => {
                 parsed.extend(items);
-                warnings.extend(warning);
+                problems.refused.extend(more.refused);
+                problems.warnings.extend(more.warnings);
             }
             Ok(Read::Nothing) => {}
             Ok(Read::Skipped(skip)) => skipped.push(skip),
-            Err(failure) => failures.push(failure),
+            Err(failure) => problems.refused.push(failure),
         }
     }
-    (parsed, failures, skipped, warnings)
+    (parsed, problems, skipped)
 }
 
 fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<Read, FileError> {
@@ -828,27 +875,55 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
             max_file_size,
         ));
     }
+    let parsed = |item: Item, line: Option<u64>| Parsed {
+        path: found.relative.clone(),
+        line,
+        modified_ms: found.modified_ms,
+        hash: hash(&item),
+        item,
+    };
+    if source.list.is_some() {
+        let origin = Origin {
+            collection: Some(source.collection.name.clone()),
+            path: Some(found.relative.clone()),
+        };
+        let list = library::prompt_list(&found.relative, &bytes, &origin)?;
+        let items = list
+            .prompts
+            .into_iter()
+            .map(|(prompt, line)| parsed(Item::Prompt(prompt), Some(line)))
+            .collect();
+        let problems = Problems {
+            refused: list.refused,
+            warnings: list.warnings,
+        };
+        return Ok(Read::Parsed(items, problems));
+    }
     let Some(item) =
         library::parse_file_in(&source.collection, &found.relative, source.folder, &bytes)?
     else {
         return Ok(Read::Nothing);
     };
-    let parsed = |item: Item| Parsed {
-        path: found.relative.clone(),
-        modified_ms: found.modified_ms,
-        hash: hash(&item),
-        item,
-    };
-    let mut items = vec![parsed(item)];
-    let mut warning = None;
+    let mut items = vec![parsed(item, None)];
+    let mut warnings = Vec::new();
     if matches!(items[0].item, Item::Prompt(_))
         && let Some(document) =
             library::skill_document(&source.collection, &found.relative, source.folder, &bytes)
     {
-        items.push(parsed(Item::Resource(document?)));
-        warning = library::skill_warning(&found.relative, source.folder, &bytes);
+        items.push(parsed(Item::Resource(document?), None));
+        warnings.extend(library::skill_warning(
+            &found.relative,
+            source.folder,
+            &bytes,
+        ));
     }
-    Ok(Read::Parsed(items, warning))
+    Ok(Read::Parsed(
+        items,
+        Problems {
+            refused: Vec::new(),
+            warnings,
+        },
+    ))
 }
 
 /// Relative markdown links between the files become the URIs of their targets (see
@@ -983,16 +1058,21 @@ fn validated(
             kept.push(file);
             continue;
         }
-        // Read again only to place the findings: most imports have none.
-        let text = reread(source, &file.path);
+        // Read again only to place the findings: most imports have none. A prompt list's
+        // row is placed at its line.
+        let text = file
+            .line
+            .is_none()
+            .then(|| reread(source, &file.path))
+            .flatten();
         let is_prompt = matches!(file.item, Item::Prompt(_));
         for finding in findings {
             failures.push(FileError {
                 path: file.path.clone(),
-                line: finding
-                    .place
-                    .as_ref()
-                    .and_then(|place| library::line_in_file(text.as_deref()?, is_prompt, place)),
+                line: file.line.or_else(|| {
+                    let place = finding.place.as_ref()?;
+                    library::line_in_file(text.as_deref()?, is_prompt, place)
+                }),
                 message: finding.message,
             });
         }
@@ -1137,7 +1217,7 @@ fn plan(
         // Items added by hand are no collection's: there is nothing to record.
         record: source.by_hand.is_none()
             && store::read::collection(conn, &collection.name)?
-                .is_none_or(|row| row.source.as_deref() != source.root.to_str()),
+                .is_none_or(|row| row.source.as_deref() != source.recorded().to_str()),
         ..Plan::default()
     };
     let detached: HashSet<(Kind, String)> = store::detached::of_collection(conn, &collection.name)?
@@ -1421,7 +1501,7 @@ fn apply(
         store::write::record_collection(
             tx,
             &collection.name,
-            source.root.to_str(),
+            source.recorded().to_str(),
             store::now_ms(),
         )?;
     }
@@ -1442,7 +1522,12 @@ pub fn shown_path(dir: &Path, relative: &str) -> String {
     if relative.is_empty() {
         return dir.display().to_string();
     }
-    dir.join(relative).display().to_string()
+    // A prompt list imported on its own is the one file of its folder.
+    let folder = match dir.parent() {
+        Some(folder) if dir.is_file() => folder,
+        _ => dir,
+    };
+    folder.join(relative).display().to_string()
 }
 
 #[cfg(test)]

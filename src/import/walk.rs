@@ -147,16 +147,10 @@ pub fn walk(root: &Path, exclude: &[PathBuf], max_file_size: u64) -> Walk {
                 .push(too_big(relative, metadata.len(), max_file_size));
             continue;
         }
-        let modified_ms = metadata
-            .modified()
-            .ok()
-            .and_then(|at| at.duration_since(UNIX_EPOCH).ok())
-            .and_then(|since| i64::try_from(since.as_millis()).ok())
-            .unwrap_or_else(crate::store::now_ms);
         walk.files.push(Found {
             relative,
             path: entry.path().to_path_buf(),
-            modified_ms,
+            modified_ms: modified_ms(&metadata),
         });
     }
     walk.files.sort_by(|a, b| a.relative.cmp(&b.relative));
@@ -168,6 +162,39 @@ pub fn walk(root: &Path, exclude: &[PathBuf], max_file_size: u64) -> Walk {
     );
     walk.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     walk
+}
+
+/// The walk of one file, `name` in the folder `root` (a prompt list imported on its own).
+pub fn one(root: &Path, name: &str, max_file_size: u64) -> Walk {
+    let path = root.join(name);
+    let mut walk = Walk::default();
+    match std::fs::metadata(&path) {
+        Err(err) => walk.failures.push(FileError {
+            path: name.to_string(),
+            line: None,
+            message: format!("cannot read it: {}", plain_error(&err)),
+        }),
+        Ok(metadata) if metadata.len() > max_file_size => {
+            walk.failures
+                .push(too_big(name.to_string(), metadata.len(), max_file_size));
+        }
+        Ok(metadata) => walk.files.push(Found {
+            relative: name.to_string(),
+            path,
+            modified_ms: modified_ms(&metadata),
+        }),
+    }
+    walk
+}
+
+/// A file's modification time in Unix milliseconds (now, when the system keeps none).
+fn modified_ms(metadata: &std::fs::Metadata) -> i64 {
+    metadata
+        .modified()
+        .ok()
+        .and_then(|at| at.duration_since(UNIX_EPOCH).ok())
+        .and_then(|since| i64::try_from(since.as_millis()).ok())
+        .unwrap_or_else(crate::store::now_ms)
 }
 
 /// The failure for a file over the limit.

@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 
 use super::front_matter::{opens_yaml_front_matter, split_front_matter};
+use super::media;
 use super::paths::{Folder, has_extension, is_command_path, skill_file};
 use super::summary::{heading_and_paragraph, prompt_heading_and_paragraph};
 use crate::model::{
@@ -74,7 +75,6 @@ pub fn resource_file(resource: &Resource, relative_path: &str, folder: Folder) -
         Content::Text(text) if carries_metadata(resource, relative_path, folder) => text,
         content => return content.as_bytes().to_vec(),
     };
-    let info = &resource.info;
     let (heading, paragraph) = if has_extension(file_name, &["md", "markdown"]) {
         heading_and_paragraph(text)
     } else {
@@ -84,7 +84,7 @@ pub fn resource_file(resource: &Resource, relative_path: &str, folder: Folder) -
     if is_command_path(relative_path, folder) {
         front.field("kind", "resource");
     }
-    metadata(&mut front, info, file_name, heading, paragraph);
+    metadata(&mut front, resource, file_name, heading, paragraph);
     front.around(text).into_bytes()
 }
 
@@ -102,22 +102,20 @@ pub fn carries_metadata(resource: &Resource, relative_path: &str, folder: Folder
 pub fn metadata_file(resource: &Resource, relative_path: &str) -> Option<Vec<u8>> {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     let mut yaml = Yaml::default();
-    metadata(&mut yaml, &resource.info, file_name, None, None);
+    metadata(&mut yaml, resource, file_name, None, None);
     (!yaml.lines.is_empty()).then(|| yaml.lines.into_bytes())
 }
 
 /// The metadata keys of a resource that differ from what its file would give it.
 fn metadata(
     front: &mut Yaml,
-    info: &crate::model::ResourceInfo,
+    resource: &Resource,
     file_name: &str,
     heading: Option<String>,
     paragraph: Option<String>,
 ) {
-    let guessed = mime_guess::from_path(file_name)
-        .first_or_octet_stream()
-        .essence_str()
-        .to_string();
+    let info = &resource.info;
+    let guessed = media::of(file_name, resource.content.as_bytes()).mime_type;
     if info.name != file_name {
         front.field("name", &scalar(&info.name));
     }

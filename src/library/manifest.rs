@@ -56,6 +56,9 @@ pub enum Layout {
     Skills,
     /// A Claude Code commands folder: its markdown files are commands.
     Commands,
+    /// A Claude Code plugin: `skills/NAME/SKILL.md` is a skill (its `.claude-plugin/`, a
+    /// hidden folder, is not exported).
+    Plugin,
 }
 
 impl From<Folder> for Layout {
@@ -64,6 +67,7 @@ impl From<Folder> for Layout {
             Folder::Plain => Layout::Plain,
             Folder::Skills => Layout::Skills,
             Folder::Commands => Layout::Commands,
+            Folder::Plugin => Layout::Plugin,
         }
     }
 }
@@ -74,6 +78,7 @@ impl From<Layout> for Folder {
             Layout::Plain => Folder::Plain,
             Layout::Skills => Folder::Skills,
             Layout::Commands => Folder::Commands,
+            Layout::Plugin => Folder::Plugin,
         }
     }
 }

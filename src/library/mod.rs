@@ -12,9 +12,10 @@
 //! - `summary`: a markdown body's first heading and paragraph, the fallback title and
 //!   description (for a prompt, plain words only)
 //! - `resource_file`: documents and other files into resources
+//! - `media`: whether a file's bytes are text or binary, and its MIME type
 //! - `value_table`: `_values/` files into completion tables
-//! - `dialect`: the prompt files of Claude Code, VS Code, Cursor and Gemini CLI, and Agent
-//!   Skills' `SKILL.md`, into prompts
+//! - `dialect`: the prompt files of Claude Code, VS Code, Cursor and Gemini CLI, Agent
+//!   Skills' `SKILL.md`, and CSV lists of prompts (`prompt_list`), into prompts
 //! - `links`: relative links between files pointed at their URIs, and the ones that point
 //!   at no file
 //! - `emit`: the way back, from an item to the text of its file
@@ -24,6 +25,7 @@ pub mod emit;
 mod front_matter;
 mod links;
 pub mod manifest;
+mod media;
 mod paths;
 mod prompt_file;
 mod resource_file;
@@ -33,14 +35,18 @@ mod value_table;
 
 use serde::Deserialize;
 
-pub use dialect::{MAX_SKILL_DESCRIPTION, skill_front_matter, validate_skill_name};
+pub use dialect::{
+    MAX_SKILL_DESCRIPTION, PromptList, prompt_list, skill_front_matter, validate_skill_name,
+};
 pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
+pub use media::{is_textual, served_as};
 pub use paths::{
-    Collection, DEFAULT_SCHEME, Folder, command_folder, gemini_command_name, is_command_path,
-    is_cursor_command, is_skipped, skill_file, skips_folder,
+    Collection, DEFAULT_SCHEME, Folder, PLUGIN_MANIFEST_FOLDER, command_folder,
+    gemini_command_name, is_command_path, is_cursor_command, is_gemini_commands_path, is_skipped,
+    skill_file, skips_folder,
 };
 pub use prompt_file::validate_name;
-pub use resource_file::{METADATA_SUFFIX, apply_metadata, described_by, is_textual};
+pub use resource_file::{METADATA_SUFFIX, apply_metadata, described_by};
 pub use roles::split_roles;
 pub use value_table::{parse_context, parse_values_csv, parse_values_lines};
 
@@ -118,12 +124,17 @@ pub fn parse_file_in(
         resource.info.uri = skill_uri(skill_name, inside);
         return Ok(Some(Item::Resource(resource)));
     }
-    if let Some(name) = gemini_command_name(relative_path) {
+    // Under `.gemini/commands/` every `.toml` is a Gemini CLI command; elsewhere (an
+    // extension's `commands/`, `~/.gemini/commands` imported itself) one is when it has a
+    // command's shape, and any other `.toml` is a document.
+    if has_extension(file_name, &["toml"])
+        && (is_gemini_commands_path(relative_path) || dialect::is_gemini_command(bytes))
+    {
         let text = std::str::from_utf8(bytes)
             .map_err(|err| FileError::new(relative_path, None, format!("not UTF-8 text: {err}")))?;
         let source = dialect::Source {
             path: relative_path,
-            default_name: name,
+            default_name: gemini_command_name(relative_path),
             body_line: 1,
             origin,
             command_folder: None,

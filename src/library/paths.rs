@@ -1,5 +1,6 @@
 //! Where a file sits: the collection it belongs to and the URIs of its resources, which paths
-//! and folders the format skips, and which markdown files are Claude Code commands.
+//! and folders the format skips, which files are commands (Claude Code, Cursor, Gemini CLI)
+//! and which are the files of skills (a host's skills folder, a Claude Code plugin's).
 
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 
@@ -84,6 +85,9 @@ pub enum Folder {
     /// The collection folder is a folder of skill folders (`~/.claude/skills`), so
     /// `NAME/SKILL.md` is a skill even though the path does not say so.
     Skills,
+    /// The collection folder is a Claude Code plugin (it holds `.claude-plugin/`), so
+    /// `skills/NAME/SKILL.md` is a skill.
+    Plugin,
 }
 
 impl Folder {
@@ -104,6 +108,15 @@ const COMMANDS_FOLDER: &str = "commands";
 
 /// Skill folders (`NAME/SKILL.md`) are kept in a folder of this name.
 const SKILLS_FOLDER: &str = "skills";
+
+/// A Claude Code plugin marketplace keeps its plugins in a folder of this name.
+const PLUGINS_FOLDER: &str = "plugins";
+
+/// The folder that makes a folder a Claude Code plugin (it holds `plugin.json`).
+pub const PLUGIN_MANIFEST_FOLDER: &str = ".claude-plugin";
+
+/// A commands folder's read-me, which describes its commands and is never one.
+const README: &str = "README.md";
 
 /// Hidden folders that hosts keep prompt files and skills in, each with the subfolders of it
 /// that are read: Claude Code's `.claude/commands/` and `.claude/skills/`, VS Code's
@@ -148,9 +161,13 @@ fn hidden(relative_path: &str, is_folder: bool) -> bool {
 }
 
 /// Whether a markdown file at `relative_path` is read as a Claude Code command: it is not a
-/// `*.prompt.md` and sits under a `commands` folder (unless its front matter says `kind`).
+/// `*.prompt.md` nor a `README.md` and sits under a `commands` folder (unless its front
+/// matter says `kind`).
 pub fn is_command_path(relative_path: &str, folder: Folder) -> bool {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
+    if file_name.eq_ignore_ascii_case(README) {
+        return false;
+    }
     let in_commands = folder == Folder::Commands
         || relative_path
             .split('/')
@@ -181,21 +198,33 @@ pub fn command_folder(relative_path: &str, folder: Folder) -> Option<String> {
 }
 
 /// A file of a skill folder: the skill's folder name and the file's path inside it
-/// (`SKILL.md`, `references/x.md`), for a file under a hosts' skills folder
-/// (`.claude/skills/NAME/...`, `.agents/skills/NAME/...`) or, when the collection folder is
-/// itself a skills folder, under one of its folders.
+/// (`SKILL.md`, `references/x.md`), for a file of a skill folder in a `skills` folder that
+/// hosts read: a host's (`.claude/skills/NAME/...`, `.agents/skills/NAME/...`), a Claude Code
+/// plugin's (`plugins/PLUGIN/skills/NAME/...` in a marketplace, `skills/NAME/...` when the
+/// collection folder is the plugin), or the collection folder itself when it is a skills
+/// folder.
 pub fn skill_file(relative_path: &str, folder: Folder) -> Option<(&str, &str)> {
     let segments: Vec<&str> = relative_path.split('/').collect();
     let start = if folder == Folder::Skills {
         0
     } else {
-        let at = segments.windows(2).rposition(|pair| {
-            pair[1] == SKILLS_FOLDER
-                && TOOL_FOLDERS
-                    .iter()
-                    .any(|(host, inside)| *host == pair[0] && inside.contains(&SKILLS_FOLDER))
-        })?;
-        at + 2
+        let read_by_a_host = |at: usize| {
+            let parent = at.checked_sub(1).map(|before| segments[before]);
+            let grandparent = at.checked_sub(2).map(|before| segments[before]);
+            match parent {
+                None => folder == Folder::Plugin,
+                Some(parent) => {
+                    grandparent == Some(PLUGINS_FOLDER)
+                        || TOOL_FOLDERS.iter().any(|(host, inside)| {
+                            *host == parent && inside.contains(&SKILLS_FOLDER)
+                        })
+                }
+            }
+        };
+        let at = (0..segments.len())
+            .rev()
+            .find(|&at| segments[at] == SKILLS_FOLDER && read_by_a_host(at))?;
+        at + 1
     };
     if segments.len() < start + 2 {
         return None;
@@ -205,22 +234,36 @@ pub fn skill_file(relative_path: &str, folder: Folder) -> Option<(&str, &str)> {
     Some((name, &relative_path[offset..]))
 }
 
-/// The name of a Gemini CLI command: its path under `.gemini/commands/` without `.toml`
-/// (`git/commit` for `.gemini/commands/git/commit.toml`, which Gemini CLI runs as
-/// `/git:commit`); None for any other file.
-pub fn gemini_command_name(relative_path: &str) -> Option<&str> {
-    let at = relative_path
-        .match_indices(".gemini/commands/")
-        .filter(|(at, _)| *at == 0 || relative_path[..*at].ends_with('/'))
-        .last()?
-        .0;
-    relative_path[at + ".gemini/commands/".len()..].strip_suffix(".toml")
+/// The name of a Gemini CLI command file (`.toml`): its path under its `commands` folder
+/// (`.gemini/commands/`, an extension's `commands/`, or the collection folder when that is a
+/// `commands` folder), or else under the collection folder, without `.toml` (`git/commit`
+/// for `.gemini/commands/git/commit.toml`, which Gemini CLI runs as `/git:commit`).
+pub fn gemini_command_name(relative_path: &str) -> &str {
+    let segments: Vec<&str> = relative_path.split('/').collect();
+    let folders = &segments[..segments.len() - 1];
+    let offset: usize = match folders.iter().rposition(|s| *s == COMMANDS_FOLDER) {
+        Some(at) => segments[..at + 1].iter().map(|s| s.len() + 1).sum(),
+        None => 0,
+    };
+    let inside = &relative_path[offset..];
+    inside.strip_suffix(".toml").unwrap_or(inside)
 }
 
-/// Whether a markdown file is a Cursor command (under `.cursor/commands/`).
+/// Whether a `.toml` file is under `.gemini/commands/`, where every file is a Gemini CLI
+/// command (elsewhere, one is a command when it has a command's shape).
+pub fn is_gemini_commands_path(relative_path: &str) -> bool {
+    relative_path
+        .match_indices(".gemini/commands/")
+        .any(|(at, _)| at == 0 || relative_path[..at].ends_with('/'))
+}
+
+/// Whether a markdown file is a Cursor command (under `.cursor/commands/`, not its
+/// `README.md`).
 pub fn is_cursor_command(relative_path: &str) -> bool {
     let segments: Vec<&str> = relative_path.split('/').collect();
-    segments.len() >= 3
+    let file_name = segments.last().copied().unwrap_or_default();
+    !file_name.eq_ignore_ascii_case(README)
+        && segments.len() >= 3
         && segments[segments.len() - 3..segments.len() - 1] == [".cursor", COMMANDS_FOLDER]
         && has_extension(relative_path, &["md"])
 }
@@ -292,7 +335,28 @@ mod tests {
         assert_eq!(skill_file("skills/fix/SKILL.md", Folder::Plain), None);
         assert_eq!(
             gemini_command_name(".gemini/commands/git/commit.toml"),
-            Some("git/commit")
+            "git/commit"
+        );
+        assert_eq!(
+            gemini_command_name("ext/commands/security/scan.toml"),
+            "security/scan"
+        );
+        assert_eq!(gemini_command_name("git/commit.toml"), "git/commit");
+        assert!(is_gemini_commands_path("app/.gemini/commands/a.toml"));
+        assert!(!is_gemini_commands_path("ext/commands/a.toml"));
+        assert!(!is_command_path("commands/README.md", Folder::Plain));
+        assert!(!is_cursor_command(".cursor/commands/readme.md"));
+        assert_eq!(
+            skill_file("plugins/p/skills/fix/SKILL.md", Folder::Plain),
+            Some(("fix", "SKILL.md"))
+        );
+        assert_eq!(
+            skill_file("skills/fix/scripts/run.sh", Folder::Plugin),
+            Some(("fix", "scripts/run.sh"))
+        );
+        assert_eq!(
+            skill_file("plugins/skills/fix/SKILL.md", Folder::Plain),
+            None
         );
         assert!(is_cursor_command(".cursor/commands/fix.md"));
         assert!(!is_cursor_command("cursor/commands/fix.md"));

@@ -1,11 +1,12 @@
 //! A file read as a resource: the front matter keys of a markdown or text document (falling
 //! back to its first heading and paragraph), and any other file as its bytes, served as text
-//! when its MIME type is textual.
+//! when they are text (`media`).
 
 use serde::Deserialize;
 
 use super::FileError;
 use super::front_matter::parse_yaml;
+use super::media;
 use super::paths::Collection;
 use super::summary::heading_and_paragraph;
 use crate::model::{Annotations, Content, Icon, Origin, Resource, ResourceInfo, Role};
@@ -47,13 +48,13 @@ pub(super) fn text_resource(
     } else {
         (None, None)
     };
+    let mime_type = media::of(file_name, body.as_bytes()).mime_type;
     let info = resource_info(
         collection,
         relative_path,
         file_name,
         resource_front,
-        heading,
-        paragraph,
+        (mime_type, heading, paragraph),
         origin,
     )?;
     Ok(Resource {
@@ -62,8 +63,8 @@ pub(super) fn text_resource(
     })
 }
 
-/// Any other file: no front matter, the MIME type its name suggests, and its bytes as they
-/// are (as text when that type is textual and they are UTF-8).
+/// Any other file: no front matter, and its bytes as they are, as text when they are text
+/// (`media` decides, and gives the MIME type).
 pub(super) fn other_resource(
     collection: &Collection,
     relative_path: &str,
@@ -71,43 +72,35 @@ pub(super) fn other_resource(
     bytes: &[u8],
     origin: Origin,
 ) -> Result<Resource, FileError> {
-    let guessed = mime_guess::from_path(file_name).first_or_octet_stream();
-    let mime_type = guessed.essence_str().to_string();
+    let media = media::of(file_name, bytes);
     let content = match std::str::from_utf8(bytes) {
-        Ok(text) if is_textual(&guessed) => Content::Text(text.to_string()),
+        Ok(text) if media.text => Content::Text(text.to_string()),
         _ => Content::Binary(bytes.to_vec()),
     };
     let info = resource_info(
         collection,
         relative_path,
         file_name,
-        ResourceFront {
-            mime_type: Some(mime_type),
-            ..ResourceFront::default()
-        },
-        None,
-        None,
+        ResourceFront::default(),
+        (media.mime_type, None, None),
         origin,
     )?;
     Ok(Resource { info, content })
 }
 
+/// A resource's info from its front matter, falling back to what its file gives:
+/// (`fallback`) its MIME type, its first heading and its first paragraph.
 fn resource_info(
     collection: &Collection,
     relative_path: &str,
     file_name: &str,
     front: ResourceFront,
-    heading: Option<String>,
-    paragraph: Option<String>,
+    fallback: (String, Option<String>, Option<String>),
     origin: Origin,
 ) -> Result<ResourceInfo, FileError> {
+    let (mime_type, heading, paragraph) = fallback;
     let annotations = checked_annotations(relative_path, &front)?;
-    let mime_type = front.mime_type.unwrap_or_else(|| {
-        mime_guess::from_path(file_name)
-            .first_or_octet_stream()
-            .essence_str()
-            .to_string()
-    });
+    let mime_type = front.mime_type.unwrap_or(mime_type);
     Ok(ResourceInfo {
         uri: collection.resource_uri(relative_path),
         name: front.name.unwrap_or_else(|| file_name.to_string()),
@@ -185,9 +178,6 @@ pub fn apply_metadata(
     if let Some(description) = front.description {
         info.description = Some(description);
     }
-    if let Some(mime_type) = front.mime_type {
-        info.mime_type = mime_type;
-    }
     if !annotations.audience.is_empty() {
         info.annotations.audience = annotations.audience;
     }
@@ -197,17 +187,14 @@ pub fn apply_metadata(
     if !front.icons.is_empty() {
         info.icons = front.icons;
     }
+    if let Some(mime_type) = front.mime_type {
+        // The type given decides how the bytes are served, as `resource add --mime-type`'s
+        // does, so that an exported resource reads back as it was stored.
+        if let Ok(mime) = mime_type.parse() {
+            let content = std::mem::replace(&mut resource.content, Content::Text(String::new()));
+            resource.content = media::served_as(content, &mime);
+        }
+        resource.info.mime_type = mime_type;
+    }
     Ok(())
-}
-
-/// Text served as `text`: every `text/*` type and the structured-text application types.
-pub fn is_textual(mime: &mime_guess::Mime) -> bool {
-    mime.type_() == mime_guess::mime::TEXT
-        || matches!(
-            mime.subtype().as_str(),
-            "json" | "xml" | "yaml" | "x-yaml" | "toml" | "javascript" | "sql" | "x-sh"
-        )
-        || mime
-            .suffix()
-            .is_some_and(|suffix| suffix == "json" || suffix == "xml")
 }

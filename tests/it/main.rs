@@ -6,6 +6,7 @@ mod common;
 
 mod cli;
 mod collections;
+mod collections_real;
 mod commands;
 mod completion;
 mod config;

@@ -1,4 +1,5 @@
-//! Gemini CLI commands (`.gemini/commands/NAME.toml`): `prompt` is the text, `description` the
+//! Gemini CLI commands (`.gemini/commands/NAME.toml`, or any `.toml` of a command's shape:
+//! a `prompt` string, perhaps a `description`): `prompt` is the text, `description` the
 //! description, and `{{args}}` (the text after the command) becomes the optional argument
 //! `args`. `!{...}` and `@{...}`, which Gemini CLI runs or reads, stay text.
 
@@ -8,6 +9,23 @@ use crate::model::{Prompt, PromptArgument};
 
 /// The placeholder Gemini CLI fills with the text after the command.
 const ARGS: &str = "{{args}}";
+
+/// Whether a `.toml` file's bytes have a Gemini CLI command's shape: TOML whose `prompt` is a
+/// string, and whose other keys are at most a `description` string.
+pub(in crate::library) fn is_gemini_command(bytes: &[u8]) -> bool {
+    let Some(document) = std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|text| text.parse::<toml_edit::DocumentMut>().ok())
+    else {
+        return false;
+    };
+    document.get("prompt").is_some_and(|item| item.is_str())
+        && document.iter().all(|(key, item)| match key {
+            "prompt" => true,
+            "description" => item.is_str(),
+            _ => false,
+        })
+}
 
 pub(in crate::library) fn gemini_command(text: &str, source: Source) -> Result<Prompt, FileError> {
     let document: toml_edit::DocumentMut = text.parse().map_err(|err: toml_edit::TomlError| {
@@ -79,6 +97,15 @@ mod tests {
             prompt.messages[0].body,
             "Commit {{ args }}; run !{git diff} {{ \"{{\" }} x }}"
         );
+    }
+
+    #[test]
+    fn the_shape_of_a_command_is_a_prompt_string_and_a_description() {
+        assert!(is_gemini_command(b"description = \"d\"\nprompt = \"p\"\n"));
+        assert!(!is_gemini_command(b"prompt = 3\n"));
+        assert!(!is_gemini_command(b"[package]\nname = \"x\"\n"));
+        assert!(!is_gemini_command(b"prompt = \"p\"\nmodel = \"m\"\n"));
+        assert!(!is_gemini_command(b"not toml = = \n"));
     }
 
     #[test]

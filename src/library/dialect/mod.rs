@@ -1,5 +1,6 @@
 //! The prompt files other tools keep, read as prompts of ours: Claude Code commands, VS Code
-//! prompt files, Cursor and Gemini CLI commands, and Agent Skills' `SKILL.md`. Their placeholders become typed arguments substituted by minijinja, and
+//! prompt files, Cursor and Gemini CLI commands, Agent Skills' `SKILL.md`, and CSV lists of
+//! prompts (`prompt_list`). Their placeholders become typed arguments substituted by minijinja, and
 //! everything else in the body is escaped so that it comes out exactly as written.
 //!
 //! `claude_code`, `vscode`, `cursor`, `gemini` and `skill` each find their tool's placeholders
@@ -13,12 +14,14 @@
 mod claude_code;
 mod cursor;
 mod gemini;
+mod prompt_list;
 mod skill;
 mod vscode;
 
 pub(super) use claude_code::claude_command;
 pub(super) use cursor::cursor_command;
-pub(super) use gemini::gemini_command;
+pub(super) use gemini::{gemini_command, is_gemini_command};
+pub use prompt_list::{PromptList, prompt_list};
 pub use skill::{MAX_SKILL_DESCRIPTION, skill_front_matter, validate_skill_name};
 pub(super) use skill::{description_warning, skill};
 pub(super) use vscode::{is_vscode_prompt, vscode_prompt};
