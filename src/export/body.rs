@@ -128,7 +128,8 @@ fn closing(tag: &str, close: &str) -> Option<usize> {
             Some(q) if b == q => quote = None,
             Some(_) => {}
             None if close != "#}" && (b == b'"' || b == b'\'') => quote = Some(b),
-            None if tag[at..].starts_with(close) => return Some(at + 2),
+            // Bytes, not `str` slices: `at` may fall inside a character of the text.
+            None if bytes[at..].starts_with(close.as_bytes()) => return Some(at + 2),
             None => {}
         }
         at += 1;
@@ -211,36 +212,53 @@ mod tests {
 
     #[test]
     fn templates_split_into_what_hosts_can_hold() {
-        assert_eq!(
-            pieces("Hi {{ who }}, {{ \"{{\" }} x {% raw %}{{ y }}{% endraw %}{# c #}!"),
-            [
-                Piece::Text("Hi ".into()),
-                Piece::Var("who".into()),
-                Piece::Text(", {{ x {{ y }}!".into()),
-            ]
-        );
-        assert_eq!(
-            pieces("a {{ embed(\"shelf://l/x.md\") }} {{ link('s://y') }}"),
-            [
-                Piece::Text("a ".into()),
-                Piece::Embed("shelf://l/x.md".into()),
-                Piece::Text(" ".into()),
-                Piece::Link("s://y".into()),
-            ]
-        );
-        assert_eq!(
-            pieces("x {%- if a %}{{ a | upper }}{% endif -%}\n y"),
-            [
-                Piece::Text("x".into()),
-                Piece::Code("{%- if a %}".into()),
-                Piece::Code("{{ a | upper }}".into()),
-                Piece::Code("{% endif -%}".into()),
-                Piece::Text("y".into()),
-            ]
-        );
-        assert_eq!(
-            pieces("{{ \"}}\" }} {{ open"),
-            [Piece::Text("}} ".into()), Piece::Code("{{ open".into())]
-        );
+        use Piece::{Code, Embed, Link, Text, Var};
+        let cases: [(&str, Vec<Piece>); 5] = [
+            (
+                "Hi {{ who }}, {{ \"{{\" }} x {% raw %}{{ y }}{% endraw %}{# c #}!",
+                vec![
+                    Text("Hi ".into()),
+                    Var("who".into()),
+                    Text(", {{ x {{ y }}!".into()),
+                ],
+            ),
+            (
+                "a {{ embed(\"shelf://l/x.md\") }} {{ link('s://y') }}",
+                vec![
+                    Text("a ".into()),
+                    Embed("shelf://l/x.md".into()),
+                    Text(" ".into()),
+                    Link("s://y".into()),
+                ],
+            ),
+            (
+                "x {%- if a %}{{ a | upper }}{% endif -%}\n y",
+                vec![
+                    Text("x".into()),
+                    Code("{%- if a %}".into()),
+                    Code("{{ a | upper }}".into()),
+                    Code("{% endif -%}".into()),
+                    Text("y".into()),
+                ],
+            ),
+            (
+                "{{ \"}}\" }} {{ open",
+                vec![Text("}} ".into()), Code("{{ open".into())],
+            ),
+            // Characters of several bytes inside tags and comments are stepped over whole.
+            (
+                "a {# café #} b {% if é %}ü{% endif %} {{ \"née\" }}",
+                vec![
+                    Text("a  b ".into()),
+                    Code("{% if é %}".into()),
+                    Text("ü".into()),
+                    Code("{% endif %}".into()),
+                    Text(" née".into()),
+                ],
+            ),
+        ];
+        for (template, expected) in cases {
+            assert_eq!(pieces(template), expected, "{template}");
+        }
     }
 }
