@@ -332,8 +332,10 @@ fn shorten(text: &str) -> String {
 }
 
 /// The body of a command format: `literal` writes text, `var` an argument (given the
-/// character after it), embedded text put in
-/// its place, and a markdown link to the URI for a link or an embed the file cannot hold.
+/// character after it), embedded text put in its place, and a markdown link to the URI for a
+/// link or an embed the file cannot hold. `literal` is given each run of text between two
+/// arguments whole, so that what it escapes is read as the host will read it, not piece by
+/// piece (`$` at the end of one piece and `1` at the start of the next are `$1` to a host).
 pub(super) fn command_text(
     source: &Source,
     lost: &mut Lost,
@@ -341,10 +343,12 @@ pub(super) fn command_text(
     mut var: impl FnMut(&str, Option<char>) -> String,
 ) -> String {
     let mut out = String::new();
+    let mut run = String::new();
     for (at, piece) in source.pieces.iter().enumerate() {
         match piece {
-            Piece::Text(text) => out.push_str(&literal(text)),
+            Piece::Text(text) | Piece::Code(text) => run.push_str(text),
             Piece::Var(name) => {
+                out.push_str(&literal(&std::mem::take(&mut run)));
                 // What follows decides how some hosts can write the placeholder.
                 let next = match source.pieces.get(at + 1) {
                     Some(Piece::Text(text)) => text.chars().next(),
@@ -352,15 +356,14 @@ pub(super) fn command_text(
                 };
                 out.push_str(&var(name, next))
             }
-            Piece::Code(code) => out.push_str(&literal(code)),
             Piece::Embed(uri) => match source.resources.get(uri) {
-                Some((_, Content::Text(text))) => out.push_str(&literal(text)),
+                Some((_, Content::Text(text))) => run.push_str(text),
                 _ => {
                     lost.say(&format!(
                         "the embedded resource {uri} (not text, or not in the library): \
                          written as a link"
                     ));
-                    out.push_str(&literal(&format!("[{uri}]({uri})")));
+                    run.push_str(&format!("[{uri}]({uri})"));
                 }
             },
             Piece::Link(uri) => {
@@ -379,10 +382,11 @@ pub(super) fn command_text(
                             .unwrap_or(stored.info.name.clone())
                     })
                     .unwrap_or_else(|| uri.clone());
-                out.push_str(&literal(&format!("[{label}]({uri})")));
+                run.push_str(&format!("[{label}]({uri})"));
             }
         }
     }
+    out.push_str(&literal(&run));
     out
 }
 

@@ -5,6 +5,7 @@
 //! while its older documentation counted from `$1`, and a name means the same in both.
 
 use super::{File, Lost, Source, Written, command_text, flat_file_name};
+use crate::library::claude_substitutes;
 use crate::library::emit::scalar;
 
 pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
@@ -65,27 +66,18 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     })
 }
 
-/// Text with a `\` before every `$` that Claude Code would take for a placeholder: a digit,
-/// `ARGUMENTS`, or one of the command's argument names not followed by a word character.
+/// Text with a `\` before every `$` that Claude Code would take for a placeholder, as an
+/// import reads them: `$1`..`$9`, `$ARGUMENTS`, or one of the command's argument names not
+/// followed by a word character. `$10`, `$100` and `$0` are text to both and stay as they are.
 fn escape(text: &str, names: &[&str]) -> String {
     let mut out = String::with_capacity(text.len());
     for (at, c) in text.char_indices() {
-        if c == '$' && is_placeholder(&text[at + 1..], names) {
+        if claude_substitutes(&text[at..], names) {
             out.push('\\');
         }
         out.push(c);
     }
     out
-}
-
-fn is_placeholder(after: &str, names: &[&str]) -> bool {
-    after.starts_with(|c: char| c.is_ascii_digit())
-        || after.starts_with("ARGUMENTS")
-        || names.iter().any(|name| {
-            after.strip_prefix(name).is_some_and(|rest| {
-                !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '[')
-            })
-        })
 }
 
 #[cfg(test)]
@@ -98,5 +90,11 @@ mod tests {
             escape("costs $5, $ARGUMENTS, $file and $files", &["file"]),
             "costs \\$5, \\$ARGUMENTS, \\$file and $files"
         );
+        // What an import reads as text is left alone, so escaping never grows.
+        assert_eq!(
+            escape("$100, $0, $10 and \\$", &[]),
+            "$100, $0, $10 and \\$"
+        );
+        assert_eq!(escape("\\$1", &[]), "\\\\$1");
     }
 }
