@@ -33,7 +33,9 @@ mod value_table;
 
 use serde::Deserialize;
 
-pub use dialect::{claude_substitutes, skill_front_matter, validate_skill_name};
+pub use dialect::{
+    claude_substitutes, skill_front_matter, validate_skill_name, vscode_fills, vscode_variable,
+};
 pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
 pub use paths::{
     Collection, DEFAULT_SCHEME, Folder, command_folder, gemini_command_name, is_command_path,

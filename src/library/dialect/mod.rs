@@ -23,6 +23,7 @@ pub(super) use gemini::gemini_command;
 pub(super) use skill::{name_and_description, skill};
 pub use skill::{skill_front_matter, validate_skill_name};
 pub(super) use vscode::{is_vscode_prompt, vscode_prompt};
+pub use vscode::{vscode_fills, vscode_variable};
 
 use super::FileError;
 use super::prompt_file::sanitize_name;
