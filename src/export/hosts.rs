@@ -245,6 +245,16 @@ fn read_back(prompt: &Prompt, written: &Written, lost: &mut Lost) {
             if read.name != prompt.name {
                 lost.say(&format!("its name (it imports as '{}')", read.name));
             }
+            // A title or description the file has no place for may still come back from
+            // the body's first heading or paragraph; only one that does not is lost.
+            for (what, had, back) in [
+                ("title", &prompt.title, &read.title),
+                ("description", &prompt.description, &read.description),
+            ] {
+                if had.is_some() && back != had {
+                    lost.say(&format!("its {what}"));
+                }
+            }
             let names = |prompt: &Prompt| -> Vec<String> {
                 prompt.arguments.iter().map(|a| a.name.clone()).collect()
             };
@@ -253,6 +263,18 @@ fn read_back(prompt: &Prompt, written: &Written, lost: &mut Lost) {
                     "its argument names (it imports with [{}])",
                     names(&read).join(", ")
                 ));
+            }
+            if !lost.arguments_in_text {
+                for argument in &prompt.arguments {
+                    let back = read.arguments.iter().find(|a| a.name == argument.name);
+                    let had = argument.description.as_ref().or(argument.title.as_ref());
+                    if let Some(back) = back
+                        && had.is_some()
+                        && back.description.as_ref() != had
+                    {
+                        lost.say(&format!("argument {}'s description", argument.name));
+                    }
+                }
             }
         }
         Ok(_) => lost.say(&format!(
@@ -285,8 +307,11 @@ impl Lost {
         }
     }
 
-    /// The argument details beyond a name that a format without typed arguments drops.
-    pub fn argument_details(&mut self, prompt: &Prompt, keeps_descriptions: bool) {
+    /// The argument details beyond a name and description that a format without typed
+    /// arguments drops. Whether a description comes back is for the read back to say where
+    /// the arguments are placeholders; where they are written into the text, the closing list
+    /// of `arguments_note` keeps it.
+    pub fn argument_details(&mut self, prompt: &Prompt) {
         for argument in &prompt.arguments {
             let mut details = Vec::new();
             if argument.kind != ArgumentType::String {
@@ -306,9 +331,6 @@ impl Lost {
             }
             if argument.completion.is_some() {
                 details.push("completion".to_string());
-            }
-            if !keeps_descriptions && (argument.description.is_some() || argument.title.is_some()) {
-                details.push("description".to_string());
             }
             if !details.is_empty() {
                 self.say(&format!(

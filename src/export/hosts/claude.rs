@@ -11,13 +11,10 @@ use crate::library::emit::scalar;
 pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     let prompt = source.prompt;
     let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
-    if prompt.title.is_some() {
-        lost.say("its title");
-    }
     if !prompt.icons.is_empty() {
         lost.say("its icons");
     }
-    lost.argument_details(prompt, false);
+    lost.argument_details(prompt);
     if prompt.arguments.iter().any(|a| a.required) {
         lost.say("which arguments are required (a command runs with or without them)");
     }

@@ -14,10 +14,7 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     if !prompt.icons.is_empty() {
         lost.say("its icons");
     }
-    if prompt.title.is_some() {
-        lost.say("its title");
-    }
-    lost.argument_details(prompt, true);
+    lost.argument_details(prompt);
     if prompt.arguments.iter().any(|a| !a.required) {
         lost.say("optional arguments (VS Code asks for every ${input:...})");
     }
