@@ -108,10 +108,15 @@ fn text(out: &mut Vec<Piece>, text: &str, trim_next: &mut bool) {
     push_text(out, text);
 }
 
-fn trim_last(out: &mut [Piece]) {
+/// Trims the text before a `{%-` or `{{-`; text that was only whitespace goes, so that no
+/// piece is empty.
+fn trim_last(out: &mut Vec<Piece>) {
     if let Some(Piece::Text(last)) = out.last_mut() {
         let kept = last.trim_end().len();
         last.truncate(kept);
+        if kept == 0 {
+            out.pop();
+        }
     }
 }
 
@@ -213,7 +218,7 @@ mod tests {
     #[test]
     fn templates_split_into_what_hosts_can_hold() {
         use Piece::{Code, Embed, Link, Text, Var};
-        let cases: [(&str, Vec<Piece>); 5] = [
+        let cases: [(&str, Vec<Piece>); 6] = [
             (
                 "Hi {{ who }}, {{ \"{{\" }} x {% raw %}{{ y }}{% endraw %}{# c #}!",
                 vec![
@@ -244,6 +249,11 @@ mod tests {
             (
                 "{{ \"}}\" }} {{ open",
                 vec![Text("}} ".into()), Code("{{ open".into())],
+            ),
+            // Text that a `{%-` trims away leaves no piece behind.
+            (
+                "{{ a }}  {%- if b %}",
+                vec![Var("a".into()), Code("{%- if b %}".into())],
             ),
             // Characters of several bytes inside tags and comments are stepped over whole.
             (
