@@ -65,6 +65,15 @@ pub fn pieces(template: &str) -> Vec<Piece> {
         };
         text(&mut out, &rest[..open], &mut trim_next);
         let tag = &rest[open..];
+        if let Some(raw) = raw_block(tag) {
+            if raw.trim_before {
+                trim_last(&mut out);
+            }
+            push_text(&mut out, raw.text);
+            trim_next = raw.trim_after;
+            rest = raw.rest;
+            continue;
+        }
         let close = match &tag[..2] {
             "{{" => "}}",
             "{%" => "%}",
@@ -87,11 +96,6 @@ pub fn pieces(template: &str) -> Vec<Piece> {
                 Piece::Text(text) => push_text(&mut out, &text),
                 piece => out.push(piece),
             },
-            "%}" if expression == "raw" => {
-                let (raw, after) = raw_block(rest);
-                push_text(&mut out, raw);
-                rest = after;
-            }
             "%}" => out.push(Piece::Code(whole.to_string())),
             _ => {}
         }
@@ -142,22 +146,66 @@ fn closing(tag: &str, close: &str) -> Option<usize> {
     None
 }
 
-/// The text of a `{% raw %}` block and what follows its `{% endraw %}`.
-fn raw_block(rest: &str) -> (&str, &str) {
+/// A `{% raw %}` block: its text, and whether whitespace control trims the text before and
+/// after it.
+struct Raw<'a> {
+    trim_before: bool,
+    text: &'a str,
+    trim_after: bool,
+    rest: &'a str,
+}
+
+/// The `{% raw %}` block at the start of `tag`, read as minijinja's lexer reads one: only
+/// ASCII whitespace around `raw` and `endraw`, `-` trimming inside and outside the block, up
+/// to the first `{% endraw %}`; None for any other tag, or a block never closed.
+fn raw_block(tag: &str) -> Option<Raw<'_>> {
+    let after = tag.strip_prefix("{%")?;
+    let (trim_before, after) = whitespace_control(after);
+    let (length, trim_start) = basic_tag(after, "raw")?;
+    let body = &after[length..];
     let mut search = 0;
-    while let Some(found) = rest[search..].find("{%") {
+    while let Some(found) = body[search..].find("{%") {
         let start = search + found;
-        if let Some(length) = closing(&rest[start..], "%}") {
-            let inner = rest[start + 2..start + length - 2]
-                .trim_matches(['-', '+'])
-                .trim();
-            if inner == "endraw" {
-                return (&rest[..start], &rest[start + length..]);
+        let (trim_end, end_tag) = whitespace_control(&body[start + 2..]);
+        if let Some((length, trim_after)) = basic_tag(end_tag, "endraw") {
+            let mut text = &body[..start];
+            if trim_start {
+                text = text.trim_start();
             }
+            if trim_end {
+                text = text.trim_end();
+            }
+            return Some(Raw {
+                trim_before,
+                text,
+                trim_after,
+                rest: &end_tag[length..],
+            });
         }
         search = start + 2;
     }
-    (rest, "")
+    None
+}
+
+/// Whether `text` starts with `-` (whitespace control that trims), and what follows the `-`
+/// or `+` there is.
+fn whitespace_control(text: &str) -> (bool, &str) {
+    match text.strip_prefix(['-', '+']) {
+        Some(rest) => (text.starts_with('-'), rest),
+        None => (false, text),
+    }
+}
+
+/// `name %}` at the start of `text`, ASCII whitespace around the name: its length, and
+/// whether a `-` before the `%}` trims what follows.
+fn basic_tag(text: &str, name: &str) -> Option<(usize, bool)> {
+    let rest = text.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let rest = rest
+        .strip_prefix(name)?
+        .trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let (trim_after, rest) = whitespace_control(rest);
+    let rest = rest.strip_prefix("%}")?;
+    Some((text.len() - rest.len(), trim_after))
 }
 
 fn expression_piece(expression: &str, whole: &str) -> Piece {
@@ -190,25 +238,30 @@ fn is_identifier(text: &str) -> bool {
         && !matches!(text, "true" | "false" | "none" | "True" | "False" | "None")
 }
 
-/// The value of one quoted string literal that is the whole of `text`.
+/// The value of one quoted string literal that is the whole of `text`, as minijinja reads it
+/// (its escapes `\n`, `\u00e9`, `\x41`, and a `\` before anything else kept): the literal is
+/// checked to be one, then evaluated by minijinja itself, so the text written is the text
+/// a render gives.
 fn string_literal(text: &str) -> Option<String> {
     let quote = text.chars().next().filter(|c| *c == '"' || *c == '\'')?;
     let inner = text.strip_prefix(quote)?.strip_suffix(quote)?;
-    let mut out = String::new();
+    // No quote of its kind inside but an escaped one: `"a" ~ "b"` is no one literal.
     let mut chars = inner.chars();
     while let Some(c) = chars.next() {
         match c {
-            '\\' => match chars.next()? {
-                'n' => out.push('\n'),
-                't' => out.push('\t'),
-                'r' => out.push('\r'),
-                other => out.push(other),
-            },
+            '\\' => {
+                chars.next()?;
+            }
             c if c == quote => return None,
-            c => out.push(c),
+            _ => {}
         }
     }
-    Some(out)
+    let value = minijinja::Environment::new()
+        .compile_expression(text)
+        .ok()?
+        .eval(())
+        .ok()?;
+    value.as_str().map(str::to_string)
 }
 
 #[cfg(test)]
@@ -218,7 +271,7 @@ mod tests {
     #[test]
     fn templates_split_into_what_hosts_can_hold() {
         use Piece::{Code, Embed, Link, Text, Var};
-        let cases: [(&str, Vec<Piece>); 6] = [
+        let cases: [(&str, Vec<Piece>); 8] = [
             (
                 "Hi {{ who }}, {{ \"{{\" }} x {% raw %}{{ y }}{% endraw %}{# c #}!",
                 vec![
@@ -249,6 +302,17 @@ mod tests {
             (
                 "{{ \"}}\" }} {{ open",
                 vec![Text("}} ".into()), Code("{{ open".into())],
+            ),
+            // String literals mean what they mean to minijinja.
+            (
+                r#"{{ "caf\u00e9 \] \x41\n" }}{{ 'it\'s' }}"#,
+                vec![Text("café \\] A\nit's".into())],
+            ),
+            // A raw block as minijinja reads one: `-` trims inside and out, and its end is
+            // `endraw` between ASCII whitespace only.
+            (
+                "a {%- raw -%}  {{ x }} {%- endraw -%}  b {% raw %}c{% endraw\u{b}%}{% endraw %}",
+                vec![Text("a{{ x }}b c{% endraw\u{b}%}".into())],
             ),
             // Text that a `{%-` trims away leaves no piece behind.
             (
