@@ -235,6 +235,17 @@ fn claude_escapes_do_not_grow() {
         rendered["messages"][0]["content"]["text"],
         "It costs $100, or $10 with $0 off; $1 is an escape and pro the plan."
     );
+
+    // A `\` right before an argument cannot be written: Claude Code would read an escape.
+    let ctx = library_of(&[(
+        "path.prompt.md",
+        "---\ndescription: A path.\narguments:\n  - name: dir\n---\nOpen C:\\{{ dir }}.\n",
+    )]);
+    let (_, warnings) = export(&ctx, "out", "claude-commands");
+    assert!(
+        warnings.contains("prompt path: claude-commands cannot say an argument right after a `\\`"),
+        "{warnings}"
+    );
 }
 
 #[test]

@@ -4,6 +4,8 @@
 //! Named placeholders rather than positions: Claude Code counts `$0` as the first argument
 //! while its older documentation counted from `$1`, and a name means the same in both.
 
+use std::cell::Cell;
+
 use super::{File, Lost, Source, Written, command_text, flat_file_name};
 use crate::library::claude_substitutes;
 use crate::library::emit::scalar;
@@ -18,12 +20,23 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     if prompt.arguments.iter().any(|a| a.required) {
         lost.say("which arguments are required (a command runs with or without them)");
     }
+    // Whether the text so far ends in `\`, which would make the next placeholder an escape;
+    // and whether one did. Claude Code has no way to write a `\` right before a placeholder.
+    let backslash_last = Cell::new(false);
+    let escaped_argument = Cell::new(false);
     let body = command_text(
         source,
         lost,
-        |text| escape(text, &names),
+        |text| {
+            let escaped = escape(text, &names);
+            backslash_last.set(escaped.ends_with('\\'));
+            escaped
+        },
         |name, after| {
             let index = names.iter().position(|n| *n == name);
+            if index.is_some() && backslash_last.get() {
+                escaped_argument.set(true);
+            }
             match (index, after) {
                 // Where a name would run into the text after it (`$lang_x`), its position
                 // is used.
@@ -36,6 +49,11 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
             }
         },
     );
+    if escaped_argument.get() {
+        lost.say(
+            "an argument right after a `\\`, which Claude Code reads as its escape: it is text",
+        );
+    }
     let mut front = String::new();
     if let Some(description) = &prompt.description {
         front.push_str(&format!("description: {}\n", scalar(description)));
