@@ -191,6 +191,37 @@ fn gemini_cli_commands_come_back_the_same() {
 }
 
 #[test]
+fn prompts_of_ours_come_back_the_same_from_their_first_export_on() {
+    let ctx = TestContext::new();
+    ctx.write("lib/guides/style.md", "# Style\n\nWrite short sentences.\n");
+    ctx.write(
+        "lib/fix.prompt.md",
+        "---\ndescription: Fix a bug.\narguments:\n  - name: file\n    description: The file \
+         {to fix}\n    required: true\n  - name: level\n---\nFix {{ file }} at {{ level }}. Costs \
+         $5, $100 or \\$1.\n\n{{ embed(\"shelf://source/guides/style.md\") }}\n",
+    );
+    ctx.write(
+        "lib/explain.prompt.md",
+        "---\narguments:\n  - name: topic\n---\n# Explain things\n\nExplain {{ topic }} in \
+         ${file} or {{ \"{{args}}\" }} with !{ls}, as $site. See \
+         {{ link(\"shelf://source/guides/style.md\") }}.\n",
+    );
+    ctx.write(
+        "lib/commit.prompt.md",
+        "---\nname: git/commit\n---\nWrite a commit message.{% if true %} Short.{% endif %} \
+         {# né #}{% raw %}{{ kept }}{% endraw %}\n",
+    );
+    for format in [
+        "claude-commands",
+        "vscode-prompts",
+        "cursor-commands",
+        "gemini-commands",
+    ] {
+        round_trip(&ctx.path("lib"), format);
+    }
+}
+
+#[test]
 fn a_comment_with_characters_of_several_bytes_exports() {
     let ctx = library_of(&[(
         "greet.prompt.md",
