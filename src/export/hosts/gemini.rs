@@ -31,8 +31,11 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
         },
     );
     // A Gemini CLI command's own `!{...}` and `@{...}` do in Gemini CLI what they did before.
-    let from_gemini =
-        (prompt.origin.path.as_deref()).is_some_and(|path| gemini_command_name(path).is_some());
+    let from_gemini = prompt
+        .origin
+        .path
+        .as_deref()
+        .is_some_and(|path| gemini_command_name(path).is_some());
     if !from_gemini
         && source.pieces.iter().any(|piece| {
             matches!(piece, crate::export::body::Piece::Text(text)
