@@ -34,7 +34,8 @@ mod value_table;
 use serde::Deserialize;
 
 pub use dialect::{
-    claude_substitutes, skill_front_matter, validate_skill_name, vscode_fills, vscode_variable,
+    CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, claude_substitutes, skill_front_matter,
+    validate_skill_name, vscode_fills, vscode_variable,
 };
 pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
 pub use paths::{

@@ -133,10 +133,12 @@ fn claude_code_commands_come_back_the_same() {
         ),
         "{debug}"
     );
+    // `$ARGUMENTS` is the whole text after the command, as it was.
     assert!(
-        debug.ends_with("debugging steps.\n\n$arguments\n"),
+        debug.ends_with("debugging steps.\n\n$ARGUMENTS\n"),
         "{debug}"
     );
+    assert_eq!(trip.warnings, "", "{}", trip.warnings);
 }
 
 #[test]
@@ -250,9 +252,8 @@ fn claude_escapes_do_not_grow() {
     );
     assert_eq!(
         text(&trip, ".claude/commands/price.md"),
-        "---\ndescription: Price a plan.\nargument-hint: \"[arguments]\"\narguments: \
-         [arguments]\n---\nIt costs $100, or $10 with $0 off; \\$1 is an escape and $arguments \
-         the plan.\n"
+        "---\ndescription: Price a plan.\n---\nIt costs $100, or $10 with $0 off; \\$1 is an \
+         escape and $ARGUMENTS the plan.\n"
     );
     let rendered = trip.again.json(&[
         "prompt",
@@ -277,6 +278,25 @@ fn claude_escapes_do_not_grow() {
         warnings.contains("prompt path: claude-commands cannot say an argument right after a `\\`"),
         "{warnings}"
     );
+}
+
+#[test]
+fn claude_arguments_stays_the_whole_text_after_the_command() {
+    for (command, exported) in [
+        (
+            "---\nargument-hint: <message>\n---\nCommit with $ARGUMENTS.\n",
+            "---\nargument-hint: \"<message>\"\n---\nCommit with $ARGUMENTS.\n",
+        ),
+        (
+            "---\nargument-hint: [file] [focus]\n---\nReview $1 for $2: $ARGUMENTS\n",
+            "---\nargument-hint: \"[file] [focus]\"\narguments: [file, focus]\n---\nReview $file \
+             for $focus: $ARGUMENTS\n",
+        ),
+    ] {
+        let trip = round_trip_file(".claude/commands/go.md", command, "claude-commands");
+        assert_eq!(text(&trip, ".claude/commands/go.md"), exported);
+        assert_eq!(trip.warnings, "", "{}", trip.warnings);
+    }
 }
 
 #[test]

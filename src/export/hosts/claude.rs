@@ -1,5 +1,7 @@
 //! Claude Code commands: `.claude/commands/NAME.md` with `description`, `argument-hint` and
-//! `arguments` (the names, in order) in the front matter, and each argument written `$name`.
+//! `arguments` (the names, in order) in the front matter, and each argument written `$name`,
+//! but the argument `arguments`, written `$ARGUMENTS` (the whole text after the command), as
+//! an import of a command with `$ARGUMENTS` makes it.
 //!
 //! Named placeholders rather than positions: Claude Code counts `$0` as the first argument
 //! while its older documentation counted from `$1`, and a name means the same in both.
@@ -7,12 +9,23 @@
 use std::cell::Cell;
 
 use super::{File, Lost, Source, Written, command_text, flat_file_name};
-use crate::library::claude_substitutes;
 use crate::library::emit::scalar;
+use crate::library::{CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, claude_substitutes};
 
 pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     let prompt = source.prompt;
-    let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+    // The argument `arguments` is `$ARGUMENTS`, the whole text after the command, as an
+    // import reads it; the others are named positions.
+    let all = prompt
+        .arguments
+        .iter()
+        .find(|a| a.name == CLAUDE_ALL_ARGUMENTS);
+    let names: Vec<&str> = prompt
+        .arguments
+        .iter()
+        .map(|a| a.name.as_str())
+        .filter(|name| *name != CLAUDE_ALL_ARGUMENTS)
+        .collect();
     if !prompt.icons.is_empty() {
         lost.say("its icons");
     }
@@ -21,9 +34,10 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
         lost.say("which arguments are required (a command runs with or without them)");
     }
     // Whether the text so far ends in `\`, which would make the next placeholder an escape;
-    // and whether one did. Claude Code has no way to write a `\` right before a placeholder.
+    // and whether one did. Claude Code has no way to write a `\` right before a placeholder,
+    // nor `$ARGUMENTS` right before `[`, which would read as `$ARGUMENTS[N]`.
     let backslash_last = Cell::new(false);
-    let escaped_argument = Cell::new(false);
+    let unwritable = Cell::new(false);
     let body = command_text(
         source,
         lost,
@@ -33,9 +47,13 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
             escaped
         },
         |name, after| {
+            if name == CLAUDE_ALL_ARGUMENTS && all.is_some() {
+                unwritable.set(unwritable.get() || backslash_last.get() || after == Some('['));
+                return "$ARGUMENTS".to_string();
+            }
             let index = names.iter().position(|n| *n == name);
             if index.is_some() && backslash_last.get() {
-                escaped_argument.set(true);
+                unwritable.set(true);
             }
             match (index, after) {
                 // Where a name would run into the text after it (`$lang_x`), its position
@@ -49,18 +67,29 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
             }
         },
     );
-    if escaped_argument.get() {
+    if unwritable.get() {
         lost.say(
-            "an argument right after a `\\`, which Claude Code reads as its escape: it is text",
+            "an argument right after a `\\` (Claude Code's escape) or `$ARGUMENTS` right \
+             before a `[`: it is text",
         );
     }
     let mut front = String::new();
     if let Some(description) = &prompt.description {
         front.push_str(&format!("description: {}\n", scalar(description)));
     }
-    if !names.is_empty() {
+    // The hint names the positions; with none, it is what describes `$ARGUMENTS`, which an
+    // import takes as that argument's description.
+    let hint = if names.is_empty() {
+        all.and_then(|all| all.description.clone())
+            .filter(|description| description != CLAUDE_ALL_ARGUMENTS_DESCRIPTION)
+    } else {
         let hint: Vec<String> = names.iter().map(|name| format!("[{name}]")).collect();
-        front.push_str(&format!("argument-hint: {}\n", scalar(&hint.join(" "))));
+        Some(hint.join(" "))
+    };
+    if let Some(hint) = hint {
+        front.push_str(&format!("argument-hint: {}\n", scalar(&hint)));
+    }
+    if !names.is_empty() {
         // Quoted where YAML would read a name as something else (`yes`, `null`), which
         // Claude Code would then leave out.
         let listed: Vec<String> = names.iter().map(|name| scalar(name)).collect();

@@ -3,6 +3,11 @@
 
 use serde::Deserialize;
 
+/// The argument `$ARGUMENTS` becomes: the whole text after the command.
+pub const CLAUDE_ALL_ARGUMENTS: &str = "arguments";
+/// Its description when no `argument-hint` gives one.
+pub const CLAUDE_ALL_ARGUMENTS_DESCRIPTION: &str = "The text after the command";
+
 use super::{Source, finish, identifier, translate, var};
 use crate::library::FileError;
 use crate::model::{Prompt, PromptArgument};
@@ -160,11 +165,11 @@ pub(in crate::library) fn claude_command(
     let mut arguments = Vec::new();
     if uses_all {
         arguments.push(PromptArgument {
-            name: "arguments".to_string(),
+            name: CLAUDE_ALL_ARGUMENTS.to_string(),
             description: Some(
                 hint_text
                     .clone()
-                    .unwrap_or_else(|| "The text after the command".to_string()),
+                    .unwrap_or_else(|| CLAUDE_ALL_ARGUMENTS_DESCRIPTION.to_string()),
             ),
             ..PromptArgument::default()
         });
@@ -196,7 +201,7 @@ pub(in crate::library) fn claude_command(
     let template = translate(body, |rest| {
         let (found, length) = placeholder(rest)?;
         let replacement = match found {
-            ClaudePlaceholder::All => var("arguments"),
+            ClaudePlaceholder::All => var(CLAUDE_ALL_ARGUMENTS),
             ClaudePlaceholder::Position(n) => var(position_names.get(&n)?),
             ClaudePlaceholder::Escaped => "$".to_string(),
         };

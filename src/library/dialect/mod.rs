@@ -17,7 +17,7 @@ mod skill;
 mod vscode;
 
 pub(super) use claude_code::claude_command;
-pub use claude_code::claude_substitutes;
+pub use claude_code::{CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, claude_substitutes};
 pub(super) use cursor::cursor_command;
 pub(super) use gemini::gemini_command;
 pub(super) use skill::{name_and_description, skill};
