@@ -65,6 +65,15 @@ pub fn pieces(template: &str) -> Vec<Piece> {
         };
         text(&mut out, &rest[..open], &mut trim_next);
         let tag = &rest[open..];
+        if let Some(raw) = raw_block(tag) {
+            if raw.trim_before {
+                trim_last(&mut out);
+            }
+            push_text(&mut out, raw.text);
+            trim_next = raw.trim_after;
+            rest = raw.rest;
+            continue;
+        }
         let close = match &tag[..2] {
             "{{" => "}}",
             "{%" => "%}",
@@ -87,11 +96,6 @@ pub fn pieces(template: &str) -> Vec<Piece> {
                 Piece::Text(text) => push_text(&mut out, &text),
                 piece => out.push(piece),
             },
-            "%}" if expression == "raw" => {
-                let (raw, after) = raw_block(rest);
-                push_text(&mut out, raw);
-                rest = after;
-            }
             "%}" => out.push(Piece::Code(whole.to_string())),
             _ => {}
         }
@@ -108,10 +112,15 @@ fn text(out: &mut Vec<Piece>, text: &str, trim_next: &mut bool) {
     push_text(out, text);
 }
 
-fn trim_last(out: &mut [Piece]) {
+/// Trims the text before a `{%-` or `{{-`; text that was only whitespace goes, so that no
+/// piece is empty.
+fn trim_last(out: &mut Vec<Piece>) {
     if let Some(Piece::Text(last)) = out.last_mut() {
         let kept = last.trim_end().len();
         last.truncate(kept);
+        if kept == 0 {
+            out.pop();
+        }
     }
 }
 
@@ -128,7 +137,8 @@ fn closing(tag: &str, close: &str) -> Option<usize> {
             Some(q) if b == q => quote = None,
             Some(_) => {}
             None if close != "#}" && (b == b'"' || b == b'\'') => quote = Some(b),
-            None if tag[at..].starts_with(close) => return Some(at + 2),
+            // Bytes, not `str` slices: `at` may fall inside a character of the text.
+            None if bytes[at..].starts_with(close.as_bytes()) => return Some(at + 2),
             None => {}
         }
         at += 1;
@@ -136,22 +146,66 @@ fn closing(tag: &str, close: &str) -> Option<usize> {
     None
 }
 
-/// The text of a `{% raw %}` block and what follows its `{% endraw %}`.
-fn raw_block(rest: &str) -> (&str, &str) {
+/// A `{% raw %}` block: its text, and whether whitespace control trims the text before and
+/// after it.
+struct Raw<'a> {
+    trim_before: bool,
+    text: &'a str,
+    trim_after: bool,
+    rest: &'a str,
+}
+
+/// The `{% raw %}` block at the start of `tag`, read as minijinja's lexer reads one: only
+/// ASCII whitespace around `raw` and `endraw`, `-` trimming inside and outside the block, up
+/// to the first `{% endraw %}`; None for any other tag, or a block never closed.
+fn raw_block(tag: &str) -> Option<Raw<'_>> {
+    let after = tag.strip_prefix("{%")?;
+    let (trim_before, after) = whitespace_control(after);
+    let (length, trim_start) = basic_tag(after, "raw")?;
+    let body = &after[length..];
     let mut search = 0;
-    while let Some(found) = rest[search..].find("{%") {
+    while let Some(found) = body[search..].find("{%") {
         let start = search + found;
-        if let Some(length) = closing(&rest[start..], "%}") {
-            let inner = rest[start + 2..start + length - 2]
-                .trim_matches(['-', '+'])
-                .trim();
-            if inner == "endraw" {
-                return (&rest[..start], &rest[start + length..]);
+        let (trim_end, end_tag) = whitespace_control(&body[start + 2..]);
+        if let Some((length, trim_after)) = basic_tag(end_tag, "endraw") {
+            let mut text = &body[..start];
+            if trim_start {
+                text = text.trim_start();
             }
+            if trim_end {
+                text = text.trim_end();
+            }
+            return Some(Raw {
+                trim_before,
+                text,
+                trim_after,
+                rest: &end_tag[length..],
+            });
         }
         search = start + 2;
     }
-    (rest, "")
+    None
+}
+
+/// Whether `text` starts with `-` (whitespace control that trims), and what follows the `-`
+/// or `+` there is.
+fn whitespace_control(text: &str) -> (bool, &str) {
+    match text.strip_prefix(['-', '+']) {
+        Some(rest) => (text.starts_with('-'), rest),
+        None => (false, text),
+    }
+}
+
+/// `name %}` at the start of `text`, ASCII whitespace around the name: its length, and
+/// whether a `-` before the `%}` trims what follows.
+fn basic_tag(text: &str, name: &str) -> Option<(usize, bool)> {
+    let rest = text.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let rest = rest
+        .strip_prefix(name)?
+        .trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let (trim_after, rest) = whitespace_control(rest);
+    let rest = rest.strip_prefix("%}")?;
+    Some((text.len() - rest.len(), trim_after))
 }
 
 fn expression_piece(expression: &str, whole: &str) -> Piece {
@@ -184,25 +238,30 @@ fn is_identifier(text: &str) -> bool {
         && !matches!(text, "true" | "false" | "none" | "True" | "False" | "None")
 }
 
-/// The value of one quoted string literal that is the whole of `text`.
+/// The value of one quoted string literal that is the whole of `text`, as minijinja reads it
+/// (its escapes `\n`, `\u00e9`, `\x41`, and a `\` before anything else kept): the literal is
+/// checked to be one, then evaluated by minijinja itself, so the text written is the text
+/// a render gives.
 fn string_literal(text: &str) -> Option<String> {
     let quote = text.chars().next().filter(|c| *c == '"' || *c == '\'')?;
     let inner = text.strip_prefix(quote)?.strip_suffix(quote)?;
-    let mut out = String::new();
+    // No quote of its kind inside but an escaped one: `"a" ~ "b"` is no one literal.
     let mut chars = inner.chars();
     while let Some(c) = chars.next() {
         match c {
-            '\\' => match chars.next()? {
-                'n' => out.push('\n'),
-                't' => out.push('\t'),
-                'r' => out.push('\r'),
-                other => out.push(other),
-            },
+            '\\' => {
+                chars.next()?;
+            }
             c if c == quote => return None,
-            c => out.push(c),
+            _ => {}
         }
     }
-    Some(out)
+    let value = minijinja::Environment::new()
+        .compile_expression(text)
+        .ok()?
+        .eval(())
+        .ok()?;
+    value.as_str().map(str::to_string)
 }
 
 #[cfg(test)]
@@ -211,36 +270,69 @@ mod tests {
 
     #[test]
     fn templates_split_into_what_hosts_can_hold() {
-        assert_eq!(
-            pieces("Hi {{ who }}, {{ \"{{\" }} x {% raw %}{{ y }}{% endraw %}{# c #}!"),
-            [
-                Piece::Text("Hi ".into()),
-                Piece::Var("who".into()),
-                Piece::Text(", {{ x {{ y }}!".into()),
-            ]
-        );
-        assert_eq!(
-            pieces("a {{ embed(\"shelf://l/x.md\") }} {{ link('s://y') }}"),
-            [
-                Piece::Text("a ".into()),
-                Piece::Embed("shelf://l/x.md".into()),
-                Piece::Text(" ".into()),
-                Piece::Link("s://y".into()),
-            ]
-        );
-        assert_eq!(
-            pieces("x {%- if a %}{{ a | upper }}{% endif -%}\n y"),
-            [
-                Piece::Text("x".into()),
-                Piece::Code("{%- if a %}".into()),
-                Piece::Code("{{ a | upper }}".into()),
-                Piece::Code("{% endif -%}".into()),
-                Piece::Text("y".into()),
-            ]
-        );
-        assert_eq!(
-            pieces("{{ \"}}\" }} {{ open"),
-            [Piece::Text("}} ".into()), Piece::Code("{{ open".into())]
-        );
+        use Piece::{Code, Embed, Link, Text, Var};
+        let cases: [(&str, Vec<Piece>); 8] = [
+            (
+                "Hi {{ who }}, {{ \"{{\" }} x {% raw %}{{ y }}{% endraw %}{# c #}!",
+                vec![
+                    Text("Hi ".into()),
+                    Var("who".into()),
+                    Text(", {{ x {{ y }}!".into()),
+                ],
+            ),
+            (
+                "a {{ embed(\"shelf://l/x.md\") }} {{ link('s://y') }}",
+                vec![
+                    Text("a ".into()),
+                    Embed("shelf://l/x.md".into()),
+                    Text(" ".into()),
+                    Link("s://y".into()),
+                ],
+            ),
+            (
+                "x {%- if a %}{{ a | upper }}{% endif -%}\n y",
+                vec![
+                    Text("x".into()),
+                    Code("{%- if a %}".into()),
+                    Code("{{ a | upper }}".into()),
+                    Code("{% endif -%}".into()),
+                    Text("y".into()),
+                ],
+            ),
+            (
+                "{{ \"}}\" }} {{ open",
+                vec![Text("}} ".into()), Code("{{ open".into())],
+            ),
+            // String literals mean what they mean to minijinja.
+            (
+                r#"{{ "caf\u00e9 \] \x41\n" }}{{ 'it\'s' }}"#,
+                vec![Text("café \\] A\nit's".into())],
+            ),
+            // A raw block as minijinja reads one: `-` trims inside and out, and its end is
+            // `endraw` between ASCII whitespace only.
+            (
+                "a {%- raw -%}  {{ x }} {%- endraw -%}  b {% raw %}c{% endraw\u{b}%}{% endraw %}",
+                vec![Text("a{{ x }}b c{% endraw\u{b}%}".into())],
+            ),
+            // Text that a `{%-` trims away leaves no piece behind.
+            (
+                "{{ a }}  {%- if b %}",
+                vec![Var("a".into()), Code("{%- if b %}".into())],
+            ),
+            // Characters of several bytes inside tags and comments are stepped over whole.
+            (
+                "a {# café #} b {% if é %}ü{% endif %} {{ \"née\" }}",
+                vec![
+                    Text("a  b ".into()),
+                    Code("{% if é %}".into()),
+                    Text("ü".into()),
+                    Code("{% endif %}".into()),
+                    Text(" née".into()),
+                ],
+            ),
+        ];
+        for (template, expected) in cases {
+            assert_eq!(pieces(template), expected, "{template}");
+        }
     }
 }

@@ -276,6 +276,16 @@ fn read_back(prompt: &Prompt, written: &Written, lost: &mut Lost) {
             if read.name != prompt.name {
                 lost.say(&format!("its name (it imports as '{}')", read.name));
             }
+            // A title or description the file has no place for may still come back from
+            // the body's first heading or paragraph; only one that does not is lost.
+            for (what, had, back) in [
+                ("title", &prompt.title, &read.title),
+                ("description", &prompt.description, &read.description),
+            ] {
+                if had.is_some() && back != had {
+                    lost.say(&format!("its {what}"));
+                }
+            }
             let names = |prompt: &Prompt| -> Vec<String> {
                 prompt.arguments.iter().map(|a| a.name.clone()).collect()
             };
@@ -284,6 +294,18 @@ fn read_back(prompt: &Prompt, written: &Written, lost: &mut Lost) {
                     "its argument names (it imports with [{}])",
                     names(&read).join(", ")
                 ));
+            }
+            if !lost.arguments_in_text {
+                for argument in &prompt.arguments {
+                    let back = read.arguments.iter().find(|a| a.name == argument.name);
+                    let had = argument.description.as_ref().or(argument.title.as_ref());
+                    if let Some(back) = back
+                        && had.is_some()
+                        && back.description.as_ref() != had
+                    {
+                        lost.say(&format!("argument {}'s description", argument.name));
+                    }
+                }
             }
         }
         Ok(_) => lost.say(&format!(
@@ -316,8 +338,11 @@ impl Lost {
         }
     }
 
-    /// The argument details beyond a name that a format without typed arguments drops.
-    pub fn argument_details(&mut self, prompt: &Prompt, keeps_descriptions: bool) {
+    /// The argument details beyond a name and description that a format without typed
+    /// arguments drops. Whether a description comes back is for the read back to say where
+    /// the arguments are placeholders; where they are written into the text, the closing list
+    /// of `arguments_note` keeps it.
+    pub fn argument_details(&mut self, prompt: &Prompt) {
         for argument in &prompt.arguments {
             let mut details = Vec::new();
             if argument.kind != ArgumentType::String {
@@ -337,9 +362,6 @@ impl Lost {
             }
             if argument.completion.is_some() {
                 details.push("completion".to_string());
-            }
-            if !keeps_descriptions && (argument.description.is_some() || argument.title.is_some()) {
-                details.push("description".to_string());
             }
             if !details.is_empty() {
                 self.say(&format!(
@@ -363,8 +385,10 @@ fn shorten(text: &str) -> String {
 }
 
 /// The body of a command format: `literal` writes text, `var` an argument (given the
-/// character after it), embedded text put in
-/// its place, and a markdown link to the URI for a link or an embed the file cannot hold.
+/// character after it), embedded text put in its place, and a markdown link to the URI for a
+/// link or an embed the file cannot hold. `literal` is given each run of text between two
+/// arguments whole, so that what it escapes is read as the host will read it, not piece by
+/// piece (`$` at the end of one piece and `1` at the start of the next are `$1` to a host).
 pub(super) fn command_text(
     source: &Source,
     lost: &mut Lost,
@@ -372,10 +396,12 @@ pub(super) fn command_text(
     mut var: impl FnMut(&str, Option<char>) -> String,
 ) -> String {
     let mut out = String::new();
+    let mut run = String::new();
     for (at, piece) in source.pieces.iter().enumerate() {
         match piece {
-            Piece::Text(text) => out.push_str(&literal(text)),
+            Piece::Text(text) | Piece::Code(text) => run.push_str(text),
             Piece::Var(name) => {
+                out.push_str(&literal(&std::mem::take(&mut run)));
                 // What follows decides how some hosts can write the placeholder.
                 let next = match source.pieces.get(at + 1) {
                     Some(Piece::Text(text)) => text.chars().next(),
@@ -383,15 +409,14 @@ pub(super) fn command_text(
                 };
                 out.push_str(&var(name, next))
             }
-            Piece::Code(code) => out.push_str(&literal(code)),
             Piece::Embed(uri) => match source.resources.get(uri) {
-                Some((_, Content::Text(text))) => out.push_str(&literal(text)),
+                Some((_, Content::Text(text))) => run.push_str(text),
                 _ => {
                     lost.say(&format!(
                         "the embedded resource {uri} (not text, or not in the library): \
                          written as a link"
                     ));
-                    out.push_str(&literal(&format!("[{uri}]({uri})")));
+                    run.push_str(&format!("[{uri}]({uri})"));
                 }
             },
             Piece::Link(uri) => {
@@ -410,10 +435,11 @@ pub(super) fn command_text(
                             .unwrap_or(stored.info.name.clone())
                     })
                     .unwrap_or_else(|| uri.clone());
-                out.push_str(&literal(&format!("[{label}]({uri})")));
+                run.push_str(&format!("[{label}]({uri})"));
             }
         }
     }
+    out.push_str(&literal(&run));
     out
 }
 

@@ -5,7 +5,7 @@
 //! back and compared with the stored item, and any difference (something the format cannot
 //! say) is reported rather than hidden.
 
-mod body;
+pub mod body;
 mod hosts;
 
 pub use hosts::Format;

@@ -36,7 +36,9 @@ mod value_table;
 use serde::Deserialize;
 
 pub use dialect::{
-    MAX_SKILL_DESCRIPTION, PromptList, prompt_list, skill_front_matter, validate_skill_name,
+    CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, MAX_SKILL_DESCRIPTION, PromptList,
+    claude_substitutes, prompt_list, skill_front_matter, validate_skill_name, vscode_fills,
+    vscode_variable,
 };
 pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
 pub use media::{is_textual, served_as};

@@ -28,24 +28,28 @@ pub(super) fn heading_and_paragraph(body: &str) -> (Option<String>, Option<Strin
 
 /// A prompt body's title and description: its first level-1 heading and first paragraph
 /// that hold no template code and no placeholder (`{{`, `{%`, `{#`, `$ARGUMENTS`, `$1`,
-/// `${...}`, `` !`command` ``); None where there is none.
+/// `$name`, `${...}`, `` !`command` ``); None where there is none.
 pub(super) fn prompt_heading_and_paragraph(body: &str) -> (Option<String>, Option<String>) {
     first_heading_and_paragraph(body, |level, text| {
         level.is_none_or(|level| level == HeadingLevel::H1) && !has_template_code(text)
     })
 }
 
-/// Whether `text` holds something a host would show as code rather than words.
+/// Whether `text` holds something a host would show as code rather than words: template
+/// code, or a placeholder of some host: `$1` (but not an amount, `$10`), `$name` (Claude
+/// Code's named arguments, which an export writes for any prompt's arguments, and shell
+/// variables), `${...}`.
 fn has_template_code(text: &str) -> bool {
-    ["{{", "{%", "{#", "$ARGUMENTS", "${", "!`"]
+    ["{{", "{%", "{#", "${", "!`"]
         .iter()
         .any(|code| text.contains(code))
         || text.match_indices('$').any(|(at, _)| {
-            let digits = text[at + 1..]
-                .bytes()
-                .take_while(u8::is_ascii_digit)
-                .count();
+            let after = &text.as_bytes()[at + 1..];
+            let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
             digits == 1
+                || after
+                    .first()
+                    .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
         })
 }
 
@@ -118,5 +122,11 @@ mod tests {
         assert_eq!(description.as_deref(), Some("It costs $10."));
         let (title, _) = prompt_heading_and_paragraph("# Review\n\nText.\n");
         assert_eq!(title.as_deref(), Some("Review"));
+        // A named placeholder, as a Claude Code export writes any argument, is no prose.
+        let (title, description) = prompt_heading_and_paragraph(
+            "# Audit $site\n\nAudit $site now.\n\n# Audit\n\nCheck $_x.\n\nCosts $10 a site.\n",
+        );
+        assert_eq!(title.as_deref(), Some("Audit"));
+        assert_eq!(description.as_deref(), Some("Costs $10 a site."));
     }
 }

@@ -249,8 +249,10 @@ fn cursor_commands_are_plain_markdown_naming_their_arguments() {
         "{text}"
     );
     assert!(text.ends_with("Arguments, in the text after the command:\n\n- <file>: The file to fix\n- <level> (optional)\n"), "{text}");
+    // Its description is not the text's first paragraph, so it does not come back.
     assert!(
-        stderr.contains("prompt fix: cursor-commands cannot say its title and description"),
+        stderr.contains("prompt fix: cursor-commands cannot say its arguments as fields")
+            && stderr.contains("values; its description\n"),
         "{stderr}"
     );
 

@@ -30,6 +30,7 @@ mod readonly;
 mod render;
 mod replaced;
 mod replica;
+mod round_trip;
 mod search;
 mod server;
 mod skill_folders;

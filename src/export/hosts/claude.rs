@@ -1,31 +1,60 @@
 //! Claude Code commands: `.claude/commands/NAME.md` with `description`, `argument-hint` and
-//! `arguments` (the names, in order) in the front matter, and each argument written `$name`.
+//! `arguments` (the names, in order) in the front matter, and each argument written `$name`,
+//! but the argument `arguments`, written `$ARGUMENTS` (the whole text after the command), as
+//! an import of a command with `$ARGUMENTS` makes it.
 //!
 //! Named placeholders rather than positions: Claude Code counts `$0` as the first argument
 //! while its older documentation counted from `$1`, and a name means the same in both.
 
+use std::cell::Cell;
+
 use super::{File, Lost, Source, Written, command_text, flat_file_name};
 use crate::library::emit::scalar;
+use crate::library::{CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, claude_substitutes};
 
 pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     let prompt = source.prompt;
-    let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
-    if prompt.title.is_some() {
-        lost.say("its title");
-    }
+    // The argument `arguments` is `$ARGUMENTS`, the whole text after the command, as an
+    // import reads it; the others are named positions.
+    let all = prompt
+        .arguments
+        .iter()
+        .find(|a| a.name == CLAUDE_ALL_ARGUMENTS);
+    let names: Vec<&str> = prompt
+        .arguments
+        .iter()
+        .map(|a| a.name.as_str())
+        .filter(|name| *name != CLAUDE_ALL_ARGUMENTS)
+        .collect();
     if !prompt.icons.is_empty() {
         lost.say("its icons");
     }
-    lost.argument_details(prompt, false);
+    lost.argument_details(prompt);
     if prompt.arguments.iter().any(|a| a.required) {
         lost.say("which arguments are required (a command runs with or without them)");
     }
+    // Whether the text so far ends in `\`, which would make the next placeholder an escape;
+    // and whether one did. Claude Code has no way to write a `\` right before a placeholder,
+    // nor `$ARGUMENTS` right before `[`, which would read as `$ARGUMENTS[N]`.
+    let backslash_last = Cell::new(false);
+    let unwritable = Cell::new(false);
     let body = command_text(
         source,
         lost,
-        |text| escape(text, &names),
+        |text| {
+            let escaped = escape(text, &names);
+            backslash_last.set(escaped.ends_with('\\'));
+            escaped
+        },
         |name, after| {
+            if name == CLAUDE_ALL_ARGUMENTS && all.is_some() {
+                unwritable.set(unwritable.get() || backslash_last.get() || after == Some('['));
+                return "$ARGUMENTS".to_string();
+            }
             let index = names.iter().position(|n| *n == name);
+            if index.is_some() && backslash_last.get() {
+                unwritable.set(true);
+            }
             match (index, after) {
                 // Where a name would run into the text after it (`$lang_x`), its position
                 // is used.
@@ -38,13 +67,29 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
             }
         },
     );
+    if unwritable.get() {
+        lost.say(
+            "an argument right after a `\\` (Claude Code's escape) or `$ARGUMENTS` right \
+             before a `[`: it is text",
+        );
+    }
     let mut front = String::new();
     if let Some(description) = &prompt.description {
         front.push_str(&format!("description: {}\n", scalar(description)));
     }
-    if !names.is_empty() {
+    // The hint names the positions; with none, it is what describes `$ARGUMENTS`, which an
+    // import takes as that argument's description.
+    let hint = if names.is_empty() {
+        all.and_then(|all| all.description.clone())
+            .filter(|description| description != CLAUDE_ALL_ARGUMENTS_DESCRIPTION)
+    } else {
         let hint: Vec<String> = names.iter().map(|name| format!("[{name}]")).collect();
-        front.push_str(&format!("argument-hint: {}\n", scalar(&hint.join(" "))));
+        Some(hint.join(" "))
+    };
+    if let Some(hint) = hint {
+        front.push_str(&format!("argument-hint: {}\n", scalar(&hint)));
+    }
+    if !names.is_empty() {
         // Quoted where YAML would read a name as something else (`yes`, `null`), which
         // Claude Code would then leave out.
         let listed: Vec<String> = names.iter().map(|name| scalar(name)).collect();
@@ -65,27 +110,18 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     })
 }
 
-/// Text with a `\` before every `$` that Claude Code would take for a placeholder: a digit,
-/// `ARGUMENTS`, or one of the command's argument names not followed by a word character.
+/// Text with a `\` before every `$` that Claude Code would take for a placeholder, as an
+/// import reads them: `$1`..`$9`, `$ARGUMENTS`, or one of the command's argument names not
+/// followed by a word character. `$10`, `$100` and `$0` are text to both and stay as they are.
 fn escape(text: &str, names: &[&str]) -> String {
     let mut out = String::with_capacity(text.len());
     for (at, c) in text.char_indices() {
-        if c == '$' && is_placeholder(&text[at + 1..], names) {
+        if claude_substitutes(&text[at..], names) {
             out.push('\\');
         }
         out.push(c);
     }
     out
-}
-
-fn is_placeholder(after: &str, names: &[&str]) -> bool {
-    after.starts_with(|c: char| c.is_ascii_digit())
-        || after.starts_with("ARGUMENTS")
-        || names.iter().any(|name| {
-            after.strip_prefix(name).is_some_and(|rest| {
-                !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '[')
-            })
-        })
 }
 
 #[cfg(test)]
@@ -98,5 +134,11 @@ mod tests {
             escape("costs $5, $ARGUMENTS, $file and $files", &["file"]),
             "costs \\$5, \\$ARGUMENTS, \\$file and $files"
         );
+        // What an import reads as text is left alone, so escaping never grows.
+        assert_eq!(
+            escape("$100, $0, $10 and \\$", &[]),
+            "$100, $0, $10 and \\$"
+        );
+        assert_eq!(escape("\\$1", &[]), "\\\\$1");
     }
 }

@@ -6,16 +6,13 @@ use super::{File, Lost, Source, Written, arguments_note, command_text, flat_file
 
 pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     let prompt = source.prompt;
-    if prompt.title.is_some() || prompt.description.is_some() {
-        lost.say("its title and description");
-    }
     if !prompt.icons.is_empty() {
         lost.say("its icons");
     }
     if !prompt.arguments.is_empty() {
         lost.arguments_in_text("they are named in the text, for the model");
     }
-    lost.argument_details(prompt, true);
+    lost.argument_details(prompt);
     let body = command_text(
         source,
         lost,

@@ -9,9 +9,6 @@ use crate::export::safe_segment;
 
 pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     let prompt = source.prompt;
-    if prompt.title.is_some() {
-        lost.say("its title");
-    }
     if !prompt.icons.is_empty() {
         lost.say("its icons");
     }
@@ -19,8 +16,7 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     if prompt.arguments.len() > 1 {
         lost.arguments_in_text("Gemini CLI passes one text; they are named in it");
     }
-    // With several arguments the closing list keeps their descriptions; `{{args}}` keeps none.
-    lost.argument_details(prompt, !single);
+    lost.argument_details(prompt);
     let body = command_text(
         source,
         lost,
@@ -33,10 +29,19 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
             }
         },
     );
-    if source.pieces.iter().any(|piece| {
-        matches!(piece, crate::export::body::Piece::Text(text)
+    // A Gemini CLI command's own `!{...}` and `@{...}` do in Gemini CLI what they did before
+    // (a prompt read from a `.toml` file is a Gemini CLI command's: no other file is one).
+    let from_gemini = prompt
+        .origin
+        .path
+        .as_deref()
+        .is_some_and(|path| path.ends_with(".toml"));
+    if !from_gemini
+        && source.pieces.iter().any(|piece| {
+            matches!(piece, crate::export::body::Piece::Text(text)
             if text.contains("{{args}}") || text.contains("!{") || text.contains("@{"))
-    }) {
+        })
+    {
         lost.say(
             "text with `{{args}}`, `!{` or `@{` in it, which Gemini CLI fills in, runs as a \
              shell command or reads as a file",

@@ -42,7 +42,7 @@ pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
     if !prompt.arguments.is_empty() {
         lost.arguments_in_text("they are named in the text, for the model");
     }
-    lost.argument_details(prompt, true);
+    lost.argument_details(prompt);
     let folder = format!(".agents/skills/{name}");
     let mut files = Vec::new();
     // URI -> the file it is written to, relative to the skill's folder.

@@ -1,19 +1,20 @@
 //! VS Code prompt files: `.github/prompts/NAME.prompt.md` with `name` (when the file name
 //! cannot be it), `description` and `agent` in the front matter, and each argument written
-//! `${input:name:description}`, which VS Code asks for when the prompt is run.
+//! `${input:name:description}`, which VS Code asks for when the prompt is run, except the
+//! arguments an import made of VS Code's editor variables, written back as those variables
+//! (`${file}`, `${selection}`), which VS Code fills in itself.
 
 use super::{File, Lost, Source, Written, command_text, flat_file_name};
+use crate::export::body::Piece;
 use crate::library::emit::scalar;
+use crate::library::{vscode_fills, vscode_variable};
 
 pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     let prompt = source.prompt;
-    if prompt.title.is_some() {
-        lost.say("its title");
-    }
     if !prompt.icons.is_empty() {
         lost.say("its icons");
     }
-    lost.argument_details(prompt, true);
+    lost.argument_details(prompt);
     if prompt.arguments.iter().any(|a| !a.required) {
         lost.say("optional arguments (VS Code asks for every ${input:...})");
     }
@@ -26,11 +27,17 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
             let Some(argument) = prompt.arguments.iter().find(|a| a.name == name) else {
                 return String::new();
             };
+            // An editor variable stays one: VS Code fills it in, nobody types it.
+            if let Some(variable) = vscode_variable(argument) {
+                return format!("${{{variable}}}");
+            }
             let placeholder = argument
                 .description
                 .as_ref()
                 .or(argument.title.as_ref())
                 .filter(|_| !described.contains(&argument.name))
+                // VS Code ends the placeholder at its first `}`, and a line break ends the
+                // variable; the read back says when the description changes.
                 .map(|text| text.replace(['}', '\n', '\r'], " ").trim().to_string())
                 .filter(|text| !text.is_empty());
             described.push(argument.name.clone());
@@ -40,12 +47,16 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
             }
         },
     );
+    let fills = |text: &str| {
+        text.match_indices("${")
+            .any(|(at, _)| vscode_fills(&text[at..]))
+    };
     if source
         .pieces
         .iter()
-        .any(|piece| matches!(piece, crate::export::body::Piece::Text(text) if text.contains("${")))
+        .any(|piece| matches!(piece, Piece::Text(text) | Piece::Code(text) if fills(text)))
     {
-        lost.say("text with `${` in it, which VS Code may read as a variable");
+        lost.say("text that VS Code fills in as a variable (`${file}`, `${input:...}`)");
     }
     let file_name = flat_file_name(&prompt.name);
     let mut front = String::new();

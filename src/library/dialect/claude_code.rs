@@ -3,6 +3,11 @@
 
 use serde::Deserialize;
 
+/// The argument `$ARGUMENTS` becomes: the whole text after the command.
+pub const CLAUDE_ALL_ARGUMENTS: &str = "arguments";
+/// Its description when no `argument-hint` gives one.
+pub const CLAUDE_ALL_ARGUMENTS_DESCRIPTION: &str = "The text after the command";
+
 use super::{Source, finish, identifier, translate, var};
 use crate::library::FileError;
 use crate::model::{Prompt, PromptArgument};
@@ -160,11 +165,11 @@ pub(in crate::library) fn claude_command(
     let mut arguments = Vec::new();
     if uses_all {
         arguments.push(PromptArgument {
-            name: "arguments".to_string(),
+            name: CLAUDE_ALL_ARGUMENTS.to_string(),
             description: Some(
                 hint_text
                     .clone()
-                    .unwrap_or_else(|| "The text after the command".to_string()),
+                    .unwrap_or_else(|| CLAUDE_ALL_ARGUMENTS_DESCRIPTION.to_string()),
             ),
             ..PromptArgument::default()
         });
@@ -196,7 +201,7 @@ pub(in crate::library) fn claude_command(
     let template = translate(body, |rest| {
         let (found, length) = placeholder(rest)?;
         let replacement = match found {
-            ClaudePlaceholder::All => var("arguments"),
+            ClaudePlaceholder::All => var(CLAUDE_ALL_ARGUMENTS),
             ClaudePlaceholder::Position(n) => var(position_names.get(&n)?),
             ClaudePlaceholder::Escaped => "$".to_string(),
         };
@@ -235,8 +240,10 @@ enum ClaudePlaceholder {
 /// The placeholder at the start of `rest` and its length. `names` are the names `arguments`
 /// gives, with their positions, longest first.
 fn claude_placeholder(rest: &str, names: &[(usize, &str)]) -> Option<(ClaudePlaceholder, usize)> {
-    if let Some(after) = rest.strip_prefix("\\") {
-        return claude_placeholder(after, names).map(|_| (ClaudePlaceholder::Escaped, 2));
+    if let Some(after) = rest.strip_prefix('\\') {
+        // Only a `$` right after it: in `\\$1` the first `\` is text and the second escapes.
+        return (after.starts_with('$') && claude_placeholder(after, names).is_some())
+            .then_some((ClaudePlaceholder::Escaped, 2));
     }
     let after = rest.strip_prefix('$')?;
     if let Some(index) = after.strip_prefix("ARGUMENTS[") {
@@ -261,6 +268,19 @@ fn claude_placeholder(rest: &str, names: &[(usize, &str)]) -> Option<(ClaudePlac
         }
     }
     claude_position(rest).map(|n| (ClaudePlaceholder::Position(n), 2))
+}
+
+/// Whether an import reads the `$` at the start of `rest` as a placeholder of a command whose
+/// front matter `arguments` lists `names`: the `$`s an export must write `\$` to keep as text.
+/// Exactly those, so that an import of the export reads every `\$` back as `$` and the next
+/// export escapes the same ones again, never one more.
+pub fn claude_substitutes(rest: &str, names: &[&str]) -> bool {
+    let positions: Vec<(usize, &str)> = names
+        .iter()
+        .enumerate()
+        .map(|(at, name)| (at + 1, *name))
+        .collect();
+    rest.starts_with('$') && claude_placeholder(rest, &positions).is_some()
 }
 
 /// `$1`..`$9` not followed by another digit (`$100` is an amount of money, not `$1` + "00").
@@ -331,6 +351,11 @@ mod tests {
             prompt.messages[0].body,
             "Fix {{ file }} at {{ level }} ({{ file }}, $files, $file_x). Costs $5, not $level."
         );
+        // A `\` before an escape is text: `\\$1` is `\` and the text `$1`.
+        let prompt = claude_command(None, "a \\\\$1 b \\$100\n", source()).unwrap();
+        assert!(prompt.arguments.is_empty());
+        assert_eq!(prompt.messages[0].body, "a \\$1 b \\$100");
+        assert!(claude_substitutes("$file.", &["file"]) && !claude_substitutes("$100", &[]));
         let prompt = claude_command(Some("arguments: a b\n"), "$b then $a\n", source()).unwrap();
         let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);

@@ -19,12 +19,14 @@ mod skill;
 mod vscode;
 
 pub(super) use claude_code::claude_command;
+pub use claude_code::{CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, claude_substitutes};
 pub(super) use cursor::cursor_command;
 pub(super) use gemini::{gemini_command, is_gemini_command};
 pub use prompt_list::{PromptList, prompt_list};
 pub use skill::{MAX_SKILL_DESCRIPTION, skill_front_matter, validate_skill_name};
 pub(super) use skill::{description_warning, skill};
 pub(super) use vscode::{is_vscode_prompt, vscode_prompt};
+pub use vscode::{vscode_fills, vscode_variable};
 
 use super::FileError;
 use super::prompt_file::sanitize_name;

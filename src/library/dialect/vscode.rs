@@ -119,14 +119,40 @@ fn vscode_placeholder(rest: &str) -> Option<VsCodePlaceholder> {
             length,
         });
     }
-    let (_, argument, description) = VSCODE_VARIABLES
+    let (variable, argument, description) = VSCODE_VARIABLES
         .iter()
         .find(|(variable, _, _)| *variable == inner)?;
     Some(VsCodePlaceholder {
         argument: argument.to_string(),
-        description: Some(format!("{description} (VS Code's ${{{inner}}})")),
+        description: Some(variable_description(variable, description)),
         length,
     })
+}
+
+/// The description an editor variable's argument gets, which names the variable: it is how
+/// an export knows the argument for the variable it was.
+fn variable_description(variable: &str, description: &str) -> String {
+    format!("{description} (VS Code's ${{{variable}}})")
+}
+
+/// Whether VS Code fills in the `${...}` at the start of `rest` (an input or an editor
+/// variable), so that text holding it would not stay text in a prompt file.
+pub fn vscode_fills(rest: &str) -> bool {
+    vscode_placeholder(rest).is_some()
+}
+
+/// The editor variable (`file`, `selection`, ...) that `argument` is what an import made of:
+/// its name and description as the import gives them. An export writes it back as that
+/// variable, which VS Code fills in itself, rather than as an input the user must type.
+pub fn vscode_variable(argument: &PromptArgument) -> Option<&'static str> {
+    VSCODE_VARIABLES
+        .iter()
+        .find(|(variable, name, description)| {
+            argument.name == *name
+                && argument.description.as_deref()
+                    == Some(variable_description(variable, description).as_str())
+        })
+        .map(|(variable, _, _)| *variable)
 }
 
 /// A VS Code prompt file: `${input:name:placeholder}` becomes the required argument `name`
@@ -239,5 +265,16 @@ mod tests {
             prompt.messages[0].body,
             "Make {{ component_name }} in {{ file }}; keep ${env:HOME} and `${x}`"
         );
+        // The argument made of `${file}` is known as that variable; an input is not.
+        assert_eq!(vscode_variable(&prompt.arguments[1]), Some("file"));
+        assert_eq!(vscode_variable(&prompt.arguments[0]), None);
+        let input = vscode_prompt(None, "Open ${input:file}\n", source()).unwrap();
+        assert_eq!(vscode_variable(&input.arguments[0]), None);
+        let selected = vscode_prompt(None, "Fix ${selectedText}\n", source()).unwrap();
+        assert_eq!(
+            vscode_variable(&selected.arguments[0]),
+            Some("selectedText")
+        );
+        assert!(vscode_fills("${workspaceFolder}/x") && !vscode_fills("${env:HOME}"));
     }
 }
