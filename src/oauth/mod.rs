@@ -99,6 +99,8 @@ pub struct Verifier {
     resource: String,
     scopes: Scopes,
     keys: jwks::Keys,
+    /// Tokens found valid, until they expire.
+    kept: Kept,
 }
 
 /// The claims read beyond those `jsonwebtoken` checks.
@@ -108,6 +110,62 @@ struct Claims {
     scope: Option<String>,
     #[serde(default)]
     sub: Option<String>,
+    /// Checked by `jsonwebtoken`; read again to know how long the token may be kept.
+    #[serde(default)]
+    exp: u64,
+}
+
+/// Tokens found valid, by their blake3 hash, each until it expires (`exp` and `LEEWAY`), so a
+/// token presented again (every request of a host carries the same one) costs a hash and a
+/// lookup rather than a signature check. Keys that leave the key set do not end a kept
+/// token sooner: like any token, it is good until its `exp`.
+#[derive(Default)]
+struct Kept(std::sync::Mutex<std::collections::HashMap<[u8; 32], Granted>>);
+
+/// At most this many tokens are kept (about 100 bytes each); when full, the expired go, and
+/// if none has, all.
+const MAX_KEPT: usize = 4_096;
+
+struct Granted {
+    seen: Visibility,
+    subject: String,
+    /// Unix seconds after which the token is checked again (and refused as expired).
+    until: u64,
+}
+
+impl Kept {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<[u8; 32], Granted>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn find(&self, token: &str, now: u64) -> Option<Verdict> {
+        let kept = self.lock();
+        let granted = kept.get(blake3::hash(token.as_bytes()).as_bytes())?;
+        (now < granted.until).then(|| Verdict::Granted {
+            seen: granted.seen.clone(),
+            subject: granted.subject.clone(),
+        })
+    }
+
+    fn keep(&self, token: &str, granted: Granted, now: u64) {
+        let mut kept = self.lock();
+        if kept.len() >= MAX_KEPT {
+            kept.retain(|_, granted| now < granted.until);
+            if kept.len() >= MAX_KEPT {
+                kept.clear();
+            }
+        }
+        kept.insert(*blake3::hash(token.as_bytes()).as_bytes(), granted);
+    }
+}
+
+/// Unix seconds now.
+fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
 }
 
 impl Verifier {
@@ -126,6 +184,7 @@ impl Verifier {
                 prefix: config.scope_prefix.clone(),
             },
             keys: jwks::Keys::load(config.jwks.clone())?,
+            kept: Kept::default(),
         })
     }
 
@@ -141,9 +200,18 @@ impl Verifier {
         &self.scopes
     }
 
+    /// What `token` was granted when it was last found valid, if that was before and it has
+    /// not expired since; None: `check` it. A lookup in memory, never the network.
+    pub fn kept(&self, token: &str) -> Option<Verdict> {
+        self.kept.find(token, now_secs())
+    }
+
     /// Checks `token`. May read the key set again (`jwks::Keys::find`), so it blocks: call
     /// it off the async workers.
     pub fn check(&self, token: &str) -> Verdict {
+        if let Some(verdict) = self.kept(token) {
+            return verdict;
+        }
         let Ok(header) = jsonwebtoken::decode_header(token) else {
             return Verdict::Invalid(
                 "the token is not a signed JWT with an algorithm this server knows",
@@ -173,10 +241,16 @@ impl Verifier {
             .scopes
             .visibility(claims.scope.as_deref().unwrap_or(""))
         {
-            Some(seen) => Verdict::Granted {
-                seen,
-                subject: claims.sub.unwrap_or_default(),
-            },
+            Some(seen) => {
+                let subject = claims.sub.unwrap_or_default();
+                let granted = Granted {
+                    seen: seen.clone(),
+                    subject: subject.clone(),
+                    until: claims.exp.saturating_add(LEEWAY),
+                };
+                self.kept.keep(token, granted, now_secs());
+                Verdict::Granted { seen, subject }
+            }
             None => Verdict::Insufficient,
         }
     }
@@ -224,5 +298,29 @@ mod tests {
         ] {
             assert_eq!(scopes.visibility(nothing), None, "{nothing}");
         }
+    }
+
+    #[test]
+    fn a_token_is_kept_until_it_expires_and_what_is_kept_stays_bounded() {
+        let kept = Kept::default();
+        let granted = |until| Granted {
+            seen: Visibility::Everything,
+            subject: "someone".into(),
+            until,
+        };
+        kept.keep("a.b.c", granted(100), 50);
+        assert_eq!(
+            kept.find("a.b.c", 99),
+            Some(Verdict::Granted {
+                seen: Visibility::Everything,
+                subject: "someone".into()
+            })
+        );
+        assert_eq!(kept.find("a.b.c", 100), None, "expired: checked again");
+        assert_eq!(kept.find("x.y.z", 50), None, "never checked");
+        for n in 0..MAX_KEPT + 10 {
+            kept.keep(&format!("token-{n}"), granted(1_000), 50);
+        }
+        assert!(kept.lock().len() <= MAX_KEPT);
     }
 }

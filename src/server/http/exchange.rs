@@ -247,7 +247,13 @@ async fn access(
     let checking = Arc::clone(verifier);
     let credential: Arc<str> = token.into();
     let presented = Arc::clone(&credential);
-    let verdict = match tokio::task::spawn_blocking(move || checking.check(&presented)).await {
+    // A token found valid before is taken from memory, here; only one not seen yet is
+    // checked on the blocking pool (that may fetch the key set).
+    let checked = match verifier.kept(&credential) {
+        Some(verdict) => Ok(verdict),
+        None => tokio::task::spawn_blocking(move || checking.check(&presented)).await,
+    };
+    let verdict = match checked {
         Ok(verdict) => verdict,
         Err(err) => {
             tracing::error!("an access token's check failed: {err}");
