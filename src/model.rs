@@ -2,7 +2,28 @@
 //! store keeps them and every other part passes them around. No I/O here. Items serialize
 //! (serde) as the history keeps their versions (`store::history`).
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
+
+/// The most characters of a description that a list a host shows holds.
+pub const LISTED_DESCRIPTION: usize = 300;
+
+/// A description as a list shows it: whole up to `LISTED_DESCRIPTION` characters, else cut
+/// at a word with an ellipsis. A host shows a prompt list as a menu, where an agent file's
+/// thousand-character description would bury every other entry; the whole text stays with
+/// the item (`prompts/get`, `prompt show`).
+pub fn listed_description(text: &str) -> Cow<'_, str> {
+    if text.chars().count() <= LISTED_DESCRIPTION {
+        return Cow::Borrowed(text);
+    }
+    let cut: String = text.chars().take(LISTED_DESCRIPTION).collect();
+    let at_word = cut
+        .rfind(char::is_whitespace)
+        .filter(|&at| at > LISTED_DESCRIPTION / 2)
+        .unwrap_or(cut.len());
+    Cow::Owned(format!("{}…", cut[..at_word].trim_end()))
+}
 
 /// A blake3 digest of an item's canonical form; equal hashes mean nothing changed.
 pub type ContentHash = [u8; 32];

@@ -9,16 +9,7 @@ use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 /// A description taken from a paragraph is for lists a host shows: a long paragraph (a
 /// whole document with no blank line, say) is cut at a word, with an ellipsis.
 fn summary(paragraph: &str) -> String {
-    const LONGEST: usize = 300;
-    if paragraph.chars().count() <= LONGEST {
-        return paragraph.to_string();
-    }
-    let cut: String = paragraph.chars().take(LONGEST).collect();
-    let at_word = cut
-        .rfind(char::is_whitespace)
-        .filter(|&at| at > LONGEST / 2)
-        .unwrap_or(cut.len());
-    format!("{}…", cut[..at_word].trim_end())
+    crate::model::listed_description(paragraph).into_owned()
 }
 
 /// A document's first heading (of any level) and first paragraph, as plain text.
@@ -28,10 +19,36 @@ pub(super) fn heading_and_paragraph(body: &str) -> (Option<String>, Option<Strin
 
 /// A prompt body's title and description: its first level-1 heading and first paragraph
 /// that hold no template code and no placeholder (`{{`, `{%`, `{#`, `$ARGUMENTS`, `$1`,
-/// `$name`, `${...}`, `` !`command` ``); None where there is none.
+/// `$name`, `${...}`, `` !`command` ``, an output template's `{FEATURE_NAME}`), the heading
+/// not a section label in capitals (`# PLAN`, which names a part of the answer the prompt
+/// asks for); None where there is none.
 pub(super) fn prompt_heading_and_paragraph(body: &str) -> (Option<String>, Option<String>) {
     first_heading_and_paragraph(body, |level, text| {
-        level.is_none_or(|level| level == HeadingLevel::H1) && !has_template_code(text)
+        let heading_ok = match level {
+            None => true,
+            Some(level) => level == HeadingLevel::H1 && !is_label(text),
+        };
+        heading_ok && !has_template_code(text) && !has_fill_in(text)
+    })
+}
+
+/// Whether a heading's letters are all capitals (two or more of them): `# PLAN`, `# OUTPUT
+/// FORMAT`, the labels of an output template's parts.
+fn is_label(heading: &str) -> bool {
+    let letters: Vec<char> = heading.chars().filter(|c| c.is_alphabetic()).collect();
+    letters.len() >= 2 && letters.iter().all(|c| c.is_uppercase())
+}
+
+/// Whether `text` holds a fill-in of an output template: a word in single braces,
+/// `{FEATURE_NAME}`, `{name}`.
+fn has_fill_in(text: &str) -> bool {
+    text.split('{').skip(1).any(|after| {
+        after.split_once('}').is_some_and(|(inside, _)| {
+            !inside.is_empty()
+                && inside
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        })
     })
 }
 
@@ -128,5 +145,18 @@ mod tests {
         );
         assert_eq!(title.as_deref(), Some("Audit"));
         assert_eq!(description.as_deref(), Some("Costs $10 a site."));
+        // An output template's labels and fill-ins are not the prompt's title either.
+        let (title, description) = prompt_heading_and_paragraph(
+            "# PLAN\n\nFor {FEATURE_NAME}: steps.\n\n# {FEATURE_NAME}\n\n# Plan a feature\n\n\
+             Write the plan.\n",
+        );
+        assert_eq!(title.as_deref(), Some("Plan a feature"));
+        assert_eq!(description.as_deref(), Some("Write the plan."));
+        let (title, _) = prompt_heading_and_paragraph("# Set {a, b}\n");
+        assert_eq!(
+            title.as_deref(),
+            Some("Set {a, b}"),
+            "braces of prose are prose"
+        );
     }
 }

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::common::{TestContext, describe, snapshot};
 
@@ -189,6 +189,54 @@ fn descriptions_and_titles_never_show_template_code() {
     let commit = prompt(&ctx, "commit");
     assert!(commit["title"].is_null(), "{commit}");
     assert!(commit["description"].is_null(), "{commit}");
+}
+
+#[test]
+fn an_output_templates_labels_and_fill_ins_are_no_title_and_lists_show_descriptions_short() {
+    let ctx = TestContext::new();
+    // A command whose body is mostly the template of the answer it asks for.
+    ctx.write(
+        "o/.claude/commands/plan.md",
+        "# PLAN\n\n## {FEATURE_NAME}\n\nWrite the plan of the feature asked for.\n",
+    );
+    ctx.write(
+        "o/.claude/commands/spec.md",
+        "# {FEATURE_NAME} specification\n\nFill in each section for {FEATURE_NAME}.\n\n\
+         Write the specification.\n",
+    );
+    // An agent's description as long as real ones are.
+    let long = "Reviews pull requests for correctness, clarity and tests. ".repeat(18);
+    ctx.write(
+        "o/long.prompt.md",
+        format!("---\ndescription: {long}\n---\nReview it.\n"),
+    );
+    imported(&ctx, &ctx.path("o"));
+    let plan = prompt(&ctx, "plan");
+    assert!(plan["title"].is_null(), "{plan}");
+    assert_eq!(
+        plan["description"],
+        "Write the plan of the feature asked for."
+    );
+    let spec = prompt(&ctx, "spec");
+    assert!(spec["title"].is_null(), "{spec}");
+    assert_eq!(spec["description"], "Write the specification.");
+    // The whole description is kept; a list shows it cut at a word.
+    assert_eq!(prompt(&ctx, "long")["description"], long.trim());
+    let mut server = ctx.server();
+    let listed = server.modern("prompts/list", json!({}));
+    let entry = listed["result"]["prompts"]
+        .as_array()
+        .and_then(|prompts| prompts.iter().find(|p| p["name"] == "long"))
+        .unwrap_or_else(|| panic!("long is listed: {listed}"))
+        .clone();
+    let shown = entry["description"].as_str().unwrap_or_default();
+    assert!(
+        shown.chars().count() <= 301 && shown.ends_with('…'),
+        "{shown}"
+    );
+    assert!(long.starts_with(shown.trim_end_matches('…')), "{shown}");
+    let got = server.modern("prompts/get", json!({"name": "long"}));
+    assert_eq!(got["result"]["description"], long.trim(), "{got}");
 }
 
 #[test]

@@ -30,8 +30,9 @@ pub(super) struct PromptEntry<'a> {
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     title: Option<&'a str>,
+    /// As lists show it (`model::listed_description`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<&'a str>,
+    description: Option<std::borrow::Cow<'a, str>>,
     arguments: Vec<ArgumentEntry<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     icons: Option<&'a [Icon]>,
@@ -81,7 +82,10 @@ impl Shaper<'_> {
         PromptEntry {
             name: &prompt.name,
             title: prompt.title.as_deref().filter(|_| titles),
-            description: prompt.description.as_deref(),
+            description: prompt
+                .description
+                .as_deref()
+                .map(crate::model::listed_description),
             arguments: prompt.arguments.iter().map(|a| self.argument(a)).collect(),
             icons: self.icons(&prompt.icons),
             meta: PromptMeta {
