@@ -37,6 +37,27 @@ pub fn prompt_pieces(prompt: &Prompt) -> (Vec<Piece>, bool) {
     (all, roles)
 }
 
+/// The text typed after the command at the end of `pieces`, as an import of a command
+/// without a placeholder for it writes it: `{% if NAME %}LEAD{{ NAME }}{% endif %}`, LEAD what
+/// a host puts before that text (`library::is_appended_lead`). The argument, and where those
+/// pieces start.
+pub fn appended(pieces: &[Piece]) -> Option<(&str, usize)> {
+    let [
+        ..,
+        Piece::Code(open),
+        Piece::Text(lead),
+        Piece::Var(name),
+        Piece::Code(close),
+    ] = pieces
+    else {
+        return None;
+    };
+    (*open == format!("{{% if {name} %}}")
+        && close == "{% endif %}"
+        && crate::library::is_appended_lead(lead))
+    .then_some((name.as_str(), pieces.len() - 4))
+}
+
 fn push_text(pieces: &mut Vec<Piece>, text: &str) {
     if text.is_empty() {
         return;
@@ -211,6 +232,15 @@ fn basic_tag(text: &str, name: &str) -> Option<(usize, bool)> {
 fn expression_piece(expression: &str, whole: &str) -> Piece {
     if is_identifier(expression) {
         return Piece::Var(expression.to_string());
+    }
+    // `{{ name or "$2" }}`: an argument that, with no value, prints its Claude Code
+    // placeholder as written, as Claude Code does and as an import of a Claude Code command
+    // writes it. To every host it is the argument's placeholder.
+    if let Some((name, written)) = expression.split_once(" or ")
+        && is_identifier(name.trim())
+        && string_literal(written.trim()).is_some_and(|text| text.starts_with('$'))
+    {
+        return Piece::Var(name.trim().to_string());
     }
     if let Some(text) = string_literal(expression) {
         return Piece::Text(text);
