@@ -299,9 +299,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_text_after_a_command_is_found_at_the_end_only_as_an_import_writes_it() {
+        let tail = "Do it{% if args %}\n\n/git:commit {{ args }}{% endif %}";
+        assert_eq!(appended(&pieces(tail)), Some(("args", 1)));
+        let claude = "a {{ b }}{% if arguments %}\n\nARGUMENTS: {{ arguments }}{% endif %}";
+        assert_eq!(appended(&pieces(claude)), Some(("arguments", 2)));
+        for other in [
+            "a{% if x %}\n\nNote: {{ x }}{% endif %}",
+            "a{% if x %}\n\n{{ y }}{% endif %}",
+            "a{% if x %}\n\n{{ x }}{% endif %} b",
+        ] {
+            assert_eq!(appended(&pieces(other)), None, "{other}");
+        }
+    }
+
+    #[test]
     fn templates_split_into_what_hosts_can_hold() {
         use Piece::{Code, Embed, Link, Text, Var};
-        let cases: [(&str, Vec<Piece>); 8] = [
+        let cases: [(&str, Vec<Piece>); 9] = [
+            // A Claude Code placeholder kept as written when unfilled is the argument's; any
+            // other fallback is template code.
+            (
+                "{{ file or \"$1\" }} {{ x or \"none\" }}",
+                vec![
+                    Var("file".into()),
+                    Text(" ".into()),
+                    Code("{{ x or \"none\" }}".into()),
+                ],
+            ),
             (
                 "Hi {{ who }}, {{ \"{{\" }} x {% raw %}{{ y }}{% endraw %}{# c #}!",
                 vec![

@@ -134,6 +134,30 @@ mod tests {
     }
 
     #[test]
+    fn what_gemini_cli_runs_or_reads_in_the_prompt_is_warned_about_at_its_lines() {
+        let text = "description = \"Uses !{x} and @{y}\"\nprompt = \"\"\"\nRead @{a.md}\n\
+                    then !{ls} and !{pwd}\n\"\"\"\n";
+        let warning = gemini_warning(text, "c.toml").expect("a warning");
+        assert_eq!(warning.line, Some(3));
+        assert!(
+            warning.message.contains("read a file (`@{...}`) on line 3")
+                && warning
+                    .message
+                    .contains("and run a shell command (`!{...}`) on line 4 when"),
+            "{warning}"
+        );
+        assert_eq!(
+            gemini_warning("prompt = \"Plain {{args}}\"\n", "c.toml"),
+            None
+        );
+        let prompt = gemini_command("prompt = \"Do it\"\n", source()).unwrap();
+        assert_eq!(
+            prompt.messages[0].body,
+            "Do it{% if args %}\n\n/review {{ args }}{% endif %}"
+        );
+    }
+
+    #[test]
     fn the_shape_of_a_command_is_a_prompt_string_and_a_description() {
         assert!(is_gemini_command(b"description = \"d\"\nprompt = \"p\"\n"));
         assert!(!is_gemini_command(b"prompt = 3\n"));
