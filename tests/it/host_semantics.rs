@@ -268,3 +268,51 @@ fn what_the_hosts_would_run_or_read_is_text_warned_about_at_its_lines() {
         "{stderr}"
     );
 }
+
+#[test]
+fn exported_back_to_its_host_a_command_has_no_placeholder_and_imports_with_the_same_argument() {
+    for (sample, format, file, name, argument, added) in [
+        (
+            "claude-custom-commands",
+            "claude-commands",
+            ".claude/commands/optimize.md",
+            "optimize",
+            "arguments",
+            "\n\nARGUMENTS: {}",
+        ),
+        (
+            "gemini-cli-commands",
+            "gemini-commands",
+            ".gemini/commands/github/cleanup-back-to-main.toml",
+            "github/cleanup-back-to-main",
+            "args",
+            "\n\n/github:cleanup-back-to-main {}",
+        ),
+        (
+            "cursor-commands",
+            "cursor-commands",
+            ".cursor/commands/create-pr.md",
+            "create-pr",
+            "arguments",
+            "\n\n{}",
+        ),
+    ] {
+        let (ctx, _) = imported(&fixture(sample), "source");
+        let out = ctx.path("out");
+        let output = ctx.run(&["export", out.to_str().expect("UTF-8"), "--format", format]);
+        assert!(output.status.success(), "{format}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !stderr.contains(&format!("prompt {name}:")),
+            "{format}: {stderr}"
+        );
+        let text = std::fs::read_to_string(out.join(file)).expect("exported");
+        assert!(
+            !text.contains("$ARGUMENTS") && !text.contains("{{") && !text.contains("{%"),
+            "{format}: {text}"
+        );
+        let (again, _) = imported(&out, "again");
+        let alone = get(&mut ctx.server(), name, json!({}));
+        takes_the_text_after_it(&again, name, argument, &alone, ("x y", added));
+    }
+}
