@@ -6,7 +6,9 @@
 //! `claude_code`, `vscode`, `cursor`, `gemini` and `skill` each find their tool's placeholders
 //! and arguments; this file
 //! holds what both share: the body rewritten into an escaped template, argument and prompt
-//! names made from the names other tools allow, and the prompt put together.
+//! names made from the names other tools allow, the prompt put together, the text typed after
+//! a command without a placeholder added at its end as its host adds it (`appended`), and the
+//! one warning of a file for what its host would run or read (`runs_warning`).
 //!
 //! docs/format.md ("Prompt files from other tools") is the user-facing statement of both
 //! mappings; keep the two in step.
