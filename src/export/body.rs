@@ -37,6 +37,27 @@ pub fn prompt_pieces(prompt: &Prompt) -> (Vec<Piece>, bool) {
     (all, roles)
 }
 
+/// The text typed after the command at the end of `pieces`, as an import of a command
+/// without a placeholder for it writes it: `{% if NAME %}LEAD{{ NAME }}{% endif %}`, LEAD what
+/// a host puts before that text (`library::is_appended_lead`). The argument, and where those
+/// pieces start.
+pub fn appended(pieces: &[Piece]) -> Option<(&str, usize)> {
+    let [
+        ..,
+        Piece::Code(open),
+        Piece::Text(lead),
+        Piece::Var(name),
+        Piece::Code(close),
+    ] = pieces
+    else {
+        return None;
+    };
+    (*open == format!("{{% if {name} %}}")
+        && close == "{% endif %}"
+        && crate::library::is_appended_lead(lead))
+    .then_some((name.as_str(), pieces.len() - 4))
+}
+
 fn push_text(pieces: &mut Vec<Piece>, text: &str) {
     if text.is_empty() {
         return;
@@ -212,6 +233,15 @@ fn expression_piece(expression: &str, whole: &str) -> Piece {
     if is_identifier(expression) {
         return Piece::Var(expression.to_string());
     }
+    // `{{ name or "$2" }}`: an argument that, with no value, prints its Claude Code
+    // placeholder as written, as Claude Code does and as an import of a Claude Code command
+    // writes it. To every host it is the argument's placeholder.
+    if let Some((name, written)) = expression.split_once(" or ")
+        && is_identifier(name.trim())
+        && string_literal(written.trim()).is_some_and(|text| text.starts_with('$'))
+    {
+        return Piece::Var(name.trim().to_string());
+    }
     if let Some(text) = string_literal(expression) {
         return Piece::Text(text);
     }
@@ -269,9 +299,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_text_after_a_command_is_found_at_the_end_only_as_an_import_writes_it() {
+        let tail = "Do it{% if args %}\n\n/git:commit {{ args }}{% endif %}";
+        assert_eq!(appended(&pieces(tail)), Some(("args", 1)));
+        let claude = "a {{ b }}{% if arguments %}\n\nARGUMENTS: {{ arguments }}{% endif %}";
+        assert_eq!(appended(&pieces(claude)), Some(("arguments", 2)));
+        for other in [
+            "a{% if x %}\n\nNote: {{ x }}{% endif %}",
+            "a{% if x %}\n\n{{ y }}{% endif %}",
+            "a{% if x %}\n\n{{ x }}{% endif %} b",
+        ] {
+            assert_eq!(appended(&pieces(other)), None, "{other}");
+        }
+    }
+
+    #[test]
     fn templates_split_into_what_hosts_can_hold() {
         use Piece::{Code, Embed, Link, Text, Var};
-        let cases: [(&str, Vec<Piece>); 8] = [
+        let cases: [(&str, Vec<Piece>); 9] = [
+            // A Claude Code placeholder kept as written when unfilled is the argument's; any
+            // other fallback is template code.
+            (
+                "{{ file or \"$1\" }} {{ x or \"none\" }}",
+                vec![
+                    Var("file".into()),
+                    Text(" ".into()),
+                    Code("{{ x or \"none\" }}".into()),
+                ],
+            ),
             (
                 "Hi {{ who }}, {{ \"{{\" }} x {% raw %}{{ y }}{% endraw %}{# c #}!",
                 vec![

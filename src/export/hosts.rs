@@ -19,7 +19,7 @@ use anyhow::{Result, bail};
 use super::body::{self, Piece};
 use super::{Report, write_file};
 use crate::library::{self, Collection, Folder, Item};
-use crate::model::{ArgumentType, Content, Prompt, StoredPrompt, StoredResource};
+use crate::model::{ArgumentType, Content, Prompt, PromptArgument, StoredPrompt, StoredResource};
 use crate::store;
 
 /// The file formats `export --format` writes.
@@ -67,8 +67,13 @@ impl Format {
 
 /// A prompt as a format module sees it.
 pub(super) struct Source<'a> {
+    /// The prompt, without the argument the host fills itself (`appended`).
     pub prompt: &'a Prompt,
     pub pieces: Vec<Piece>,
+    /// The argument that receives the text typed after the command at the prompt's end, as
+    /// an import of a command without a placeholder for it makes it: every host adds that
+    /// text itself, so it is left out of the pieces and of `prompt`.
+    pub appended: Option<&'a PromptArgument>,
     /// The resources the prompt embeds or links, by URI, as far as the library has them.
     pub resources: BTreeMap<String, (StoredResource, Content)>,
     /// For `--format skills`, when the prompt was imported from a skill folder: every file
@@ -149,7 +154,17 @@ pub(super) fn run(
     let mut taken: BTreeMap<String, String> = BTreeMap::new();
     for stored in prompts {
         let prompt = &stored.prompt;
-        let (pieces, roles) = body::prompt_pieces(prompt);
+        let (mut pieces, roles) = body::prompt_pieces(prompt);
+        let appended = host_appended(prompt, &mut pieces);
+        let without = appended.map(|argument| Prompt {
+            arguments: prompt
+                .arguments
+                .iter()
+                .filter(|a| a.name != argument.name)
+                .cloned()
+                .collect(),
+            ..prompt.clone()
+        });
         let mut resources = BTreeMap::new();
         for piece in &pieces {
             if let Piece::Embed(uri) | Piece::Link(uri) = piece
@@ -163,8 +178,9 @@ pub(super) fn run(
             _ => Vec::new(),
         };
         let source = Source {
-            prompt,
+            prompt: without.as_ref().unwrap_or(prompt),
             pieces,
+            appended,
             resources,
             skill,
         };
@@ -235,6 +251,22 @@ pub(super) fn run(
     Ok(())
 }
 
+/// The argument of `prompt` that receives the text typed after the command at its end
+/// (`body::appended`), taken off `pieces`; None when there is none, or when the argument is
+/// also used before it, where the host's own appending would not give it.
+fn host_appended<'p>(prompt: &'p Prompt, pieces: &mut Vec<Piece>) -> Option<&'p PromptArgument> {
+    let (name, at) = body::appended(pieces)?;
+    let argument = prompt.arguments.iter().find(|a| a.name == name)?;
+    if pieces[..at]
+        .iter()
+        .any(|piece| matches!(piece, Piece::Var(used) if *used == argument.name))
+    {
+        return None;
+    }
+    pieces.truncate(at);
+    Some(argument)
+}
+
 /// The files of the skill folder `stored` was imported from: the resources under
 /// `skill://NAME/` when `skill://NAME/SKILL.md` is one and comes from the prompt's own file
 /// (`library::skill_document`); none for any other prompt.
@@ -289,7 +321,15 @@ fn read_back(prompt: &Prompt, written: &Written, lost: &mut Lost) {
             let names = |prompt: &Prompt| -> Vec<String> {
                 prompt.arguments.iter().map(|a| a.name.clone()).collect()
             };
-            if names(&read) != names(prompt) && !lost.arguments_in_text {
+            // The text after the command that the file's host adds at its end comes back as
+            // an argument of the import; only one the prompt had counts.
+            let mut back = names(&read);
+            if let Some((implicit, _)) = body::appended(&body::prompt_pieces(&read).0)
+                && !names(prompt).iter().any(|name| name == implicit)
+            {
+                back.retain(|name| name != implicit);
+            }
+            if back != names(prompt) && !lost.arguments_in_text {
                 lost.say(&format!(
                     "its argument names (it imports with [{}])",
                     names(&read).join(", ")

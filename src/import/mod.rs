@@ -899,13 +899,12 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
         };
         return Ok(Read::Parsed(items, problems));
     }
-    let Some(item) =
-        library::parse_file_in(&source.collection, &found.relative, source.folder, &bytes)?
-    else {
+    let (item, mut warnings) =
+        library::parse_file_warned(&source.collection, &found.relative, source.folder, &bytes)?;
+    let Some(item) = item else {
         return Ok(Read::Nothing);
     };
     let mut items = vec![parsed(item, None)];
-    let mut warnings = Vec::new();
     if matches!(items[0].item, Item::Prompt(_))
         && let Some(document) =
             library::skill_document(&source.collection, &found.relative, source.folder, &bytes)

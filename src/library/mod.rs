@@ -37,8 +37,8 @@ use serde::Deserialize;
 
 pub use dialect::{
     CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, MAX_SKILL_DESCRIPTION, PromptList,
-    claude_substitutes, prompt_list, skill_front_matter, validate_skill_name, vscode_fills,
-    vscode_variable,
+    claude_substitutes, is_appended_lead, prompt_list, skill_front_matter, validate_skill_name,
+    vscode_fills, vscode_variable,
 };
 pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
 pub use media::{is_textual, served_as};
@@ -107,6 +107,29 @@ pub fn parse_file_in(
     folder: Folder,
     bytes: &[u8],
 ) -> Result<Option<Item>, FileError> {
+    read_file(collection, relative_path, folder, bytes, &mut Vec::new())
+}
+
+/// `parse_file_in`, with what an import says of the file it imports all the same: a host's
+/// command that would run a shell command or read a file when used, kept as text.
+pub fn parse_file_warned(
+    collection: &Collection,
+    relative_path: &str,
+    folder: Folder,
+    bytes: &[u8],
+) -> Result<(Option<Item>, Vec<FileError>), FileError> {
+    let mut warnings = Vec::new();
+    let item = read_file(collection, relative_path, folder, bytes, &mut warnings)?;
+    Ok((item, warnings))
+}
+
+fn read_file(
+    collection: &Collection,
+    relative_path: &str,
+    folder: Folder,
+    bytes: &[u8],
+    warnings: &mut Vec<FileError>,
+) -> Result<Option<Item>, FileError> {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     if is_skipped(relative_path) {
         return Ok(None);
@@ -141,7 +164,9 @@ pub fn parse_file_in(
             origin,
             command_folder: None,
         };
-        return dialect::gemini_command(text, source).map(|prompt| Some(Item::Prompt(prompt)));
+        let prompt = dialect::gemini_command(text, source)?;
+        warnings.extend(dialect::gemini_warning(text, relative_path));
+        return Ok(Some(Item::Prompt(prompt)));
     }
     let is_markdown = has_extension(file_name, &["md", "markdown"]);
     let is_plain_text = has_extension(file_name, &["txt"]);
@@ -180,8 +205,9 @@ pub fn parse_file_in(
         // A command file whose front matter names a `kind` is written in our format (that
         // is how `export` keeps a prompt at a command's path).
         if is_command_path(relative_path, folder) && !names_kind(front) {
-            return dialect::claude_command(front, body, source())
-                .map(|prompt| Some(Item::Prompt(prompt)));
+            let prompt = dialect::claude_command(front, body, source())?;
+            warnings.extend(dialect::claude_warning(body, body_line, relative_path));
+            return Ok(Some(Item::Prompt(prompt)));
         }
         if declared_prompt && dialect::is_vscode_prompt(front, body) {
             return dialect::vscode_prompt(front, body, source())

@@ -79,7 +79,7 @@ fn reimported(project: &Path) -> TestContext {
 }
 
 /// The prompt's argument names in a library.
-fn argument_names(ctx: &TestContext, name: &str) -> Vec<String> {
+pub(crate) fn argument_names(ctx: &TestContext, name: &str) -> Vec<String> {
     let shown = ctx.json(&["prompt", "show", name, "--json"]);
     shown["arguments"]
         .as_array()
@@ -229,7 +229,8 @@ fn gemini_commands_nest_and_take_one_args() {
 
     let back = reimported(&project);
     assert_eq!(argument_names(&back, "explain"), ["args"]);
-    assert_eq!(argument_names(&back, "fix"), Vec::<String>::new());
+    // The text after the command, which Gemini CLI appends, is the one argument left.
+    assert_eq!(argument_names(&back, "fix"), ["args"]);
     let text = rendered(&back, "explain", &["args=rust"]);
     assert!(text.starts_with("Explain rust simply."), "{text}");
     let text = rendered(&back, "git/commit", &[]);
@@ -257,7 +258,8 @@ fn cursor_commands_are_plain_markdown_naming_their_arguments() {
     );
 
     let back = reimported(&project);
-    assert_eq!(argument_names(&back, "fix"), Vec::<String>::new());
+    // The text after the command, which Cursor adds, is the one argument left.
+    assert_eq!(argument_names(&back, "fix"), ["arguments"]);
     let text = rendered(&back, "fix", &[]);
     assert!(
         text.starts_with("Fix <file> at level <level>. Costs $5."),

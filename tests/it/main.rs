@@ -15,6 +15,7 @@ mod edit;
 mod elicitation;
 mod exports;
 mod history;
+mod host_semantics;
 mod hosts;
 mod http;
 mod http_guards;

@@ -1,7 +1,9 @@
 //! Claude Code commands: `.claude/commands/NAME.md` with `description`, `argument-hint` and
 //! `arguments` (the names, in order) in the front matter, and each argument written `$name`,
 //! but the argument `arguments`, written `$ARGUMENTS` (the whole text after the command), as
-//! an import of a command with `$ARGUMENTS` makes it.
+//! an import of a command with `$ARGUMENTS` makes it. The text after the command that a
+//! command without placeholders takes at its end (`Source::appended`) is written as no
+//! placeholder at all: Claude Code appends it itself, and its description is the hint.
 //!
 //! Named placeholders rather than positions: Claude Code counts `$0` as the first argument
 //! while its older documentation counted from `$1`, and a name means the same in both.
@@ -80,7 +82,8 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
     // The hint names the positions; with none, it is what describes `$ARGUMENTS`, which an
     // import takes as that argument's description.
     let hint = if names.is_empty() {
-        all.and_then(|all| all.description.clone())
+        all.or(source.appended)
+            .and_then(|all| all.description.clone())
             .filter(|description| description != CLAUDE_ALL_ARGUMENTS_DESCRIPTION)
     } else {
         let hint: Vec<String> = names.iter().map(|name| format!("[{name}]")).collect();

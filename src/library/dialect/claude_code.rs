@@ -1,5 +1,9 @@
 //! Claude Code commands (`.claude/commands/NAME.md`): `$ARGUMENTS` and `$1`..`$9` become
-//! arguments, named after the `argument-hint` where it gives names.
+//! arguments, named after the `argument-hint` where it gives names. As in Claude Code, a
+//! positional placeholder with no value stays as written (`$2`), and a command with no
+//! placeholder at all gets the text after the command as `ARGUMENTS: ...` at its end. The
+//! shell commands Claude Code runs (`` !`cmd` ``, a block opened with ```` ```! ````) stay text
+//! and are warned about (`claude_warning`).
 
 use serde::Deserialize;
 
@@ -8,7 +12,9 @@ pub const CLAUDE_ALL_ARGUMENTS: &str = "arguments";
 /// Its description when no `argument-hint` gives one.
 pub const CLAUDE_ALL_ARGUMENTS_DESCRIPTION: &str = "The text after the command";
 
-use super::{Source, finish, identifier, translate, var};
+use super::{
+    CLAUDE_LEAD, Source, appended, finish, identifier, literal, runs_warning, translate, var,
+};
 use crate::library::FileError;
 use crate::model::{Prompt, PromptArgument};
 
@@ -202,12 +208,18 @@ pub(in crate::library) fn claude_command(
         let (found, length) = placeholder(rest)?;
         let replacement = match found {
             ClaudePlaceholder::All => var(CLAUDE_ALL_ARGUMENTS),
-            ClaudePlaceholder::Position(n) => var(position_names.get(&n)?),
+            // Claude Code leaves a placeholder it has no value for as written.
+            ClaudePlaceholder::Position(n) => format!(
+                "{{{{ {} or {} }}}}",
+                position_names.get(&n)?,
+                literal(&rest[..length])
+            ),
             ClaudePlaceholder::Escaped => "$".to_string(),
         };
         Some((replacement, length))
     });
     let folder = source.command_folder.clone();
+    let takes_nothing = arguments.is_empty();
     let mut prompt = finish(
         front.description,
         arguments,
@@ -216,6 +228,11 @@ pub(in crate::library) fn claude_command(
         source.default_name,
         source,
     )?;
+    if takes_nothing {
+        // No placeholder takes the text after the command: Claude Code adds it at the end.
+        let description = hint_text.unwrap_or_else(|| CLAUDE_ALL_ARGUMENTS_DESCRIPTION.into());
+        prompt = appended(prompt, CLAUDE_ALL_ARGUMENTS, description, CLAUDE_LEAD);
+    }
     // Claude Code lists a command of a subfolder with that folder beside it (`/commit`
     // "(project:git)"); the description is where a host shows it.
     if let Some(folder) = folder {
@@ -283,6 +300,27 @@ pub fn claude_substitutes(rest: &str, names: &[&str]) -> bool {
     rest.starts_with('$') && claude_placeholder(rest, &positions).is_some()
 }
 
+/// The shell commands Claude Code would run in the body of a command: `` !`cmd` `` at the start
+/// of a line or after a space, and blocks opened with ```` ```! ````; `body_line` is the line of
+/// the file the body starts on.
+pub(in crate::library) fn claude_warning(
+    body: &str,
+    body_line: u64,
+    path: &str,
+) -> Option<FileError> {
+    let mut found = Vec::new();
+    for (index, line) in body.lines().enumerate() {
+        let inline = line.match_indices("!`").any(|(at, _)| {
+            line[..at].chars().last().is_none_or(char::is_whitespace)
+                && line[at + 2..].find('`').is_some_and(|end| end > 0)
+        });
+        if inline || line.trim_start().starts_with("```!") {
+            found.push(("run a shell command (`!`...``)", body_line + index as u64));
+        }
+    }
+    runs_warning(path, "Claude Code", &found)
+}
+
 /// `$1`..`$9` not followed by another digit (`$100` is an amount of money, not `$1` + "00").
 fn claude_position(rest: &str) -> Option<usize> {
     let bytes = rest.as_bytes();
@@ -315,8 +353,8 @@ mod tests {
         assert_eq!(names, ["arguments", "file", "focus"]);
         assert_eq!(
             prompt.messages[0].body,
-            "Review {{ file }} for {{ focus }}, all: {{ arguments }}. Costs $100. \
-             Keep {{ \"{{\" }} x }} and {{ \"{%\" }} y %} {{ \"{#\" }} z #}"
+            "Review {{ file or \"$1\" }} for {{ focus or \"$2\" }}, all: {{ arguments }}. Costs \
+             $100. Keep {{ \"{{\" }} x }} and {{ \"{%\" }} y %} {{ \"{#\" }} z #}"
         );
         assert_eq!(prompt.description.as_deref(), Some("Review"));
     }
@@ -326,12 +364,20 @@ mod tests {
         for body in tricky_bodies() {
             if let Ok(prompt) = claude_command(None, &body, source()) {
                 let values = marked_values(&prompt);
-                let expected = substituted(&body, |rest| {
-                    if rest.starts_with("$ARGUMENTS") {
-                        return Some(("<arguments>".into(), "$ARGUMENTS".len()));
-                    }
-                    claude_position(rest).map(|n| (format!("<arg{n}>"), 2))
+                let mut takes_nothing = true;
+                let mut expected = substituted(&body, |rest| {
+                    let found = if rest.starts_with("$ARGUMENTS") {
+                        Some(("<arguments>".into(), "$ARGUMENTS".len()))
+                    } else {
+                        claude_position(rest).map(|n| (format!("<arg{n}>"), 2))
+                    };
+                    takes_nothing &= found.is_none();
+                    found
                 });
+                // With no placeholder, the text after the command comes at the end.
+                if takes_nothing {
+                    expected.push_str("\n\nARGUMENTS: <arguments>");
+                }
                 assert_eq!(rendered_text(&prompt, &values, &body), expected, "{body:?}");
             }
         }
@@ -349,16 +395,45 @@ mod tests {
         assert_eq!(names, ["file", "level"]);
         assert_eq!(
             prompt.messages[0].body,
-            "Fix {{ file }} at {{ level }} ({{ file }}, $files, $file_x). Costs $5, not $level."
+            "Fix {{ file or \"$file\" }} at {{ level or \"$level\" }} ({{ file or \
+             \"$ARGUMENTS[0]\" }}, $files, $file_x). Costs $5, not $level."
         );
         // A `\` before an escape is text: `\\$1` is `\` and the text `$1`.
         let prompt = claude_command(None, "a \\\\$1 b \\$100\n", source()).unwrap();
-        assert!(prompt.arguments.is_empty());
-        assert_eq!(prompt.messages[0].body, "a \\$1 b \\$100");
+        assert_eq!(prompt.arguments[0].name, CLAUDE_ALL_ARGUMENTS);
+        assert!(
+            prompt.messages[0]
+                .body
+                .starts_with("a \\$1 b \\$100{% if arguments %}")
+        );
         assert!(claude_substitutes("$file.", &["file"]) && !claude_substitutes("$100", &[]));
         let prompt = claude_command(Some("arguments: a b\n"), "$b then $a\n", source()).unwrap();
         let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
+    }
+
+    #[test]
+    fn unfilled_positions_stay_as_written_and_a_command_without_placeholders_takes_the_text() {
+        let prompt = claude_command(None, "Insert VALUES ($1, $2).\n", source()).unwrap();
+        let values = std::collections::BTreeMap::from([("arg1".to_string(), "'a'".to_string())]);
+        assert_eq!(
+            rendered_text(&prompt, &values, ""),
+            "Insert VALUES ('a', $2)."
+        );
+        let prompt = claude_command(None, "Optimize this {\n", source()).unwrap();
+        let none = std::collections::BTreeMap::<String, String>::new();
+        assert_eq!(rendered_text(&prompt, &none, ""), "Optimize this {");
+        let values =
+            std::collections::BTreeMap::from([("arguments".to_string(), "a.rs".to_string())]);
+        assert_eq!(
+            rendered_text(&prompt, &values, ""),
+            "Optimize this {\n\nARGUMENTS: a.rs"
+        );
+        let found = claude_warning("a\n!`git diff` and x!`no`\n```!\nls\n```\n", 3, "c.md");
+        let found = found.expect("a warning");
+        assert_eq!(found.line, Some(4));
+        assert!(found.message.contains("lines 4, 5"), "{found}");
+        assert_eq!(claude_warning("KEY=!`cmd` and !`` no\n", 1, "c.md"), None);
     }
 
     #[test]

@@ -1,10 +1,14 @@
 //! Gemini CLI commands (`.gemini/commands/NAME.toml`, or any `.toml` of a command's shape:
 //! a `prompt` string, perhaps a `description`): `prompt` is the text, `description` the
 //! description, and `{{args}}` (the text after the command) becomes the optional argument
-//! `args`. `!{...}` and `@{...}`, which Gemini CLI runs or reads, stay text.
+//! `args`; without `{{args}}`, `args` is still the text after the command, which Gemini CLI
+//! appends after a blank line as the whole command typed (`/NAME text`). `!{...}` and
+//! `@{...}`, which Gemini CLI runs or reads, stay text and are warned about
+//! (`gemini_warning`).
 
-use super::{Source, finish, translate, var};
+use super::{Source, appended, finish, gemini_lead, runs_warning, translate, var};
 use crate::library::FileError;
+use crate::library::dialect::CLAUDE_ALL_ARGUMENTS_DESCRIPTION;
 use crate::model::{Prompt, PromptArgument};
 
 /// The placeholder Gemini CLI fills with the text after the command.
@@ -65,10 +69,11 @@ pub(in crate::library) fn gemini_command(text: &str, source: Source) -> Result<P
         ));
     };
     let mut arguments = Vec::new();
-    if body.contains(ARGS) {
+    let takes_args = body.contains(ARGS);
+    if takes_args {
         arguments.push(PromptArgument {
             name: "args".to_string(),
-            description: Some("The text after the command".to_string()),
+            description: Some(CLAUDE_ALL_ARGUMENTS_DESCRIPTION.to_string()),
             ..PromptArgument::default()
         });
     }
@@ -76,7 +81,36 @@ pub(in crate::library) fn gemini_command(text: &str, source: Source) -> Result<P
         rest.starts_with(ARGS).then(|| (var("args"), ARGS.len()))
     });
     let name = source.default_name.to_string();
-    finish(description, arguments, &body, &template, &name, source)
+    let prompt = finish(description, arguments, &body, &template, &name, source)?;
+    if takes_args {
+        return Ok(prompt);
+    }
+    let description = CLAUDE_ALL_ARGUMENTS_DESCRIPTION.to_string();
+    Ok(appended(prompt, "args", description, &gemini_lead(&name)))
+}
+
+/// What Gemini CLI would run (`!{...}`) or read (`@{...}`) in the `prompt` of the command
+/// `text`, at their lines of the file.
+pub(in crate::library) fn gemini_warning(text: &str, path: &str) -> Option<FileError> {
+    let document = toml_edit::Document::parse(text).ok()?;
+    let span = document.as_table().get("prompt")?.span()?;
+    let raw = text.get(span.clone())?;
+    let mut found: Vec<(usize, &str)> = Vec::new();
+    for (trigger, what) in [
+        ("!{", "run a shell command (`!{...}`)"),
+        ("@{", "read a file (`@{...}`)"),
+    ] {
+        found.extend(raw.match_indices(trigger).map(|(at, _)| (at, what)));
+    }
+    found.sort();
+    let lines: Vec<(&str, u64)> = found
+        .into_iter()
+        .map(|(at, what)| {
+            let line = text[..span.start + at].matches('\n').count() as u64 + 1;
+            (what, line)
+        })
+        .collect();
+    runs_warning(path, "Gemini CLI", &lines)
 }
 
 #[cfg(test)]
@@ -96,6 +130,30 @@ mod tests {
         assert_eq!(
             prompt.messages[0].body,
             "Commit {{ args }}; run !{git diff} {{ \"{{\" }} x }}"
+        );
+    }
+
+    #[test]
+    fn what_gemini_cli_runs_or_reads_in_the_prompt_is_warned_about_at_its_lines() {
+        let text = "description = \"Uses !{x} and @{y}\"\nprompt = \"\"\"\nRead @{a.md}\n\
+                    then !{ls} and !{pwd}\n\"\"\"\n";
+        let warning = gemini_warning(text, "c.toml").expect("a warning");
+        assert_eq!(warning.line, Some(3));
+        assert!(
+            warning.message.contains("read a file (`@{...}`) on line 3")
+                && warning
+                    .message
+                    .contains("and run a shell command (`!{...}`) on line 4 when"),
+            "{warning}"
+        );
+        assert_eq!(
+            gemini_warning("prompt = \"Plain {{args}}\"\n", "c.toml"),
+            None
+        );
+        let prompt = gemini_command("prompt = \"Do it\"\n", source()).unwrap();
+        assert_eq!(
+            prompt.messages[0].body,
+            "Do it{% if args %}\n\n/review {{ args }}{% endif %}"
         );
     }
 

@@ -6,7 +6,9 @@
 //! `claude_code`, `vscode`, `cursor`, `gemini` and `skill` each find their tool's placeholders
 //! and arguments; this file
 //! holds what both share: the body rewritten into an escaped template, argument and prompt
-//! names made from the names other tools allow, and the prompt put together.
+//! names made from the names other tools allow, the prompt put together, the text typed after
+//! a command without a placeholder added at its end as its host adds it (`appended`), and the
+//! one warning of a file for what its host would run or read (`runs_warning`).
 //!
 //! docs/format.md ("Prompt files from other tools") is the user-facing statement of both
 //! mappings; keep the two in step.
@@ -18,10 +20,10 @@ mod prompt_list;
 mod skill;
 mod vscode;
 
-pub(super) use claude_code::claude_command;
 pub use claude_code::{CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, claude_substitutes};
+pub(super) use claude_code::{claude_command, claude_warning};
 pub(super) use cursor::cursor_command;
-pub(super) use gemini::{gemini_command, is_gemini_command};
+pub(super) use gemini::{gemini_command, gemini_warning, is_gemini_command};
 pub use prompt_list::{PromptList, prompt_list};
 pub use skill::{MAX_SKILL_DESCRIPTION, skill_front_matter, validate_skill_name};
 pub(super) use skill::{description_warning, skill};
@@ -79,6 +81,95 @@ fn finish(
 /// `{{ name }}`.
 fn var(name: &str) -> String {
     format!("{{{{ {name} }}}}")
+}
+
+/// What the hosts put before the text typed after a command that has no placeholder for it:
+/// Claude Code `ARGUMENTS: ` after a blank line, Cursor a blank line, Gemini CLI a blank line
+/// and the whole command as typed (`/NAME ` and the text).
+const CLAUDE_LEAD: &str = "\n\nARGUMENTS: ";
+const CURSOR_LEAD: &str = "\n\n";
+
+/// The lead Gemini CLI puts before the text after the command `name` (`git/commit` is typed
+/// `/git:commit`).
+fn gemini_lead(name: &str) -> String {
+    format!("\n\n/{} ", name.replace('/', ":"))
+}
+
+/// Whether `text` is what a host puts before the text typed after a command without a
+/// placeholder for it, as an import writes it (`appended`): how an export knows the end of a
+/// prompt for the host's own appending, which it leaves to the host.
+pub fn is_appended_lead(text: &str) -> bool {
+    text == CLAUDE_LEAD
+        || text == CURSOR_LEAD
+        || text
+            .strip_prefix("\n\n/")
+            .and_then(|rest| rest.strip_suffix(' '))
+            .is_some_and(|name| !name.is_empty() && !name.contains(['\n', '\r']))
+}
+
+/// The text typed after a command that has no placeholder for it, which the host adds after
+/// the command's text, as the optional argument `name` rendered after `lead` only when it is
+/// given: `{% if name %}LEAD{{ name }}{% endif %}` at the end of the last message.
+fn appended(mut prompt: Prompt, name: &str, description: String, lead: &str) -> Prompt {
+    if let Some(last) = prompt.messages.last_mut() {
+        // A `{` of the text at the end would open a tag with the `{%` that follows.
+        if last.body.ends_with('{') {
+            last.body.pop();
+            last.body.push_str("{{ \"{\" }}");
+        }
+        last.body.push_str(&format!(
+            "{{% if {name} %}}{}{}{{% endif %}}",
+            translate(lead, |_| None),
+            var(name)
+        ));
+    }
+    prompt.arguments.push(PromptArgument {
+        name: name.to_string(),
+        description: Some(description),
+        ..PromptArgument::default()
+    });
+    prompt
+}
+
+/// A minijinja string literal of `text`.
+fn literal(text: &str) -> String {
+    let escaped = text
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+        .replace('\r', "\\r");
+    format!("\"{escaped}\"")
+}
+
+/// What a host would run or read when the command is used, found at these lines of the file:
+/// one warning for the file, at the first, naming them all. `found` is (what, line), in the
+/// order of the file.
+fn runs_warning(path: &str, host: &str, found: &[(&str, u64)]) -> Option<FileError> {
+    let first = found.iter().map(|(_, line)| *line).min()?;
+    let mut kinds: Vec<(&str, Vec<u64>)> = Vec::new();
+    for (what, line) in found {
+        match kinds.iter_mut().find(|(kind, _)| kind == what) {
+            Some((_, lines)) if !lines.contains(line) => lines.push(*line),
+            Some(_) => {}
+            None => kinds.push((what, vec![*line])),
+        }
+    }
+    let parts: Vec<String> = kinds
+        .iter()
+        .map(|(what, lines)| {
+            let numbers: Vec<String> = lines.iter().map(u64::to_string).collect();
+            let noun = if lines.len() == 1 { "line" } else { "lines" };
+            format!("{what} on {noun} {}", numbers.join(", "))
+        })
+        .collect();
+    Some(FileError::new(
+        path,
+        Some(first),
+        format!(
+            "{host} would {} when the command is used; imported as text, nothing is run or read",
+            parts.join(" and ")
+        ),
+    ))
 }
 
 /// Rewrites `body` into a minijinja template: where `placeholder` recognises the text at a
@@ -338,7 +429,7 @@ mod tests {
         assert_eq!(prompt.messages[0].role, Role::User);
         assert_eq!(
             prompt.messages[0].body,
-            "a\n{{ \"<!--\" }} assistant -->\nb"
+            "a\n{{ \"<!--\" }} assistant -->\nb{% if arguments %}\n\nARGUMENTS: {{ arguments }}{% endif %}"
         );
     }
 
