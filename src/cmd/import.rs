@@ -25,6 +25,7 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
         dry_run: args.dry_run,
         keep_going: args.keep_going,
         max_file_size: args.max_file_size,
+        naming: args.naming()?,
     };
     // A whole-library export says so in its manifest, and is restored as a whole.
     if args.dir.is_dir()

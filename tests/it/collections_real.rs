@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::common::{MODERN, TestContext, validate};
 
 /// The sample of a public collection.
-fn fixture(name: &str) -> PathBuf {
+pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/collections")
         .join(name)
@@ -20,7 +20,7 @@ fn fixture(name: &str) -> PathBuf {
 
 /// Copies the sample `name` (hidden folders too) into the test's folder, where files can be
 /// added to it; returns the copy.
-fn copy_of(ctx: &TestContext, name: &str) -> PathBuf {
+pub fn copy_of(ctx: &TestContext, name: &str) -> PathBuf {
     fn copy(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).expect("create folder");
         for entry in std::fs::read_dir(from).expect("read fixture folder") {
