@@ -1224,6 +1224,9 @@ struct Plan {
     /// The collection's row is missing or names another folder: an import that changes no
     /// item still writes it, once.
     record: bool,
+    /// The prefix of the collection's prompt names to record (`--prefix`), or (Some(None))
+    /// to forget (`--no-prefix`), when that changes it.
+    prefix: Option<Option<String>>,
     changes: Vec<Change>,
     unchanged: usize,
     /// The collection's items whose files are gone, left in place (see `Report`).
@@ -1240,6 +1243,7 @@ impl Plan {
             && !self.add_template
             && self.templates.is_empty()
             && !self.record
+            && self.prefix.is_none()
     }
 }
 
@@ -1261,6 +1265,16 @@ fn plan(
                 .is_none_or(|row| row.source.as_deref() != source.recorded().to_str()),
         ..Plan::default()
     };
+    if source.by_hand.is_none() {
+        let recorded = store::prefix::of(conn, &collection.name)?;
+        plan.prefix = match &options.naming {
+            Naming::PrefixAll(prefix) if recorded.as_ref() != Some(prefix) => {
+                Some(Some(prefix.clone()))
+            }
+            Naming::Refuse if recorded.is_some() => Some(None),
+            _ => None,
+        };
+    }
     let detached: HashSet<(Kind, String)> = store::detached::of_collection(conn, &collection.name)?
         .into_iter()
         .map(|(kind, key)| match kind {
@@ -1560,6 +1574,9 @@ fn apply(
         {
             store::write::put_template(tx, &local.template(), local.last_modified)?;
         }
+    }
+    if let Some(prefix) = &plan.prefix {
+        store::prefix::set(tx, &collection.name, prefix.as_deref())?;
     }
     // Every import that writes records where the collection comes from and when: what
     // `collection list` shows and `prompt edit` opens.

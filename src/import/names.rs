@@ -3,9 +3,10 @@
 //!
 //! A prompt name is one namespace for the whole library, while resource URIs carry their
 //! collection. So when a prompt name is another collection's already, the import names its
-//! prompt `COLLECTION-NAME` (with a warning) unless told otherwise (`Naming`). A prefixed
-//! name, once stored, is kept by later imports of the same file even when the clash is gone,
-//! so that names do not move back and forth as other collections come and go.
+//! prompt `COLLECTION-NAME` (with a warning) unless told otherwise (`Naming`). Such a name,
+//! once stored, is kept by later imports of the same file even when the clash is gone, and a
+//! `--prefix` is recorded for the collection (`store::prefix`), so that names do not move
+//! back and forth as other collections come and go.
 
 use std::collections::{HashMap, HashSet};
 
@@ -43,6 +44,12 @@ pub(super) fn name_prompts(
 ) -> store::Result<()> {
     let (failures, warnings) = problems;
     let collection = source.collection.name.as_str();
+    // A prefix given once is the collection's until another choice is made.
+    let recorded = match naming {
+        Naming::PrefixClashes => store::prefix::of(conn, collection)?.map(Naming::PrefixAll),
+        _ => None,
+    };
+    let naming = recorded.as_ref().unwrap_or(naming);
     let stored = store::read::prompt_states(conn)?;
     let owner = |name: &str| -> Option<String> {
         claimed.get(name).cloned().or_else(|| {
@@ -70,38 +77,36 @@ pub(super) fn name_prompts(
             continue;
         };
         let name = prompt.name.clone();
-        let kept = stored.iter().find(|state| {
-            state.origin.collection.as_deref() == Some(collection)
+        let prefixed = format!("{collection}{SEPARATOR}{name}");
+        let kept = stored.iter().any(|state| {
+            state.key == prefixed
+                && state.origin.collection.as_deref() == Some(collection)
                 && state.origin.path.as_deref() == Some(file.path.as_str())
-                && state.key.len() > name.len() + 1
-                && state.key.ends_with(&format!("{SEPARATOR}{name}"))
                 && !own.contains(&state.key)
         });
         let renamed = match naming {
             Naming::Refuse => continue,
             Naming::PrefixAll(prefix) => format!("{prefix}{SEPARATOR}{name}"),
-            Naming::PrefixClashes => match kept {
-                Some(state) => state.key.clone(),
-                None => {
-                    let Some(other) = owner(&name).filter(|other| other != collection) else {
-                        continue;
-                    };
-                    let renamed = format!("{collection}{SEPARATOR}{name}");
-                    if library::validate_name(&renamed).is_ok() {
-                        warnings.push(FileError::new(
-                            &file.path,
-                            Some(name_source(source, file).line),
-                            format!(
-                                "prompt '{name}' belongs to the collection '{other}' already, \
-                                 so this one is named '{renamed}'; `import --prefix WORD` names \
-                                 every prompt of the folder WORD-NAME instead, `--no-prefix` \
-                                 refuses the clash"
-                            ),
-                        ));
-                    }
-                    renamed
+            Naming::PrefixClashes if kept => prefixed,
+            Naming::PrefixClashes => {
+                let Some(other) = owner(&name).filter(|other| other != collection) else {
+                    continue;
+                };
+                let renamed = prefixed;
+                if library::validate_name(&renamed).is_ok() {
+                    warnings.push(FileError::new(
+                        &file.path,
+                        Some(name_source(source, file).line),
+                        format!(
+                            "prompt '{name}' belongs to the collection '{other}' already, so \
+                             this one is named '{renamed}'; `import --prefix WORD` names every \
+                             prompt of the folder WORD-NAME instead, `--no-prefix` refuses the \
+                             clash"
+                        ),
+                    ));
                 }
-            },
+                renamed
+            }
         };
         let why = match library::validate_name(&renamed) {
             Err(why) => Some(why),

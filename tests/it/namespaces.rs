@@ -182,9 +182,25 @@ fn prefix_names_every_prompt_of_the_folder() {
         prompt_names(&ctx),
         ["wsh-block-no-verify", "wsh-block-no-verify-hook"]
     );
-    // Kept by an import without the flag, as `prompt edit` makes.
+    // Recorded for the collection: an import without the flag (as `prompt edit` makes) keeps
+    // it, until --no-prefix forgets it.
     let report = import_as(&ctx, "plugin", &[]);
     assert_eq!(report["changes"], json!([]), "{report:#}");
+    import_as(&ctx, "plugin", &["--no-prefix", "--prune"]);
+    let report = import_as(&ctx, "plugin", &[]);
+    assert_eq!(report["changes"], json!([]), "{report:#}");
+    assert_eq!(
+        prompt_names(&ctx),
+        ["block-no-verify", "block-no-verify-hook"]
+    );
+    // Removing the collection forgets its prefix too.
+    import_as(&ctx, "plugin", &["--prefix", "wsh", "--prune"]);
+    ctx.ok(&["collection", "rm", "plugin"]);
+    import_as(&ctx, "plugin", &[]);
+    assert_eq!(
+        prompt_names(&ctx),
+        ["block-no-verify", "block-no-verify-hook"]
+    );
 
     let error = ctx.fails(&["import", arg(&plugin()), "--prefix", "two words"]);
     assert!(
