@@ -1,7 +1,8 @@
 //! Many collections in one library: a prompt name another collection has already is
 //! prefixed with the collection's name (or `--prefix`, or refused with `--no-prefix`), stays
 //! so on every later import, and two files of one folder giving one name are both named, at
-//! their lines, with advice that works for their dialect. The collection is a public Claude
+//! their lines, with advice that works for their dialect; a whole library of such collections
+//! restores with the names it had. The collection is a public Claude
 //! Code plugin (tests/fixtures/collections/wshobson-agents, see its NOTICE): a command and a
 //! skill.
 
@@ -268,4 +269,21 @@ fn two_files_of_one_folder_with_one_name_are_both_named_at_their_lines() {
         skill.display()
     );
     assert!(error.contains(&expected), "{error}");
+}
+
+#[test]
+fn a_whole_library_of_two_clashing_collections_restores_with_the_same_names() {
+    let ctx = with_first();
+    import_as(&ctx, "second", &[]);
+    let out = ctx.path("out");
+    ctx.ok(&["export", arg(&out)]);
+
+    let restored = TestContext::new();
+    restored.ok(&["init", "--empty"]);
+    restored.ok(&["import", arg(&out)]);
+    assert_eq!(prompt_names(&restored), prompt_names(&ctx));
+    assert_eq!(
+        restored.ok(&["resource", "list"]),
+        ctx.ok(&["resource", "list"])
+    );
 }
