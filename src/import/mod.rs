@@ -1180,7 +1180,7 @@ fn without_duplicates(
         let key = (kind, key.to_string());
         if let Some(first) = seen.get(&key).and_then(|&at| kept.get(at)) {
             let failure = match kind {
-                Kind::Prompt => names::in_folder_clash(source, first, &item),
+                Kind::Prompt => names::in_folder_clash(source, &key.1, first, &item),
                 _ => {
                     let fix = match kind {
                         Kind::Values => "keep one of _values/NAME.csv and _values/NAME.txt",

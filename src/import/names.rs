@@ -182,20 +182,29 @@ pub(super) fn name_source(source: &Source, file: &Parsed) -> NameSource {
         .map(|text| front_matter_keys(&text))
         .unwrap_or_default();
     let path = file.path.as_str();
-    let fix = if let Some((_, "SKILL.md")) = library::skill_file(path, source.folder)
+    // (whether the file's name is the prompt's, how to give it another)
+    let (by_file, fix) = if let Some((_, "SKILL.md")) = library::skill_file(path, source.folder)
         && !kind
     {
-        "rename its folder and its `name:` together (a skill's name is its folder's)"
+        (
+            false,
+            "rename its folder and its `name:` together (a skill's name is its folder's)",
+        )
     } else if path.ends_with(".toml") {
-        "rename the file (Gemini CLI names a command after its path)"
+        (
+            true,
+            "rename the file (Gemini CLI names a command after its path)",
+        )
     } else if (library::is_command_path(path, source.folder) || library::is_cursor_command(path))
         && !kind
     {
-        "rename the file (Claude Code names a command after its file and ignores `name:`)"
+        (
+            true,
+            "rename the file (Claude Code names a command after its file and ignores `name:`)",
+        )
     } else {
-        "give it another `name:` in its front matter"
+        (false, "give it another `name:` in its front matter")
     };
-    let by_file = fix.starts_with("rename the file");
     NameSource {
         line: name_line.filter(|_| !by_file).unwrap_or(1),
         fix,
@@ -225,10 +234,12 @@ fn front_matter_keys(text: &str) -> (Option<u64>, bool) {
 
 /// A failure for the second of two files of one folder that give the same prompt name:
 /// both files at the lines their names come from, and how to rename each.
-pub(super) fn in_folder_clash(source: &Source, first: &Parsed, second: &Parsed) -> FileError {
-    let Item::Prompt(prompt) = &second.item else {
-        return FileError::new(&second.path, None, "two files give the same name");
-    };
+pub(super) fn in_folder_clash(
+    source: &Source,
+    name: &str,
+    first: &Parsed,
+    second: &Parsed,
+) -> FileError {
     let one = name_source(source, first);
     let other = name_source(source, second);
     let fix = if one.fix == other.fix {
@@ -243,8 +254,8 @@ pub(super) fn in_folder_clash(source: &Source, first: &Parsed, second: &Parsed) 
         &second.path,
         Some(other.line),
         format!(
-            "prompt '{}' is also given by {}:{}; {fix}",
-            prompt.name, first.path, one.line
+            "prompt '{name}' is also given by {}:{}; {fix}",
+            first.path, one.line
         ),
     )
 }

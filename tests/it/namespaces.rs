@@ -2,9 +2,8 @@
 //! prefixed with the collection's name (or `--prefix`, or refused with `--no-prefix`), stays
 //! so on every later import, and two files of one folder giving one name are both named, at
 //! their lines, with advice that works for their dialect; a whole library of such collections
-//! restores with the names it had. The collection is a public Claude
-//! Code plugin (tests/fixtures/collections/wshobson-agents, see its NOTICE): a command and a
-//! skill.
+//! restores with the names it had. The collection is a public Claude Code plugin
+//! (tests/fixtures/collections/wshobson-agents, see its NOTICE): a command and a skill.
 
 use std::path::{Path, PathBuf};
 
