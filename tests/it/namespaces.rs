@@ -286,3 +286,34 @@ fn a_whole_library_of_two_clashing_collections_restores_with_the_same_names() {
         ctx.ok(&["resource", "list"])
     );
 }
+
+#[test]
+fn a_prompt_list_imported_twice_is_prefixed_row_by_row_at_their_lines() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    let list = fixture("awesome-chatgpt-prompts").join("prompts.csv");
+    ctx.ok(&["import", arg(&list), "--collection", "one"]);
+    let report = ctx.json(&["import", arg(&list), "--collection", "two", "--json"]);
+    assert_eq!(report["failed"], 0, "{report:#}");
+    // Beside the list's own warnings (a row renamed), one for each row prefixed.
+    let first = report["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .find(|warning| {
+            warning["message"]
+                .as_str()
+                .is_some_and(|message| message.contains("named 'two-ethereum-developer'"))
+        })
+        .unwrap_or_else(|| panic!("no warning for the first row: {report:#}"));
+    assert_eq!(first["line"], 2, "{first}");
+    let names = prompt_names(&ctx);
+    assert_eq!(
+        names.len(),
+        2 * report["added"].as_u64().expect("a count") as usize
+    );
+    assert!(
+        names.contains(&"two-linux-terminal".to_string()),
+        "{names:?}"
+    );
+}
