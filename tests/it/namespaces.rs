@@ -31,8 +31,12 @@ fn with_first() -> TestContext {
 
 /// `import PLUGIN --collection NAME --json MORE`, which must succeed with no failure.
 fn import_as(ctx: &TestContext, collection: &str, more: &[&str]) -> Value {
-    let plugin = plugin();
-    let mut args = vec!["import", arg(&plugin), "--collection", collection, "--json"];
+    import_with(ctx, &plugin(), collection, more)
+}
+
+/// `import DIR --collection NAME --json MORE`, which must succeed with no failure.
+fn import_with(ctx: &TestContext, dir: &Path, collection: &str, more: &[&str]) -> Value {
+    let mut args = vec!["import", arg(dir), "--collection", collection, "--json"];
     args.extend_from_slice(more);
     let report = ctx.json(&args);
     assert_eq!(report["failed"], 0, "{report:#}");
@@ -315,5 +319,24 @@ fn a_prompt_list_imported_twice_is_prefixed_row_by_row_at_their_lines() {
     assert!(
         names.contains(&"two-linux-terminal".to_string()),
         "{names:?}"
+    );
+}
+
+#[test]
+fn a_prefixed_folder_of_skills_stays_one_under_another_folder_name() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    let skills = copy_of(&ctx, "anthropic-skills").join("skills");
+    ctx.ok(&["import", arg(&skills), "--collection", "first"]);
+    import_with(&ctx, &skills, "second", &[]);
+    // Moved (as a restore or a copy moves it), it is read as skill folders still.
+    let moved = skills.with_file_name("moved");
+    std::fs::rename(&skills, &moved).expect("move the folder");
+    let report = import_with(&ctx, &moved, "second", &[]);
+    assert_eq!(report["changes"], json!([]), "{report:#}");
+    let uris = ctx.ok(&["resource", "list"]);
+    assert!(
+        uris.contains("skill://second/theme-factory/SKILL.md"),
+        "{uris}"
     );
 }
