@@ -50,12 +50,15 @@ pub(super) fn name_prompts(
         _ => None,
     };
     let naming = recorded.as_ref().unwrap_or(naming);
-    let stored = store::read::prompt_states(conn)?;
+    let states = store::read::prompt_states(conn)?;
+    let stored: HashMap<&str, &store::ItemState> = states
+        .iter()
+        .map(|state| (state.key.as_str(), state))
+        .collect();
     let owner = |name: &str| -> Option<String> {
         claimed.get(name).cloned().or_else(|| {
             stored
-                .iter()
-                .find(|state| state.key == name)
+                .get(name)
                 .and_then(|state| state.origin.collection.clone())
         })
     };
@@ -78,11 +81,10 @@ pub(super) fn name_prompts(
         };
         let name = prompt.name.clone();
         let prefixed = format!("{collection}{SEPARATOR}{name}");
-        let kept = stored.iter().any(|state| {
-            state.key == prefixed
-                && state.origin.collection.as_deref() == Some(collection)
+        let kept = stored.get(prefixed.as_str()).is_some_and(|state| {
+            state.origin.collection.as_deref() == Some(collection)
                 && state.origin.path.as_deref() == Some(file.path.as_str())
-                && !own.contains(&state.key)
+                && !own.contains(&prefixed)
         });
         let renamed = match naming {
             Naming::Refuse => continue,
