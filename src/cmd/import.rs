@@ -79,7 +79,7 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
 /// in one transaction.
 fn restore(store: &Store, args: &ImportArgs, options: &Options, manifest: &Manifest) -> Result<()> {
     let shown = args.dir.display();
-    if args.collection.is_some() || args.watch {
+    if args.collection.is_some() || args.prefix.is_some() || args.watch {
         let first = manifest
             .collections
             .first()
@@ -87,7 +87,7 @@ fn restore(store: &Store, args: &ImportArgs, options: &Options, manifest: &Manif
             .unwrap_or("FOLDER");
         return Err(anyhow!(
             "{shown} is the export of a whole library ({} lists its parts), which is imported \
-             as a whole, without --collection or --watch; to import or watch one of its \
+             as a whole, without --collection, --prefix or --watch; to import or watch one of its \
              collections, name its folder, e.g. {}",
             manifest::FILE,
             args.dir.join(first).display()

@@ -382,8 +382,8 @@ pub fn run_parts(
             // Added by hand, they had no folder: their links were never relative ones.
             Some(by_hand) => made_by_hand(&mut parsed, &by_hand.uris),
             None => {
-                // Before the links are resolved: a renamed skill's files move to its new
-                // `skill://NAME/` and links to them follow.
+                // Before the links are resolved: a renamed skill's files move to
+                // `skill://PREFIX/NAME/` and links to them follow.
                 names::name_prompts(
                     &*store.conn()?,
                     &source,

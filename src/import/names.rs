@@ -87,7 +87,7 @@ pub(super) fn name_prompts(
                 && !own.contains(&prefixed)
         });
         let renamed = match naming {
-            Naming::Refuse => continue,
+            Naming::Refuse => name.clone(),
             Naming::PrefixAll(prefix) => format!("{prefix}{SEPARATOR}{name}"),
             Naming::PrefixClashes if kept => prefixed,
             Naming::PrefixClashes => {
@@ -115,19 +115,35 @@ pub(super) fn name_prompts(
             Ok(()) if *naming == Naming::PrefixClashes && own.contains(&renamed) => {
                 Some("another file of the folder gives that name".to_string())
             }
-            Ok(()) => None,
+            // Parts imported together are checked against each other here, since each one's
+            // plan sees the store without the others.
+            Ok(()) => claimed
+                .get(&renamed)
+                .filter(|other| *other != collection)
+                .map(|other| format!("the collection '{other}', imported with it, has that name")),
         };
         if let Some(why) = why {
             let fix = match naming {
                 Naming::PrefixAll(_) => "choose another --prefix, of letters, digits, '-' or '_'",
-                _ => "import the folder with --prefix WORD, or under another --collection",
+                Naming::Refuse => "import without --no-prefix, which names it COLLECTION-NAME",
+                Naming::PrefixClashes => {
+                    "import the folder with --prefix WORD, or under another --collection"
+                }
+            };
+            let what = if renamed == name {
+                format!("prompt '{name}'")
+            } else {
+                format!("prompt '{name}' cannot be named '{renamed}'")
             };
             failures.push(FileError::new(
                 &file.path,
-                file.line,
-                format!("prompt '{name}' cannot be named '{renamed}': {why}; {fix}"),
+                Some(name_source(source, file).line),
+                format!("{what}: {why}; {fix}"),
             ));
             refused.insert(at);
+            continue;
+        }
+        if renamed == name {
             continue;
         }
         if let Some((skill, "SKILL.md")) = library::skill_file(&file.path, source.folder)

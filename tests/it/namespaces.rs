@@ -283,6 +283,21 @@ fn a_whole_library_of_two_clashing_collections_restores_with_the_same_names() {
 
     let restored = TestContext::new();
     restored.ok(&["init", "--empty"]);
+    // Refused, the clash between two parts is named, and nothing is imported.
+    let error = restored.fails(&["import", arg(&out), "--no-prefix"]);
+    assert!(
+        error.contains(
+            "second/skills/block-no-verify-hook/SKILL.md:2: prompt 'block-no-verify-hook': the \
+             collection 'first', imported with it, has that name; import without --no-prefix"
+        ),
+        "{error}"
+    );
+    assert_eq!(prompt_names(&restored), Vec::<String>::new());
+    let error = restored.fails(&["import", arg(&out), "--prefix", "p"]);
+    assert!(
+        error.contains("without --collection, --prefix or --watch"),
+        "{error}"
+    );
     restored.ok(&["import", arg(&out)]);
     assert_eq!(prompt_names(&restored), prompt_names(&ctx));
     assert_eq!(
