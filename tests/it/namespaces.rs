@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::collections_real::{copy_of, fixture};
+use crate::collections_real::{copy_of, edit_with, fixture};
 use crate::common::{TestContext, modern_params};
 
 /// The plugin: `commands/block-no-verify.md` and `skills/block-no-verify-hook/SKILL.md`.
@@ -358,22 +358,16 @@ fn a_prefixed_folder_of_skills_stays_one_under_another_folder_name() {
 
 #[test]
 fn prompt_edit_of_a_prefixed_prompt_keeps_its_name() {
-    use std::os::unix::fs::PermissionsExt;
     let ctx = TestContext::new();
     ctx.ok(&["init", "--empty"]);
     let copy = copy_of(&ctx, "wshobson-agents").join("plugins/block-no-verify");
     import_with(&ctx, &copy, "first", &[]);
     import_with(&ctx, &copy, "second", &[]);
-    let editor = ctx.write("append.sh", "#!/bin/sh\necho 'One line more.' >> \"$1\"\n");
-    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755))
-        .expect("make the editor executable");
-
-    let output = ctx
-        .command(&["prompt", "edit", "second-block-no-verify"])
-        .env_remove("VISUAL")
-        .env("EDITOR", &editor)
-        .output()
-        .expect("run promptshelf");
+    let output = edit_with(
+        &ctx,
+        "second-block-no-verify",
+        "echo 'One line more.' >> \"$1\"",
+    );
     assert!(output.status.success(), "{output:?}");
     assert_eq!(
         prompt_names(&ctx),
