@@ -381,3 +381,24 @@ fn prompt_edit_of_a_prefixed_prompt_keeps_its_name() {
     let shown = ctx.ok(&["prompt", "show", "second-block-no-verify"]);
     assert!(shown.contains("One line more."), "{shown}");
 }
+
+#[test]
+fn a_clash_of_prompt_files_is_fixed_by_their_name_keys() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    // A VS Code prompt file named by its `name:`, and one of ours named by its file.
+    ctx.write(
+        "team/.github/prompts/check.prompt.md",
+        "---\ndescription: Check a change\nmode: agent\nname: audit\n---\nCheck ${input:what}.\n",
+    );
+    ctx.write("team/audit.prompt.md", "Audit the code.\n");
+    let error = ctx.fails(&["import", arg(&ctx.path("team"))]);
+    assert!(
+        error.contains(
+            "audit.prompt.md:1: prompt 'audit' is also given by \
+             .github/prompts/check.prompt.md:4; in one of them, give it another `name:` in its \
+             front matter"
+        ),
+        "{error}"
+    );
+}
