@@ -392,6 +392,32 @@ pub struct ImportArgs {
     /// Refuse files larger than this
     #[arg(long, default_value_t = crate::import::DEFAULT_MAX_FILE_SIZE, value_name = "BYTES")]
     pub max_file_size: u64,
+    /// Name every prompt of the folder PREFIX-NAME (by default only a prompt whose name
+    /// another collection has already is renamed, to COLLECTION-NAME)
+    #[arg(long, value_name = "PREFIX", conflicts_with = "no_prefix")]
+    pub prefix: Option<String>,
+    /// Refuse a prompt whose name another collection has already, instead of naming it
+    /// COLLECTION-NAME
+    #[arg(long)]
+    pub no_prefix: bool,
+}
+
+impl ImportArgs {
+    /// What a prompt name another collection already has becomes; a prefix that cannot
+    /// begin a prompt name is refused.
+    pub fn naming(&self) -> anyhow::Result<crate::import::Naming> {
+        use crate::import::Naming;
+        Ok(match &self.prefix {
+            Some(prefix) => {
+                crate::library::validate_name(prefix).map_err(|why| {
+                    anyhow::anyhow!("--prefix '{prefix}' cannot begin prompt names: {why}")
+                })?;
+                Naming::PrefixAll(prefix.clone())
+            }
+            None if self.no_prefix => Naming::Refuse,
+            None => Naming::PrefixClashes,
+        })
+    }
 }
 
 #[derive(Debug, Args)]

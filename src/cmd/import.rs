@@ -25,6 +25,7 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
         dry_run: args.dry_run,
         keep_going: args.keep_going,
         max_file_size: args.max_file_size,
+        naming: args.naming()?,
     };
     // A whole-library export says so in its manifest, and is restored as a whole.
     if args.dir.is_dir()
@@ -78,7 +79,7 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
 /// in one transaction.
 fn restore(store: &Store, args: &ImportArgs, options: &Options, manifest: &Manifest) -> Result<()> {
     let shown = args.dir.display();
-    if args.collection.is_some() || args.watch {
+    if args.collection.is_some() || args.prefix.is_some() || args.watch {
         let first = manifest
             .collections
             .first()
@@ -86,7 +87,7 @@ fn restore(store: &Store, args: &ImportArgs, options: &Options, manifest: &Manif
             .unwrap_or("FOLDER");
         return Err(anyhow!(
             "{shown} is the export of a whole library ({} lists its parts), which is imported \
-             as a whole, without --collection or --watch; to import or watch one of its \
+             as a whole, without --collection, --prefix or --watch; to import or watch one of its \
              collections, name its folder, e.g. {}",
             manifest::FILE,
             args.dir.join(first).display()

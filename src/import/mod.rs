@@ -10,6 +10,7 @@
 //! collection (its folder and the time) in `collections`; one that writes no item records it
 //! only when its row is missing or names another folder.
 
+mod names;
 mod open;
 mod walk;
 pub mod watch;
@@ -21,6 +22,7 @@ use std::time::Instant;
 use anyhow::{Result, anyhow, bail};
 use rusqlite::Connection;
 
+pub use names::Naming;
 pub use walk::Skipped;
 
 use crate::library::manifest::{LocalTemplate, Manifest};
@@ -45,6 +47,8 @@ pub struct Options {
     pub dry_run: bool,
     pub keep_going: bool,
     pub max_file_size: u64,
+    /// What a prompt name another collection already has becomes.
+    pub naming: Naming,
 }
 
 impl Default for Options {
@@ -57,6 +61,7 @@ impl Default for Options {
             dry_run: false,
             keep_going: false,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
+            naming: Naming::default(),
         }
     }
 }
@@ -289,8 +294,14 @@ pub fn is_skills_collection(conn: &Connection, collection: &str) -> store::Resul
             let Some(path) = stored.info.origin.path.as_deref() else {
                 return false;
             };
-            library::skill_file(path, Folder::Skills)
-                .is_some_and(|(skill, inside)| stored.info.uri == library::skill_uri(skill, inside))
+            // A prefixed skill's files are at `skill://PREFIX/NAME/PATH` (`names`).
+            library::skill_file(path, Folder::Skills).is_some_and(|(skill, inside)| {
+                let uri = library::skill_uri(skill, inside);
+                stored.info.uri == uri
+                    || uri
+                        .strip_prefix(&scheme)
+                        .is_some_and(|tail| stored.info.uri.ends_with(&format!("/{tail}")))
+            })
         }))
 }
 
@@ -313,6 +324,9 @@ pub fn run_parts(
 ) -> Result<Vec<Report>> {
     let started = Instant::now();
     let mut read = Vec::with_capacity(parts.len());
+    // The prompt names the parts before take (name, collection): a later part's clash with
+    // one is a clash with another collection, as with the store's.
+    let mut claimed: HashMap<String, String> = HashMap::new();
     for part in parts {
         let part_options = Options {
             collection: part.collection.clone(),
@@ -361,13 +375,30 @@ pub fn run_parts(
         }
         let mut parsed = parsed;
         qualify_shared_command_names(&mut parsed, source.folder);
-        let parsed = without_duplicates(parsed, &mut report.failures);
+        let parsed = without_duplicates(&source, parsed, &mut report.failures);
         let parsed = without_failed_skills(parsed, source.folder, &mut report.failures);
         let mut parsed = with_metadata(parsed, &mut report.failures);
         match &source.by_hand {
             // Added by hand, they had no folder: their links were never relative ones.
             Some(by_hand) => made_by_hand(&mut parsed, &by_hand.uris),
-            None => resolve_links(&mut parsed),
+            None => {
+                // Before the links are resolved: a renamed skill's files move to
+                // `skill://PREFIX/NAME/` and links to them follow.
+                names::name_prompts(
+                    &*store.conn()?,
+                    &source,
+                    &mut parsed,
+                    &options.naming,
+                    &claimed,
+                    (&mut report.failures, &mut report.warnings),
+                )?;
+                resolve_links(&mut parsed);
+            }
+        }
+        for file in &parsed {
+            if let Item::Prompt(prompt) = &file.item {
+                claimed.insert(prompt.name.clone(), source.collection.name.clone());
+            }
         }
         tracing::debug!(elapsed = ?started.elapsed(), "resolved links");
         read.push((source, parsed, report, walk.files));
@@ -1136,30 +1167,40 @@ fn hash(item: &Item) -> Option<ContentHash> {
 
 /// Two files naming the same prompt or table: the first (in path order) wins, the second is
 /// a failure that names the first.
-fn without_duplicates(parsed: Vec<Parsed>, failures: &mut Vec<FileError>) -> Vec<Parsed> {
-    let mut seen: HashMap<(Kind, String), String> = HashMap::new();
-    let mut kept = Vec::with_capacity(parsed.len());
+fn without_duplicates(
+    source: &Source,
+    parsed: Vec<Parsed>,
+    failures: &mut Vec<FileError>,
+) -> Vec<Parsed> {
+    let mut seen: HashMap<(Kind, String), usize> = HashMap::new();
+    let mut kept: Vec<Parsed> = Vec::with_capacity(parsed.len());
     for item in parsed {
         let (kind, key) = item.kind_and_key();
         let key = (kind, key.to_string());
-        if let Some(first) = seen.get(&key) {
-            let fix = match kind {
-                Kind::Prompt => "give one of them another `name:` in its front matter",
-                Kind::Values => "keep one of _values/NAME.csv and _values/NAME.txt",
-                _ => "rename one of them",
+        if let Some(first) = seen.get(&key).and_then(|&at| kept.get(at)) {
+            let failure = match kind {
+                Kind::Prompt => names::in_folder_clash(source, &key.1, first, &item),
+                _ => {
+                    let fix = match kind {
+                        Kind::Values => "keep one of _values/NAME.csv and _values/NAME.txt",
+                        _ => "rename one of them",
+                    };
+                    FileError::new(
+                        &item.path,
+                        None,
+                        format!(
+                            "{} '{}' is also defined by {}; {fix}",
+                            kind.as_str(),
+                            key.1,
+                            first.path
+                        ),
+                    )
+                }
             };
-            failures.push(FileError {
-                path: item.path.clone(),
-                line: None,
-                message: format!(
-                    "{} '{}' is also defined by {first}; {fix}",
-                    kind.as_str(),
-                    key.1
-                ),
-            });
+            failures.push(failure);
             continue;
         }
-        seen.insert(key, item.path.clone());
+        seen.insert(key, kept.len());
         kept.push(item);
     }
     kept
@@ -1182,6 +1223,9 @@ struct Plan {
     /// The collection's row is missing or names another folder: an import that changes no
     /// item still writes it, once.
     record: bool,
+    /// The prefix of the collection's prompt names to record (`--prefix`), or (Some(None))
+    /// to forget (`--no-prefix`), when that changes it.
+    prefix: Option<Option<String>>,
     changes: Vec<Change>,
     unchanged: usize,
     /// The collection's items whose files are gone, left in place (see `Report`).
@@ -1198,6 +1242,7 @@ impl Plan {
             && !self.add_template
             && self.templates.is_empty()
             && !self.record
+            && self.prefix.is_none()
     }
 }
 
@@ -1219,6 +1264,16 @@ fn plan(
                 .is_none_or(|row| row.source.as_deref() != source.recorded().to_str()),
         ..Plan::default()
     };
+    if source.by_hand.is_none() {
+        let recorded = store::prefix::of(conn, &collection.name)?;
+        plan.prefix = match &options.naming {
+            Naming::PrefixAll(prefix) if recorded.as_ref() != Some(prefix) => {
+                Some(Some(prefix.clone()))
+            }
+            Naming::Refuse if recorded.is_some() => Some(None),
+            _ => None,
+        };
+    }
     let detached: HashSet<(Kind, String)> = store::detached::of_collection(conn, &collection.name)?
         .into_iter()
         .map(|(kind, key)| match kind {
@@ -1279,8 +1334,14 @@ fn plan(
         if let Some(other) = &stored.origin.collection
             && *other != collection.name
         {
-            plan.conflicts
-                .push(taken(file, kind, key, other, &stored.origin.path));
+            plan.conflicts.push(taken(
+                source,
+                file,
+                (kind, key),
+                other,
+                &stored.origin.path,
+                &options.naming,
+            ));
             continue;
         }
         let origin = match &file.item {
@@ -1386,21 +1447,44 @@ fn by_key(states: Vec<ItemState>) -> HashMap<String, ItemState> {
         .collect()
 }
 
-/// A failure for a file whose prompt name belongs to another collection.
-fn taken(file: &Parsed, kind: Kind, key: &str, other: &str, path: &Option<String>) -> FileError {
+/// A failure for a file whose prompt name (or resource URI) belongs to another collection,
+/// at the line the name comes from.
+fn taken(
+    source: &Source,
+    file: &Parsed,
+    (kind, key): (Kind, &str),
+    other: &str,
+    path: &Option<String>,
+    naming: &Naming,
+) -> FileError {
     let from = path
         .as_deref()
         .map(|path| format!(" ({path})"))
         .unwrap_or_default();
-    let fix = match kind {
-        Kind::Prompt => format!(
-            "give this one another `name:`, or remove the other with `promptshelf prompt rm {key}`"
+    let (line, fix) = match kind {
+        Kind::Prompt => {
+            let name = names::name_source(source, file);
+            let prefix = match naming {
+                Naming::Refuse => format!(
+                    "import without --no-prefix to name it {}-{key}",
+                    source.collection.name
+                ),
+                _ => "import the folder with another --prefix WORD".to_string(),
+            };
+            let fix = format!(
+                "{prefix}; or {}; or remove the other with `promptshelf prompt rm {key}`",
+                name.fix
+            );
+            (Some(name.line), fix)
+        }
+        _ => (
+            file.line,
+            format!("remove the other with `promptshelf resource rm {key}`"),
         ),
-        _ => format!("remove the other with `promptshelf resource rm {key}`"),
     };
     FileError {
         path: file.path.clone(),
-        line: None,
+        line,
         message: format!(
             "{} '{key}' belongs to the collection '{other}'{from}; {fix}",
             kind.as_str()
@@ -1489,6 +1573,9 @@ fn apply(
         {
             store::write::put_template(tx, &local.template(), local.last_modified)?;
         }
+    }
+    if let Some(prefix) = &plan.prefix {
+        store::prefix::set(tx, &collection.name, prefix.as_deref())?;
     }
     // Every import that writes records where the collection comes from and when: what
     // `collection list` shows and `prompt edit` opens.

@@ -15,6 +15,7 @@ pub mod detached;
 mod hash;
 pub mod history;
 mod place;
+pub mod prefix;
 pub mod read;
 mod replica;
 mod schema;

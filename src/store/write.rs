@@ -500,6 +500,7 @@ pub fn remove_collection(tx: &Transaction, name: &str) -> Result<CollectionRemov
     )? as u64;
     let recorded = tx.execute("DELETE FROM collections WHERE name = ?1", [name])? > 0;
     super::detached::clear_collection(tx, name)?;
+    super::prefix::set(tx, name, None)?;
     Ok(CollectionRemoved {
         prompts,
         resources: blobs.len() as u64,

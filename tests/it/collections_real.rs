@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::common::{MODERN, TestContext, validate};
 
 /// The sample of a public collection.
-fn fixture(name: &str) -> PathBuf {
+pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/collections")
         .join(name)
@@ -20,7 +20,7 @@ fn fixture(name: &str) -> PathBuf {
 
 /// Copies the sample `name` (hidden folders too) into the test's folder, where files can be
 /// added to it; returns the copy.
-fn copy_of(ctx: &TestContext, name: &str) -> PathBuf {
+pub fn copy_of(ctx: &TestContext, name: &str) -> PathBuf {
     fn copy(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).expect("create folder");
         for entry in std::fs::read_dir(from).expect("read fixture folder") {
@@ -36,6 +36,22 @@ fn copy_of(ctx: &TestContext, name: &str) -> PathBuf {
     let target = ctx.path(name);
     copy(&fixture(name), &target);
     target
+}
+
+/// `prompt edit NAME` with an editor that runs the shell line `script` on the file ("$1").
+pub fn edit_with(ctx: &TestContext, name: &str, script: &str) -> std::process::Output {
+    let editor = ctx.write(&format!("editors/{name}"), format!("#!/bin/sh\n{script}\n"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755))
+            .expect("make the editor executable");
+    }
+    ctx.command(&["prompt", "edit", name])
+        .env_remove("VISUAL")
+        .env("EDITOR", &editor)
+        .output()
+        .expect("run promptshelf")
 }
 
 fn arg(path: &Path) -> &str {
@@ -467,22 +483,11 @@ fn a_csv_prompt_is_edited_in_its_list_and_only_the_list_imported_again() {
         .unwrap_or_else(|| panic!("no collection prompts: {listed:#}"));
     let csv = csv.canonicalize().expect("the list");
     assert_eq!(record["source"], arg(&csv), "{record:#}");
-    let editor = ctx.write(
-        "editors/promote",
-        "#!/bin/sh\nsed -i 's/${Title:Senior}/${Title:Principal}/' \"$1\"\n",
+    let output = edit_with(
+        &ctx,
+        "devops-engineer",
+        "sed -i 's/${Title:Senior}/${Title:Principal}/' \"$1\"",
     );
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755))
-            .expect("make the editor executable");
-    }
-    let output = ctx
-        .command(&["prompt", "edit", "devops-engineer"])
-        .env_remove("VISUAL")
-        .env("EDITOR", &editor)
-        .output()
-        .expect("run promptshelf");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),

@@ -411,13 +411,18 @@ fn two_collections_and_nested_folders_get_their_own_uris_and_templates() {
     assert!(templates.contains(&"shelf://one/{+path}".to_string()));
     assert!(templates.contains(&"docs://team/{+path}".to_string()));
 
-    // A prompt name another collection owns is a failure, not a silent takeover.
+    // A prompt name another collection owns is never a silent takeover: with --no-prefix it
+    // is a failure (by default the later one is prefixed, see namespaces.rs).
     ctx.write("one/p.prompt.md", "Hello\n");
     ctx.write("two/p.prompt.md", "Hi\n");
     import(&ctx, &ctx.path("one"), &[]);
-    let (_, stderr) = import_fails(&ctx, &ctx.path("two"), &["--collection", "team"]);
+    let (_, stderr) = import_fails(
+        &ctx,
+        &ctx.path("two"),
+        &["--collection", "team", "--no-prefix"],
+    );
     assert!(
-        stderr.contains("p.prompt.md: prompt 'p' belongs to the collection 'one'"),
+        stderr.contains("p.prompt.md:1: prompt 'p' belongs to the collection 'one'"),
         "{stderr}"
     );
 }
@@ -1057,7 +1062,10 @@ fn a_prompt_defined_twice_or_a_file_that_is_not_text_is_a_failure() {
     ctx.write("t/empty.prompt.md", "---\ndescription: nothing\n---\n\n");
     let (_, stderr) = import_fails(&ctx, &ctx.path("t"), &[]);
     assert!(
-        stderr.contains("same.prompt.md: prompt 'same' is also defined by a/same.prompt.md"),
+        stderr.contains(
+            "b/same.prompt.md:1: prompt 'same' is also given by a/same.prompt.md:1; in one of \
+             them, give it another `name:` in its front matter"
+        ),
         "{stderr}"
     );
     assert!(stderr.contains("latin1.md: not UTF-8 text"), "{stderr}");

@@ -23,6 +23,7 @@ mod http_ops;
 mod import;
 mod interop;
 mod metadata;
+mod namespaces;
 mod node;
 mod notifications;
 mod oauth;
