@@ -84,11 +84,13 @@ pub fn pieces(template: &str) -> Vec<Piece> {
             text(&mut out, rest, &mut trim_next);
             break;
         };
-        text(&mut out, &rest[..open], &mut trim_next);
+        // The template text just before the tag: all that a `{{-` or `{%-` trims. What an
+        // expression or a raw block gave before it is output, which minijinja never trims.
+        let data = text(&mut out, &rest[..open], &mut trim_next);
         let tag = &rest[open..];
         if let Some(raw) = raw_block(tag) {
             if raw.trim_before {
-                trim_last(&mut out);
+                trim_last(&mut out, data);
             }
             push_text(&mut out, raw.text);
             trim_next = raw.trim_after;
@@ -107,7 +109,7 @@ pub fn pieces(template: &str) -> Vec<Piece> {
         let whole = &tag[..length];
         let inner = &whole[2..whole.len() - 2];
         if inner.starts_with('-') {
-            trim_last(&mut out);
+            trim_last(&mut out, data);
         }
         trim_next = inner.ends_with('-');
         let expression = inner.trim_matches(['-', '+']).trim();
@@ -124,20 +126,25 @@ pub fn pieces(template: &str) -> Vec<Piece> {
     out
 }
 
-fn text(out: &mut Vec<Piece>, text: &str, trim_next: &mut bool) {
+/// Adds the template text `text` (its start trimmed after a `-}}` or `-%}`); returns how
+/// many bytes it added.
+fn text(out: &mut Vec<Piece>, text: &str, trim_next: &mut bool) -> usize {
     let text = if std::mem::take(trim_next) {
         text.trim_start()
     } else {
         text
     };
     push_text(out, text);
+    text.len()
 }
 
-/// Trims the text before a `{%-` or `{{-`; text that was only whitespace goes, so that no
-/// piece is empty.
-fn trim_last(out: &mut Vec<Piece>) {
+/// Trims the template text before a `{%-` or `{{-`: the last `data` bytes of the last text
+/// piece, and no more (what came before them is not the tag's neighbour); a piece left empty
+/// goes, so that no piece is empty.
+fn trim_last(out: &mut Vec<Piece>, data: usize) {
     if let Some(Piece::Text(last)) = out.last_mut() {
-        let kept = last.trim_end().len();
+        let start = last.len().saturating_sub(data);
+        let kept = start + last[start..].trim_end().len();
         last.truncate(kept);
         if kept == 0 {
             out.pop();
@@ -297,6 +304,31 @@ fn string_literal(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dash_trims_the_template_text_before_it_and_never_what_an_expression_gave() {
+        // Found by the fuzz target `export_pieces`: minijinja renders `a}e y`.
+        assert_eq!(
+            pieces("a {{- \"}e \" }} {{- \"y\" }}"),
+            [Piece::Text("a}e y".into())]
+        );
+        assert_eq!(
+            pieces("{% raw %}x {% endraw %} {{- \"y\" }}"),
+            [Piece::Text("x y".into())]
+        );
+        assert_eq!(
+            pieces("a {{ \"x\" }}  {{- b }}"),
+            [Piece::Text("a x".into()), Piece::Var("b".into())]
+        );
+        // As minijinja itself renders them.
+        let env = minijinja::Environment::new();
+        for (template, rendered) in [
+            ("a {{- \"}e \" }} {{- \"y\" }}", "a}e y"),
+            ("{% raw %}x {% endraw %} {{- \"y\" }}", "x y"),
+        ] {
+            assert_eq!(env.render_str(template, ()).ok().as_deref(), Some(rendered));
+        }
+    }
 
     #[test]
     fn the_text_after_a_command_is_found_at_the_end_only_as_an_import_writes_it() {
