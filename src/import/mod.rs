@@ -44,6 +44,9 @@ pub struct Options {
     pub prune_files: Option<HashSet<String>>,
     pub dry_run: bool,
     pub keep_going: bool,
+    /// Refuse a key our own format does not know, rather than keep it with a warning
+    /// (`library::read_file`).
+    pub strict: bool,
     pub max_file_size: u64,
 }
 
@@ -56,6 +59,7 @@ impl Default for Options {
             prune_files: None,
             dry_run: false,
             keep_going: false,
+            strict: false,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
         }
     }
@@ -639,6 +643,8 @@ struct Source {
     exclude: Vec<PathBuf>,
     /// The folder of hand-added items of a whole-library import (`Part::by_hand`).
     by_hand: Option<ByHand>,
+    /// `Options::strict`.
+    strict: bool,
 }
 
 impl Source {
@@ -698,6 +704,7 @@ impl Source {
             folder: part.layout.unwrap_or(folder),
             exclude,
             by_hand: None,
+            strict: options.strict,
         })
     }
 }
@@ -899,13 +906,17 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
         };
         return Ok(Read::Parsed(items, problems));
     }
-    let Some(item) =
-        library::parse_file_in(&source.collection, &found.relative, source.folder, &bytes)?
+    let Some((item, mut warnings)) = library::read_file(
+        &source.collection,
+        &found.relative,
+        source.folder,
+        &bytes,
+        source.strict,
+    )?
     else {
         return Ok(Read::Nothing);
     };
     let mut items = vec![parsed(item, None)];
-    let mut warnings = Vec::new();
     if matches!(items[0].item, Item::Prompt(_))
         && let Some(document) =
             library::skill_document(&source.collection, &found.relative, source.folder, &bytes)

@@ -7,6 +7,7 @@
 //!
 //! - `paths`: collections and their URIs, which paths are skipped, which files are commands
 //! - `front_matter`: YAML front matter found at the start of a file and parsed
+//! - `kept`: the front matter keys a file's reader leaves, kept with its item
 //! - `prompt_file`: our own prompt files (front matter keys, typed arguments) into prompts
 //! - `roles`: role markers, which split a body into messages
 //! - `summary`: a markdown body's first heading and paragraph, the fallback title and
@@ -23,6 +24,7 @@
 mod dialect;
 pub mod emit;
 mod front_matter;
+mod kept;
 mod links;
 pub mod manifest;
 mod media;
@@ -36,7 +38,8 @@ mod value_table;
 use serde::Deserialize;
 
 pub use dialect::{
-    MAX_SKILL_DESCRIPTION, PromptList, prompt_list, skill_front_matter, validate_skill_name,
+    CLAUDE_HOST_KEYS, MAX_SKILL_DESCRIPTION, PromptList, VSCODE_HOST_KEYS, prompt_list,
+    skill_front_matter, validate_skill_name,
 };
 pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
 pub use media::{is_textual, served_as};
@@ -98,12 +101,57 @@ pub fn parse_file(
     parse_file_in(collection, relative_path, Folder::Plain, bytes)
 }
 
-/// `parse_file` for a file of a folder that says more than the path (see `Folder`).
+/// `parse_file` for a file of a folder that says more than the path (see `Folder`). Read
+/// strictly, as an author's file: a key our own format does not know is an error.
 pub fn parse_file_in(
     collection: &Collection,
     relative_path: &str,
     folder: Folder,
     bytes: &[u8],
+) -> Result<Option<Item>, FileError> {
+    Ok(read_file(collection, relative_path, folder, bytes, true)?.map(|(item, _)| item))
+}
+
+/// `parse_file_in` as an import reads the file: a key no reader of it takes is kept with its
+/// item, not refused (what `export` reads its files back with).
+pub fn parse_file_kept(
+    collection: &Collection,
+    relative_path: &str,
+    folder: Folder,
+    bytes: &[u8],
+) -> Result<Option<Item>, FileError> {
+    Ok(read_file(collection, relative_path, folder, bytes, false)?.map(|(item, _)| item))
+}
+
+/// `parse_file_in`, and the warnings of what was kept to read the file: a front matter key
+/// no reader of it takes is kept with its item (`kept`), with a warning, unless `strict`
+/// and the file is in our own format, where it is the error.
+pub fn read_file(
+    collection: &Collection,
+    relative_path: &str,
+    folder: Folder,
+    bytes: &[u8],
+    strict: bool,
+) -> Result<Option<(Item, Vec<FileError>)>, FileError> {
+    let mut warnings = Vec::new();
+    let item = read_item(
+        collection,
+        relative_path,
+        folder,
+        bytes,
+        strict,
+        &mut warnings,
+    )?;
+    Ok(item.map(|item| (item, warnings)))
+}
+
+fn read_item(
+    collection: &Collection,
+    relative_path: &str,
+    folder: Folder,
+    bytes: &[u8],
+    strict: bool,
+    warnings: &mut Vec<FileError>,
 ) -> Result<Option<Item>, FileError> {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     if is_skipped(relative_path) {
@@ -159,6 +207,12 @@ pub fn parse_file_in(
             .strip_suffix(".prompt.md")
             .or_else(|| file_name.strip_suffix(".md"))
             .unwrap_or(file_name);
+        // The front matter keys the file's reader leaves, kept with its item.
+        let mut keep = |keys: &kept::Keys| {
+            let (meta, notes) = kept::keep(relative_path, front, keys, strict)?;
+            warnings.extend(notes);
+            Ok::<_, FileError>(meta)
+        };
         let source = || dialect::Source {
             path: relative_path,
             default_name,
@@ -178,12 +232,14 @@ pub fn parse_file_in(
         // A command file whose front matter names a `kind` is written in our format (that
         // is how `export` keeps a prompt at a command's path).
         if is_command_path(relative_path, folder) && !names_kind(front) {
-            return dialect::claude_command(front, body, source())
-                .map(|prompt| Some(Item::Prompt(prompt)));
+            let mut prompt = dialect::claude_command(front, body, source())?;
+            prompt.meta = keep(&dialect::CLAUDE_KEYS)?;
+            return Ok(Some(Item::Prompt(prompt)));
         }
         if declared_prompt && dialect::is_vscode_prompt(front, body) {
-            return dialect::vscode_prompt(front, body, source())
-                .map(|prompt| Some(Item::Prompt(prompt)));
+            let mut prompt = dialect::vscode_prompt(front, body, source())?;
+            prompt.meta = keep(&dialect::VSCODE_KEYS)?;
+            return Ok(Some(Item::Prompt(prompt)));
         }
         // Only `kind` decides which keys are allowed, so it is read on its own first.
         let kind = match front {
@@ -191,8 +247,10 @@ pub fn parse_file_in(
             _ => None,
         };
         if declared_prompt || kind.as_deref() == Some("prompt") {
-            return prompt_from(front, default_name, body, body_line, relative_path, origin)
-                .map(|prompt| Some(Item::Prompt(prompt)));
+            let mut prompt =
+                prompt_from(front, default_name, body, body_line, relative_path, origin)?;
+            prompt.meta = keep(&prompt_file::PROMPT_KEYS)?;
+            return Ok(Some(Item::Prompt(prompt)));
         }
         if let Some(kind) = kind.as_deref().filter(|kind| *kind != "resource") {
             return Err(FileError::new(
@@ -201,7 +259,7 @@ pub fn parse_file_in(
                 format!("unknown kind '{kind}'; use 'prompt' or 'resource'"),
             ));
         }
-        return text_resource(
+        let mut resource = text_resource(
             collection,
             relative_path,
             file_name,
@@ -209,8 +267,9 @@ pub fn parse_file_in(
             body,
             is_markdown,
             origin,
-        )
-        .map(|resource| Some(Item::Resource(resource)));
+        )?;
+        resource.info.meta = keep(&resource_file::RESOURCE_KEYS)?;
+        return Ok(Some(Item::Resource(resource)));
     }
     other_resource(collection, relative_path, file_name, bytes, origin)
         .map(|resource| Some(Item::Resource(resource)))

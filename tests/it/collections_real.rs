@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::common::{MODERN, TestContext, validate};
 
 /// The sample of a public collection.
-fn fixture(name: &str) -> PathBuf {
+pub(crate) fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/collections")
         .join(name)
@@ -38,12 +38,12 @@ fn copy_of(ctx: &TestContext, name: &str) -> PathBuf {
     target
 }
 
-fn arg(path: &Path) -> &str {
+pub(crate) fn arg(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 path")
 }
 
 /// `import PATH --json`, which must succeed with no failure; returns its report.
-fn imported(ctx: &TestContext, path: &Path, more: &[&str]) -> Value {
+pub(crate) fn imported(ctx: &TestContext, path: &Path, more: &[&str]) -> Value {
     let mut args = vec!["import", arg(path), "--json"];
     args.extend_from_slice(more);
     let report = ctx.json(&args);

@@ -21,6 +21,7 @@ mod http_guards;
 mod http_ops;
 mod import;
 mod interop;
+mod keep;
 mod metadata;
 mod node;
 mod notifications;

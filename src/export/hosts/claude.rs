@@ -4,7 +4,7 @@
 //! Named placeholders rather than positions: Claude Code counts `$0` as the first argument
 //! while its older documentation counted from `$1`, and a name means the same in both.
 
-use super::{File, Lost, Source, Written, command_text, flat_file_name};
+use super::{File, Lost, Source, Written, command_text, flat_file_name, kept_front};
 use crate::library::emit::scalar;
 
 pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
@@ -50,6 +50,7 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
         let listed: Vec<String> = names.iter().map(|name| scalar(name)).collect();
         front.push_str(&format!("arguments: [{}]\n", listed.join(", ")));
     }
+    front.push_str(&kept_front(prompt, &crate::library::CLAUDE_HOST_KEYS));
     let path = format!(".claude/commands/{}.md", flat_file_name(&prompt.name));
     let text = if front.is_empty() && !body.starts_with("---") {
         format!("{}\n", body.trim_end())

@@ -18,13 +18,15 @@ mod prompt_list;
 mod skill;
 mod vscode;
 
-pub(super) use claude_code::claude_command;
+pub use claude_code::CLAUDE_HOST_KEYS;
+pub(super) use claude_code::{CLAUDE_KEYS, claude_command};
 pub(super) use cursor::cursor_command;
 pub(super) use gemini::{gemini_command, is_gemini_command};
 pub use prompt_list::{PromptList, prompt_list};
 pub use skill::{MAX_SKILL_DESCRIPTION, skill_front_matter, validate_skill_name};
 pub(super) use skill::{description_warning, skill};
-pub(super) use vscode::{is_vscode_prompt, vscode_prompt};
+pub use vscode::VSCODE_HOST_KEYS;
+pub(super) use vscode::{VSCODE_KEYS, is_vscode_prompt, vscode_prompt};
 
 use super::FileError;
 use super::prompt_file::sanitize_name;
@@ -68,6 +70,7 @@ fn finish(
         title: heading,
         description: description.or(paragraph),
         icons: Vec::new(),
+        meta: Default::default(),
         arguments,
         messages,
         origin: source.origin,
