@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 
 use super::FileError;
-use super::front_matter::key_line;
+use super::emit::kept_field;
+use super::front_matter::{TEXT_KEYS, as_text, key_line, without_yaml_position};
 use crate::model::Meta;
 
 /// What a file's reader makes of its front matter keys.
@@ -32,8 +33,18 @@ pub(super) fn keep(
         return Ok((Meta::new(), Vec::new()));
     };
     let mut meta = top_level(yaml);
-    meta.retain(|key, _| !keys.read.contains(&key.as_str()));
     let mut warnings = Vec::new();
+    // A text key read as the text of another value (`front_matter::parse_yaml`).
+    for key in TEXT_KEYS.iter().filter(|key| keys.read.contains(key)) {
+        if let Some(text) = meta.get(*key).and_then(as_text) {
+            warnings.push(FileError::new(
+                path,
+                key_line(yaml, key),
+                format!("front matter `{key}` is not text; read as \"{text}\""),
+            ));
+        }
+    }
+    meta.retain(|key, _| !keys.read.contains(&key.as_str()));
     for key in meta.keys().filter(|key| !keys.host.contains(&key.as_str())) {
         let line = key_line(yaml, key);
         if strict && keys.ours {
@@ -55,6 +66,29 @@ pub(super) fn keep(
         ));
     }
     Ok((meta, warnings))
+}
+
+/// Front matter that is not YAML (an agent file's `description: Use it when: ...`), which
+/// Claude Code reads line by line as `key: value`, written again as YAML that reads so, with
+/// the warning that says it was; None for YAML.
+pub(super) fn relined(path: &str, yaml: &str) -> Option<(String, FileError)> {
+    let err = serde_saphyr::from_str::<BTreeMap<String, serde_json::Value>>(yaml)
+        .err()
+        .filter(|_| !yaml.trim().is_empty())?;
+    let text = top_level(yaml)
+        .iter()
+        .map(|(key, value)| kept_field(key, value))
+        .collect();
+    let message = err.to_string();
+    let reason = without_yaml_position(message.lines().next().unwrap_or("invalid YAML"));
+    let warning = FileError::new(
+        path,
+        err.location().map(|location| location.line() + 1),
+        format!(
+            "front matter is not YAML ({reason}); read line by line as `key: value`, as Claude Code reads it"
+        ),
+    );
+    Some((text, warning))
 }
 
 /// The top-level keys of `yaml` and their values as JSON. Front matter that is not a YAML

@@ -109,7 +109,7 @@ pub fn parse_file_in(
     folder: Folder,
     bytes: &[u8],
 ) -> Result<Option<Item>, FileError> {
-    Ok(read_file(collection, relative_path, folder, bytes, true)?.map(|(item, _)| item))
+    Ok(read_file(collection, relative_path, folder, bytes, true)?.map(|read| read.item))
 }
 
 /// `parse_file_in` as an import reads the file: a key no reader of it takes is kept with its
@@ -120,7 +120,17 @@ pub fn parse_file_kept(
     folder: Folder,
     bytes: &[u8],
 ) -> Result<Option<Item>, FileError> {
-    Ok(read_file(collection, relative_path, folder, bytes, false)?.map(|(item, _)| item))
+    Ok(read_file(collection, relative_path, folder, bytes, false)?.map(|read| read.item))
+}
+
+/// A file read by `read_file`.
+pub struct FileRead {
+    pub item: Item,
+    /// What was kept or read leniently to read it.
+    pub warnings: Vec<FileError>,
+    /// A host's own file (a command, a VS Code prompt file, a skill's), whose relative links
+    /// to no file are often examples for the model rather than links of the library.
+    pub host_file: bool,
 }
 
 /// `parse_file_in`, and the warnings of what was kept to read the file: a front matter key
@@ -132,26 +142,23 @@ pub fn read_file(
     folder: Folder,
     bytes: &[u8],
     strict: bool,
-) -> Result<Option<(Item, Vec<FileError>)>, FileError> {
+) -> Result<Option<FileRead>, FileError> {
     let mut warnings = Vec::new();
-    let item = read_item(
-        collection,
-        relative_path,
-        folder,
-        bytes,
-        strict,
-        &mut warnings,
-    )?;
-    Ok(item.map(|item| (item, warnings)))
+    let mut host_file = false;
+    let found = (collection, relative_path, folder, bytes);
+    let item = read_item(found, strict, &mut warnings, &mut host_file)?;
+    Ok(item.map(|item| FileRead {
+        item,
+        warnings,
+        host_file,
+    }))
 }
 
 fn read_item(
-    collection: &Collection,
-    relative_path: &str,
-    folder: Folder,
-    bytes: &[u8],
+    (collection, relative_path, folder, bytes): (&Collection, &str, Folder, &[u8]),
     strict: bool,
     warnings: &mut Vec<FileError>,
+    host_file: &mut bool,
 ) -> Result<Option<Item>, FileError> {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     if is_skipped(relative_path) {
@@ -170,6 +177,7 @@ fn read_item(
         // MCP gives them: `skill://NAME/PATH`.
         let mut resource = other_resource(collection, relative_path, file_name, bytes, origin)?;
         resource.info.uri = skill_uri(skill_name, inside);
+        *host_file = true;
         return Ok(Some(Item::Resource(resource)));
     }
     // Under `.gemini/commands/` every `.toml` is a Gemini CLI command; elsewhere (an
@@ -187,6 +195,7 @@ fn read_item(
             origin,
             command_folder: None,
         };
+        *host_file = true;
         return dialect::gemini_command(text, source).map(|prompt| Some(Item::Prompt(prompt)));
     }
     let is_markdown = has_extension(file_name, &["md", "markdown"]);
@@ -207,9 +216,24 @@ fn read_item(
             .strip_suffix(".prompt.md")
             .or_else(|| file_name.strip_suffix(".md"))
             .unwrap_or(file_name);
+        // A document's front matter that is not YAML, which Claude Code reads line by line
+        // (its agents' `description: Use it when: ...`), is read so too unless `strict`.
+        let relined = (!strict
+            && !declared_prompt
+            && skill.is_none()
+            && !is_cursor_command(relative_path)
+            && !is_command_path(relative_path, folder))
+        .then(|| front.and_then(|yaml| kept::relined(relative_path, yaml)))
+        .flatten()
+        .map(|(yaml, warning)| {
+            warnings.push(warning);
+            yaml
+        });
+        let written = front;
+        let front = relined.as_deref().or(written);
         // The front matter keys the file's reader leaves, kept with its item.
         let mut keep = |keys: &kept::Keys| {
-            let (meta, notes) = kept::keep(relative_path, front, keys, strict)?;
+            let (meta, notes) = kept::keep(relative_path, written, keys, strict)?;
             warnings.extend(notes);
             Ok::<_, FileError>(meta)
         };
@@ -222,21 +246,25 @@ fn read_item(
         };
         // A `SKILL.md` whose front matter names a `kind` is ours, as `export` writes one.
         if let Some((skill_name, _)) = skill.filter(|_| !names_kind(front)) {
+            *host_file = true;
             return dialect::skill(front, body, skill_name, source())
                 .map(|(prompt, _)| Some(Item::Prompt(prompt)));
         }
         if is_cursor_command(relative_path) && !names_kind(front) {
+            *host_file = true;
             return dialect::cursor_command(body, source())
                 .map(|prompt| Some(Item::Prompt(prompt)));
         }
         // A command file whose front matter names a `kind` is written in our format (that
         // is how `export` keeps a prompt at a command's path).
         if is_command_path(relative_path, folder) && !names_kind(front) {
+            *host_file = true;
             let mut prompt = dialect::claude_command(front, body, source())?;
             prompt.meta = keep(&dialect::CLAUDE_KEYS)?;
             return Ok(Some(Item::Prompt(prompt)));
         }
         if declared_prompt && dialect::is_vscode_prompt(front, body) {
+            *host_file = true;
             let mut prompt = dialect::vscode_prompt(front, body, source())?;
             prompt.meta = keep(&dialect::VSCODE_KEYS)?;
             return Ok(Some(Item::Prompt(prompt)));

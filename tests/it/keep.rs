@@ -253,3 +253,127 @@ fn strict_import_and_check_refuse_a_key_our_format_does_not_know() {
         "{problems:#}"
     );
 }
+
+#[test]
+fn a_link_to_no_file_in_a_hosts_file_is_kept_as_text_with_a_warning() {
+    let ctx = TestContext::new();
+    // An example link printed for the model, as commands and prompt files often hold.
+    ctx.write(
+        "lib/commands/docs.md",
+        "---\ndescription: Write docs\n---\nWrite a page like [the guide](docs/guide.md) for \
+         $ARGUMENTS.\n",
+    );
+    let folder = ctx.path("lib");
+    let report = imported(&ctx, &folder, &[]);
+    assert_eq!(
+        warnings(&report),
+        [(
+            "docs.md".to_string(),
+            json!(4),
+            "links to `docs/guide.md`, which is not a file of the folder; fix the path, or \
+             remove the link (kept as the text it is)"
+                .to_string()
+        )],
+        "{report:#}"
+    );
+    let command = ctx.json(&["prompt", "show", "docs", "--json"]);
+    let body = command["messages"][0]["body"].as_str().unwrap_or("");
+    assert!(body.contains("[the guide](docs/guide.md)"), "{command:#}");
+
+    // Strictly, and in a file of our own format, it is refused as before.
+    let strict = TestContext::new();
+    let output = strict.run(&["import", arg(&folder), "--strict"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("docs.md:4: links to `docs/guide.md`, which is not a file of the folder"),
+        "{stderr}"
+    );
+    ctx.write("lib/notes.md", "# Notes\n\nSee [gone](gone.md).\n");
+    let output = ctx.run(&["import", arg(&folder)]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("notes.md:3: links to `gone.md`, which is not a file of the folder"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_reference_definition_no_link_uses_is_no_link() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "cat/catalogue.md",
+        "# Catalogue\n\nThe categories, one a line:\n\n[Category]: [tools/examples]\n",
+    );
+    let report = imported(&ctx, &ctx.path("cat"), &["--strict"]);
+    assert_eq!(warnings(&report), [], "{report:#}");
+    assert_eq!(report["added"], 1, "{report:#}");
+}
+
+#[test]
+fn front_matter_the_hosts_read_leniently_is_read_so() {
+    let ctx = TestContext::new();
+    // Claude Code's agent files often hold a `description:` that YAML reads as a mapping.
+    ctx.write(
+        "lax/agents/reviewer.md",
+        "---\nname: reviewer\ndescription: Use this agent when: the change is ready\nmodel: \
+         sonnet\n---\n\nReview the change.\n",
+    );
+    ctx.write(
+        "lax/prompts/ask.prompt.md",
+        "---\nmode: agent\ndescription: ['Ask', 'then answer']\n---\nAsk about ${input:topic}.\n",
+    );
+    let folder = ctx.path("lax");
+    let report = imported(&ctx, &folder, &[]);
+    let messages: Vec<(String, Value)> = warnings(&report)
+        .into_iter()
+        .map(|(file, line, message)| (format!("{file}: {message}"), line))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            (
+                "reviewer.md: front matter is not YAML (mapping values are not allowed in this \
+                 context); read line by line as `key: value`, as Claude Code reads it"
+                    .to_string(),
+                json!(3)
+            ),
+            (
+                "reviewer.md: front matter key `model` is not one promptshelf reads; kept with \
+                 the item as it is"
+                    .to_string(),
+                json!(4)
+            ),
+            (
+                "ask.prompt.md: front matter `description` is not text; read as \"Ask, then \
+                 answer\""
+                    .to_string(),
+                json!(3)
+            ),
+        ],
+        "{report:#}"
+    );
+    let agent = ctx.json(&[
+        "resource",
+        "show",
+        "shelf://lax/agents/reviewer.md",
+        "--json",
+    ]);
+    assert_eq!(
+        agent["description"],
+        "Use this agent when: the change is ready"
+    );
+    assert_eq!(agent["frontMatter"], json!({"model": "sonnet"}));
+    let prompt = ctx.json(&["prompt", "show", "ask", "--json"]);
+    assert_eq!(prompt["description"], "Ask, then answer");
+
+    // An author's reading refuses the file that is not YAML.
+    let strict = TestContext::new();
+    let output = strict.run(&["import", arg(&folder), "--strict"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("reviewer.md:3: front matter: mapping values are not allowed"),
+        "{stderr}"
+    );
+}
