@@ -38,8 +38,8 @@ mod value_table;
 use serde::Deserialize;
 
 pub use dialect::{
-    CLAUDE_HOST_KEYS, MAX_SKILL_DESCRIPTION, PromptList, VSCODE_HOST_KEYS, prompt_list,
-    skill_front_matter, validate_skill_name,
+    CLAUDE_HOST_KEYS, MAX_SKILL_DESCRIPTION, PromptList, SKILL_HOST_KEYS, VSCODE_HOST_KEYS,
+    prompt_list, skill_front_matter, validate_skill_name,
 };
 pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
 pub use media::{is_textual, served_as};

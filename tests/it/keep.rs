@@ -377,3 +377,30 @@ fn front_matter_the_hosts_read_leniently_is_read_so() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_command_exported_as_a_skill_keeps_its_allowed_tools() {
+    let ctx = TestContext::new();
+    imported(&ctx, &fixture("claude-commit-commands"), &[]);
+    let out = ctx.path("out");
+    ctx.ok(&[
+        "export",
+        arg(&out),
+        "--format",
+        "skills",
+        "--collection",
+        "claude-commit-commands",
+    ]);
+    let skill = std::fs::read_to_string(out.join(".agents/skills/commit/SKILL.md"))
+        .expect("the skill is written");
+    assert!(
+        skill.contains(
+            "\nallowed-tools: \"Bash(git add:*), Bash(git status:*), Bash(git commit:*)\"\n---\n"
+        ),
+        "{skill}"
+    );
+    // The hosts read it as a skill, and so does an import.
+    let again = TestContext::new();
+    let report = imported(&again, &out.join(".agents/skills"), &[]);
+    assert_eq!(warnings(&report), [], "{report:#}");
+}

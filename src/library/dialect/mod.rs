@@ -23,7 +23,7 @@ pub(super) use claude_code::{CLAUDE_KEYS, claude_command};
 pub(super) use cursor::cursor_command;
 pub(super) use gemini::{gemini_command, is_gemini_command};
 pub use prompt_list::{PromptList, prompt_list};
-pub use skill::{MAX_SKILL_DESCRIPTION, skill_front_matter, validate_skill_name};
+pub use skill::{MAX_SKILL_DESCRIPTION, SKILL_HOST_KEYS, skill_front_matter, validate_skill_name};
 pub(super) use skill::{description_warning, skill};
 pub use vscode::VSCODE_HOST_KEYS;
 pub(super) use vscode::{VSCODE_KEYS, is_vscode_prompt, vscode_prompt};
