@@ -1,4 +1,4 @@
--- The whole promptshelf database schema, version 7.
+-- The whole promptshelf database schema, version 9.
 --
 -- Embedded in the binary (`include_str!`) and run once, in one transaction, when a new
 -- database is created; `PRAGMA user_version` then records the version so that a later
@@ -20,6 +20,9 @@ CREATE TABLE blobs (
     data BLOB NOT NULL
 ) STRICT;
 
+-- `meta` (of prompts and resources): the front matter keys of the item's file that the format
+-- does not read (a host's own, `allowed-tools`, `applyTo`), kept as a JSON object; NULL when
+-- there are none. Migration 9 added it, so it is written as SQLite writes an added column.
 CREATE TABLE prompts (
     id            INTEGER PRIMARY KEY,
     name          TEXT NOT NULL UNIQUE CHECK (length(name) > 0),
@@ -30,7 +33,7 @@ CREATE TABLE prompts (
     last_modified INTEGER NOT NULL,
     origin        TEXT,     -- the file it was imported from, relative to its collection folder
     collection    TEXT      -- the imported folder it belongs to; NULL when added by hand
-) STRICT;
+, meta TEXT CHECK (meta IS NULL OR json_valid(meta))) STRICT;
 
 -- Arguments are typed: MCP sends every value as a string, `prompts/get` checks it.
 CREATE TABLE prompt_arguments (
@@ -79,7 +82,7 @@ CREATE TABLE resources (
     last_modified INTEGER NOT NULL,
     origin        TEXT,
     collection    TEXT
-) STRICT;
+, meta TEXT CHECK (meta IS NULL OR json_valid(meta))) STRICT;
 CREATE INDEX resources_by_blob ON resources (blob_hash);
 CREATE INDEX resources_by_collection ON resources (collection, uri);
 -- What a token limited to some collections sees (`serve --http`): its collections' items

@@ -82,6 +82,7 @@ fn generate(store: &Store) -> Result<u64> {
                 );
                 let resource = Resource {
                     info: ResourceInfo {
+                        meta: Default::default(),
                         uri: format!("shelf://bench/area-{:03}/doc-{n}.md", n % 500),
                         name: format!("doc-{n}.md"),
                         title: Some(title),

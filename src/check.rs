@@ -9,8 +9,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use rusqlite::Connection;
 
-use crate::library::Place;
-use crate::model::Content;
+use crate::library::{self, Place};
+use crate::model::{Content, Meta};
 use crate::store::{self, read};
 use crate::uri_template::UriTemplate;
 use crate::validate::{self, Files, Finding};
@@ -95,10 +95,12 @@ pub fn check(conn: &Connection) -> store::Result<Report> {
         let item = format!("prompt '{}'", stored.prompt.name);
         let findings = validate::prompt(&stored, &library)?;
         report.add(&item, true, findings);
+        report.unknown_keys(&item, &stored.prompt.meta);
     }
     for stored in read::resources(conn, read::Window::ALL)? {
         report.resources += 1;
         let info = &stored.info;
+        report.unknown_keys(&format!("resource '{}'", info.uri), &info.meta);
         let markdown = info.mime_type == "text/markdown";
         if !markdown || info.origin.collection.is_none() {
             continue;
@@ -141,6 +143,24 @@ pub fn check(conn: &Connection) -> store::Result<Report> {
 }
 
 impl Report {
+    /// The kept front matter keys of an item that no host's reader knows either: a typo to
+    /// an author, as `import --strict` has it.
+    fn unknown_keys(&mut self, item: &str, meta: &Meta) {
+        let known = |key: &str| {
+            library::CLAUDE_HOST_KEYS.contains(&key) || library::VSCODE_HOST_KEYS.contains(&key)
+        };
+        self.problems.extend(
+            meta.keys()
+                .filter(|key| !known(key))
+                .map(|key| Problem {
+                    item: item.to_string(),
+                    problem: format!(
+                        "front matter key `{key}` is not one promptshelf reads (kept from its file); remove it if it is a mistake"
+                    ),
+                }),
+        );
+    }
+
     /// The findings of one item; a prompt's lines are counted in its messages, a document's
     /// in its text.
     fn add(&mut self, item: &str, prompt: bool, findings: Vec<Finding>) {

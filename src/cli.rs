@@ -389,6 +389,10 @@ pub struct ImportArgs {
     /// Import the files that are fine even when others fail (by default nothing is imported)
     #[arg(long)]
     pub keep_going: bool,
+    /// Refuse a front matter key our own format does not know (by default it is kept with
+    /// its item, with a warning), as `check` does
+    #[arg(long)]
+    pub strict: bool,
     /// Refuse files larger than this
     #[arg(long, default_value_t = crate::import::DEFAULT_MAX_FILE_SIZE, value_name = "BYTES")]
     pub max_file_size: u64,

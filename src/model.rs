@@ -28,6 +28,11 @@ pub fn listed_description(text: &str) -> Cow<'_, str> {
 /// A blake3 digest of an item's canonical form; equal hashes mean nothing changed.
 pub type ContentHash = [u8; 32];
 
+/// Front matter keys of an item's file that the format does not read (a host's own, such as
+/// Claude Code's `allowed-tools` or VS Code's `applyTo`), kept with their values as the file
+/// gave them so that an export can write them back.
+pub type Meta = std::collections::BTreeMap<String, serde_json::Value>;
+
 /// An MCP icon (`src` is a URL or a `data:` URI).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -151,6 +156,8 @@ pub struct Prompt {
     pub arguments: Vec<PromptArgument>,
     pub messages: Vec<MessageTemplate>,
     pub origin: Origin,
+    #[serde(default, skip_serializing_if = "Meta::is_empty")]
+    pub meta: Meta,
 }
 
 /// A prompt as stored: the prompt plus what the store derives from it.
@@ -206,6 +213,8 @@ pub struct ResourceInfo {
     pub annotations: Annotations,
     pub icons: Vec<Icon>,
     pub origin: Origin,
+    #[serde(default, skip_serializing_if = "Meta::is_empty")]
+    pub meta: Meta,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -519,6 +519,7 @@ mod tests {
 
     fn prompt(body: &str) -> StoredPrompt {
         as_stored(Prompt {
+            meta: Default::default(),
             name: "p".into(),
             title: None,
             description: None,

@@ -21,6 +21,9 @@ use crate::store;
 pub struct Finding {
     pub place: Option<Place>,
     pub message: String,
+    /// A relative link to no file: in a host's own file (a command, a VS Code prompt file,
+    /// a skill) it is often an example for the model, which `import` keeps with a warning.
+    pub missing_link: bool,
 }
 
 /// What the items an item refers to are checked against: the library, and for an import
@@ -89,6 +92,7 @@ pub fn prompt(stored: &StoredPrompt, library: &dyn Library) -> store::Result<Vec
                      `{{% for %}}` needs its `{{% endif %}}` or `{{% endfor %}}`)",
                     without_line(&err.reason)
                 ),
+                missing_link: false,
             });
             return Ok(findings);
         }
@@ -109,6 +113,7 @@ pub fn prompt(stored: &StoredPrompt, library: &dyn Library) -> store::Result<Vec
                      always be empty; declare it under `arguments:` in the front matter, or \
                      remove it"
                 ),
+                missing_link: false,
             });
         }
     }
@@ -180,6 +185,7 @@ fn argument(prompt: &Prompt, arg: &PromptArgument, library: &dyn Library) -> Vec
         .map(|message| Finding {
             place: Some(Place::Argument(name.clone())),
             message,
+            missing_link: false,
         })
         .collect()
 }
@@ -213,6 +219,7 @@ fn links(text: &str, message: usize, origin: &Origin, library: &dyn Library) -> 
                     link.dest
                 )
             },
+            missing_link: true,
         })
         .collect()
 }
@@ -237,6 +244,7 @@ fn rendered(stored: &StoredPrompt, library: &dyn Library) -> store::Result<Vec<F
                     "does not render with sample values: {}; fix the expression on that line",
                     without_line(&err.reason)
                 ),
+                missing_link: false,
             });
             return Ok(findings);
         }
@@ -249,6 +257,7 @@ fn rendered(stored: &StoredPrompt, library: &dyn Library) -> store::Result<Vec<F
                     "refers to {uri}, which is not in the library; fix the URI, or add that \
                      resource (import its file, or `promptshelf resource add`)"
                 ),
+                missing_link: false,
             });
         }
     }

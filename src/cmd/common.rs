@@ -9,7 +9,7 @@ use anyhow::{Result, anyhow};
 use serde::Serialize;
 
 use crate::library::{self, Collection, Item};
-use crate::model::Origin;
+use crate::model::{Meta, Origin};
 use crate::store::history::Kind;
 use crate::store::{self, Store};
 
@@ -505,6 +505,19 @@ pub fn removed_line(what: &str, removed: bool, returned: Option<&str>) -> String
         ));
     }
     line
+}
+
+/// The front matter keys an item kept from its file (`Meta`), each `key: value` (the value
+/// as JSON) under a heading; nothing when it kept none.
+pub fn write_kept(out: &mut impl Write, meta: &Meta) -> std::io::Result<()> {
+    if meta.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\nfront matter kept from its file:")?;
+    for (key, value) in meta {
+        writeln!(out, "  {key}: {value}")?;
+    }
+    Ok(())
 }
 
 /// `label: value` lines with the values aligned; empty values are left out.

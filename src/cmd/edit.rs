@@ -375,7 +375,9 @@ fn prompt_by_hand(
     let original = emit::prompt_file(&stored.prompt, &file_name);
     let mut draft = Draft::new(&file_name, original.as_bytes())?;
     let read = |bytes: &[u8]| -> Result<Prompt, FileError> {
-        let item = library::parse_file_in(
+        // Read as an import reads it: the front matter the prompt kept from its file (a
+        // restored library's, say) is in the draft, and stays with it.
+        let item = library::parse_file_kept(
             &common::local_collection(),
             &file_name,
             Folder::Plain,
@@ -512,7 +514,7 @@ fn resource_by_hand(
                 content: Content::Text(text.to_string()),
             });
         }
-        let item = library::parse_file_in(
+        let item = library::parse_file_kept(
             &common::local_collection(),
             &file_name,
             Folder::Plain,

@@ -24,6 +24,7 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
         prune_files: None,
         dry_run: args.dry_run,
         keep_going: args.keep_going,
+        strict: args.strict,
         max_file_size: args.max_file_size,
         naming: args.naming()?,
     };

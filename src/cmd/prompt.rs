@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::common::{self, Table};
 use crate::cli::PromptCommand;
 use crate::library::{self, FileError, Item};
-use crate::model::{Origin, Prompt, PromptArgument, StoredPrompt};
+use crate::model::{Meta, Origin, Prompt, PromptArgument, StoredPrompt};
 use crate::store::history::Kind;
 use crate::store::{self, Outcome, Store};
 use crate::validate;
@@ -47,6 +47,9 @@ struct PromptView<'a> {
     origin: Option<&'a str>,
     last_modified: String,
     content_hash: String,
+    /// The front matter keys of its file that the format does not read, kept as they are.
+    #[serde(skip_serializing_if = "Meta::is_empty")]
+    front_matter: &'a Meta,
 }
 
 #[derive(Serialize)]
@@ -99,6 +102,7 @@ fn view(stored: &StoredPrompt, with_messages: bool) -> PromptView<'_> {
         origin: prompt.origin.path.as_deref(),
         last_modified: common::timestamp(stored.last_modified),
         content_hash: store::hex(&stored.content_hash),
+        front_matter: &prompt.meta,
     }
 }
 
@@ -204,6 +208,7 @@ fn show(store: &Store, name: &str, json: bool) -> Result<()> {
         }
         table.write(&mut out, common::terminal_width())?;
     }
+    common::write_kept(&mut out, &prompt.meta)?;
     for message in &prompt.messages {
         writeln!(out, "\n--- {}", message.role.as_str())?;
         writeln!(out, "{}", message.body)?;

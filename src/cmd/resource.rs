@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::common::{self, Table};
 use crate::cli::ResourceCommand;
 use crate::library::{self, Item};
-use crate::model::{Content, Origin, Role, StoredResource};
+use crate::model::{Content, Meta, Origin, Role, StoredResource};
 use crate::store::history::Kind;
 use crate::store::{self, Outcome, Store};
 
@@ -69,6 +69,9 @@ struct ResourceView<'a> {
     last_modified: String,
     content_hash: String,
     blob_hash: String,
+    /// The front matter keys of its file that the format does not read, kept as they are.
+    #[serde(skip_serializing_if = "Meta::is_empty")]
+    front_matter: &'a Meta,
 }
 
 fn view(stored: &StoredResource) -> ResourceView<'_> {
@@ -88,6 +91,7 @@ fn view(stored: &StoredResource) -> ResourceView<'_> {
         last_modified: common::timestamp(stored.last_modified),
         content_hash: store::hex(&stored.content_hash),
         blob_hash: store::hex(&stored.blob_hash),
+        front_matter: &info.meta,
     }
 }
 
@@ -163,6 +167,7 @@ fn show(store: &Store, uri: &str, json: bool) -> Result<()> {
             ("hash", store::hex(&stored.content_hash)),
         ],
     )?;
+    common::write_kept(&mut out, &info.meta)?;
     out.flush()?;
     Ok(())
 }

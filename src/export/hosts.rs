@@ -303,7 +303,7 @@ fn read_back(prompt: &Prompt, written: &Written, lost: &mut Lost) {
         name: "export".to_string(),
         scheme: library::DEFAULT_SCHEME.to_string(),
     };
-    match library::parse_file_in(&collection, &file.path, Folder::Plain, &file.bytes) {
+    match library::parse_file_kept(&collection, &file.path, Folder::Plain, &file.bytes) {
         Ok(Some(Item::Prompt(read))) => {
             if read.name != prompt.name {
                 lost.say(&format!("its name (it imports as '{}')", read.name));
@@ -485,6 +485,17 @@ pub(super) fn command_text(
 
 /// A file name from a prompt name: `/` (which most hosts do not nest) becomes `-`, and
 /// anything a file name cannot hold becomes `_`.
+/// The front matter lines of the keys a prompt kept from its file (`Prompt::meta`) that
+/// the host knows (`host`), as they were: a command's `allowed-tools` comes back with it.
+pub(super) fn kept_front(prompt: &Prompt, host: &[&str]) -> String {
+    prompt
+        .meta
+        .iter()
+        .filter(|(key, _)| host.contains(&key.as_str()))
+        .map(|(key, value)| library::emit::kept_field(key, value))
+        .collect()
+}
+
 pub(super) fn flat_file_name(name: &str) -> String {
     super::safe_segment(&name.replace('/', "-"))
 }

@@ -490,7 +490,7 @@ impl Out {
         };
         let text = emit::prompt_file(written, &path);
         let scheme = library::DEFAULT_SCHEME;
-        let reads_back = library::parse_file_in(
+        let reads_back = library::parse_file_kept(
             &Collection {
                 name: collection.to_string(),
                 scheme: scheme.to_string(),
@@ -553,7 +553,7 @@ impl Out {
             };
         let parsed = match skill_document {
             Some(document) => document.map(|resource| Some(Item::Resource(resource))),
-            None => library::parse_file_in(&collection, &path, self.folder, &bytes),
+            None => library::parse_file_kept(&collection, &path, self.folder, &bytes),
         };
         let read_back = parsed
             .map(|item| item.map(|item| self.resolved(item, &path)))

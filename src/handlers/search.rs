@@ -99,6 +99,7 @@ pub fn read(
     let bytes = listing.as_bytes();
     let resource = StoredResource {
         info: ResourceInfo {
+            meta: Default::default(),
             uri: uri.to_string(),
             name: "search".to_string(),
             title: Some(format!("Search: {query}")),

@@ -46,6 +46,9 @@ pub struct Options {
     pub prune_files: Option<HashSet<String>>,
     pub dry_run: bool,
     pub keep_going: bool,
+    /// Refuse a key our own format does not know, rather than keep it with a warning
+    /// (`library::read_file`).
+    pub strict: bool,
     pub max_file_size: u64,
     /// What a prompt name another collection already has becomes.
     pub naming: Naming,
@@ -60,6 +63,7 @@ impl Default for Options {
             prune_files: None,
             dry_run: false,
             keep_going: false,
+            strict: false,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             naming: Naming::default(),
         }
@@ -183,6 +187,9 @@ struct Parsed {
     item: Item,
     /// The content hash of a prompt or resource (tables have none).
     hash: Option<ContentHash>,
+    /// From a host's own file (`library::FileRead::host_file`): a relative link in it to no
+    /// file is warned about, not refused, unless `--strict`.
+    host_file: bool,
 }
 
 impl Parsed {
@@ -416,14 +423,7 @@ pub fn run_parts(
     }
     let mut stages = Vec::with_capacity(read.len());
     for (source, parsed, mut report, found) in read {
-        let parsed = validated(
-            &source,
-            &found,
-            parsed,
-            store,
-            &brought,
-            &mut report.failures,
-        )?;
+        let parsed = validated(&source, &found, parsed, store, &brought, &mut report)?;
         tracing::debug!(elapsed = ?started.elapsed(), "validated");
         // Items of a file that failed are not pruned: the file is still there.
         let protected: Vec<String> = report
@@ -670,6 +670,8 @@ struct Source {
     exclude: Vec<PathBuf>,
     /// The folder of hand-added items of a whole-library import (`Part::by_hand`).
     by_hand: Option<ByHand>,
+    /// `Options::strict`.
+    strict: bool,
 }
 
 impl Source {
@@ -729,6 +731,7 @@ impl Source {
             folder: part.layout.unwrap_or(folder),
             exclude,
             by_hand: None,
+            strict: options.strict,
         })
     }
 }
@@ -906,12 +909,13 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
             max_file_size,
         ));
     }
-    let parsed = |item: Item, line: Option<u64>| Parsed {
+    let parsed = |item: Item, line: Option<u64>, host_file: bool| Parsed {
         path: found.relative.clone(),
         line,
         modified_ms: found.modified_ms,
         hash: hash(&item),
         item,
+        host_file,
     };
     if source.list.is_some() {
         let origin = Origin {
@@ -922,7 +926,7 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
         let items = list
             .prompts
             .into_iter()
-            .map(|(prompt, line)| parsed(Item::Prompt(prompt), Some(line)))
+            .map(|(prompt, line)| parsed(Item::Prompt(prompt), Some(line), false))
             .collect();
         let problems = Problems {
             refused: list.refused,
@@ -930,17 +934,23 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
         };
         return Ok(Read::Parsed(items, problems));
     }
-    let (item, mut warnings) =
-        library::parse_file_warned(&source.collection, &found.relative, source.folder, &bytes)?;
-    let Some(item) = item else {
+    let Some(read) = library::read_file(
+        &source.collection,
+        &found.relative,
+        source.folder,
+        &bytes,
+        source.strict,
+    )?
+    else {
         return Ok(Read::Nothing);
     };
-    let mut items = vec![parsed(item, None)];
+    let mut warnings = read.warnings;
+    let mut items = vec![parsed(read.item, None, read.host_file)];
     if matches!(items[0].item, Item::Prompt(_))
         && let Some(document) =
             library::skill_document(&source.collection, &found.relative, source.folder, &bytes)
     {
-        items.push(parsed(Item::Resource(document?), None));
+        items.push(parsed(Item::Resource(document?), None, true));
         warnings.extend(library::skill_warning(
             &found.relative,
             source.folder,
@@ -1038,7 +1048,7 @@ fn validated(
     parsed: Vec<Parsed>,
     store: &Store,
     brought: &Brought,
-    failures: &mut Vec<FileError>,
+    report: &mut Report,
 ) -> store::Result<Vec<Parsed>> {
     let mut tables: HashSet<String> = store::read::tables(&*store.conn()?)?
         .into_iter()
@@ -1063,7 +1073,9 @@ fn validated(
     })?;
     for (file, findings) in parsed.iter().zip(&findings) {
         if let Item::Resource(resource) = &file.item
-            && !findings.is_empty()
+            && findings
+                .iter()
+                .any(|finding| refuses(source, file, finding))
         {
             incoming.resources.remove(&resource.info.uri);
         }
@@ -1096,18 +1108,37 @@ fn validated(
             .then(|| reread(source, &file.path))
             .flatten();
         let is_prompt = matches!(file.item, Item::Prompt(_));
-        for finding in findings {
-            failures.push(FileError {
+        let refused = findings
+            .iter()
+            .any(|finding| refuses(source, &file, finding));
+        for finding in findings.iter() {
+            let mut problem = FileError {
                 path: file.path.clone(),
                 line: file.line.or_else(|| {
                     let place = finding.place.as_ref()?;
                     library::line_in_file(text.as_deref()?, is_prompt, place)
                 }),
-                message: finding.message,
-            });
+                message: finding.message.clone(),
+            };
+            if refuses(source, &file, finding) {
+                report.failures.push(problem);
+            } else {
+                problem.message.push_str(" (kept as the text it is)");
+                report.warnings.push(problem);
+            }
+        }
+        if !refused {
+            kept.push(file);
         }
     }
     Ok(kept)
+}
+
+/// Whether `finding` refuses `file`: anything but a relative link to no file in a host's
+/// own file, which the file keeps as the text it is (often an example for the model), with
+/// a warning, unless `--strict`.
+fn refuses(source: &Source, file: &Parsed, finding: &Finding) -> bool {
+    !(file.host_file && finding.missing_link && !source.strict)
 }
 
 /// `check` of every file, spread over the cores; results keep the files' order.

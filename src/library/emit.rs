@@ -8,11 +8,14 @@
 use std::fmt::Write as _;
 
 use super::front_matter::{opens_yaml_front_matter, split_front_matter};
+use super::kept::Keys;
 use super::media;
 use super::paths::{Folder, has_extension, is_command_path, skill_file};
+use super::prompt_file::PROMPT_KEYS;
+use super::resource_file::RESOURCE_KEYS;
 use super::summary::{heading_and_paragraph, prompt_heading_and_paragraph};
 use crate::model::{
-    ArgumentType, CompletionValue, Content, Icon, MessageTemplate, Prompt, PromptArgument,
+    ArgumentType, CompletionValue, Content, Icon, MessageTemplate, Meta, Prompt, PromptArgument,
     Resource, Role,
 };
 
@@ -27,8 +30,9 @@ pub fn prompt_file(prompt: &Prompt, relative_path: &str) -> String {
     let (heading, paragraph) = prompt_heading_and_paragraph(&body);
     let mut front = Yaml::default();
     // Outside `*.prompt.md` only `kind` makes a prompt; inside, it also keeps a body with a
-    // `${...}` in it from being taken for a VS Code prompt file.
-    if !file_name.ends_with(".prompt.md") || body.contains("${") {
+    // `${...}` in it, or a kept key of VS Code's (`mode`), from being taken for a VS Code
+    // prompt file.
+    if !file_name.ends_with(".prompt.md") || body.contains("${") || !prompt.meta.is_empty() {
         front.field("kind", "prompt");
     }
     if prompt.name != default_name {
@@ -47,6 +51,7 @@ pub fn prompt_file(prompt: &Prompt, relative_path: &str) -> String {
             front.argument(argument);
         }
     }
+    front.kept(&prompt.meta, &PROMPT_KEYS);
     front.around(&body)
 }
 
@@ -141,6 +146,7 @@ fn metadata(
         front.field("priority", &number(priority));
     }
     front.icons(&info.icons);
+    front.kept(&info.meta, &RESOURCE_KEYS);
 }
 
 /// A completion table's file: `.txt` (one value a line) when that can hold it, else `.csv`
@@ -233,6 +239,17 @@ impl Yaml {
         }
     }
 
+    /// The kept keys of another tool, after our own, as they were; a key of our own
+    /// format (from a file another reader read, say a command's `title`) would mean
+    /// something else here, and is left out.
+    fn kept(&mut self, meta: &Meta, ours: &Keys) {
+        for (key, value) in meta {
+            if !ours.read.contains(&key.as_str()) {
+                self.lines.push_str(&kept_field(key, value));
+            }
+        }
+    }
+
     fn argument(&mut self, arg: &PromptArgument) {
         let _ = writeln!(self.lines, "  - name: {}", scalar(&arg.name));
         let mut field = |key: &str, value: String| {
@@ -288,6 +305,16 @@ impl Yaml {
         }
         format!("---\n{}---\n{body}", self.lines)
     }
+}
+
+/// A kept front matter key and its value as a line of YAML: a string as a scalar, anything
+/// else in JSON's flow style, which YAML reads as the same value.
+pub fn kept_field(key: &str, value: &serde_json::Value) -> String {
+    let value = match value {
+        serde_json::Value::String(text) => scalar(text),
+        other => other.to_string(),
+    };
+    format!("{}: {value}\n", scalar(key))
 }
 
 /// Words YAML (1.1 or 1.2) reads as something other than a string.
@@ -360,7 +387,7 @@ fn number(n: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::library::{Collection, DEFAULT_SCHEME, Item, parse_file, parse_file_in};
+    use crate::library::{Collection, DEFAULT_SCHEME, Item, parse_file_in, parse_file_kept};
     use crate::model::{Annotations, Origin, ResourceInfo};
 
     fn collection() -> Collection {
@@ -371,7 +398,7 @@ mod tests {
     }
 
     fn read_prompt(path: &str, text: &str) -> Prompt {
-        match parse_file(&collection(), path, text.as_bytes()) {
+        match parse_file_kept(&collection(), path, Folder::Plain, text.as_bytes()) {
             Ok(Some(Item::Prompt(prompt))) => prompt,
             other => panic!("{path} did not read as a prompt: {other:?}\n{text}"),
         }
@@ -380,6 +407,17 @@ mod tests {
     #[test]
     fn a_prompt_with_every_field_reads_back_the_same() {
         let prompt = Prompt {
+            // Another tool's keys, kept: VS Code's `mode` must not make the file VS Code's.
+            meta: [
+                ("mode", serde_json::json!("agent")),
+                ("applyTo", serde_json::json!("**/*.rs")),
+                ("tools", serde_json::json!(["a: b", "yes", 1.5, null])),
+                ("enabled", serde_json::json!(false)),
+                ("nested", serde_json::json!({"k": ["v"], "n": -3})),
+            ]
+            .into_iter()
+            .map(|(key, value)| (key.to_string(), value))
+            .collect(),
             name: "odd.name/x".into(),
             title: Some("A title: with \"quotes\"".into()),
             description: Some("yes".into()),
@@ -464,6 +502,7 @@ mod tests {
         };
         for _ in 0..500 {
             let prompt = Prompt {
+                meta: Default::default(),
                 name: "p".into(),
                 title: Some(text()),
                 description: Some(text()),
@@ -510,6 +549,7 @@ mod tests {
     fn resources_read_back_the_same() {
         let resource = Resource {
             info: ResourceInfo {
+                meta: Default::default(),
                 uri: "shelf://docs/commands/a.md".into(),
                 name: "Another name".into(),
                 title: Some("T".into()),

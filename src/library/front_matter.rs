@@ -74,6 +74,30 @@ pub(super) fn argument_line(yaml: &str, name: &str) -> Option<u64> {
         .map(|index| (arguments + 1 + index) as u64 + 2)
 }
 
+/// The keys whose values are text wherever a reader takes them.
+pub(super) const TEXT_KEYS: [&str; 3] = ["name", "title", "description"];
+
+/// A value of a text key that is not text, as the text a host makes of it: a number or a
+/// yes/no as written, a list's items joined by ", "; None for text itself and for what has
+/// no text (a mapping).
+pub(super) fn as_text(value: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    match value {
+        Value::Bool(_) | Value::Number(_) => Some(value.to_string()),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(text) => Some(text.clone()),
+                other => as_text(other),
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(|items| items.join(", ")),
+        _ => None,
+    }
+}
+
+/// Front matter into `T`. A text key with a value of another type (`description: [a, b]`,
+/// `name: 2024`), which the hosts read, is read as its text (`as_text`); `kept` warns of it.
 pub(super) fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
     path: &str,
     yaml: &str,
@@ -81,23 +105,41 @@ pub(super) fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
     if yaml.trim().is_empty() {
         return Ok(T::default());
     }
-    serde_saphyr::from_str(yaml).map_err(|err| {
-        // Front matter starts on line 2 of the file.
-        let location = err.location();
-        let line = location.map(|location| location.line() + 1);
-        let message = err.to_string();
-        let first_line = message.lines().next().unwrap_or("invalid YAML");
-        let mut text = format!("front matter: {}", without_yaml_position(first_line));
-        if let Some(location) = location {
-            text.push_str(&format!(" (column {})", location.column()));
+    serde_saphyr::from_str(yaml)
+        .or_else(|err| with_text_values(yaml).ok_or(err))
+        .map_err(|err| {
+            // Front matter starts on line 2 of the file.
+            let location = err.location();
+            let line = location.map(|location| location.line() + 1);
+            let message = err.to_string();
+            let first_line = message.lines().next().unwrap_or("invalid YAML");
+            let mut text = format!("front matter: {}", without_yaml_position(first_line));
+            if let Some(location) = location {
+                text.push_str(&format!(" (column {})", location.column()));
+            }
+            FileError::new(path, line, text)
+        })
+}
+
+/// `yaml` read with each text key's value made text (`as_text`), when that changes something
+/// and then reads as `T`.
+fn with_text_values<T: serde::de::DeserializeOwned>(yaml: &str) -> Option<T> {
+    let mut map: serde_json::Map<String, serde_json::Value> = serde_saphyr::from_str(yaml).ok()?;
+    let mut changed = false;
+    for key in TEXT_KEYS {
+        if let Some(text) = map.get(key).and_then(as_text) {
+            map.insert(key.to_string(), serde_json::Value::String(text));
+            changed = true;
         }
-        FileError::new(path, line, text)
-    })
+    }
+    changed
+        .then(|| serde_json::from_value(serde_json::Value::Object(map)).ok())
+        .flatten()
 }
 
 /// serde-saphyr starts its messages with "error: line L column C: ", counted from the start
 /// of the YAML rather than of the file; the file's line is reported separately.
-fn without_yaml_position(message: &str) -> &str {
+pub(super) fn without_yaml_position(message: &str) -> &str {
     let rest = message.strip_prefix("error: ").unwrap_or(message);
     let Some((position, text)) = rest.split_once(": ") else {
         return rest;

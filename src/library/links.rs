@@ -8,7 +8,7 @@
 //! `missing_links` finds the relative links whose target is no file of the collection, which
 //! `validate` reports.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use percent_encoding::percent_decode_str;
@@ -199,24 +199,49 @@ fn each_link(text: &str, mut found: impl FnMut(Range<usize>, &str, &str)) {
         return;
     }
     let parser = Parser::new(text).into_offset_iter();
-    for (_, definition) in parser.reference_definitions().iter() {
-        found(definition.span.clone(), "]:", &definition.dest);
-    }
+    let definitions: Vec<(String, Range<usize>, String)> = parser
+        .reference_definitions()
+        .iter()
+        .map(|(label, definition)| {
+            let dest = definition.dest.to_string();
+            (label.to_lowercase(), definition.span.clone(), dest)
+        })
+        .collect();
+    // A definition no link uses renders as nothing (`[Category]: [tools/examples]` in a
+    // list of categories): it links nowhere, so it is neither rewritten nor checked.
+    let mut used = HashSet::new();
+    let mut inline = Vec::new();
     for (event, range) in parser {
         let (Event::Start(Tag::Link {
-            link_type: LinkType::Inline,
+            link_type,
             dest_url,
+            id,
             ..
         })
         | Event::Start(Tag::Image {
-            link_type: LinkType::Inline,
+            link_type,
             dest_url,
+            id,
             ..
         })) = event
         else {
             continue;
         };
-        found(range, "](", &dest_url);
+        match link_type {
+            LinkType::Inline => inline.push((range, dest_url)),
+            LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut => {
+                used.insert(id.to_lowercase());
+            }
+            _ => {}
+        }
+    }
+    for (label, span, dest) in definitions {
+        if used.contains(&label) {
+            found(span, "]:", &dest);
+        }
+    }
+    for (range, dest) in inline {
+        found(range, "](", &dest);
     }
 }
 
@@ -436,7 +461,8 @@ mod tests {
     #[test]
     fn links_to_files_that_are_not_there_are_found_with_their_lines() {
         let text = "# T\n\n[ok](../guides/style.md) [gone](gone.md#x)\n[up](../../x.md) \
-                    [web](https://e.com) [made]({{ x }}.md)\n\n[ref]: nope.md\n";
+                    [web](https://e.com) [made]({{ x }}.md) [ref]\n\n[ref]: nope.md\n\
+                    [Category]: [tools/examples]\n[unused]: gone-too.md\n";
         let exists = |path: &str| path == "guides/style.md";
         let missing: Vec<(String, usize, bool)> = missing_links(text, "docs/a.md", exists)
             .into_iter()

@@ -7,6 +7,7 @@
 //!
 //! - `paths`: collections and their URIs, which paths are skipped, which files are commands
 //! - `front_matter`: YAML front matter found at the start of a file and parsed
+//! - `kept`: the front matter keys a file's reader leaves, kept with its item
 //! - `prompt_file`: our own prompt files (front matter keys, typed arguments) into prompts
 //! - `roles`: role markers, which split a body into messages
 //! - `summary`: a markdown body's first heading and paragraph, the fallback title and
@@ -23,6 +24,7 @@
 mod dialect;
 pub mod emit;
 mod front_matter;
+mod kept;
 mod links;
 pub mod manifest;
 mod media;
@@ -36,9 +38,10 @@ mod value_table;
 use serde::Deserialize;
 
 pub use dialect::{
-    CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, MAX_SKILL_DESCRIPTION, PromptList,
-    claude_substitutes, is_appended_lead, prompt_list, skill_front_matter, validate_skill_name,
-    vscode_fills, vscode_variable,
+    CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, CLAUDE_HOST_KEYS,
+    MAX_SKILL_DESCRIPTION, PromptList, SKILL_HOST_KEYS, VSCODE_HOST_KEYS, claude_substitutes,
+    is_appended_lead, prompt_list, skill_front_matter, validate_skill_name, vscode_fills,
+    vscode_variable,
 };
 pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
 pub use media::{is_textual, served_as};
@@ -100,35 +103,64 @@ pub fn parse_file(
     parse_file_in(collection, relative_path, Folder::Plain, bytes)
 }
 
-/// `parse_file` for a file of a folder that says more than the path (see `Folder`).
+/// `parse_file` for a file of a folder that says more than the path (see `Folder`). Read
+/// strictly, as an author's file: a key our own format does not know is an error.
 pub fn parse_file_in(
     collection: &Collection,
     relative_path: &str,
     folder: Folder,
     bytes: &[u8],
 ) -> Result<Option<Item>, FileError> {
-    read_file(collection, relative_path, folder, bytes, &mut Vec::new())
+    Ok(read_file(collection, relative_path, folder, bytes, true)?.map(|read| read.item))
 }
 
-/// `parse_file_in`, with what an import says of the file it imports all the same: a host's
-/// command that would run a shell command or read a file when used, kept as text.
-pub fn parse_file_warned(
+/// `parse_file_in` as an import reads the file: a key no reader of it takes is kept with its
+/// item, not refused (what `export` reads its files back with).
+pub fn parse_file_kept(
     collection: &Collection,
     relative_path: &str,
     folder: Folder,
     bytes: &[u8],
-) -> Result<(Option<Item>, Vec<FileError>), FileError> {
+) -> Result<Option<Item>, FileError> {
+    Ok(read_file(collection, relative_path, folder, bytes, false)?.map(|read| read.item))
+}
+
+/// A file read by `read_file`.
+pub struct FileRead {
+    pub item: Item,
+    /// What was kept or read leniently to read it.
+    pub warnings: Vec<FileError>,
+    /// A host's own file (a command, a VS Code prompt file, a skill's), whose relative links
+    /// to no file are often examples for the model rather than links of the library.
+    pub host_file: bool,
+}
+
+/// `parse_file_in`, and the warnings of what was kept to read the file: a front matter key
+/// no reader of it takes is kept with its item (`kept`), with a warning, unless `strict`
+/// and the file is in our own format, where it is the error.
+pub fn read_file(
+    collection: &Collection,
+    relative_path: &str,
+    folder: Folder,
+    bytes: &[u8],
+    strict: bool,
+) -> Result<Option<FileRead>, FileError> {
     let mut warnings = Vec::new();
-    let item = read_file(collection, relative_path, folder, bytes, &mut warnings)?;
-    Ok((item, warnings))
+    let mut host_file = false;
+    let found = (collection, relative_path, folder, bytes);
+    let item = read_item(found, strict, &mut warnings, &mut host_file)?;
+    Ok(item.map(|item| FileRead {
+        item,
+        warnings,
+        host_file,
+    }))
 }
 
-fn read_file(
-    collection: &Collection,
-    relative_path: &str,
-    folder: Folder,
-    bytes: &[u8],
+fn read_item(
+    (collection, relative_path, folder, bytes): (&Collection, &str, Folder, &[u8]),
+    strict: bool,
     warnings: &mut Vec<FileError>,
+    host_file: &mut bool,
 ) -> Result<Option<Item>, FileError> {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     if is_skipped(relative_path) {
@@ -147,6 +179,7 @@ fn read_file(
         // MCP gives them: `skill://NAME/PATH`.
         let mut resource = other_resource(collection, relative_path, file_name, bytes, origin)?;
         resource.info.uri = skill_uri(skill_name, inside);
+        *host_file = true;
         return Ok(Some(Item::Resource(resource)));
     }
     // Under `.gemini/commands/` every `.toml` is a Gemini CLI command; elsewhere (an
@@ -164,6 +197,7 @@ fn read_file(
             origin,
             command_folder: None,
         };
+        *host_file = true;
         let prompt = dialect::gemini_command(text, source)?;
         warnings.extend(dialect::gemini_warning(text, relative_path));
         return Ok(Some(Item::Prompt(prompt)));
@@ -186,6 +220,27 @@ fn read_file(
             .strip_suffix(".prompt.md")
             .or_else(|| file_name.strip_suffix(".md"))
             .unwrap_or(file_name);
+        // A document's front matter that is not YAML, which Claude Code reads line by line
+        // (its agents' `description: Use it when: ...`), is read so too unless `strict`.
+        let relined = (!strict
+            && !declared_prompt
+            && skill.is_none()
+            && !is_cursor_command(relative_path)
+            && !is_command_path(relative_path, folder))
+        .then(|| front.and_then(|yaml| kept::relined(relative_path, yaml)))
+        .flatten()
+        .map(|(yaml, warning)| {
+            warnings.push(warning);
+            yaml
+        });
+        let written = front;
+        let front = relined.as_deref().or(written);
+        // The front matter keys the file's reader leaves, kept with its item.
+        let mut keep = |keys: &kept::Keys| {
+            let (meta, notes) = kept::keep(relative_path, written, keys, strict)?;
+            warnings.extend(notes);
+            Ok::<_, FileError>(meta)
+        };
         let source = || dialect::Source {
             path: relative_path,
             default_name,
@@ -195,23 +250,29 @@ fn read_file(
         };
         // A `SKILL.md` whose front matter names a `kind` is ours, as `export` writes one.
         if let Some((skill_name, _)) = skill.filter(|_| !names_kind(front)) {
+            *host_file = true;
             return dialect::skill(front, body, skill_name, source())
                 .map(|(prompt, _)| Some(Item::Prompt(prompt)));
         }
         if is_cursor_command(relative_path) && !names_kind(front) {
+            *host_file = true;
             return dialect::cursor_command(body, source())
                 .map(|prompt| Some(Item::Prompt(prompt)));
         }
         // A command file whose front matter names a `kind` is written in our format (that
         // is how `export` keeps a prompt at a command's path).
         if is_command_path(relative_path, folder) && !names_kind(front) {
-            let prompt = dialect::claude_command(front, body, source())?;
+            *host_file = true;
+            let mut prompt = dialect::claude_command(front, body, source())?;
+            prompt.meta = keep(&dialect::CLAUDE_KEYS)?;
             warnings.extend(dialect::claude_warning(body, body_line, relative_path));
             return Ok(Some(Item::Prompt(prompt)));
         }
         if declared_prompt && dialect::is_vscode_prompt(front, body) {
-            return dialect::vscode_prompt(front, body, source())
-                .map(|prompt| Some(Item::Prompt(prompt)));
+            *host_file = true;
+            let mut prompt = dialect::vscode_prompt(front, body, source())?;
+            prompt.meta = keep(&dialect::VSCODE_KEYS)?;
+            return Ok(Some(Item::Prompt(prompt)));
         }
         // Only `kind` decides which keys are allowed, so it is read on its own first.
         let kind = match front {
@@ -219,8 +280,10 @@ fn read_file(
             _ => None,
         };
         if declared_prompt || kind.as_deref() == Some("prompt") {
-            return prompt_from(front, default_name, body, body_line, relative_path, origin)
-                .map(|prompt| Some(Item::Prompt(prompt)));
+            let mut prompt =
+                prompt_from(front, default_name, body, body_line, relative_path, origin)?;
+            prompt.meta = keep(&prompt_file::PROMPT_KEYS)?;
+            return Ok(Some(Item::Prompt(prompt)));
         }
         if let Some(kind) = kind.as_deref().filter(|kind| *kind != "resource") {
             return Err(FileError::new(
@@ -229,7 +292,7 @@ fn read_file(
                 format!("unknown kind '{kind}'; use 'prompt' or 'resource'"),
             ));
         }
-        return text_resource(
+        let mut resource = text_resource(
             collection,
             relative_path,
             file_name,
@@ -237,8 +300,9 @@ fn read_file(
             body,
             is_markdown,
             origin,
-        )
-        .map(|resource| Some(Item::Resource(resource)));
+        )?;
+        resource.info.meta = keep(&resource_file::RESOURCE_KEYS)?;
+        return Ok(Some(Item::Resource(resource)));
     }
     other_resource(collection, relative_path, file_name, bytes, origin)
         .map(|resource| Some(Item::Resource(resource)))

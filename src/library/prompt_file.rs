@@ -5,12 +5,19 @@ use serde::Deserialize;
 
 use super::FileError;
 use super::front_matter::{argument_line, key_line, parse_yaml};
+use super::kept::Keys;
 use super::roles::split_roles;
 use super::summary::prompt_heading_and_paragraph;
 use crate::model::{ArgumentType, Icon, Origin, Prompt, PromptArgument};
 
+/// The keys of our prompt files; any other is kept with the prompt (`kept`).
+pub(super) const PROMPT_KEYS: Keys = Keys {
+    read: &["kind", "name", "title", "description", "icons", "arguments"],
+    host: &[],
+    ours: true,
+};
+
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct PromptFront {
     #[serde(rename = "kind")]
     _kind: Option<String>,
@@ -107,6 +114,7 @@ pub(super) fn prompt_from(
         arguments,
         messages: split_roles(body),
         origin,
+        meta: Default::default(),
     };
     if prompt.messages.is_empty() {
         return Err(FileError::new(

@@ -6,13 +6,30 @@ use serde::Deserialize;
 
 use super::FileError;
 use super::front_matter::parse_yaml;
+use super::kept::{Keys, keep};
 use super::media;
 use super::paths::Collection;
 use super::summary::heading_and_paragraph;
 use crate::model::{Annotations, Content, Icon, Origin, Resource, ResourceInfo, Role};
 
+/// The keys of a document's front matter (and of a `NAME.meta.yaml`); any other is kept with
+/// the document (`kept`), but refused in a metadata file, which is ours alone.
+pub(super) const RESOURCE_KEYS: Keys = Keys {
+    read: &[
+        "kind",
+        "name",
+        "title",
+        "description",
+        "mimeType",
+        "audience",
+        "priority",
+        "icons",
+    ],
+    host: &[],
+    ours: true,
+};
+
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct ResourceFront {
     #[serde(rename = "kind")]
     _kind: Option<String>,
@@ -110,6 +127,7 @@ fn resource_info(
         annotations,
         icons: front.icons,
         origin,
+        meta: Default::default(),
     })
 }
 
@@ -165,6 +183,8 @@ pub fn apply_metadata(
     let front: ResourceFront = if yaml.trim().is_empty() {
         ResourceFront::default()
     } else {
+        // A metadata file is ours alone: an unknown key in it is a mistake.
+        keep(relative_path, Some(yaml), &RESOURCE_KEYS, true)?;
         parse_yaml(relative_path, yaml)?
     };
     let annotations = checked_annotations(relative_path, &front)?;

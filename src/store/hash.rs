@@ -2,7 +2,7 @@
 //! path it came by, and wherever it came from) hashes equal and `lastModified` moves only
 //! when something a client can see has changed.
 
-use crate::model::{ContentHash, Icon, Prompt, Resource, ResourceTemplate};
+use crate::model::{ContentHash, Icon, Meta, Prompt, Resource, ResourceTemplate};
 
 /// Feeds fields into a hasher with their lengths, so that ("ab","c") and ("a","bc") differ.
 struct Canonical(blake3::Hasher);
@@ -56,6 +56,16 @@ impl Canonical {
         self.text(&json)
     }
 
+    /// Kept front matter, only when there is some, so that the hashes of items without it
+    /// stay as they were.
+    fn meta(&mut self, meta: &Meta) -> &mut Self {
+        if !meta.is_empty() {
+            self.text("meta")
+                .text(&serde_json::to_string(meta).unwrap_or_default());
+        }
+        self
+    }
+
     fn finish(&self) -> ContentHash {
         *self.0.finalize().as_bytes()
     }
@@ -87,6 +97,7 @@ pub fn hash_prompt(prompt: &Prompt) -> ContentHash {
             .text(message.role.as_str())
             .text(&message.body);
     }
+    h.meta(&prompt.meta);
     h.finish()
 }
 
@@ -108,7 +119,8 @@ pub fn hash_resource(resource: &Resource) -> ContentHash {
         } else {
             "binary"
         })
-        .bytes(blake3::hash(resource.content.as_bytes()).as_bytes());
+        .bytes(blake3::hash(resource.content.as_bytes()).as_bytes())
+        .meta(&info.meta);
     h.finish()
 }
 
@@ -141,6 +153,7 @@ mod tests {
 
     fn choosing(values: &[&str]) -> Prompt {
         Prompt {
+            meta: Default::default(),
             name: "pick".into(),
             title: None,
             description: None,

@@ -22,14 +22,14 @@ fn hash_column(row: &Row, index: usize) -> rusqlite::Result<ContentHash> {
     })
 }
 
-fn json_column<T: serde::de::DeserializeOwned>(
+fn json_column<T: serde::de::DeserializeOwned + Default>(
     row: &Row,
     index: usize,
-) -> rusqlite::Result<Vec<T>> {
+) -> rusqlite::Result<T> {
     // Borrowed from the row: parsed where SQLite holds it, not copied into a String first.
     let text = row.get_ref(index)?.as_str_or_null()?;
     match text {
-        None => Ok(Vec::new()),
+        None => Ok(T::default()),
         Some(text) => serde_json::from_str(text).map_err(|err| {
             rusqlite::Error::FromSqlConversionFailure(
                 index,
@@ -41,7 +41,7 @@ fn json_column<T: serde::de::DeserializeOwned>(
 }
 
 const PROMPT_COLUMNS: &str =
-    "id, name, title, description, icons, content_hash, last_modified, origin, collection";
+    "id, name, title, description, icons, content_hash, last_modified, origin, collection, meta";
 
 fn prompt_row(row: &Row) -> rusqlite::Result<(i64, StoredPrompt)> {
     let icons: Vec<Icon> = json_column(row, 4)?;
@@ -59,6 +59,7 @@ fn prompt_row(row: &Row) -> rusqlite::Result<(i64, StoredPrompt)> {
                     path: row.get(7)?,
                     collection: row.get(8)?,
                 },
+                meta: json_column(row, 9)?,
             },
             content_hash: hash_column(row, 5)?,
             last_modified: row.get(6)?,
@@ -257,7 +258,8 @@ pub fn prompt_names_within(conn: &Connection, within: Option<&[String]>) -> Resu
 const RESOURCE_COLUMNS: &str = "resources.uri, resources.name, resources.title,
      resources.description, resources.mime_type, resources.is_text, resources.blob_hash,
      resources.size, resources.audience, resources.priority, resources.icons,
-     resources.content_hash, resources.last_modified, resources.origin, resources.collection";
+     resources.content_hash, resources.last_modified, resources.origin, resources.collection,
+     resources.meta";
 
 fn resource_row(row: &Row) -> rusqlite::Result<StoredResource> {
     let audience: Vec<String> = json_column(row, 8)?;
@@ -280,6 +282,7 @@ fn resource_row(row: &Row) -> rusqlite::Result<StoredResource> {
                 path: row.get(13)?,
                 collection: row.get(14)?,
             },
+            meta: json_column(row, 15)?,
         },
         is_text: row.get(5)?,
         blob_hash: hash_column(row, 6)?,
@@ -326,7 +329,7 @@ pub fn resource_content(conn: &Connection, uri: &str) -> Result<Option<(StoredRe
     let found = stmt
         .query_row([uri], |row| {
             let stored = resource_row(row)?;
-            let data: Vec<u8> = row.get(15)?;
+            let data: Vec<u8> = row.get(16)?;
             Ok((stored, data))
         })
         .optional()?;

@@ -7,7 +7,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::{Result, StoreError, opening};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 
@@ -21,6 +21,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/6.sql"),
     include_str!("migrations/7.sql"),
     include_str!("migrations/8.sql"),
+    include_str!("migrations/9.sql"),
 ];
 
 /// The version from which each completion table's index is stored beside it.
@@ -176,6 +177,9 @@ mod tests {
         .expect("counts")
     }
 
+    /// What migration 9 adds, gone: the database as version 8 left it.
+    const BACK_TO_VERSION_8: &str = include_str!("../../tests/downgrade/to-8.sql");
+
     /// What migration 8 changes, undone: the database as version 7 left it.
     const BACK_TO_VERSION_7: &str = include_str!("../../tests/downgrade/to-7.sql");
 
@@ -274,6 +278,7 @@ mod tests {
     #[test]
     fn a_database_migrated_from_version_1_is_what_schema_sql_creates() {
         migrated_from(&[
+            BACK_TO_VERSION_8,
             BACK_TO_VERSION_7,
             BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
@@ -287,6 +292,7 @@ mod tests {
     #[test]
     fn a_database_migrated_from_version_2_is_what_schema_sql_creates() {
         migrated_from(&[
+            BACK_TO_VERSION_8,
             BACK_TO_VERSION_7,
             BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
@@ -299,6 +305,7 @@ mod tests {
     #[test]
     fn a_database_migrated_from_version_3_is_what_schema_sql_creates() {
         migrated_from(&[
+            BACK_TO_VERSION_8,
             BACK_TO_VERSION_7,
             BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
@@ -310,6 +317,7 @@ mod tests {
     #[test]
     fn a_database_migrated_from_version_4_is_what_schema_sql_creates() {
         migrated_from(&[
+            BACK_TO_VERSION_8,
             BACK_TO_VERSION_7,
             BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
@@ -319,16 +327,26 @@ mod tests {
 
     #[test]
     fn a_database_migrated_from_version_5_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_7, BACK_TO_VERSION_6, BACK_TO_VERSION_5]);
+        migrated_from(&[
+            BACK_TO_VERSION_8,
+            BACK_TO_VERSION_7,
+            BACK_TO_VERSION_6,
+            BACK_TO_VERSION_5,
+        ]);
     }
 
     #[test]
     fn a_database_migrated_from_version_6_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_7, BACK_TO_VERSION_6]);
+        migrated_from(&[BACK_TO_VERSION_8, BACK_TO_VERSION_7, BACK_TO_VERSION_6]);
     }
 
     #[test]
     fn a_database_migrated_from_version_7_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_7]);
+        migrated_from(&[BACK_TO_VERSION_8, BACK_TO_VERSION_7]);
+    }
+
+    #[test]
+    fn a_database_migrated_from_version_8_is_what_schema_sql_creates() {
+        migrated_from(&[BACK_TO_VERSION_8]);
     }
 }

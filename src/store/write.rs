@@ -11,7 +11,7 @@ use rusqlite::{OptionalExtension, ToSql, Transaction, params, params_from_iter};
 
 use super::history::{self, Change, Kind};
 use super::{Result, StoreError, hash_prompt, hash_resource, hash_template};
-use crate::model::{CompletionValue, ContentHash, Prompt, Resource, ResourceTemplate};
+use crate::model::{CompletionValue, ContentHash, Meta, Prompt, Resource, ResourceTemplate};
 
 /// What a put did, for summaries and for skipping work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,12 +29,16 @@ pub enum ValuesMode {
 }
 
 fn json_or_null<T: serde::Serialize>(items: &[T]) -> Result<Option<String>> {
-    if items.is_empty() {
-        return Ok(None);
-    }
-    serde_json::to_string(items)
-        .map(Some)
-        .map_err(|err| StoreError::Invalid(err.to_string()))
+    (!items.is_empty()).then(|| json(items)).transpose()
+}
+
+/// An item's kept front matter as a JSON object, or NULL when it has none.
+fn meta_or_null(meta: &Meta) -> Result<Option<String>> {
+    (!meta.is_empty()).then(|| json(meta)).transpose()
+}
+
+fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String> {
+    serde_json::to_string(value).map_err(|err| StoreError::Invalid(err.to_string()))
 }
 
 /// How many rows one statement inserts into a table whose triggers keep the search index.
@@ -80,8 +84,8 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
             Some((id, _)) => {
                 tx.prepare_cached(
                     "UPDATE prompts SET title = ?2, description = ?3, icons = ?4,
-                     content_hash = ?5, last_modified = ?6, origin = ?7, collection = ?8
-                     WHERE id = ?1",
+                     content_hash = ?5, last_modified = ?6, origin = ?7, collection = ?8,
+                     meta = ?9 WHERE id = ?1",
                 )?
                 .execute(params![
                     id,
@@ -91,7 +95,8 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
                     &hash[..],
                     modified_at,
                     prompt.origin.path,
-                    prompt.origin.collection
+                    prompt.origin.collection,
+                    meta_or_null(&prompt.meta)?
                 ])?;
                 tx.prepare_cached("DELETE FROM prompt_arguments WHERE prompt_id = ?1")?
                     .execute([id])?;
@@ -102,7 +107,8 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
                 outcomes.push(Outcome::Updated);
             }
             None => {
-                added.push((prompt, hash, modified_at, json_or_null(&prompt.icons)?));
+                let json = (json_or_null(&prompt.icons)?, meta_or_null(&prompt.meta)?);
+                added.push((prompt, hash, modified_at, json));
                 outcomes.push(Outcome::Added);
             }
         }
@@ -116,9 +122,9 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
             .prepare_cached("SELECT coalesce(max(id), 0) + 1 FROM prompts")?
             .query_row([], |row| row.get(0))?;
         let ids: Vec<i64> = (first..).take(batch.len()).collect();
-        let mut values: Vec<&dyn ToSql> = Vec::with_capacity(batch.len() * 9);
+        let mut values: Vec<&dyn ToSql> = Vec::with_capacity(batch.len() * 10);
         let mut bodies = Vec::with_capacity(batch.len());
-        for ((prompt, hash, modified_at, icons), id) in batch.iter().zip(&ids).rev() {
+        for ((prompt, hash, modified_at, (icons, meta)), id) in batch.iter().zip(&ids).rev() {
             values.extend_from_slice(&[
                 id,
                 &prompt.name,
@@ -129,12 +135,13 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
                 modified_at,
                 &prompt.origin.path,
                 &prompt.origin.collection,
+                meta,
             ]);
             bodies.push((*id, *prompt));
         }
         let sql = insert_sql(
             "prompts (id, name, title, description, icons, content_hash, last_modified, origin,
-             collection)",
+             collection, meta)",
             batch.len(),
         );
         tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
@@ -230,12 +237,13 @@ struct ResourceRow<'a> {
     is_text: bool,
     audience: Option<String>,
     icons: Option<String>,
+    meta: Option<String>,
     modified_at: i64,
 }
 
 impl ResourceRow<'_> {
     /// Its values in the order of `RESOURCE_COLUMNS`.
-    fn values(&self) -> [&dyn ToSql; 15] {
+    fn values(&self) -> [&dyn ToSql; 16] {
         let info = &self.resource.info;
         [
             &info.uri,
@@ -253,12 +261,14 @@ impl ResourceRow<'_> {
             &self.modified_at,
             &info.origin.path,
             &info.origin.collection,
+            &self.meta,
         ]
     }
 }
 
 const RESOURCE_COLUMNS: &str = "resources (uri, name, title, description, mime_type, is_text,
-    blob_hash, size, audience, priority, icons, content_hash, last_modified, origin, collection)";
+    blob_hash, size, audience, priority, icons, content_hash, last_modified, origin, collection,
+    meta)";
 
 /// `put_resource` for each of `resources` (no two with the same URI), with its
 /// `modified_at`; what each put did, in their order. The new ones are inserted
@@ -300,6 +310,7 @@ pub fn put_resources(tx: &Transaction, resources: &[(&Resource, i64)]) -> Result
             is_text: resource.content.is_text(),
             audience: json_or_null(&audience)?,
             icons: json_or_null(&info.icons)?,
+            meta: meta_or_null(&info.meta)?,
             modified_at,
         };
         match existing {
@@ -308,7 +319,7 @@ pub fn put_resources(tx: &Transaction, resources: &[(&Resource, i64)]) -> Result
                     "UPDATE resources SET name = ?2, title = ?3, description = ?4,
                      mime_type = ?5, is_text = ?6, blob_hash = ?7, size = ?8, audience = ?9,
                      priority = ?10, icons = ?11, content_hash = ?12, last_modified = ?13,
-                     origin = ?14, collection = ?15 WHERE uri = ?1",
+                     origin = ?14, collection = ?15, meta = ?16 WHERE uri = ?1",
                 )?
                 .execute(&row.values()[..])?;
                 history::resource_written(tx, resource, Change::Updated, &hash, &blob)?;

@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::common::{BIN, Server, TestContext, command_on, describe, snapshot};
 
 /// The schema version this build creates.
-const SCHEMA_VERSION_NOW: i64 = 8;
+const SCHEMA_VERSION_NOW: i64 = 9;
 
 const PNG: &[u8] = include_bytes!("../../seed/images/layers.png");
 
@@ -916,6 +916,9 @@ fn broken_front_matter_names_the_file_and_line() {
     assert!(error.contains("nmae"), "{error}");
 }
 
+/// What version 9 added: the kept front matter of prompts and resources.
+const BACK_TO_VERSION_8: &str = include_str!("../downgrade/to-8.sql");
+
 /// What version 8 changed: triggers that SQLite 3.40 can read.
 const BACK_TO_VERSION_7: &str = include_str!("../downgrade/to-7.sql");
 
@@ -1006,6 +1009,7 @@ fn a_version_1_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(
         1,
         &[
+            BACK_TO_VERSION_8,
             BACK_TO_VERSION_7,
             BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
@@ -1022,6 +1026,7 @@ fn a_version_2_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(
         2,
         &[
+            BACK_TO_VERSION_8,
             BACK_TO_VERSION_7,
             BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
@@ -1037,6 +1042,7 @@ fn a_version_3_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(
         3,
         &[
+            BACK_TO_VERSION_8,
             BACK_TO_VERSION_7,
             BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
@@ -1051,6 +1057,7 @@ fn a_version_4_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(
         4,
         &[
+            BACK_TO_VERSION_8,
             BACK_TO_VERSION_7,
             BACK_TO_VERSION_6,
             BACK_TO_VERSION_5,
@@ -1063,16 +1070,29 @@ fn a_version_4_database_is_migrated_by_a_command_and_then_served() {
 fn a_version_5_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(
         5,
-        &[BACK_TO_VERSION_7, BACK_TO_VERSION_6, BACK_TO_VERSION_5],
+        &[
+            BACK_TO_VERSION_8,
+            BACK_TO_VERSION_7,
+            BACK_TO_VERSION_6,
+            BACK_TO_VERSION_5,
+        ],
     );
 }
 
 #[test]
 fn a_version_6_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(6, &[BACK_TO_VERSION_7, BACK_TO_VERSION_6]);
+    migrated_by_a_command_and_served(
+        6,
+        &[BACK_TO_VERSION_8, BACK_TO_VERSION_7, BACK_TO_VERSION_6],
+    );
 }
 
 #[test]
 fn a_version_7_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(7, &[BACK_TO_VERSION_7]);
+    migrated_by_a_command_and_served(7, &[BACK_TO_VERSION_8, BACK_TO_VERSION_7]);
+}
+
+#[test]
+fn a_version_8_database_is_migrated_by_a_command_and_then_served() {
+    migrated_by_a_command_and_served(8, &[BACK_TO_VERSION_8]);
 }

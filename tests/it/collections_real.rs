@@ -54,12 +54,12 @@ pub fn edit_with(ctx: &TestContext, name: &str, script: &str) -> std::process::O
         .expect("run promptshelf")
 }
 
-fn arg(path: &Path) -> &str {
+pub(crate) fn arg(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 path")
 }
 
 /// `import PATH --json`, which must succeed with no failure; returns its report.
-fn imported(ctx: &TestContext, path: &Path, more: &[&str]) -> Value {
+pub(crate) fn imported(ctx: &TestContext, path: &Path, more: &[&str]) -> Value {
     let mut args = vec!["import", arg(path), "--json"];
     args.extend_from_slice(more);
     let report = ctx.json(&args);

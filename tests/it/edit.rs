@@ -647,3 +647,35 @@ fn an_edit_is_not_stored_over_a_change_made_while_the_editor_was_open() {
         "{text}"
     );
 }
+
+#[test]
+fn front_matter_kept_from_a_file_stays_with_an_edited_prompt() {
+    let ctx = TestContext::new();
+    // A whole-library export's items added by hand, one of them a VS Code prompt file.
+    ctx.write(
+        "restore/promptshelf-library.json",
+        r#"{"format": "promptshelf-library", "version": 1, "collections": [],
+            "local": {"folder": "local", "resources": [], "templates": []}}"#,
+    );
+    ctx.write(
+        "restore/local/ask.prompt.md",
+        "---\nmode: agent\ntools: [a]\n---\nAsk about ${input:topic}.\n",
+    );
+    ctx.ok(&["init", "--empty"]);
+    ctx.ok(&["import", path_arg(&ctx.path("restore"))]);
+    // Appends once: a draft reopened with an error comes back unchanged, which ends the edit.
+    let once = script(
+        &ctx,
+        "append-once",
+        "[ -e \"$0.done\" ] || { printf 'Appended line.\\n' >> \"$1\"; touch \"$0.done\"; }\n",
+    );
+    let (stdout, _) = edit_ok(&ctx, &["prompt", "edit", "ask"], &once);
+    assert!(stdout.contains("updated prompt ask"), "{stdout}");
+    let shown = ctx.json(&["prompt", "show", "ask", "--json"]);
+    assert_eq!(
+        shown["frontMatter"],
+        serde_json::json!({"mode": "agent", "tools": ["a"]}),
+        "{shown:#}"
+    );
+    assert!(bodies(&ctx, "ask").contains("Appended line."));
+}

@@ -713,7 +713,8 @@ fn broken_front_matter_names_the_file_and_line_and_imports_nothing() {
     ctx.write("b/unclosed.md", "---\ntitle: Unclosed\n\n# Unclosed\n");
     ctx.ok(&["stats"]);
     let before = snapshot(&ctx.db);
-    let (stdout, stderr) = import_fails(&ctx, &ctx.path("b"), &[]);
+    // Read as an author's files: the misspelt key is refused too.
+    let (stdout, stderr) = import_fails(&ctx, &ctx.path("b"), &["--strict"]);
     let bad = ctx.path("b/bad.prompt.md");
     assert!(
         stderr.contains(&format!("{}:3: front matter:", bad.display())),
@@ -736,7 +737,7 @@ fn broken_front_matter_names_the_file_and_line_and_imports_nothing() {
     assert_eq!(snapshot(&ctx.db), before);
 
     // --keep-going imports the rest and still fails.
-    let (stdout, stderr) = import_fails(&ctx, &ctx.path("b"), &["--keep-going"]);
+    let (stdout, stderr) = import_fails(&ctx, &ctx.path("b"), &["--keep-going", "--strict"]);
     assert_eq!(
         summary(&stdout),
         "collection b: added 2, updated 0, unchanged 0, removed 0, failed 3"
@@ -745,6 +746,19 @@ fn broken_front_matter_names_the_file_and_line_and_imports_nothing() {
     assert_eq!(
         ctx.query::<i64>("SELECT count(*) FROM prompts WHERE name = 'good'"),
         1
+    );
+
+    // Without --strict the key is kept with a warning at its line, and its prompt imported.
+    let (stdout, stderr) = import_fails(&ctx, &ctx.path("b"), &["--keep-going"]);
+    assert_eq!(
+        summary(&stdout),
+        "collection b: added 1, updated 0, unchanged 2, removed 0, failed 2"
+    );
+    assert!(
+        stderr.contains(
+            "typo.prompt.md:2: front matter key `descriptoin` is not one promptshelf reads"
+        ),
+        "{stderr}"
     );
 }
 

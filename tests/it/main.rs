@@ -22,6 +22,7 @@ mod http_guards;
 mod http_ops;
 mod import;
 mod interop;
+mod keep;
 mod metadata;
 mod namespaces;
 mod node;

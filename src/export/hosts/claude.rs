@@ -10,7 +10,7 @@
 
 use std::cell::Cell;
 
-use super::{File, Lost, Source, Written, command_text, flat_file_name};
+use super::{File, Lost, Source, Written, command_text, flat_file_name, kept_front};
 use crate::library::emit::scalar;
 use crate::library::{CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, claude_substitutes};
 
@@ -98,6 +98,7 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
         let listed: Vec<String> = names.iter().map(|name| scalar(name)).collect();
         front.push_str(&format!("arguments: [{}]\n", listed.join(", ")));
     }
+    front.push_str(&kept_front(prompt, &crate::library::CLAUDE_HOST_KEYS));
     let path = format!(".claude/commands/{}.md", flat_file_name(&prompt.name));
     let text = if front.is_empty() && !body.starts_with("---") {
         format!("{}\n", body.trim_end())

@@ -10,11 +10,11 @@ use std::collections::BTreeMap;
 
 use percent_encoding::percent_decode_str;
 
-use super::{File, Lost, Source, Written, arguments_note};
+use super::{File, Lost, Source, Written, arguments_note, kept_front};
 use crate::export::body::Piece;
 use crate::export::safe_segment;
 use crate::library::emit::scalar;
-use crate::library::{MAX_SKILL_DESCRIPTION, skill_uri, validate_skill_name};
+use crate::library::{MAX_SKILL_DESCRIPTION, SKILL_HOST_KEYS, skill_uri, validate_skill_name};
 use crate::model::Content;
 
 pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
@@ -91,6 +91,7 @@ pub(super) fn files(source: &Source, lost: &mut Lost) -> Option<Written> {
     if let Some(title) = &prompt.title {
         front.push_str(&format!("metadata:\n  title: {}\n", scalar(title)));
     }
+    front.push_str(&kept_front(prompt, &SKILL_HOST_KEYS));
     front.push_str("---\n");
     let path = format!("{folder}/SKILL.md");
     let note = arguments_note(prompt);

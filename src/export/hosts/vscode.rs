@@ -4,7 +4,7 @@
 //! arguments an import made of VS Code's editor variables, written back as those variables
 //! (`${file}`, `${selection}`), which VS Code fills in itself.
 
-use super::{File, Lost, Source, Written, command_text, flat_file_name};
+use super::{File, Lost, Source, Written, command_text, flat_file_name, kept_front};
 use crate::export::body::Piece;
 use crate::library::emit::scalar;
 use crate::library::{vscode_fills, vscode_variable};
@@ -67,8 +67,15 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
         front.push_str(&format!("description: {}\n", scalar(description)));
     }
     // A key only VS Code uses, so that an import reads the file as VS Code's (its text as
-    // written) rather than as a template of ours.
-    front.push_str("agent: agent\n");
+    // written) rather than as a template of ours: the file's own when it kept one.
+    let kept = kept_front(prompt, &crate::library::VSCODE_HOST_KEYS);
+    if !["agent", "mode"]
+        .iter()
+        .any(|key| prompt.meta.contains_key(*key))
+    {
+        front.push_str("agent: agent\n");
+    }
+    front.push_str(&kept);
     let path = format!(".github/prompts/{file_name}.prompt.md");
     let text = format!("---\n{front}---\n{}\n", body.trim_end());
     Some(Written {

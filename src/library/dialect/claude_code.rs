@@ -16,7 +16,19 @@ use super::{
     CLAUDE_LEAD, Source, appended, finish, identifier, literal, runs_warning, translate, var,
 };
 use crate::library::FileError;
+use crate::library::kept::Keys;
 use crate::model::{Prompt, PromptArgument};
+
+/// The keys a command's reader takes, and Claude Code's own that are kept for an export to
+/// write back (docs/format.md).
+pub(in crate::library) const CLAUDE_KEYS: Keys = Keys {
+    read: &["description", "argument-hint", "arguments"],
+    host: &CLAUDE_HOST_KEYS,
+    ours: false,
+};
+
+/// Claude Code's own keys of a command, which it reads and an export writes back.
+pub const CLAUDE_HOST_KEYS: [&str; 3] = ["allowed-tools", "model", "disable-model-invocation"];
 
 #[derive(Debug, Default, Deserialize)]
 struct ClaudeFront {

@@ -20,15 +20,17 @@ mod prompt_list;
 mod skill;
 mod vscode;
 
-pub use claude_code::{CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, claude_substitutes};
-pub(super) use claude_code::{claude_command, claude_warning};
+pub use claude_code::{
+    CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, CLAUDE_HOST_KEYS, claude_substitutes,
+};
+pub(super) use claude_code::{CLAUDE_KEYS, claude_command, claude_warning};
 pub(super) use cursor::cursor_command;
 pub(super) use gemini::{gemini_command, gemini_warning, is_gemini_command};
 pub use prompt_list::{PromptList, prompt_list};
-pub use skill::{MAX_SKILL_DESCRIPTION, skill_front_matter, validate_skill_name};
+pub use skill::{MAX_SKILL_DESCRIPTION, SKILL_HOST_KEYS, skill_front_matter, validate_skill_name};
 pub(super) use skill::{description_warning, skill};
-pub(super) use vscode::{is_vscode_prompt, vscode_prompt};
-pub use vscode::{vscode_fills, vscode_variable};
+pub use vscode::{VSCODE_HOST_KEYS, vscode_fills, vscode_variable};
+pub(super) use vscode::{VSCODE_KEYS, is_vscode_prompt, vscode_prompt};
 
 use super::FileError;
 use super::prompt_file::sanitize_name;
@@ -72,6 +74,7 @@ fn finish(
         title: heading,
         description: description.or(paragraph),
         icons: Vec::new(),
+        meta: Default::default(),
         arguments,
         messages,
         origin: source.origin,

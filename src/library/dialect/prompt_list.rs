@@ -213,6 +213,7 @@ fn row(
     });
     Ok((
         Prompt {
+            meta: Default::default(),
             name,
             title: title.map(str::to_string),
             description,

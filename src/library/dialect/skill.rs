@@ -17,6 +17,18 @@ use crate::library::FileError;
 use crate::library::front_matter::{key_line, parse_yaml, split_front_matter};
 use crate::model::Prompt;
 
+/// The keys of a `SKILL.md` that Agent Skills (`license`, `compatibility`, `allowed-tools`)
+/// and Claude Code (`model`, `disable-model-invocation`, `argument-hint`) read besides the
+/// name and description: an export of a prompt as a skill writes back those it kept.
+pub const SKILL_HOST_KEYS: [&str; 6] = [
+    "license",
+    "compatibility",
+    "allowed-tools",
+    "model",
+    "disable-model-invocation",
+    "argument-hint",
+];
+
 /// Agent Skills' limit on a description, in characters.
 pub const MAX_SKILL_DESCRIPTION: usize = 1024;
 

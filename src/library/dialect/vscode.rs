@@ -9,10 +9,20 @@ use serde::de::IgnoredAny;
 use super::{Source, finish, identifier, sanitize_name, translate, var};
 use crate::library::FileError;
 use crate::library::front_matter::parse_yaml;
+use crate::library::kept::Keys;
 use crate::model::{Prompt, PromptArgument};
 
-/// Front matter keys only VS Code prompt files use.
-const VSCODE_KEYS: [&str; 5] = ["mode", "agent", "model", "tools", "argument-hint"];
+/// Front matter keys only VS Code prompt files use: VS Code reads them, and an export writes
+/// them back.
+pub const VSCODE_HOST_KEYS: [&str; 5] = ["mode", "agent", "model", "tools", "argument-hint"];
+
+/// The keys a VS Code prompt file's reader takes, and VS Code's own, which are kept for an
+/// export to write back.
+pub(in crate::library) const VSCODE_KEYS: Keys = Keys {
+    read: &["name", "description"],
+    host: &VSCODE_HOST_KEYS,
+    ours: false,
+};
 /// Front matter keys only our own prompt files use.
 const OUR_KEYS: [&str; 4] = ["kind", "title", "icons", "arguments"];
 
@@ -64,7 +74,8 @@ pub(in crate::library) fn is_vscode_prompt(front: Option<&str>, body: &str) -> b
     if keys.iter().any(|key| OUR_KEYS.contains(&key.as_str())) {
         return false;
     }
-    keys.iter().any(|key| VSCODE_KEYS.contains(&key.as_str()))
+    keys.iter()
+        .any(|key| VSCODE_HOST_KEYS.contains(&key.as_str()))
         || body
             .match_indices("${")
             .any(|(at, _)| vscode_placeholder(&body[at..]).is_some())

@@ -758,6 +758,7 @@ mod tests {
         content: crate::model::Content,
     ) -> std::sync::Arc<ReadResult> {
         let info = crate::model::ResourceInfo {
+            meta: Default::default(),
             uri: uri.into(),
             name: "n".into(),
             title: Some("T \"q\"".into()),
