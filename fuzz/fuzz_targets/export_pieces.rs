@@ -31,6 +31,7 @@ fn prompt_of(messages: Vec<MessageTemplate>) -> Prompt {
         arguments: Vec::new(),
         messages,
         origin: Origin::default(),
+        meta: Default::default(),
     }
 }
 
