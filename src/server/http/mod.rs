@@ -102,15 +102,21 @@ struct Server {
 }
 
 impl Server {
-    /// Whether a bearer credential still lets its holder in, as a request's would be
-    /// checked; a lookup that fails (the database gone for a moment) ends nothing.
+    /// Whether a bearer credential still lets its holder in, checked as a request's is:
+    /// among the kept tokens, else in the database (a token made since they were read); a
+    /// lookup that fails (the database gone for a moment) ends nothing. Blocks: call it off
+    /// the async workers.
     fn lets_in(&self, credential: &str) -> bool {
         match &self.oauth {
             Some(verifier) => matches!(verifier.check(credential), Verdict::Granted { .. }),
-            None => matches!(
-                self.tokens.find(credential, crate::store::now_ms()),
-                Presented::Valid(_)
-            ),
+            None => match self.tokens.find(credential, crate::store::now_ms()) {
+                Presented::Valid(_) => true,
+                Presented::Expired(_) => false,
+                Presented::Unknown => !matches!(
+                    self.shared.token(credential),
+                    Ok(Presented::Expired(_) | Presented::Unknown)
+                ),
+            },
         }
     }
 
