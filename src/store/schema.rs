@@ -177,29 +177,23 @@ mod tests {
         .expect("counts")
     }
 
-    /// What migration 9 adds, gone: the database as version 8 left it.
-    const BACK_TO_VERSION_8: &str = include_str!("../../tests/downgrade/to-8.sql");
+    /// The downgrades, newest first: `to-N.sql` takes a database of version N + 1 back to N,
+    /// the way version N left it (tests/downgrade/README.md).
+    const DOWNGRADES: [&str; 8] = [
+        include_str!("../../tests/downgrade/to-8.sql"),
+        include_str!("../../tests/downgrade/to-7.sql"),
+        include_str!("../../tests/downgrade/to-6.sql"),
+        include_str!("../../tests/downgrade/to-5.sql"),
+        include_str!("../../tests/downgrade/to-4.sql"),
+        include_str!("../../tests/downgrade/to-3.sql"),
+        include_str!("../../tests/downgrade/to-2.sql"),
+        include_str!("../../tests/downgrade/to-1.sql"),
+    ];
 
-    /// What migration 8 changes, undone: the database as version 7 left it.
-    const BACK_TO_VERSION_7: &str = include_str!("../../tests/downgrade/to-7.sql");
-
-    /// What migration 7 adds, gone too: the database as version 6 left it.
-    const BACK_TO_VERSION_6: &str = include_str!("../../tests/downgrade/to-6.sql");
-
-    /// What migration 6 changes, undone: the database as version 5 left it.
-    const BACK_TO_VERSION_5: &str = include_str!("../../tests/downgrade/to-5.sql");
-
-    /// What migration 5 adds, gone too: the database as version 4 left it.
-    const BACK_TO_VERSION_4: &str = include_str!("../../tests/downgrade/to-4.sql");
-
-    /// What migration 4 adds, gone too: the database as version 3 left it.
-    const BACK_TO_VERSION_3: &str = include_str!("../../tests/downgrade/to-3.sql");
-
-    /// What migration 3 adds, gone too: the database as version 2 left it.
-    const BACK_TO_VERSION_2: &str = include_str!("../../tests/downgrade/to-2.sql");
-
-    /// What migration 2 adds, gone too: the database as version 1 left it.
-    const BACK_TO_VERSION_1: &str = include_str!("../../tests/downgrade/to-1.sql");
+    /// The downgrades that take a database of this build's schema back to `version`.
+    fn downgrades_to(version: i64) -> &'static [&'static str] {
+        &DOWNGRADES[..DOWNGRADES.len() + 1 - version as usize]
+    }
 
     /// How many prompts and resources the search index holds, and how many items match a
     /// word every text of the seed library's `code-review` prompt holds.
@@ -277,76 +271,41 @@ mod tests {
 
     #[test]
     fn a_database_migrated_from_version_1_is_what_schema_sql_creates() {
-        migrated_from(&[
-            BACK_TO_VERSION_8,
-            BACK_TO_VERSION_7,
-            BACK_TO_VERSION_6,
-            BACK_TO_VERSION_5,
-            BACK_TO_VERSION_4,
-            BACK_TO_VERSION_3,
-            BACK_TO_VERSION_2,
-            BACK_TO_VERSION_1,
-        ]);
+        migrated_from(downgrades_to(1));
     }
 
     #[test]
     fn a_database_migrated_from_version_2_is_what_schema_sql_creates() {
-        migrated_from(&[
-            BACK_TO_VERSION_8,
-            BACK_TO_VERSION_7,
-            BACK_TO_VERSION_6,
-            BACK_TO_VERSION_5,
-            BACK_TO_VERSION_4,
-            BACK_TO_VERSION_3,
-            BACK_TO_VERSION_2,
-        ]);
+        migrated_from(downgrades_to(2));
     }
 
     #[test]
     fn a_database_migrated_from_version_3_is_what_schema_sql_creates() {
-        migrated_from(&[
-            BACK_TO_VERSION_8,
-            BACK_TO_VERSION_7,
-            BACK_TO_VERSION_6,
-            BACK_TO_VERSION_5,
-            BACK_TO_VERSION_4,
-            BACK_TO_VERSION_3,
-        ]);
+        migrated_from(downgrades_to(3));
     }
 
     #[test]
     fn a_database_migrated_from_version_4_is_what_schema_sql_creates() {
-        migrated_from(&[
-            BACK_TO_VERSION_8,
-            BACK_TO_VERSION_7,
-            BACK_TO_VERSION_6,
-            BACK_TO_VERSION_5,
-            BACK_TO_VERSION_4,
-        ]);
+        migrated_from(downgrades_to(4));
     }
 
     #[test]
     fn a_database_migrated_from_version_5_is_what_schema_sql_creates() {
-        migrated_from(&[
-            BACK_TO_VERSION_8,
-            BACK_TO_VERSION_7,
-            BACK_TO_VERSION_6,
-            BACK_TO_VERSION_5,
-        ]);
+        migrated_from(downgrades_to(5));
     }
 
     #[test]
     fn a_database_migrated_from_version_6_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_8, BACK_TO_VERSION_7, BACK_TO_VERSION_6]);
+        migrated_from(downgrades_to(6));
     }
 
     #[test]
     fn a_database_migrated_from_version_7_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_8, BACK_TO_VERSION_7]);
+        migrated_from(downgrades_to(7));
     }
 
     #[test]
     fn a_database_migrated_from_version_8_is_what_schema_sql_creates() {
-        migrated_from(&[BACK_TO_VERSION_8]);
+        migrated_from(downgrades_to(8));
     }
 }

@@ -916,29 +916,23 @@ fn broken_front_matter_names_the_file_and_line() {
     assert!(error.contains("nmae"), "{error}");
 }
 
-/// What version 9 added: the kept front matter of prompts and resources.
-const BACK_TO_VERSION_8: &str = include_str!("../downgrade/to-8.sql");
+/// The downgrades, newest first: `to-N.sql` takes a database of version N + 1 back to N,
+/// the way version N left it (tests/downgrade/README.md).
+const DOWNGRADES: [&str; 8] = [
+    include_str!("../downgrade/to-8.sql"),
+    include_str!("../downgrade/to-7.sql"),
+    include_str!("../downgrade/to-6.sql"),
+    include_str!("../downgrade/to-5.sql"),
+    include_str!("../downgrade/to-4.sql"),
+    include_str!("../downgrade/to-3.sql"),
+    include_str!("../downgrade/to-2.sql"),
+    include_str!("../downgrade/to-1.sql"),
+];
 
-/// What version 8 changed: triggers that SQLite 3.40 can read.
-const BACK_TO_VERSION_7: &str = include_str!("../downgrade/to-7.sql");
-
-/// What version 7 added: the stored completion indexes.
-const BACK_TO_VERSION_6: &str = include_str!("../downgrade/to-6.sql");
-
-/// What version 6 changed: the search index's prefix indexes.
-const BACK_TO_VERSION_5: &str = include_str!("../downgrade/to-5.sql");
-
-/// What version 5 added: the history of writes and versions.
-const BACK_TO_VERSION_4: &str = include_str!("../downgrade/to-4.sql");
-
-/// What version 4 added: collections, tokens and the indexes by collection.
-const BACK_TO_VERSION_3: &str = include_str!("../downgrade/to-3.sql");
-
-/// What version 3 added: the full-text index and its triggers.
-const BACK_TO_VERSION_2: &str = include_str!("../downgrade/to-2.sql");
-
-/// What version 2 added: the summary the handshake reads.
-const BACK_TO_VERSION_1: &str = include_str!("../downgrade/to-1.sql");
+/// The downgrades that take a database of this build's schema back to `version`.
+fn downgrades_to(version: i64) -> &'static [&'static str] {
+    &DOWNGRADES[..DOWNGRADES.len() + 1 - version as usize]
+}
 
 /// Every table, index and trigger with its SQL.
 fn schema_of(ctx: &TestContext) -> Vec<(String, String, Option<String>)> {
@@ -952,16 +946,16 @@ fn schema_of(ctx: &TestContext) -> Vec<(String, String, Option<String>)> {
         .expect("rows")
 }
 
-/// A library with a document of its own, taken back to `version` by `back`, is migrated by
+/// A library with a document of its own, taken back to `version` (`downgrades_to`), is migrated by
 /// a command to what a new database holds, its document found by search, and served.
-fn migrated_by_a_command_and_served(version: i64, back: &[&str]) {
+fn migrated_by_a_command_and_served(version: i64) {
     let fresh = TestContext::new();
     fresh.ok(&["stats"]);
     let ctx = TestContext::new();
     let doc = ctx.write("doc.md", "About the quokka.\n");
     ctx.add_resource(&doc, "shelf://local/doc.md");
     let conn = ctx.open_db();
-    for step in back {
+    for step in downgrades_to(version) {
         conn.execute_batch(step).expect("go back a version");
     }
     drop(conn);
@@ -1006,93 +1000,40 @@ fn migrated_by_a_command_and_served(version: i64, back: &[&str]) {
 
 #[test]
 fn a_version_1_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(
-        1,
-        &[
-            BACK_TO_VERSION_8,
-            BACK_TO_VERSION_7,
-            BACK_TO_VERSION_6,
-            BACK_TO_VERSION_5,
-            BACK_TO_VERSION_4,
-            BACK_TO_VERSION_3,
-            BACK_TO_VERSION_2,
-            BACK_TO_VERSION_1,
-        ],
-    );
+    migrated_by_a_command_and_served(1);
 }
 
 #[test]
 fn a_version_2_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(
-        2,
-        &[
-            BACK_TO_VERSION_8,
-            BACK_TO_VERSION_7,
-            BACK_TO_VERSION_6,
-            BACK_TO_VERSION_5,
-            BACK_TO_VERSION_4,
-            BACK_TO_VERSION_3,
-            BACK_TO_VERSION_2,
-        ],
-    );
+    migrated_by_a_command_and_served(2);
 }
 
 #[test]
 fn a_version_3_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(
-        3,
-        &[
-            BACK_TO_VERSION_8,
-            BACK_TO_VERSION_7,
-            BACK_TO_VERSION_6,
-            BACK_TO_VERSION_5,
-            BACK_TO_VERSION_4,
-            BACK_TO_VERSION_3,
-        ],
-    );
+    migrated_by_a_command_and_served(3);
 }
 
 #[test]
 fn a_version_4_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(
-        4,
-        &[
-            BACK_TO_VERSION_8,
-            BACK_TO_VERSION_7,
-            BACK_TO_VERSION_6,
-            BACK_TO_VERSION_5,
-            BACK_TO_VERSION_4,
-        ],
-    );
+    migrated_by_a_command_and_served(4);
 }
 
 #[test]
 fn a_version_5_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(
-        5,
-        &[
-            BACK_TO_VERSION_8,
-            BACK_TO_VERSION_7,
-            BACK_TO_VERSION_6,
-            BACK_TO_VERSION_5,
-        ],
-    );
+    migrated_by_a_command_and_served(5);
 }
 
 #[test]
 fn a_version_6_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(
-        6,
-        &[BACK_TO_VERSION_8, BACK_TO_VERSION_7, BACK_TO_VERSION_6],
-    );
+    migrated_by_a_command_and_served(6);
 }
 
 #[test]
 fn a_version_7_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(7, &[BACK_TO_VERSION_8, BACK_TO_VERSION_7]);
+    migrated_by_a_command_and_served(7);
 }
 
 #[test]
 fn a_version_8_database_is_migrated_by_a_command_and_then_served() {
-    migrated_by_a_command_and_served(8, &[BACK_TO_VERSION_8]);
+    migrated_by_a_command_and_served(8);
 }
