@@ -111,7 +111,10 @@ pub fn pieces(template: &str) -> Vec<Piece> {
         if inner.starts_with('-') {
             trim_last(&mut out, data);
         }
-        trim_next = inner.ends_with('-');
+        // The `-` of `{#-` is the opening's own, never also the closing's: minijinja reads
+        // `{#-#}` as trimming before it and not after.
+        let after_opening = inner.strip_prefix(['-', '+']).unwrap_or(inner);
+        trim_next = after_opening.ends_with('-');
         let expression = inner.trim_matches(['-', '+']).trim();
         rest = &tag[length..];
         match close {
@@ -348,7 +351,7 @@ mod tests {
     #[test]
     fn templates_split_into_what_hosts_can_hold() {
         use Piece::{Code, Embed, Link, Text, Var};
-        let cases: [(&str, Vec<Piece>); 9] = [
+        let cases: [(&str, Vec<Piece>); 10] = [
             // A Claude Code placeholder kept as written when unfilled is the argument's; any
             // other fallback is template code.
             (
@@ -417,6 +420,9 @@ mod tests {
                     Text(" née".into()),
                 ],
             ),
+            // The `-` of `{#-#}` opens the comment and does not close it too: the text
+            // before is trimmed, the text after is not; `{#--#}` trims both.
+            ("a {#-#} b {#--#} c", vec![Text("a bc".into())]),
         ];
         for (template, expected) in cases {
             assert_eq!(pieces(template), expected, "{template}");
