@@ -69,6 +69,10 @@ pub enum Command {
     Import(ImportArgs),
     /// Write the library out as folders of prompt and resource files (docs/format.md)
     Export(ExportArgs),
+    /// Write the library's prompts and skills into hosts' own folders (commands, prompt
+    /// files, skills), and keep them in step: only what changed is written, files of items
+    /// that left the library are removed, hand edits and files sync did not write are kept
+    Sync(SyncArgs),
     /// Check the library: every prompt renders, every embedded or linked URI resolves,
     /// every completion source exists, every template parses
     Check(JsonFlag),
@@ -472,6 +476,31 @@ pub struct ExportArgs {
     /// Print the outcome (counts and warnings) as one JSON object
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SyncArgs {
+    /// The hosts whose folders to write
+    #[arg(value_enum, required = true)]
+    pub hosts: Vec<crate::sync::hosts::Host>,
+    /// The user's folders (in the home folder), or the project's (under --project)
+    #[arg(long, value_enum, default_value_t)]
+    pub scope: hosts::Scope,
+    /// The project's root, for --scope project
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub project: PathBuf,
+    /// Only the prompts of this collection (repeat it for several)
+    #[arg(long = "collection", value_name = "NAME")]
+    pub collections: Vec<String>,
+    /// Say what would be written, overwritten and removed, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Replace (or remove) files changed by hand since sync wrote them
+    #[arg(long)]
+    pub force: bool,
+    /// After syncing, keep the folders in step with the library as it changes (Ctrl-C stops)
+    #[arg(long, conflicts_with = "dry_run")]
+    pub watch: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

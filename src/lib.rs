@@ -1,12 +1,14 @@
 //! promptshelf keeps a library of prompt templates and reference documents in one SQLite
-//! file and serves it to AI hosts over MCP stdio.
+//! file and serves it to AI hosts over MCP, on stdio or Streamable HTTP, and writes it into
+//! the hosts' own prompt and skill folders.
 //!
 //! Layout of the crate (ARCHITECTURE.md has the picture):
 //! - `model`: the plain data (prompts, resources, templates, completion tables).
 //! - `store`: the SQLite database: schema, reads, writes, content hashes.
 //! - `library`: the markdown folder format, one file at a time; `seed` loads the embedded
 //!   default library through it.
-//! - `import`, `export`: whole folders into the store and back out.
+//! - `import`, `export`: whole folders into the store and back out; `sync`: the library
+//!   kept in step in the hosts' own prompt and skill folders, through `export`.
 //! - `protocol`: JSON-RPC and MCP messages, both eras; the only module that knows JSON-RPC.
 //! - `server`: the stdio loop: the reader thread dispatches (and answers itself what is
 //!   kept and quick), other requests run on tokio's blocking pool, one writer coalesces (an
@@ -51,6 +53,7 @@ pub mod seed;
 pub mod server;
 pub mod shell;
 pub mod store;
+pub mod sync;
 pub mod uri_template;
 pub mod validate;
 pub mod visibility;

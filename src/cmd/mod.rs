@@ -15,6 +15,7 @@ mod resource;
 mod search;
 mod serve;
 mod stats;
+mod sync;
 mod template;
 mod token;
 mod values;
@@ -56,6 +57,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Token(command) => library()?.run(|store| token::run(store, command)),
         Command::Import(args) => library()?.run(|store| import::run(store, args)),
         Command::Export(args) => library()?.run(|store| export::run(store, args)),
+        Command::Sync(args) => library()?.run(|store| sync::run(store, args)),
         Command::Check(flags) => library()?.run(|store| check::run(store, flags)),
         Command::History(args) => library()?.run(|store| history::history(store, args)),
         Command::Diff(args) => library()?.run(|store| history::diff(store, args)),
@@ -148,6 +150,7 @@ fn reads_only(command: &Command) -> bool {
         Command::Token(command) => matches!(command, TokenCommand::List(_)),
         Command::Import(args) => args.dry_run,
         Command::Export(_)
+        | Command::Sync(_)
         | Command::Check(_)
         | Command::Search(_)
         | Command::Stats(_)

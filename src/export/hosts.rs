@@ -150,7 +150,34 @@ pub(super) fn run(
     report: &mut Report,
 ) -> Result<()> {
     check_dir(dir, format)?;
-    let mut planned: Vec<(File, i64)> = Vec::new();
+    for made in files(conn, prompts, format, report)? {
+        for file in &made.files {
+            write_file(dir, &file.path, &file.bytes, made.modified_ms, report)?;
+        }
+    }
+    Ok(())
+}
+
+/// What one prompt made in a format.
+pub(super) struct Made {
+    /// Its files, their paths under the project root.
+    pub files: Vec<File>,
+    /// The prompt's lastModified, the files' mtime.
+    pub modified_ms: i64,
+    /// What the format cannot say of it, as `report.warnings` has it too.
+    pub warning: Option<String>,
+}
+
+/// The files of every prompt of `prompts` as `format`, each prompt read back; what the
+/// format cannot say and the prompts left out in `report.warnings`, and `report.prompts`
+/// counted.
+pub(super) fn files(
+    conn: &rusqlite::Connection,
+    prompts: &[&StoredPrompt],
+    format: Format,
+    report: &mut Report,
+) -> Result<Vec<Made>> {
+    let mut planned: Vec<Made> = Vec::new();
     let mut taken: BTreeMap<String, String> = BTreeMap::new();
     for stored in prompts {
         let prompt = &stored.prompt;
@@ -232,23 +259,23 @@ pub(super) fn run(
         }
         taken.insert(written.prompt_file.clone(), prompt.name.clone());
         read_back(prompt, &written, &mut lost);
-        if !lost.items.is_empty() {
-            report.warnings.push(format!(
+        let warning = (!lost.items.is_empty()).then(|| {
+            format!(
                 "prompt {}: {} cannot say {}",
                 prompt.name,
                 format.as_str(),
                 lost.items.join("; ")
-            ));
-        }
+            )
+        });
+        report.warnings.extend(warning.clone());
         report.prompts += 1;
-        for file in written.files {
-            planned.push((file, stored.last_modified));
-        }
+        planned.push(Made {
+            files: written.files,
+            modified_ms: stored.last_modified,
+            warning,
+        });
     }
-    for (file, modified_ms) in &planned {
-        write_file(dir, &file.path, &file.bytes, *modified_ms, report)?;
-    }
-    Ok(())
+    Ok(planned)
 }
 
 /// The argument of `prompt` that receives the text typed after the command at its end
@@ -267,6 +294,14 @@ fn host_appended<'p>(prompt: &'p Prompt, pieces: &mut Vec<Piece>) -> Option<&'p 
     Some(argument)
 }
 
+/// Whether `stored` was imported from a skill folder: `skill://NAME/SKILL.md` is a resource
+/// and comes from the prompt's own file (`library::skill_document`).
+pub(super) fn is_skill(conn: &rusqlite::Connection, stored: &StoredPrompt) -> Result<bool> {
+    let document = library::skill_uri(&stored.prompt.name, "SKILL.md");
+    Ok(store::read::resource(conn, &document)?
+        .is_some_and(|document| document.info.origin == stored.prompt.origin))
+}
+
 /// The files of the skill folder `stored` was imported from: the resources under
 /// `skill://NAME/` when `skill://NAME/SKILL.md` is one and comes from the prompt's own file
 /// (`library::skill_document`); none for any other prompt.
@@ -274,13 +309,10 @@ fn skill_files(
     conn: &rusqlite::Connection,
     stored: &StoredPrompt,
 ) -> Result<Vec<(StoredResource, Content)>> {
-    let prompt = &stored.prompt;
-    let folder = library::skill_uri(&prompt.name, "");
-    let is_skill = store::read::resource(conn, &format!("{folder}SKILL.md"))?
-        .is_some_and(|document| document.info.origin == prompt.origin);
-    if !is_skill {
+    if !is_skill(conn, stored)? {
         return Ok(Vec::new());
     }
+    let folder = library::skill_uri(&stored.prompt.name, "");
     let mut files = Vec::new();
     for uri in store::read::resource_uris_with_prefix(conn, &folder)? {
         if let Some(found) = store::read::resource_content(conn, &uri)? {
@@ -483,8 +515,6 @@ pub(super) fn command_text(
     out
 }
 
-/// A file name from a prompt name: `/` (which most hosts do not nest) becomes `-`, and
-/// anything a file name cannot hold becomes `_`.
 /// The front matter lines of the keys a prompt kept from its file (`Prompt::meta`) that
 /// the host knows (`host`), as they were: a command's `allowed-tools` comes back with it.
 pub(super) fn kept_front(prompt: &Prompt, host: &[&str]) -> String {
@@ -496,6 +526,8 @@ pub(super) fn kept_front(prompt: &Prompt, host: &[&str]) -> String {
         .collect()
 }
 
+/// A file name from a prompt name: `/` (which most hosts do not nest) becomes `-`, and
+/// anything a file name cannot hold becomes `_`.
 pub(super) fn flat_file_name(name: &str) -> String {
     super::safe_segment(&name.replace('/', "-"))
 }

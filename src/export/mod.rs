@@ -290,6 +290,99 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
     Ok(report)
 }
 
+/// Which prompts `host_files` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    All,
+    /// Those imported from a skill folder (`SKILL.md`).
+    Skills,
+    /// Every other prompt.
+    NotSkills,
+}
+
+/// A host's own files for some of the library's prompts, as `export --format` makes them.
+#[derive(Debug, Default)]
+pub struct HostFiles {
+    pub prompts: Vec<HostPrompt>,
+    /// The prompts left out, and why, one sentence each.
+    pub left_out: Vec<String>,
+}
+
+/// One prompt's files in a host's format.
+#[derive(Debug)]
+pub struct HostPrompt {
+    /// Each file's path under the format's folder (`review.md` for
+    /// `.claude/commands/review.md`), and its bytes.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// The prompt's lastModified, the files' mtime.
+    pub modified_ms: i64,
+    /// What the format cannot say of the prompt, in a sentence naming it.
+    pub warning: Option<String>,
+}
+
+/// The files `format` (not our own folder format) makes of the prompts of `collections`
+/// (every collection when empty, the items added by hand being `local`) that `which` picks,
+/// read in one transaction; `sync` writes them into the hosts' folders.
+pub fn host_files(
+    store: &Store,
+    collections: &[String],
+    format: Format,
+    which: Which,
+) -> Result<HostFiles> {
+    let conn = store.conn()?;
+    let tx = conn.unchecked_transaction()?;
+    let prompts = store::read::prompts(&tx, store::read::Window::ALL, true)?;
+    let known: BTreeSet<String> = store::read::collections(&tx)?
+        .into_iter()
+        .map(|collection| collection.name)
+        .chain([LOCAL.to_string()])
+        .collect();
+    if let Some(unknown) = collections.iter().find(|name| !known.contains(*name)) {
+        bail!(
+            "no collection '{unknown}'; the library has {} (`promptshelf collection list`)",
+            known.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
+    }
+    let mut picked = Vec::new();
+    for stored in &prompts {
+        let wanted =
+            collections.is_empty() || collections.contains(&collection_of(&stored.prompt.origin));
+        let fits = match which {
+            Which::All => true,
+            Which::Skills => hosts::is_skill(&tx, stored)?,
+            Which::NotSkills => !hosts::is_skill(&tx, stored)?,
+        };
+        if wanted && fits {
+            picked.push(stored);
+        }
+    }
+    let mut report = Report::default();
+    let made = hosts::files(&tx, &picked, format, &mut report)?;
+    let mut left_out = report.warnings;
+    left_out.retain(|warning| {
+        !made
+            .iter()
+            .any(|made| made.warning.as_ref() == Some(warning))
+    });
+    let folder = format!("{}/", format.folder());
+    let prompts = made
+        .into_iter()
+        .map(|made| HostPrompt {
+            files: made
+                .files
+                .into_iter()
+                .map(|file| {
+                    let path = file.path.strip_prefix(&folder).unwrap_or(&file.path);
+                    (path.to_string(), file.bytes)
+                })
+                .collect(),
+            modified_ms: made.modified_ms,
+            warning: made.warning,
+        })
+        .collect();
+    Ok(HostFiles { prompts, left_out })
+}
+
 /// Whether the export writes into the folder a collection was imported from (its
 /// `collections` source), where the stored versions would overwrite its authors' files,
 /// which may hold edits not yet imported: the sentence that says so. `groups` are the
@@ -680,7 +773,15 @@ fn write_file(
         report.written += 1;
         return Ok(());
     }
-    let parent = target.parent().unwrap_or(root);
+    write_whole(&target, bytes, modified_ms)?;
+    report.written += 1;
+    Ok(())
+}
+
+/// Writes `bytes` to `target`, its folders made as needed, so that the file appears whole
+/// (written beside it, then renamed) with `modified_ms` as its mtime.
+pub fn write_whole(target: &Path, bytes: &[u8], modified_ms: i64) -> Result<()> {
+    let parent = target.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent)
         .map_err(|err| anyhow!("cannot create {}: {err}", parent.display()))?;
     let file_name = target
@@ -693,13 +794,12 @@ fn write_file(
         std::io::Write::write_all(&mut &file, bytes)?;
         let at = UNIX_EPOCH + Duration::from_millis(modified_ms.max(0).unsigned_abs());
         file.set_modified(at)?;
-        std::fs::rename(&temporary, &target)
+        std::fs::rename(&temporary, target)
     })();
     if let Err(err) = result {
         let _ = std::fs::remove_file(&temporary);
         return Err(anyhow!("cannot write {}: {err}", target.display()));
     }
-    report.written += 1;
     Ok(())
 }
 

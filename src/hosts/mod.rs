@@ -4,7 +4,7 @@
 
 mod file;
 mod json;
-mod paths;
+pub mod paths;
 mod table;
 mod toml;
 mod yaml;

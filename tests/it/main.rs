@@ -40,6 +40,7 @@ mod skill_folders;
 mod skills;
 mod sqlite_tools;
 mod store_errors;
+mod sync;
 mod terminal;
 mod tokens;
 mod tools;
