@@ -1,5 +1,6 @@
 //! Which folders `sync` writes for each host, at each scope, and in which format: the hosts'
-//! own prompt and skill folders (docs/hosts.md gives the source of each line).
+//! own prompt and skill folders, as docs/cli.md ("`sync`") lists them, each from the host's
+//! documentation.
 
 use std::path::{Path, PathBuf};
 

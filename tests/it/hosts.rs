@@ -9,6 +9,8 @@
 //!   (it starts servers only in a trusted folder), must report it connected.
 //! - Codex (`@openai/codex`): `codex mcp get promptshelf --json` only prints the configuration
 //!   it read (it starts nothing), so the entry it prints is checked.
+//! - `sync codex --scope user`: Codex renders the model's prompt input, whose skills catalog
+//!   must list a skill sync wrote into `~/.agents/skills`.
 //! - `export --format skills`: Codex renders the model's prompt input (`codex debug
 //!   prompt-input`), whose skills catalog must list the exported skill, and `gemini skills list` must list it
 //!   enabled. Neither needs an account. Gemini CLI lists its custom commands only inside a
@@ -271,4 +273,35 @@ fn gemini_cli_lists_the_skills_export_wrote() {
         shown.contains(".agents/skills/code-review/SKILL.md"),
         "{shown}"
     );
+}
+
+#[test]
+fn codex_lists_the_skills_sync_wrote_into_the_users_folder() {
+    let home = Home::new();
+    let output = crate::common::command_on(&home.ctx.db, &["sync", "codex"])
+        .current_dir(home.home().join("project"))
+        .env("HOME", home.home())
+        .output()
+        .expect("run promptshelf");
+    assert!(
+        output.status.success(),
+        "{}",
+        describe(&["sync", "codex"], &output, "sync codex")
+    );
+    assert!(
+        home.home()
+            .join(".agents/skills/code-review/SKILL.md")
+            .exists()
+    );
+    let (ok, stdout, shown) = home.host("codex", &["debug", "prompt-input", "hello"], &[]);
+    assert!(ok, "{shown}");
+    let entry = format!("- code-review: {SKILL_DESCRIPTION} (file: ");
+    assert!(
+        stdout.contains(&entry),
+        "codex lists no code-review skill\n{shown}"
+    );
+    // Codex names the folder it found the skill in as a root, and the skill under it.
+    let root = format!("= `{}`", home.home().join(".agents/skills").display());
+    assert!(stdout.contains(&root), "{shown}");
+    assert!(stdout.contains("/code-review/SKILL.md)"), "{shown}");
 }
