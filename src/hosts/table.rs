@@ -151,14 +151,18 @@ pub fn target(host: Host, scope: Scope, launch: &Launch) -> Result<Target> {
                 Scope::User => home()?.join(".continue/config.yaml"),
                 Scope::Project => project(".continue/mcpServers/promptshelf.yaml")?,
             };
-            if scope == Scope::Project {
-                // A block file of its own needs these to be read.
-                target.preamble = vec![
-                    ("name", Field::Text(NAME.to_string())),
-                    ("version", Field::Text("0.0.1".to_string())),
-                    ("schema", Field::Text("v1".to_string())),
-                ];
-            }
+            // Continue's parser refuses a file without a name and a version, its own
+            // config.yaml included: a new file starts with them (the user file with the
+            // name and version Continue gives the one it makes itself).
+            let (name, version) = match scope {
+                Scope::Project => (NAME, "0.0.1"),
+                Scope::User => ("Local Assistant", "1.0.0"),
+            };
+            target.preamble = vec![
+                ("name", Field::Text(name.to_string())),
+                ("version", Field::Text(version.to_string())),
+                ("schema", Field::Text("v1".to_string())),
+            ];
         }
         (Host::Goose, Scope::User) => {
             target.file = if cfg!(windows) {

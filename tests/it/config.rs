@@ -647,3 +647,26 @@ fn config_write_keeps_a_symlinked_file_a_symlink_and_its_permissions() {
         STRICT_JSON
     );
 }
+
+#[test]
+fn continues_own_parser_reads_both_files_config_writes_when_they_are_new() {
+    let home = Home::new();
+    home.ok(&["continue", "--write"]);
+    home.ok(&["continue", "--write", "--scope", "project"]);
+    let user = home.home().join(".continue/config.yaml");
+    let project = home
+        .home()
+        .join("project/.continue/mcpServers/promptshelf.yaml");
+    let mut parse = crate::node::node_tools().script("continue_config.mjs");
+    parse.arg(&user).arg(&project);
+    let output = parse.output().expect("run node");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "Continue's parser refused a file config wrote:\n{stdout}\n{}\n--- {}\n{}",
+        String::from_utf8_lossy(&output.stderr),
+        user.display(),
+        std::fs::read_to_string(&user).unwrap_or_default()
+    );
+    assert_eq!(stdout.matches(": ok").count(), 2, "{stdout}");
+}
