@@ -74,8 +74,9 @@ pub enum Command {
     /// that left the library are removed, hand edits and files sync did not write are kept
     Sync(SyncArgs),
     /// Check the library: every prompt renders, every embedded or linked URI resolves,
-    /// every completion source exists, every template parses
-    Check(JsonFlag),
+    /// every completion source exists, every template parses; or, with --host, how a host
+    /// will show each prompt
+    Check(CheckArgs),
     /// Search prompts and resources (names, titles, descriptions, bodies), best match first
     Search(SearchArgs),
     /// Count what the library holds
@@ -479,10 +480,22 @@ pub struct ExportArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Instead, report how this host will show each prompt (not at all, dropped, first
+    /// message only, arguments split on spaces, ...) and what to do about it
+    #[arg(long, value_enum, value_name = "HOST")]
+    pub host: Option<hosts::Host>,
+    /// Print JSON instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct SyncArgs {
-    /// The hosts whose folders to write
+    /// The hosts whose folders to write: claude-code, vscode, copilot-cli, cursor, gemini,
+    /// codex
     #[arg(value_enum, required = true)]
-    pub hosts: Vec<crate::sync::hosts::Host>,
+    pub hosts: Vec<hosts::Host>,
     /// The user's folders (in the home folder), or the project's (under --project)
     #[arg(long, value_enum, default_value_t)]
     pub scope: hosts::Scope,

@@ -1,14 +1,21 @@
-//! `promptshelf check`: prints each problem the library lint finds and fails if there is one.
+//! `promptshelf check`: prints each problem the library lint finds and fails if there is one;
+//! with `--host`, what that host makes of each prompt (`hosts::profile`) instead.
 
 use std::io::Write;
 
 use anyhow::Result;
 
-use super::common;
-use crate::cli::JsonFlag;
-use crate::store::Store;
+use serde::Serialize;
 
-pub fn run(store: &Store, flags: JsonFlag) -> Result<()> {
+use super::common;
+use crate::cli::CheckArgs;
+use crate::hosts::{Host, display_name, profile};
+use crate::store::{self, Store};
+
+pub fn run(store: &Store, flags: CheckArgs) -> Result<()> {
+    if let Some(host) = flags.host {
+        return host_report(store, host, flags.json);
+    }
     let report = crate::check::check(&*store.conn()?)?;
     if flags.json {
         common::print_json(&report.problems)?;
@@ -41,3 +48,63 @@ pub fn run(store: &Store, flags: JsonFlag) -> Result<()> {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct ProblemsFound(String);
+
+/// One line of `check --host --json`.
+#[derive(Serialize)]
+struct HostFindingJson<'a> {
+    prompt: &'a str,
+    host: &'static str,
+    /// A problem (not shown, or not as written), else a note.
+    problem: bool,
+    text: &'a str,
+}
+
+/// `check --host HOST`: every prompt against the host's line of `hosts::profile`.
+fn host_report(store: &Store, host: Host, json: bool) -> Result<()> {
+    let prompts = store::read::prompts(&*store.conn()?, store::read::Window::ALL, true)?;
+    let found: Vec<(&str, Vec<profile::Finding>)> = prompts
+        .iter()
+        .map(|stored| {
+            let prompt = &stored.prompt;
+            (prompt.name.as_str(), profile::findings(host, prompt))
+        })
+        .collect();
+    if json {
+        let lines: Vec<HostFindingJson> = found
+            .iter()
+            .flat_map(|(prompt, findings)| {
+                findings.iter().map(|finding| HostFindingJson {
+                    prompt,
+                    host: host.as_str(),
+                    problem: finding.problem,
+                    text: &finding.text,
+                })
+            })
+            .collect();
+        common::print_json(&lines)?;
+    } else {
+        let mut out = common::stdout();
+        for (prompt, findings) in &found {
+            for finding in findings {
+                writeln!(out, "{prompt}: {}", finding.text)?;
+            }
+        }
+        out.flush()?;
+    }
+    let troubled = found
+        .iter()
+        .filter(|(_, findings)| findings.iter().any(|finding| finding.problem))
+        .count();
+    let name = display_name(host);
+    let summary = format!(
+        "{} of {} reach {name} as written; source: {}",
+        found.len() - troubled,
+        common::count(found.len() as u64, "prompt", "prompts"),
+        profile::profile(host).source
+    );
+    if troubled > 0 {
+        return Err(ProblemsFound(format!("{summary}; the others do not (above)")).into());
+    }
+    eprintln!("{summary}");
+    Ok(())
+}

@@ -5,6 +5,7 @@
 mod file;
 mod json;
 pub mod paths;
+pub mod profile;
 mod table;
 mod toml;
 mod yaml;
@@ -19,11 +20,14 @@ pub use table::{Launch, display_name, target};
 /// The name the entry is registered under in every host.
 pub const NAME: &str = "promptshelf";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// The hosts `config`, `sync` and `check --host` know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
 pub enum Host {
     ClaudeDesktop,
     ClaudeCode,
     Vscode,
+    /// GitHub Copilot CLI
+    CopilotCli,
     Cursor,
     Zed,
     Windsurf,
@@ -31,6 +35,25 @@ pub enum Host {
     Gemini,
     Continue,
     Goose,
+}
+
+impl Host {
+    /// The name on the command line: `claude-code`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Host::ClaudeDesktop => "claude-desktop",
+            Host::ClaudeCode => "claude-code",
+            Host::Vscode => "vscode",
+            Host::CopilotCli => "copilot-cli",
+            Host::Cursor => "cursor",
+            Host::Zed => "zed",
+            Host::Windsurf => "windsurf",
+            Host::Codex => "codex",
+            Host::Gemini => "gemini",
+            Host::Continue => "continue",
+            Host::Goose => "goose",
+        }
+    }
 }
 
 /// Whose configuration: the user's (in the home folder) or the project's (under the current

@@ -186,6 +186,13 @@ pub fn target(host: Host, scope: Scope, launch: &Launch) -> Result<Target> {
                 ),
             ];
         }
+        // Its MCP configuration file is still changing from release to release, and it
+        // shows no MCP prompts: its own skills folders reach it.
+        (Host::CopilotCli, _) => bail!(
+            "config does not write GitHub Copilot CLI's MCP configuration (its file is still \
+             changing), and Copilot CLI shows no MCP prompts: `promptshelf sync copilot-cli` \
+             writes the library as skills it reads"
+        ),
         (Host::ClaudeDesktop | Host::Windsurf | Host::Goose, Scope::Project) => {
             bail!(
                 "{} has no project configuration file; use --scope user",
@@ -202,6 +209,7 @@ pub fn display_name(host: Host) -> &'static str {
         Host::ClaudeDesktop => "Claude Desktop",
         Host::ClaudeCode => "Claude Code",
         Host::Vscode => "VS Code",
+        Host::CopilotCli => "GitHub Copilot CLI",
         Host::Cursor => "Cursor",
         Host::Zed => "Zed",
         Host::Windsurf => "Windsurf",

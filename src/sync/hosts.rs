@@ -4,41 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use crate::export::{Format, Which};
-use crate::hosts::{Scope, paths};
-
-/// The hosts `sync` writes for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
-pub enum Host {
-    /// Claude Code: commands in .claude/commands, skills in .claude/skills
-    ClaudeCode,
-    /// VS Code (GitHub Copilot): prompt files in .github/prompts, skills in .github/skills
-    Vscode,
-    /// GitHub Copilot CLI, which shows no MCP prompts: every prompt as a skill in .github/skills
-    CopilotCli,
-    /// Cursor: commands in .cursor/commands, skills in .cursor/skills
-    Cursor,
-    /// Gemini CLI: commands in .gemini/commands, skills in .gemini/skills
-    Gemini,
-    /// Codex, which shows no MCP prompts and no longer reads prompt files: every prompt as a
-    /// skill in .agents/skills
-    Codex,
-}
-
-impl Host {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Host::ClaudeCode => "claude-code",
-            Host::Vscode => "vscode",
-            Host::CopilotCli => "copilot-cli",
-            Host::Cursor => "cursor",
-            Host::Gemini => "gemini",
-            Host::Codex => "codex",
-        }
-    }
-}
+use crate::hosts::{Host, Scope, display_name, paths};
 
 /// One folder a host reads, and what `sync` writes there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,5 +94,28 @@ pub fn folders(host: Host, scope: Scope, project: &Path) -> Result<Vec<Folder>> 
             ".agents/skills",
             home()?.join(".agents/skills"),
         )],
+        Host::ClaudeDesktop | Host::Zed | Host::Windsurf | Host::Continue | Host::Goose => bail!(
+            "{} reads no prompt or skill files of its own that sync could write; `promptshelf \
+             config {}` registers the server with it instead (the hosts sync writes for: \
+             claude-code, vscode, copilot-cli, cursor, gemini, codex)",
+            display_name(host),
+            host.as_str()
+        ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::ValueEnum;
+
+    use super::*;
+    use crate::hosts::profile::profile;
+
+    #[test]
+    fn sync_writes_for_exactly_the_hosts_the_profiles_say_read_folders() {
+        for &host in Host::value_variants() {
+            let writes = folders(host, Scope::Project, Path::new("project")).is_ok();
+            assert_eq!(writes, profile(host).folders, "{host:?}");
+        }
+    }
 }

@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, anyhow, bail};
 
 use crate::export::{self, Format, HostPrompt, Which};
-use crate::hosts::Scope;
+use crate::hosts::{Host, Scope};
 use crate::store::Store;
-use hosts::{Folder, Host};
+use hosts::Folder;
 use record::{Record, digest};
 
 pub use record::FILE as RECORD;

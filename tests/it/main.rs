@@ -4,6 +4,7 @@
 
 mod common;
 
+mod check_host;
 mod cli;
 mod collections;
 mod collections_real;
