@@ -67,10 +67,15 @@ pub(crate) fn agent() -> ureq::Agent {
 impl HttpServer {
     /// `serve --http 127.0.0.1:0 EXTRA`, with `--auth none` unless EXTRA has an `--auth`.
     pub fn start(db: &Path, extra: &[&str]) -> HttpServer {
+        HttpServer::start_at(db, "127.0.0.1:0", extra)
+    }
+
+    /// `serve --http ADDRESS EXTRA`, as `start`: for a server started again where it was.
+    pub fn start_at(db: &Path, address: &str, extra: &[&str]) -> HttpServer {
         let mut child = Command::new(BIN)
             .arg("--db")
             .arg(db)
-            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(["serve", "--http", address])
             .args(extra)
             // Tokens are the default; a test about something else serves without.
             .args(if extra.contains(&"--auth") {

@@ -125,7 +125,7 @@ impl Replicated {
         let config = ctx.write(
             "litestream.yml",
             format!(
-                "dbs:\n  - path: {}\n    replicas:\n      - url: {url}\n        sync-interval: 100ms\n",
+                "dbs:\n  - path: {}\n    monitor-interval: 100ms\n    replicas:\n      - url: {url}\n        sync-interval: 100ms\n",
                 ctx.db.display()
             ),
         );
@@ -295,9 +295,12 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// A running nginx balancing `/mcp` over `upstreams` (`http://127.0.0.1:PORT`): round robin,
-/// a failed instance skipped for the next (MCP POSTs of this server only read, so a retry
-/// is safe), responses streamed as they come (`proxy_buffering off`, for event streams).
+/// A running nginx balancing `/mcp` over `upstreams` (`http://127.0.0.1:PORT`) as
+/// docs/deploy.md configures it: round robin, a request an instance cannot take tried on the
+/// next (MCP POSTs of this server only read, so a retry is safe) and no instance ever marked
+/// down (`max_fails=0`: a restarted one is taken back at once, where nginx would otherwise
+/// wait for its first request to end, a listen stream's never), responses streamed as they
+/// come (`proxy_buffering off`, for event streams).
 struct Balancer {
     child: Child,
     url: String,
@@ -313,7 +316,7 @@ impl Balancer {
             .iter()
             .map(|base| {
                 let address = base.trim_start_matches("http://");
-                format!("        server {address} max_fails=1 fail_timeout=30s;\n")
+                format!("        server {address} max_fails=0;\n")
             })
             .collect();
         let temp = dir.join("temp").display().to_string();
@@ -328,6 +331,7 @@ impl Balancer {
              \x20           proxy_set_header Connection \"\";\n            proxy_set_header Host $host;\n\
              \x20           proxy_buffering off;\n\
              \x20           proxy_read_timeout 300s;\n\
+             \x20           proxy_connect_timeout 2s;\n\
              \x20           proxy_next_upstream error timeout http_502 http_503 non_idempotent;\n\
              \x20       }}\n    }}\n}}\n",
             dir = dir.display(),
@@ -473,5 +477,127 @@ fn two_replicas_behind_nginx_serve_every_write_and_outlive_each_other() {
     assert!(
         log.contains(&format!("upstream: \"{}/mcp\"", bases[0])),
         "nginx tried the instance that is gone, and went on to the other:\n{log}"
+    );
+}
+
+/// A modern `prompts/list` through `url`: whether it was answered with the prompts.
+fn answered(url: &str, id: i64) -> bool {
+    let (headers, body) = crate::http::modern_request(id, "prompts/list", json!({}));
+    let mut request = crate::http::agent().post(url);
+    for (name, value) in &headers {
+        request = request.header(*name, value);
+    }
+    let Ok(mut response) = request
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .send(&body)
+    else {
+        return false;
+    };
+    response.status() == 200
+        && response
+            .body_mut()
+            .read_to_string()
+            .is_ok_and(|text| text.contains("code-review"))
+}
+
+/// The rolling restart docs/deploy.md describes, under load: each of two replicas behind
+/// nginx stopped, started again on its address and waited for, then the other; clients
+/// asking all along, and listening through the balancer as the restarted instance comes
+/// back (so that a listen stream may be its first request). No request fails.
+#[test]
+fn restarting_each_replica_in_turn_under_load_fails_no_request() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    let ctx = TestContext::new();
+    ctx.ok(&["stats"]);
+    let replicated = Replicated::start(&ctx);
+    let mut follows = Vec::new();
+    let mut instances = Vec::new();
+    let mut served = Vec::new();
+    for n in 1..=2 {
+        let db = ctx.path(&format!("replica-{n}.db"));
+        follows.push(replicated.follow(&ctx, &db, &format!("follow-{n}.log")));
+        instances.push(crate::http::HttpServer::start(&db, &["--replica"]));
+        served.push(db);
+    }
+    let addresses: Vec<String> = instances
+        .iter()
+        .map(|instance| {
+            let base = instance.url();
+            base.trim_start_matches("http://")
+                .trim_end_matches("/mcp")
+                .to_string()
+        })
+        .collect();
+    let bases: Vec<String> = addresses.iter().map(|a| format!("http://{a}")).collect();
+    let balancer = Balancer::start(&ctx, &[&bases[0], &bases[1]]);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let asked = Arc::new(AtomicUsize::new(0));
+    let failed = Arc::new(AtomicUsize::new(0));
+    let clients: Vec<_> = (0..3)
+        .map(|client| {
+            let (stop, asked, failed) = (stop.clone(), asked.clone(), failed.clone());
+            let url = balancer.url.clone();
+            std::thread::spawn(move || {
+                let mut id = client * 1_000_000;
+                while !stop.load(Ordering::Relaxed) {
+                    id += 1;
+                    asked.fetch_add(1, Ordering::Relaxed);
+                    if !answered(&url, id) {
+                        failed.fetch_add(1, Ordering::Relaxed);
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            })
+        })
+        .collect();
+    let mut listeners = Vec::new();
+    for turn in 0..2 {
+        drop(instances.remove(turn));
+        std::thread::sleep(Duration::from_millis(500));
+        let instance =
+            crate::http::HttpServer::start_at(&served[turn], &addresses[turn], &["--replica"]);
+        let deadline = Instant::now() + WAIT;
+        while !answered(&instance.url(), 1) {
+            assert!(
+                Instant::now() < deadline,
+                "instance {turn} did not come back"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        instances.insert(turn, instance);
+        // Streams opened as it comes back: round robin gives it some.
+        for n in 0..2 {
+            let listener = crate::http::listen_at(
+                &balancer.url,
+                &format!("listener-{turn}-{n}"),
+                json!({"promptsListChanged": true}),
+            );
+            assert_eq!(
+                listener.next()["method"],
+                "notifications/subscriptions/acknowledged"
+            );
+            listeners.push(listener);
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    stop.store(true, Ordering::Relaxed);
+    for client in clients {
+        client.join().expect("a client thread");
+    }
+    let (asked, failed) = (
+        asked.load(Ordering::Relaxed),
+        failed.load(Ordering::Relaxed),
+    );
+    println!("rolling restart through nginx: {asked} requests, {failed} failed");
+    assert!(asked > 50, "too few requests to tell: {asked}");
+    assert_eq!(
+        failed,
+        0,
+        "{failed} of {asked} requests failed during the rolling restart; nginx's log:\n{}",
+        read_lossy(&balancer.log)
     );
 }
