@@ -514,6 +514,17 @@ pub struct SyncArgs {
     /// After syncing, keep the folders in step with the library as it changes (Ctrl-C stops)
     #[arg(long, conflicts_with = "dry_run")]
     pub watch: bool,
+    /// Sync from a team server's MCP endpoint (https://HOST/mcp) instead of a library: what
+    /// the token may see there, read over MCP
+    #[arg(long, value_name = "URL", conflicts_with = "collections")]
+    pub from: Option<String>,
+    /// The bearer token for --from (better: PROMPTSHELF_TOKEN or --token-file, which no
+    /// process listing shows)
+    #[arg(long, env = "PROMPTSHELF_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// A file holding the bearer token for --from
+    #[arg(long, value_name = "FILE", requires = "from", conflicts_with = "token")]
+    pub token_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

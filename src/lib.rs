@@ -23,6 +23,8 @@
 //! - `pattern`: compiled regular expressions (argument patterns, template matchers) with the
 //!   memory each takes counted.
 //! - `check`: the library lint behind `promptshelf check`.
+//! - `http_client`: the HTTP requests the program makes itself (OAuth key sets, `sync
+//!   --from`).
 //! - `oauth`: `serve --auth oauth`'s check of an access token (a JWT against the
 //!   authorization server's keys) and what its scopes see.
 //! - `visibility`: what a caller sees (the whole library, or a token's collections), which
@@ -40,6 +42,7 @@ pub mod config;
 pub mod export;
 pub mod handlers;
 pub mod hosts;
+pub mod http_client;
 pub mod import;
 pub mod library;
 pub mod logging;

@@ -57,6 +57,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Token(command) => library()?.run(|store| token::run(store, command)),
         Command::Import(args) => library()?.run(|store| import::run(store, args)),
         Command::Export(args) => library()?.run(|store| export::run(store, args)),
+        // From a team server, no library of one's own is opened (or made).
+        Command::Sync(args) if args.from.is_some() => sync::run_from(args),
         Command::Sync(args) => library()?.run(|store| sync::run(store, args)),
         Command::Check(flags) => library()?.run(|store| check::run(store, flags)),
         Command::History(args) => library()?.run(|store| history::history(store, args)),

@@ -7,6 +7,7 @@
 pub mod completion;
 pub mod discover;
 mod paging;
+pub mod prompt_source;
 pub mod prompts;
 pub mod resources;
 pub mod search;

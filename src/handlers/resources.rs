@@ -9,7 +9,7 @@ use super::Resolve;
 use super::paging;
 use super::templates::Templates;
 use crate::config::ServeConfig;
-use crate::model::StoredResource;
+use crate::model::{StoredPrompt, StoredResource};
 use crate::protocol::{Failure, Page, ReadResult};
 use crate::store::read::{self, Listed};
 use crate::visibility::Visibility;
@@ -45,12 +45,14 @@ pub fn stored(conn: &Connection, uri: &str) -> Result<Option<Arc<ReadResult>>, F
 
 /// Reads `uri`; `resolve` finds a resource by its exact URI (the caller's cache, or the
 /// database), `search` answers a URI of the built-in search template with its query
-/// (`handlers::search`), `templates` gives the library's resource templates; each is asked
-/// only when the one before has no answer.
+/// (`handlers::search`), `prompt` gives a prompt the caller may get, by name, for a prompt's
+/// file (`handlers::prompt_source`), `templates` gives the library's resource templates;
+/// each is asked only when the one before has no answer.
 pub fn read<E: From<Failure>>(
     uri: &str,
     resolve: Resolve<E>,
     search: impl FnOnce(&str) -> Result<Arc<ReadResult>, E>,
+    prompt: impl FnOnce(&str) -> Result<Option<Arc<StoredPrompt>>, E>,
     templates: impl FnOnce() -> Result<Arc<Templates>, E>,
 ) -> Result<Arc<ReadResult>, E> {
     if let Some(found) = resolve(uri)? {
@@ -58,6 +60,11 @@ pub fn read<E: From<Failure>>(
     }
     if let Some(query) = super::search::query_of(uri) {
         return search(&query);
+    }
+    if let Some(name) = super::prompt_source::name_of(uri)
+        && let Some(stored) = prompt(&name)?
+    {
+        return Ok(super::prompt_source::read(&stored, uri));
     }
     // A URI that matches a template resolves to the stored resource the template maps its
     // variables to (e.g. a percent-encoded spelling of a stored URI).

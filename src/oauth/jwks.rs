@@ -150,23 +150,14 @@ fn read(source: &JwksSource) -> Result<Vec<Key>> {
 /// GET `url`, within `FETCH_TIMEOUT` and `MAX_BYTES`; an https URL's certificate checked
 /// against the system's trusted roots.
 fn fetch(url: &str) -> Result<Vec<u8>> {
-    let tls = ureq::tls::TlsConfig::builder()
-        .provider(ureq::tls::TlsProvider::Rustls)
-        .root_certs(ureq::tls::RootCerts::PlatformVerifier)
-        .unversioned_rustls_crypto_provider(std::sync::Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .build();
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(FETCH_TIMEOUT))
-        .tls_config(tls)
-        .build()
-        .into();
-    let mut response = agent
+    let mut response = crate::http_client::agent(Some(FETCH_TIMEOUT))
         .get(url)
         .header("accept", "application/json, application/jwk-set+json")
         .call()
         .with_context(|| format!("cannot fetch the key set {url}"))?;
+    if !response.status().is_success() {
+        bail!("cannot fetch the key set {url}: HTTP {}", response.status());
+    }
     response
         .body_mut()
         .with_config()

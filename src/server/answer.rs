@@ -226,7 +226,7 @@ fn run(
                 Ok::<_, Stop>(search::read(reads.conn()?, uri, query, None)?)
             })
         };
-        resources::read(uri, &resource, search, templates)
+        resources::read(uri, &resource, search, prompt, templates)
     };
     // A prompt filled (or, when the client can answer a form, asked for what it lacks).
     let get_prompt = |params: &GetPromptParams, can_elicit: bool| {

@@ -7,6 +7,7 @@
 
 pub mod hosts;
 mod record;
+pub mod remote;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -54,7 +54,8 @@ impl Synced {
             .current_dir(self.project())
             .env("HOME", self.home.home())
             .env_remove("XDG_CONFIG_HOME")
-            .env_remove("APPDATA");
+            .env_remove("APPDATA")
+            .env_remove("PROMPTSHELF_TOKEN");
         command
     }
 
@@ -445,4 +446,160 @@ fn watch_brings_a_library_change_into_the_folders() {
     let _ = watching.kill();
     let _ = watching.wait();
     eprintln!("sync --watch wrote a new prompt {took:?} after its import");
+}
+
+/// `token add NAME ARGS --json`'s token.
+fn token(synced: &Synced, name: &str, args: &[&str]) -> String {
+    let made: serde_json::Value =
+        serde_json::from_str(&synced.library(&[&["token", "add", name, "--json"], args].concat()))
+            .expect("token add --json prints JSON");
+    made["token"].as_str().expect("a token").to_string()
+}
+
+/// A library with the seed and a collection `team` of one prompt, and a `team` folder to
+/// import it again from.
+fn with_team(synced: &Synced) -> String {
+    let folder = synced.home.ctx.path("team");
+    synced.home.ctx.write(
+        "team/standup.prompt.md",
+        "---\ndescription: Plan the standup.\n---\n\nWhat did we do?\n",
+    );
+    let folder = folder.display().to_string();
+    synced.library(&["import", &folder, "--collection", "team"]);
+    folder
+}
+
+#[test]
+fn sync_from_a_team_server_writes_what_the_token_sees_as_a_local_sync_would() {
+    let synced = Synced::new();
+    with_team(&synced);
+    let server = crate::http::HttpServer::start(&synced.home.ctx.db, &["--auth", "token"]);
+    let url = server.url();
+
+    // A token of the `team` collection sees its one prompt.
+    let team = token(&synced, "team", &["--collections", "team"]);
+    let output = synced
+        .command(&["claude-code", "--scope", "project", "--from", &url])
+        .env("PROMPTSHELF_TOKEN", &team)
+        .output()
+        .expect("run sync --from");
+    assert!(
+        output.status.success(),
+        "{}",
+        describe(&["sync", "--from"], &output, "sync")
+    );
+    let commands = synced.project().join(".claude/commands");
+    assert_eq!(
+        files_under(&commands),
+        [".promptshelf-sync.json", "standup.md"]
+    );
+
+    // A token of the whole library, from a file, into another project: the same files a
+    // sync of the library itself writes.
+    let all = token(&synced, "all", &[]);
+    let token_file = synced.home.ctx.write("token.txt", format!("{all}\n"));
+    std::fs::create_dir_all(synced.home.home().join("other")).unwrap();
+    let output = synced
+        .command(&[
+            "claude-code",
+            "codex",
+            "--scope",
+            "project",
+            "--project",
+            "../other",
+            "--from",
+            &url,
+            "--token-file",
+            &token_file.display().to_string(),
+        ])
+        .env_remove("PROMPTSHELF_TOKEN")
+        .output()
+        .expect("run sync --from");
+    assert!(
+        output.status.success(),
+        "{}",
+        describe(&["sync", "--from"], &output, "sync")
+    );
+    std::fs::remove_dir_all(synced.project().join(".claude")).unwrap();
+    synced.ok(&["claude-code", "codex", "--scope", "project"]);
+    for folder in [".claude/commands", ".agents/skills"] {
+        let here = synced.project().join(folder);
+        let there = synced.home.home().join("other").join(folder);
+        let listed = files_under(&here);
+        assert_eq!(listed, files_under(&there), "{folder}");
+        for file in listed.iter().filter(|file| !file.ends_with(".json")) {
+            assert_eq!(
+                std::fs::read(here.join(file)).unwrap(),
+                std::fs::read(there.join(file)).unwrap(),
+                "{folder}/{file} from the server differs from the library's"
+            );
+        }
+    }
+
+    // No token: the server's refusal, with the way to give one.
+    let (_, stderr) = synced.fails(&["codex", "--from", &url]);
+    assert!(
+        stderr.contains("refused prompts/list without a valid token (401): give one with --token, --token-file or PROMPTSHELF_TOKEN"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn sync_watch_from_a_server_follows_its_changes_and_outlives_its_restart() {
+    let synced = Synced::new();
+    let folder = with_team(&synced);
+    let all = token(&synced, "all", &[]);
+    let db = synced.home.ctx.db.clone();
+    let server = crate::http::HttpServer::start(&db, &["--auth", "token"]);
+    let url = server.url();
+    let address = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let mut watching = synced
+        .command(&[
+            "claude-code",
+            "--scope",
+            "project",
+            "--from",
+            &url,
+            "--watch",
+        ])
+        .env("PROMPTSHELF_TOKEN", &all)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start sync --from --watch");
+    let commands = synced.project().join(".claude/commands");
+    let wait_for = |what: &str, file: &str| {
+        let start = Instant::now();
+        while !commands.join(file).exists() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "sync --from --watch: {what} did not come"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        start.elapsed()
+    };
+    wait_for("the first sync", "standup.md");
+    synced
+        .home
+        .ctx
+        .write("team/retro.prompt.md", "What went well?\n");
+    synced.library(&["import", &folder, "--collection", "team"]);
+    let took = wait_for("a prompt added on the server", "retro.md");
+
+    // The server goes away and comes back where it was: sync listens again and catches up.
+    drop(server);
+    synced
+        .home
+        .ctx
+        .write("team/plan.prompt.md", "What is next?\n");
+    synced.library(&["import", &folder, "--collection", "team"]);
+    let _again = crate::http::HttpServer::start_at(&db, &address, &["--auth", "token"]);
+    wait_for("a prompt added while the server was down", "plan.md");
+    let _ = watching.kill();
+    let _ = watching.wait();
+    eprintln!("sync --from --watch wrote a new prompt {took:?} after its import");
 }
