@@ -494,6 +494,33 @@ fn sync_from_a_team_server_writes_what_the_token_sees_as_a_local_sync_would() {
         [".promptshelf-sync.json", "standup.md"]
     );
 
+    // The prompt files it reads answer as the prompts do: another collection's is not there.
+    for (name, found) in [("standup", true), ("code-review", false)] {
+        let (headers, body) = crate::http::modern_request(
+            1,
+            "resources/read",
+            serde_json::json!({"uri": format!("promptshelf://prompt/{name}")}),
+        );
+        let mut headers: Vec<(&str, &str)> =
+            headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let bearer = format!("Bearer {team}");
+        headers.push(("authorization", &bearer));
+        let reply = server.post(&headers, &body);
+        let text = reply.json()["result"]["contents"][0]["text"]
+            .as_str()
+            .map(str::to_string);
+        assert_eq!(text.is_some(), found, "{name}: {}", reply.body);
+        if let Some(text) = text {
+            assert!(
+                text.starts_with("---\nname: standup\ndescription: Plan the standup.\n"),
+                "{text}"
+            );
+        } else {
+            // 2026-07-28's code for a resource there is not.
+            assert_eq!(reply.code(), -32602, "{}", reply.body);
+        }
+    }
+
     // A token of the whole library, from a file, into another project: the same files a
     // sync of the library itself writes.
     let all = token(&synced, "all", &[]);
