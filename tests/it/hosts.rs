@@ -10,7 +10,8 @@
 //! - Codex (`@openai/codex`): `codex mcp get promptshelf --json` only prints the configuration
 //!   it read (it starts nothing), so the entry it prints is checked.
 //! - `sync codex --scope user`: Codex renders the model's prompt input, whose skills catalog
-//!   must list a skill sync wrote into `~/.agents/skills`.
+//!   must list a skill sync wrote into `~/.agents/skills`; `sync gemini --scope project` of
+//!   an imported skill folder: `gemini skills list` must list it from `.gemini/skills`.
 //! - `export --format skills`: Codex renders the model's prompt input (`codex debug
 //!   prompt-input`), whose skills catalog must list the exported skill, and `gemini skills list` must list it
 //!   enabled. Neither needs an account. Gemini CLI lists its custom commands only inside a
@@ -304,4 +305,37 @@ fn codex_lists_the_skills_sync_wrote_into_the_users_folder() {
     let root = format!("= `{}`", home.home().join(".agents/skills").display());
     assert!(stdout.contains(&root), "{shown}");
     assert!(stdout.contains("/code-review/SKILL.md)"), "{shown}");
+}
+
+#[test]
+fn gemini_cli_lists_a_skill_sync_wrote_into_the_projects_folder() {
+    let home = Home::new();
+    home.ctx.write(
+        "src/.claude/skills/release-notes/SKILL.md",
+        "---\nname: release-notes\ndescription: Write release notes from the pull requests merged since the last tag.\n---\n\n# Release notes\n\nGroup the merged pull requests by kind.\n",
+    );
+    let db = &home.ctx.db;
+    crate::common::ok_on(db, &["init", "--empty"]);
+    crate::common::ok_on(db, &["import", &home.ctx.path("src").display().to_string()]);
+    let output = crate::common::command_on(db, &["sync", "gemini", "--scope", "project"])
+        .current_dir(home.home().join("project"))
+        .env("HOME", home.home())
+        .output()
+        .expect("run promptshelf");
+    assert!(
+        output.status.success(),
+        "{}",
+        describe(&["sync", "gemini"], &output, "sync gemini")
+    );
+    let (ok, _, shown) = home.host(
+        "gemini",
+        &["skills", "list"],
+        &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
+    );
+    assert!(ok, "{shown}");
+    assert!(shown.contains("release-notes [Enabled]"), "{shown}");
+    assert!(
+        shown.contains(".gemini/skills/release-notes/SKILL.md"),
+        "{shown}"
+    );
 }
