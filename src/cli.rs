@@ -81,6 +81,12 @@ pub enum Command {
     Search(SearchArgs),
     /// Count what the library holds
     Stats(JsonFlag),
+    /// Copy the library into a new file, whole and consistent even while a server serves
+    /// it or a command writes it (SQLite's VACUUM INTO)
+    Backup {
+        /// The file to write; it must not exist yet
+        file: PathBuf,
+    },
     /// List the versions the history keeps of a prompt, resource, template or completion
     /// table, newest first, with when and by what command each was written
     History(HistoryArgs),

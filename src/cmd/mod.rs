@@ -1,5 +1,6 @@
 //! Carries out a parsed command line: opens the store, then one module per command group.
 
+mod backup;
 mod check;
 mod collection;
 mod common;
@@ -54,6 +55,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Values(command) => library()?.run(|store| values::run(store, command)),
         Command::Search(args) => library()?.run(|store| search::run(store, args)),
         Command::Stats(flags) => library()?.run(|store| stats::run(store, flags)),
+        Command::Backup { file } => library()?.run(|store| backup::run(store, &file)),
         Command::Token(command) => library()?.run(|store| token::run(store, command)),
         Command::Import(args) => library()?.run(|store| import::run(store, args)),
         Command::Export(args) => library()?.run(|store| export::run(store, args)),
@@ -156,6 +158,7 @@ fn reads_only(command: &Command) -> bool {
         | Command::Check(_)
         | Command::Search(_)
         | Command::Stats(_)
+        | Command::Backup { .. }
         | Command::History(_)
         | Command::Diff(_) => true,
         Command::Rollback(_) | Command::Undo(_) => false,

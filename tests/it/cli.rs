@@ -1037,3 +1037,43 @@ fn a_version_7_database_is_migrated_by_a_command_and_then_served() {
 fn a_version_8_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(8);
 }
+
+#[test]
+fn backup_copies_the_library_whole_while_a_server_serves_it_and_never_overwrites() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init"]);
+    let mut server = ctx.server();
+    server.initialize(crate::common::LEGACY[0]);
+    let copy = ctx.path("copies/library-copy.db");
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    let said = ctx.ok(&["backup", &copy.display().to_string()]);
+    assert!(said.contains("backed up "), "{said}");
+    // The server still answers, and the copy is a library of its own with the same items.
+    let listed = server.request("prompts/list", serde_json::json!({}));
+    assert!(
+        listed["result"]["prompts"]
+            .as_array()
+            .is_some_and(|p| p.len() == 8),
+        "{listed}"
+    );
+    assert_eq!(
+        crate::common::ok_on(&copy, &["prompt", "list"]),
+        ctx.ok(&["prompt", "list"])
+    );
+    let checked: String = rusqlite::Connection::open(&copy)
+        .unwrap()
+        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(checked, "ok");
+    // Nothing half-made is left beside it, and a second backup to it is refused.
+    let beside: Vec<_> = std::fs::read_dir(copy.parent().unwrap())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(beside, ["library-copy.db"]);
+    let stderr = ctx.fails(&["backup", &copy.display().to_string()]);
+    assert!(
+        stderr.contains("exists already; give a new file (a backup never overwrites one)"),
+        "{stderr}"
+    );
+}
