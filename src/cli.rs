@@ -136,8 +136,8 @@ pub enum KindArg {
 }
 
 impl KindArg {
-    pub fn kind(self) -> crate::store::history::Kind {
-        use crate::store::history::Kind;
+    pub fn kind(self) -> crate::model::Kind {
+        use crate::model::Kind;
         match self {
             KindArg::Prompt => Kind::Prompt,
             KindArg::Resource => Kind::Resource,

@@ -1,37 +1,33 @@
-//! promptshelf keeps a library of prompt templates and reference documents in one SQLite
-//! file and serves it to AI hosts over MCP, on stdio or Streamable HTTP, and writes it into
-//! the hosts' own prompt and skill folders.
+//! promptshelf keeps a library of prompt templates, reference documents, resource templates
+//! and completion tables in one SQLite file, with the history of every change, and is three
+//! things over it: an MCP server (`serve`) on stdio or over Streamable HTTP (bearer tokens
+//! or OAuth, each caller seeing its collections); an admin CLI that reads and writes the
+//! library; and a bridge to the hosts' own files, importing their prompt, command and skill
+//! files, exporting the library as them, and keeping the hosts' folders in step (`sync`).
 //!
-//! Layout of the crate (ARCHITECTURE.md has the picture):
+//! Layout of the crate (ARCHITECTURE.md has the map):
+//! - `cli`, `cmd`, `config`, `logging`: the command line, each command carried out, the
+//!   settings `serve` runs on, logs to stderr; `shell`: shell completion.
 //! - `model`: the plain data (prompts, resources, templates, completion tables).
-//! - `store`: the SQLite database: schema, reads, writes, content hashes.
-//! - `library`: the markdown folder format, one file at a time; `seed` loads the embedded
-//!   default library through it.
-//! - `import`, `export`: whole folders into the store and back out; `sync`: the library
-//!   kept in step in the hosts' own prompt and skill folders, through `export`.
+//! - `store`: the SQLite database: schema, reads, writes, history, search, tokens.
+//! - `library`: the folder format, one file at a time (ours and other tools'); `seed` loads
+//!   the embedded default library through it; `validate` and `check` judge what it reads.
+//! - `import`, `export`, `sync`: whole folders into the store, back out (in our format or
+//!   a host's), and kept in step in the hosts' own folders; `hosts`: the hosts, what each
+//!   shows (`check --host`) and the settings files `config` registers the server in.
 //! - `protocol`: JSON-RPC and MCP messages, both eras; the only module that knows JSON-RPC.
-//! - `server`: the stdio loop: the reader thread dispatches (and answers itself what is
-//!   kept and quick), other requests run on tokio's blocking pool, one writer coalesces (an
-//!   answer a waiting client is alone in wanting is written by its own thread); a watcher
-//!   notices other processes' commits.
+//! - `server`: both transports and their one request path: stdio's reader, pool and writer,
+//!   Streamable HTTP on hyper (`server::http`), what is kept between requests, and the
+//!   watcher that notices other processes' commits.
 //! - `handlers`: one module per MCP method group, plain functions of (request, store).
-//! - `render`: prompt templates (minijinja) to messages with embeds and links.
+//! - `render`: prompt templates (minijinja) to messages with embeds and links;
+//!   `arguments`: argument types checked and described.
+//! - `complete`: ranking of completion candidates, and the per-table indexes.
 //! - `memo`: maps with a budget, for what the server keeps between requests.
-//! - `complete`: ranking of completion candidates, and the per-table in-memory indexes that
-//!   rank large completion tables.
-//! - `uri_template`: RFC 6570 expansion and matching.
-//! - `pattern`: compiled regular expressions (argument patterns, template matchers) with the
-//!   memory each takes counted.
-//! - `check`: the library lint behind `promptshelf check`.
-//! - `http_client`: the HTTP requests the program makes itself (OAuth key sets, `sync
-//!   --from`).
-//! - `oauth`: `serve --auth oauth`'s check of an access token (a JWT against the
-//!   authorization server's keys) and what its scopes see.
-//! - `visibility`: what a caller sees (the whole library, or a token's collections), which
-//!   every answer is made for.
-//! - `cli`, `cmd`, `config`, `logging`: the command line and what it runs on; `shell`: the
-//!   shell completion scripts and the names they offer; `hosts`: the MCP hosts' own files
-//!   that `config` writes the server's entry into.
+//! - `uri_template`: RFC 6570 expansion and matching; `pattern`: compiled regular
+//!   expressions with the memory each takes counted.
+//! - `visibility`: what a caller sees; `oauth`: `serve --auth oauth`'s token check;
+//!   `http_client`: the HTTP requests the program makes itself (OAuth key sets, `sync --from`).
 
 pub mod arguments;
 pub mod check;

@@ -33,6 +33,36 @@ pub type ContentHash = [u8; 32];
 /// gave them so that an export can write them back.
 pub type Meta = std::collections::BTreeMap<String, serde_json::Value>;
 
+/// The kinds of item the library holds, each under its own key (a prompt's name, a resource's
+/// URI, a template's URI template, a completion table's name): what the history versions,
+/// what a collection's items are detached as, and what an import changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Prompt,
+    Resource,
+    Template,
+    Values,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Prompt, Kind::Resource, Kind::Template, Kind::Values];
+
+    /// The name schema.sql and the CLI use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Prompt => "prompt",
+            Kind::Resource => "resource",
+            Kind::Template => "template",
+            Kind::Values => "values",
+        }
+    }
+
+    /// The kind `as_str` names `name`, if any.
+    pub fn named(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|kind| kind.as_str() == name)
+    }
+}
+
 /// An MCP icon (`src` is a URL or a `data:` URI).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -6,6 +6,17 @@
 //! does not hold. The one widening: a resource outside that a visible prompt embeds or
 //! links to by its URI can be read (`store::search::named_by_prompt_in`), since it is part
 //! of a prompt the caller may see.
+//!
+//! Under `Collections`: lists are ranges of the `*_by_collection` indexes, their cursors
+//! those of the whole library (a cursor says nothing of other collections' items), each page
+//! dated by its own items; `initialize` and `server/discover` give no counts (the library's
+//! would say how much is hidden); completions offer no search-index terms (counted over the
+//! whole library); results are `cacheScope: private`, and list pages and search answers
+//! are neither kept nor taken from `server::cache`, while kept items (of the whole library)
+//! are checked against the visibility after they are taken. A subscriber is told only of
+//! changes to what it sees (`server::watch::Changes::seen_by`); the change log keeps no
+//! collection, so a removal is told to every subscriber as a list change, and a removed
+//! resource's URI only to those that see everything.
 
 use crate::store::tokens::Grant;
 

@@ -9,8 +9,7 @@ use anyhow::{Result, anyhow};
 use serde::Serialize;
 
 use crate::library::{self, Collection, Item};
-use crate::model::{Meta, Origin};
-use crate::store::history::Kind;
+use crate::model::{Kind, Meta, Origin};
 use crate::store::{self, Store};
 
 /// Stdout, locked once and buffered: listings write many short lines.

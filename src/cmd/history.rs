@@ -9,9 +9,9 @@ use serde::Serialize;
 use super::common::{self, Table};
 use crate::cli::{DiffArgs, HistoryArgs, KindArg, RollbackArgs};
 use crate::library::emit;
-use crate::model::Content;
-use crate::store::history::{self, Item, Kind, Version};
-use crate::store::{Store, hex};
+use crate::model::{Content, Kind};
+use crate::store::history::{self, Item, Version};
+use crate::store::{Store, hex, revert};
 
 pub fn history(store: &Store, args: HistoryArgs) -> Result<()> {
     let conn = store.conn()?;
@@ -103,7 +103,7 @@ pub fn rollback(store: &Store, args: RollbackArgs) -> Result<()> {
         }
         kind
     };
-    let version = store.write(|tx| history::roll_back(tx, args.to))?;
+    let version = store.write(|tx| revert::roll_back(tx, args.to))?;
     let line = format!(
         "rolled {} {} back to version {} (of {})",
         kind.as_str(),
@@ -123,7 +123,7 @@ pub fn rollback(store: &Store, args: RollbackArgs) -> Result<()> {
 }
 
 pub fn undo(store: &Store, json: bool) -> Result<()> {
-    let Some(undone) = store.write(history::undo)? else {
+    let Some(undone) = store.write(revert::undo)? else {
         bail!("there is nothing to undo: every write the history keeps is undone already");
     };
     let items: Vec<ItemJson> = undone

@@ -10,8 +10,7 @@ use serde::Serialize;
 use super::common::{self, Table};
 use crate::cli::ResourceCommand;
 use crate::library::{self, Item};
-use crate::model::{Content, Meta, Origin, Role, StoredResource};
-use crate::store::history::Kind;
+use crate::model::{Content, Kind, Meta, Origin, Role, StoredResource};
 use crate::store::{self, Outcome, Store};
 
 pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {

@@ -22,6 +22,11 @@
 //! characters alone), and counts `total` (every class implies a subsequence match) from the
 //! character counts for one- and two-character queries, else when that last scan went to
 //! the end.
+//!
+//! Memory for a million values: about 39 MiB when values are about 17 bytes and all lower
+//! case (arena 17, row starts 4, character bitmaps 8, pair bitmaps 8, sorted order 4), about
+//! 50 MiB for 12-byte values of mixed case (the originals and their order on top); a build
+//! briefly needs about twice that.
 
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};

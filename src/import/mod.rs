@@ -34,6 +34,8 @@ use std::time::Instant;
 use anyhow::{Result, anyhow};
 use rusqlite::Connection;
 
+// The kind of each `Change` (`cmd::edit` names it `import::Kind`).
+pub use crate::model::Kind;
 pub use names::Naming;
 pub use walk::Skipped;
 
@@ -122,25 +124,6 @@ impl Action {
             Action::Add => "add",
             Action::Update => "update",
             Action::Remove => "remove",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    Prompt,
-    Resource,
-    Values,
-    Template,
-}
-
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Prompt => "prompt",
-            Kind::Resource => "resource",
-            Kind::Values => "values",
-            Kind::Template => "template",
         }
     }
 }

@@ -82,10 +82,6 @@ pub(super) fn plan(
     }
     let detached: HashSet<(Kind, String)> = store::detached::of_collection(conn, &collection.name)?
         .into_iter()
-        .map(|(kind, key)| match kind {
-            store::history::Kind::Prompt => (Kind::Prompt, key),
-            _ => (Kind::Resource, key),
-        })
         .collect();
     for (index, file) in parsed.iter().enumerate() {
         let (kind, key) = file.kind_and_key();

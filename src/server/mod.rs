@@ -9,10 +9,18 @@
 //! output, without the watcher.
 //!
 //! Modules depend on one another in one direction: `transport`, `cache`, `rate_limit`,
-//! `watch` and `tasks` stand alone; `outbound` uses `transport`; `state` holds what requests share; `answer`,
-//! `route` and `session` use it; `dispatch` (stdio) uses all of them, `http` all but
-//! `dispatch`, `transport`, `tasks` and `outbound`; this file wires stdio up. `limited` holds
-//! the unit tests of what a caller limited to some collections is answered and told.
+//! `watch` and `tasks` stand alone; `outbound` uses `transport`; `state` holds what requests
+//! share (with `cache` and `watch`); `answer`, `route` and `session` use it; `dispatch`
+//! (stdio) uses all of them; `http` uses `answer`, `route`, `state`, `rate_limit`, `watch`
+//! and, of `session`, only `Interest` and `legacy_lines` (what a subscriber is told); this
+//! file wires stdio up. `limited` holds the unit tests of what a caller limited to some
+//! collections is answered and told.
+//!
+//! At start nothing is read wholesale, so a 1 GB library starts as fast as the seed: the
+//! connection that checked the schema version becomes the pool's first (`store::Store`),
+//! other connections are opened when a request first needs one, completion indexes when a
+//! completion first needs one (`handlers::completion::indexes`), and the watcher opens its
+//! own connection after its first interval.
 
 mod answer;
 mod cache;

@@ -9,7 +9,7 @@
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use super::Result;
-use super::history::Kind;
+use crate::model::Kind;
 
 fn key(kind: Kind, key: &str) -> String {
     format!("detached/{}/{key}", kind.as_str())

@@ -3,8 +3,8 @@
 //! the same transaction (`write` records, `Store::write` begins and finishes). Versions are
 //! numbered in one sequence for the whole library and hold the item's whole stored form as
 //! JSON (a resource's content stays in `blobs`, shared by hash), so any version can be
-//! written back: `rollback` one item, or `undo` the last write as one new write. Serving
-//! never reads any of this.
+//! written back (`revert`: `rollback` one item, or `undo` the last write as one new write).
+//! Serving never reads any of this.
 //!
 //! A collection's record (its `collections` row: folder, last import) is not versioned, but
 //! the write that made it is remembered (`created_collection`, a row of `meta`, so no schema
@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde::{Deserialize, Serialize};
 
-use super::{Result, StoreError, now_ms, read, write};
+use super::{Result, StoreError, blobs, now_ms, read};
 use crate::model::{CompletionTable, Content, Prompt, Resource, ResourceInfo, ResourceTemplate};
 
 /// How many versions of each item are kept unless `configure` says otherwise.
@@ -47,34 +47,13 @@ fn settings() -> &'static Settings {
     })
 }
 
-/// The kinds of item the history keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Kind {
-    Prompt,
-    Resource,
-    Template,
-    Values,
-}
+// Also named `store::history::Kind`, as `cmd::prompt` and `cmd::edit` name it.
+pub use crate::model::Kind;
 
-impl Kind {
-    pub const ALL: [Kind; 4] = [Kind::Prompt, Kind::Resource, Kind::Template, Kind::Values];
-
-    /// The name schema.sql and the CLI use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Prompt => "prompt",
-            Kind::Resource => "resource",
-            Kind::Template => "template",
-            Kind::Values => "values",
-        }
-    }
-
-    fn parse(name: &str) -> Result<Kind> {
-        Kind::ALL
-            .into_iter()
-            .find(|kind| kind.as_str() == name)
-            .ok_or_else(|| StoreError::Invalid(format!("a version of an unknown kind {name:?}")))
-    }
+/// The kind `name` names, as the history's rows hold it.
+pub(super) fn kind_named(name: &str) -> Result<Kind> {
+    Kind::named(name)
+        .ok_or_else(|| StoreError::Invalid(format!("a version of an unknown kind {name:?}")))
 }
 
 /// What a version did to its item.
@@ -94,7 +73,7 @@ impl Change {
         }
     }
 
-    fn parse(name: &str) -> Result<Change> {
+    pub(super) fn parse(name: &str) -> Result<Change> {
         match name {
             "added" => Ok(Change::Added),
             "updated" => Ok(Change::Updated),
@@ -154,7 +133,7 @@ pub(super) fn finish(tx: &Transaction) -> Result<()> {
             let (write_id, content) = row?;
             dropped.insert(write_id);
             if let Some(content) = content {
-                write::drop_blob_if_unused(tx, &content)?;
+                blobs::drop_if_unused(tx, &content)?;
             }
         }
     }
@@ -193,7 +172,7 @@ pub fn created_collection(tx: &Transaction, collection: &str) -> Result<()> {
 
 /// Drops what `created_collection` remembered of the write `write_id`, returning the
 /// collections whose record it created.
-fn forget_created(tx: &Transaction, write_id: i64) -> Result<Vec<String>> {
+pub(super) fn forget_created(tx: &Transaction, write_id: i64) -> Result<Vec<String>> {
     let keys: Vec<String> = tx
         .prepare_cached(
             "DELETE FROM meta WHERE key >= ?1 AND key < ?2 AND value = ?3 RETURNING key",
@@ -214,7 +193,7 @@ fn forget_created(tx: &Transaction, write_id: i64) -> Result<Vec<String>> {
 }
 
 /// The write transaction being recorded.
-fn open_write(tx: &Transaction) -> Result<i64> {
+pub(super) fn open_write(tx: &Transaction) -> Result<i64> {
     // Once per item written: the open write is the newest, found without a pass over them.
     tx.prepare_cached("SELECT id FROM writes WHERE open = 1 ORDER BY id DESC LIMIT 1")?
         .query_row([], |row| row.get(0))
@@ -386,7 +365,7 @@ fn version_of(row: &rusqlite::Row) -> rusqlite::Result<(Version, String, String)
 }
 
 fn typed((mut version, kind, change): (Version, String, String)) -> Result<Version> {
-    version.kind = Kind::parse(&kind)?;
+    version.kind = kind_named(&kind)?;
     version.change = Change::parse(&change)?;
     Ok(version)
 }
@@ -397,7 +376,7 @@ pub fn kinds_of(conn: &Connection, key: &str) -> Result<Vec<Kind>> {
         .prepare("SELECT DISTINCT kind FROM versions WHERE key = ?1 ORDER BY kind")?
         .query_map([key], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    names.iter().map(|name| Kind::parse(name)).collect()
+    names.iter().map(|name| kind_named(name)).collect()
 }
 
 /// Every kept version of one item, newest first.
@@ -475,148 +454,9 @@ fn decode(conn: &Connection, kind: Kind, snapshot: &str, content: Option<&[u8]>)
     })
 }
 
-/// Writes `item` (or, for None, the removal of `key`) as the current version of its item.
-fn write_back(tx: &Transaction, kind: Kind, key: &str, item: Option<&Item>) -> Result<()> {
-    let now = now_ms();
-    match item {
-        Some(Item::Prompt(prompt)) => write::put_prompt(tx, prompt, now).map(drop),
-        Some(Item::Resource(resource)) => write::put_resource(tx, resource, now).map(drop),
-        Some(Item::Template(template)) => write::put_template(tx, template, now).map(drop),
-        Some(Item::Values(table)) => write::put_values(
-            tx,
-            &table.name,
-            table.description.as_deref(),
-            &table.values,
-            write::ValuesMode::Replace,
-        )
-        .map(drop),
-        None => match kind {
-            Kind::Prompt => write::remove_prompt(tx, key).map(drop),
-            Kind::Resource => write::remove_resource(tx, key).map(drop),
-            Kind::Template => write::remove_template(tx, key).map(drop),
-            Kind::Values => write::remove_values(tx, key, None).map(drop),
-        },
-    }
-}
-
-/// Writes version `id` of its item back as a new version (`rollback`). Returns the version.
-pub fn roll_back(tx: &Transaction, id: i64) -> Result<Version> {
-    let (version, item) = item(tx, id)?.ok_or_else(|| {
-        StoreError::Invalid(format!(
-            "there is no version {id}; `promptshelf history` lists them"
-        ))
-    })?;
-    write_back(tx, version.kind, &version.key, item.as_ref())?;
-    Ok(version)
-}
-
-/// What `undo` reverted.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Undone {
-    /// The write reverted: its id, when and what.
-    pub write_id: i64,
-    pub at: i64,
-    pub what: String,
-    /// The items it changed, which are now as they were before it.
-    pub items: Vec<(Kind, String)>,
-    /// The collections whose record it created, removed with their items.
-    pub collections: Vec<String>,
-}
-
-/// Reverts the newest write that is neither undone nor an undo itself, as part of the write
-/// `tx` records: every item it changed gets back the version it had before. Refused, with
-/// nothing written, when an item has changed since (another write not undone), or its version
-/// from before is no longer kept. None when there is nothing to undo.
-pub fn undo(tx: &Transaction) -> Result<Option<Undone>> {
-    let last: Option<(i64, i64, String)> = tx
-        .query_row(
-            "SELECT id, at, what FROM writes WHERE open = 0 AND undone = 0 AND reverts IS NULL
-             ORDER BY id DESC LIMIT 1",
-            [],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-        )
-        .optional()?;
-    let Some((write_id, at, what)) = last else {
-        return Ok(None);
-    };
-    let changed: Vec<(i64, String, String, Option<Vec<u8>>)> = tx
-        .prepare(
-            "SELECT id, kind, key, content_hash FROM versions WHERE write_id = ?1 ORDER BY id DESC",
-        )?
-        .query_map([write_id], |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    let mut items = Vec::new();
-    for (id, kind, key, hash) in changed {
-        let kind = Kind::parse(&kind)?;
-        if current_hash(tx, kind, &key)? != hash {
-            return Err(StoreError::Invalid(format!(
-                "cannot undo write {write_id} ({what}): {} {key} has changed since; see \
-                 `promptshelf history {key}`, and roll it back with `promptshelf rollback {key} \
-                 --to VERSION` instead",
-                kind.as_str()
-            )));
-        }
-        let before: Option<i64> = tx.query_row(
-            "SELECT max(id) FROM versions WHERE kind = ?1 AND key = ?2 AND id < ?3",
-            params![kind.as_str(), key, id],
-            |row| row.get(0),
-        )?;
-        let (_, change) = tx.query_row(
-            "SELECT kind, change FROM versions WHERE id = ?1",
-            [id],
-            |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)),
-        )?;
-        let previous = match before {
-            Some(before) => item(tx, before)?.and_then(|(_, item)| item),
-            None if Change::parse(&change)? == Change::Added => None,
-            None => {
-                return Err(StoreError::Invalid(format!(
-                    "cannot undo write {write_id} ({what}): no version of {} {key} from before \
-                     it is kept (its history began later)",
-                    kind.as_str()
-                )));
-            }
-        };
-        write_back(tx, kind, &key, previous.as_ref())?;
-        items.push((kind, key));
-    }
-    // The collections it created go too, once they hold nothing (a collection's items all
-    // come from its imports, which an undo reaches newest first).
-    let mut collections = Vec::new();
-    for name in forget_created(tx, write_id)? {
-        let holds: bool = tx.query_row(
-            "SELECT EXISTS (SELECT 1 FROM prompts WHERE collection = ?1)
-             OR EXISTS (SELECT 1 FROM resources WHERE collection = ?1)
-             OR EXISTS (SELECT 1 FROM resource_templates WHERE collection = ?1)",
-            [&name],
-            |row| row.get(0),
-        )?;
-        if !holds && tx.execute("DELETE FROM collections WHERE name = ?1", [&name])? > 0 {
-            collections.push(name);
-        }
-    }
-    collections.sort();
-    tx.execute("UPDATE writes SET undone = 1 WHERE id = ?1", [write_id])?;
-    let undoing = open_write(tx)?;
-    tx.execute(
-        "UPDATE writes SET reverts = ?2 WHERE id = ?1",
-        params![undoing, write_id],
-    )?;
-    items.sort();
-    Ok(Some(Undone {
-        write_id,
-        at,
-        what,
-        items,
-        collections,
-    }))
-}
-
 /// The content hash the item has now (None when there is no such item), as its versions
 /// record it.
-fn current_hash(conn: &Connection, kind: Kind, key: &str) -> Result<Option<Vec<u8>>> {
+pub(super) fn current_hash(conn: &Connection, kind: Kind, key: &str) -> Result<Option<Vec<u8>>> {
     let sql = match kind {
         Kind::Prompt => "SELECT content_hash FROM prompts WHERE name = ?1",
         Kind::Resource => "SELECT content_hash FROM resources WHERE uri = ?1",

@@ -10,6 +10,7 @@
 //! keep its WAL index beside it (`place`); writing there is refused at open, naming which.
 //! A Litestream replica (`serve --replica`) is read one snapshot per request (`replica`).
 
+mod blobs;
 mod create;
 pub mod detached;
 mod hash;
@@ -18,6 +19,7 @@ mod place;
 pub mod prefix;
 pub mod read;
 mod replica;
+pub mod revert;
 mod schema;
 pub mod search;
 pub mod tokens;

@@ -9,9 +9,10 @@
 
 use rusqlite::{OptionalExtension, ToSql, Transaction, params, params_from_iter};
 
-use super::history::{self, Change, Kind};
+use super::history::{self, Change};
 use super::{Result, StoreError, hash_prompt, hash_resource, hash_template};
-use crate::model::{CompletionValue, ContentHash, Meta, Prompt, Resource, ResourceTemplate};
+use super::{blobs, detached};
+use crate::model::{CompletionValue, ContentHash, Kind, Meta, Prompt, Resource, ResourceTemplate};
 
 /// What a put did, for summaries and for skipping work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -298,9 +299,7 @@ pub fn put_resources(tx: &Transaction, resources: &[(&Resource, i64)]) -> Result
             continue;
         }
         let bytes = resource.content.as_bytes();
-        let blob = *blake3::hash(bytes).as_bytes();
-        tx.prepare_cached("INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?1, ?2, ?3)")?
-            .execute(params![&blob[..], bytes.len() as i64, bytes])?;
+        let blob = blobs::put(tx, bytes)?;
         let audience: Vec<&str> = info.annotations.audience_names();
         let row = ResourceRow {
             resource,
@@ -342,7 +341,7 @@ pub fn put_resources(tx: &Transaction, resources: &[(&Resource, i64)]) -> Result
     }
     // Only now that the new rows are in: one may hold the content an updated one let go.
     for blob in &replaced {
-        drop_blob_if_unused(tx, blob)?;
+        blobs::drop_if_unused(tx, blob)?;
     }
     Ok(outcomes)
 }
@@ -358,22 +357,11 @@ pub fn remove_resource(tx: &Transaction, uri: &str) -> Result<bool> {
     match blob {
         Some(blob) => {
             history::removed(tx, Kind::Resource, uri)?;
-            drop_blob_if_unused(tx, &blob)?;
+            blobs::drop_if_unused(tx, &blob)?;
             Ok(true)
         }
         None => Ok(false),
     }
-}
-
-/// Removes a content blob that neither a resource nor a kept version of one holds.
-pub(super) fn drop_blob_if_unused(tx: &Transaction, blob: &[u8]) -> Result<()> {
-    tx.prepare_cached(
-        "DELETE FROM blobs WHERE hash = ?1
-         AND NOT EXISTS (SELECT 1 FROM resources WHERE blob_hash = ?1)
-         AND NOT EXISTS (SELECT 1 FROM versions WHERE content = ?1)",
-    )?
-    .execute([blob])?;
-    Ok(())
 }
 
 pub fn put_template(
@@ -502,7 +490,7 @@ pub fn remove_collection(tx: &Transaction, name: &str) -> Result<CollectionRemov
     let mut dropped = std::collections::HashSet::new();
     for blob in &blobs {
         if dropped.insert(blob) {
-            drop_blob_if_unused(tx, blob)?;
+            blobs::drop_if_unused(tx, blob)?;
         }
     }
     let templates = tx.execute(
@@ -510,7 +498,7 @@ pub fn remove_collection(tx: &Transaction, name: &str) -> Result<CollectionRemov
         [name],
     )? as u64;
     let recorded = tx.execute("DELETE FROM collections WHERE name = ?1", [name])? > 0;
-    super::detached::clear_collection(tx, name)?;
+    detached::clear_collection(tx, name)?;
     super::prefix::set(tx, name, None)?;
     Ok(CollectionRemoved {
         prompts,

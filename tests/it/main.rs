@@ -25,6 +25,7 @@ mod import;
 mod interop;
 mod keep;
 mod metadata;
+mod modules;
 mod namespaces;
 mod node;
 mod notifications;

@@ -5,6 +5,20 @@
 //! Together they take at most a set number of bytes (`serve --max-index-bytes`): keeping a
 //! new one forgets those used longest ago until it fits, and a table whose index alone would
 //! not fit is refused, so the memory they take is bounded by the setting, not by the library.
+//!
+//! `CompletionIndexes` belongs to the server's shared state and is passed to the completion
+//! handler as an argument, not kept inside `Store`: the CLI shares `Store` and never
+//! completes, a `Store` is a pool of connections to the file while the indexes are the
+//! serving process's memory, and an argument keeps the handler's inputs in its signature.
+//!
+//! An index found current at the watcher's position is used without a query. When the
+//! position has moved, a request reads the table's `(id, version)`; the same pair means the
+//! kept index holds, otherwise it is taken again in the same read transaction (so it is
+//! never tagged with a version it does not hold): the index the write stored for exactly
+//! that version (`store::read::stored_index`), or one built from the rows
+//! (`store::read::build_index`) when there is none or it does not decode. One take runs at
+//! a time (`building`): requests for a table being indexed wait for it rather than start
+//! their own, and other tables and methods are not held up.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};

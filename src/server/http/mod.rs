@@ -21,6 +21,11 @@
 //! This file runs it: the runtime, the listener, the watcher, connections and their
 //! timeouts, and shutdown on SIGTERM or SIGINT (stop accepting, finish what is in flight,
 //! close every stream with its final result, exit 0).
+//!
+//! hyper (HTTP/1.1, with `hyper-util`'s tokio glue and graceful shutdown) rather than a web
+//! framework such as axum: there is one endpoint and three methods, so a router buys
+//! nothing, and everything that happens to a request stays in one function
+//! (`exchange::respond`).
 
 mod callers;
 mod cancel;
