@@ -51,6 +51,7 @@ pub mod seed;
 pub mod server;
 pub mod shell;
 pub mod store;
+pub mod suggest;
 pub mod uri_template;
 pub mod validate;
 pub mod visibility;

@@ -534,11 +534,8 @@ pub fn write_facts(out: &mut impl Write, facts: &[(&str, String)]) -> std::io::R
     Ok(())
 }
 
-/// How many known names an "unknown name" error lists.
-const LISTED: usize = 10;
-
-/// "unknown prompt 'x'; known prompts: a, b (see `promptshelf prompt list`)". Names that
-/// look like the one asked for come first, since a typo is the usual cause.
+/// "unknown prompt 'x'; did you mean 'y'? (see `promptshelf prompt list`)", or when no
+/// known name is near it a few of them (`suggest::advice`).
 pub fn unknown(
     kind: &str,
     plural: &str,
@@ -546,31 +543,10 @@ pub fn unknown(
     known: &[String],
     list: &str,
 ) -> anyhow::Error {
-    let asked_lower = asked.to_lowercase();
-    let similar = |name: &String| {
-        let name = name.to_lowercase();
-        !asked_lower.is_empty() && (name.contains(&asked_lower) || asked_lower.contains(&name))
-    };
-    let mut names: Vec<&String> = known.iter().filter(|name| similar(name)).collect();
-    names.extend(known.iter().filter(|name| !similar(name)));
-    if names.is_empty() {
-        return anyhow!(
-            "unknown {kind} '{asked}'; the library has no {plural} (see `promptshelf {list}`)"
-        );
-    }
-    let shown: Vec<&str> = names
-        .iter()
-        .take(LISTED)
-        .map(|name| name.as_str())
-        .collect();
-    let more = match names.len().saturating_sub(LISTED) {
-        0 => String::new(),
-        n => format!(" and {n} more"),
-    };
     anyhow!(
-        "unknown {kind} '{}'; known {plural}: {}{more} (see `promptshelf {list}`)",
+        "unknown {kind} '{}'; {} (see `promptshelf {list}`)",
         one_line(asked),
-        shown.join(", ")
+        crate::suggest::advice(asked, known, plural)
     )
 }
 
@@ -625,17 +601,6 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "NAME  TITLE\na     a title m…\nb     short\n"
-        );
-    }
-
-    #[test]
-    fn unknown_lists_similar_names_first() {
-        let known: Vec<String> = ["alpha", "beta", "code-review"].map(String::from).to_vec();
-        let err = unknown("prompt", "prompts", "review", &known, "prompt list");
-        assert_eq!(
-            err.to_string(),
-            "unknown prompt 'review'; known prompts: code-review, alpha, beta \
-             (see `promptshelf prompt list`)"
         );
     }
 }

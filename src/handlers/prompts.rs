@@ -69,12 +69,13 @@ pub struct Caller {
 }
 
 /// The failure for a prompt name the library does not hold (or `seen` does not show: the
-/// same words, so a caller cannot tell one from the other), listing those it shows.
+/// same words, so a caller cannot tell one from the other), suggesting the names it shows
+/// that are near it (`suggest::advice`).
 pub fn unknown(conn: &Connection, name: &str, seen: &Visibility) -> Failure {
     match read::prompt_names_within(conn, seen.collections()) {
         Ok(names) => Failure::InvalidParams(format!(
-            "unknown prompt '{name}'; known prompts: {}",
-            some_of(&names)
+            "unknown prompt '{name}'; {}",
+            crate::suggest::advice(name, &names, "prompts")
         )),
         Err(err) => Failure::from(err),
     }

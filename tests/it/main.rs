@@ -4,6 +4,7 @@
 
 mod common;
 
+mod advice;
 mod cli;
 mod collections;
 mod collections_real;

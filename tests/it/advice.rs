@@ -1,0 +1,90 @@
+//! Errors that name the fix: an unknown name suggests the near ones, a refused command line
+//! says what to run instead. Each test checks the exact sentence a user reads.
+
+use crate::common::{Home, TestContext, describe};
+
+/// Runs `promptshelf ARGS` on the context's library, expects it to fail with exit status
+/// `code`, and returns its stderr.
+fn refused(ctx: &TestContext, args: &[&str], code: i32) -> String {
+    let output = ctx.run(args);
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{}",
+        describe(args, &output, "expected this exit status")
+    );
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn a_misspelt_prompt_name_suggests_the_near_one() {
+    let ctx = TestContext::new();
+    let advice = "promptshelf: unknown prompt 'code-reveiw'; did you mean 'code-review'? \
+                  (see `promptshelf prompt list`)\n";
+    for command in ["show", "edit", "rm", "mv"] {
+        let mut args = vec!["prompt", command, "code-reveiw"];
+        if command == "mv" {
+            args.push("renamed");
+        }
+        assert_eq!(refused(&ctx, &args, 1), advice, "{args:?}");
+    }
+    // `prompt render` answers as `prompts/get` does, in the same words.
+    assert_eq!(
+        refused(&ctx, &["prompt", "render", "code-reveiw"], 1),
+        "promptshelf: unknown prompt 'code-reveiw'; did you mean 'code-review'?\n"
+    );
+    // Nothing near: a short list, not every name.
+    assert_eq!(
+        refused(&ctx, &["prompt", "show", "zzz"], 1),
+        "promptshelf: unknown prompt 'zzz'; known prompts: api-design-review, \
+         architecture-diagram, code-review, commit-message, debug-error and 3 more \
+         (see `promptshelf prompt list`)\n"
+    );
+}
+
+#[test]
+fn a_misspelt_uri_collection_or_table_suggests_the_near_one() {
+    let ctx = TestContext::new();
+    assert_eq!(
+        refused(
+            &ctx,
+            &[
+                "resource",
+                "show",
+                "shelf://library/guides/code-reveiw-checklist.md"
+            ],
+            1
+        ),
+        "promptshelf: unknown resource 'shelf://library/guides/code-reveiw-checklist.md'; \
+         did you mean 'shelf://library/guides/code-review-checklist.md'? \
+         (see `promptshelf resource list`)\n"
+    );
+    assert_eq!(
+        refused(&ctx, &["collection", "rm", "libary"], 1),
+        "promptshelf: unknown collection 'libary'; did you mean 'library'? \
+         (see `promptshelf collection list`)\n"
+    );
+    assert_eq!(
+        refused(&ctx, &["values", "list", "languags"], 1),
+        "promptshelf: unknown completion table 'languags'; did you mean 'languages'? \
+         (see `promptshelf values list`)\n"
+    );
+}
+
+#[test]
+fn a_misspelt_host_suggests_the_near_one() {
+    let home = Home::new();
+    let output = home
+        .config_on(&home.ctx.db, &["curosr"])
+        .output()
+        .expect("run promptshelf");
+    assert_eq!(output.status.code(), Some(2), "a usage error");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(
+            "error: unknown host 'curosr'; did you mean 'cursor'? \
+             (see `promptshelf config --help`)\n"
+        ),
+        "{stderr}"
+    );
+}
