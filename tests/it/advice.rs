@@ -88,3 +88,29 @@ fn a_misspelt_host_suggests_the_near_one() {
         "{stderr}"
     );
 }
+
+#[test]
+fn importing_a_plain_file_says_what_import_takes() {
+    let ctx = TestContext::new();
+    let file = ctx.write("main.rs", "fn main() {}\n");
+    let file = file.display().to_string();
+    assert_eq!(
+        refused(&ctx, &["import", &file], 1),
+        format!(
+            "promptshelf: cannot import {file}: it is a file, and not a CSV list of prompts \
+             (FILE.csv); pass its folder, or add the file with `promptshelf prompt add` or \
+             `resource add`\n"
+        )
+    );
+    // A path through the file names the file, not the system's "Not a directory".
+    for through in [format!("{file}/"), format!("{file}/prompts")] {
+        assert_eq!(
+            refused(&ctx, &["import", &through], 1),
+            format!(
+                "promptshelf: cannot import {through}: {file} is a file, not a folder; import \
+                 takes a folder or a CSV list of prompts (FILE.csv), and `promptshelf prompt \
+                 add` or `resource add` one file\n"
+            )
+        );
+    }
+}
