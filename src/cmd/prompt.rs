@@ -10,6 +10,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::common::{self, Table};
+use crate::arguments::ArgumentProblem;
 use crate::cli::PromptCommand;
 use crate::library::{self, FileError, Item};
 use crate::model::{Meta, Origin, Prompt, PromptArgument, StoredPrompt};
@@ -526,6 +527,29 @@ fn text_of(bytes: Vec<u8>, source: &str, key: &str) -> Result<String> {
         .map_err(|_| anyhow!("{source} is not UTF-8 text, which the value of --arg {key} must be"))
 }
 
+/// "prompt 'review' needs the required argument 'code'; give it with --arg code=VALUE".
+fn missing_arguments(prompt: &str, missing: &[PromptArgument]) -> anyhow::Error {
+    let names: Vec<String> = missing
+        .iter()
+        .map(|arg| format!("'{}'", arg.name))
+        .collect();
+    let flags: Vec<String> = missing
+        .iter()
+        .map(|arg| format!("--arg {}=VALUE", arg.name))
+        .collect();
+    let (plural, them) = if missing.len() == 1 {
+        ("", "it")
+    } else {
+        ("s", "them")
+    };
+    anyhow!(
+        "prompt '{prompt}' needs the required argument{plural} {}; give {them} with {} \
+         (NAME=@FILE takes the value from a file)",
+        names.join(", "),
+        flags.join(" ")
+    )
+}
+
 /// Renders through the same handler `prompts/get` uses, so the preview is what a host gets.
 fn render(
     store: &Store,
@@ -546,28 +570,31 @@ fn render(
         can_elicit: false,
         now: store::now_ms(),
     };
-    let stored = store::read::prompt(&conn, name)?;
-    let outcome = stored
-        .ok_or_else(|| {
-            crate::handlers::prompts::unknown(
-                &conn,
-                name,
-                &crate::visibility::Visibility::Everything,
-            )
-        })
-        .and_then(|stored| {
-            crate::handlers::prompts::get(
-                &config,
-                &secret,
-                &params,
-                &stored,
-                &|uri| crate::handlers::resources::stored(&conn, uri),
-                caller,
-                // The command line sends no requestState: nothing to remember.
-                &crate::handlers::prompts::UsedStates::new(1),
-            )
-        })
-        .map_err(|failure| anyhow!("{}", failure.message()))?;
+    let stored = store::read::prompt(&conn, name)?.ok_or_else(|| {
+        let failure = crate::handlers::prompts::unknown(
+            &conn,
+            name,
+            &crate::visibility::Visibility::Everything,
+        );
+        anyhow!("{}", failure.message())
+    })?;
+    // The handler names a missing argument as an MCP client gives it; here it is a flag.
+    if let Err(ArgumentProblem::Missing(missing)) =
+        crate::arguments::resolve(&stored.prompt, arguments)
+    {
+        return Err(missing_arguments(name, &missing));
+    }
+    let outcome = crate::handlers::prompts::get(
+        &config,
+        &secret,
+        &params,
+        &stored,
+        &|uri| crate::handlers::resources::stored(&conn, uri),
+        caller,
+        // The command line sends no requestState: nothing to remember.
+        &crate::handlers::prompts::UsedStates::new(1),
+    )
+    .map_err(|failure| anyhow!("{}", failure.message()))?;
     if json {
         let shaper = crate::protocol::Shaper {
             revision: crate::protocol::Revision::MODERN,

@@ -114,3 +114,33 @@ fn importing_a_plain_file_says_what_import_takes() {
         );
     }
 }
+
+#[test]
+fn a_render_without_a_required_argument_names_the_flag_that_gives_it() {
+    let ctx = TestContext::new();
+    assert_eq!(
+        refused(&ctx, &["prompt", "render", "code-review"], 1),
+        "promptshelf: prompt 'code-review' needs the required argument 'code'; give it with \
+         --arg code=VALUE (NAME=@FILE takes the value from a file)\n"
+    );
+    ctx.write(
+        "pair.prompt.md",
+        "---\nname: pair\narguments:\n  - name: left\n    required: true\n  \
+         - name: right\n    required: true\n  - name: note\n---\n{{ left }} {{ right }}\n",
+    );
+    ctx.ok(&[
+        "prompt",
+        "add",
+        ctx.path("pair.prompt.md").to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(
+        refused(&ctx, &["prompt", "render", "pair", "--arg", "note=x"], 1),
+        "promptshelf: prompt 'pair' needs the required arguments 'left', 'right'; give them \
+         with --arg left=VALUE --arg right=VALUE (NAME=@FILE takes the value from a file)\n"
+    );
+    // What is given renders; the flag the error named is the one that works.
+    let rendered = ctx.ok(&[
+        "prompt", "render", "pair", "--arg", "left=a", "--arg", "right=b",
+    ]);
+    assert_eq!(rendered, "--- user\na b\n");
+}
