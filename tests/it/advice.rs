@@ -144,3 +144,25 @@ fn a_render_without_a_required_argument_names_the_flag_that_gives_it() {
     ]);
     assert_eq!(rendered, "--- user\na b\n");
 }
+
+#[test]
+fn a_search_in_an_unknown_collection_points_to_the_collections() {
+    let ctx = TestContext::new();
+    assert_eq!(
+        refused(&ctx, &["search", "review", "--collection", "nope"], 1),
+        "promptshelf: unknown collection 'nope'; known collections: library \
+         (see `promptshelf collection list`)\n"
+    );
+    assert_eq!(
+        refused(&ctx, &["search", "review", "--collection", "libary"], 1),
+        "promptshelf: unknown collection 'libary'; did you mean 'library'? \
+         (see `promptshelf collection list`)\n"
+    );
+    // The command the error names is there, and lists that collection.
+    assert!(
+        ctx.ok(&["collection", "list"])
+            .lines()
+            .any(|line| line.starts_with("library ")),
+        "collection list names the seed's collection"
+    );
+}
