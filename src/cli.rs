@@ -113,6 +113,10 @@ pub struct ConfigArgs {
     /// The user's file (in the home folder) or the project's (under the current folder)
     #[arg(long, value_enum, default_value_t)]
     pub scope: hosts::Scope,
+    /// Not a flag of `config`, which prints the host's own format already: taken only to be
+    /// refused with what to run, where clap's tip would be to pass it as a value.
+    #[arg(long, hide = true)]
+    pub json: bool,
 }
 
 /// `config HOST`'s host, parsed as clap parses the enum, but an unknown one suggests the near

@@ -166,3 +166,40 @@ fn a_search_in_an_unknown_collection_points_to_the_collections() {
         "collection list names the seed's collection"
     );
 }
+
+#[test]
+fn config_with_json_says_what_to_run_instead() {
+    let home = Home::new();
+    let output = home
+        .config_on(&home.ctx.db, &["cursor", "--json"])
+        .output()
+        .expect("run promptshelf");
+    let cursor_file = home.home().join(".cursor/mcp.json");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "promptshelf: config has no --json: it prints the entry as Cursor's file holds it \
+             (JSON) on stdout, and where it goes on stderr; run `promptshelf config cursor`, or \
+             add --write to merge it into {}\n",
+            cursor_file.display()
+        )
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty(), "nothing printed on stdout");
+    // With --write too, nothing is written.
+    let output = home
+        .config_on(&home.ctx.db, &["codex", "--write", "--json"])
+        .output()
+        .expect("run promptshelf");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(
+            "promptshelf: config has no --json: it prints the entry as Codex's file holds it (TOML)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !home.home().join(".codex").exists(),
+        "a refused --write writes nothing"
+    );
+}
