@@ -203,3 +203,57 @@ fn config_with_json_says_what_to_run_instead() {
         "a refused --write writes nothing"
     );
 }
+
+#[test]
+fn a_values_csv_without_a_header_row_is_read_as_the_readme_says() {
+    let ctx = TestContext::new();
+    // The README's tour: `values import languages langs.csv # value,weight,context rows`.
+    let csv = ctx.write("langs.csv", "rust,90\ngo\npython,80,framework=django\n");
+    let line = ctx.ok(&["values", "import", "picks", csv.to_str().expect("UTF-8")]);
+    assert_eq!(
+        line,
+        format!(
+            "imported 3 values from {} into picks (3 now)\n",
+            csv.display()
+        )
+    );
+    let values = ctx.json(&["values", "list", "picks", "--json"]);
+    let read: Vec<(String, f64, serde_json::Value)> = values
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|v| {
+            (
+                v["value"].as_str().expect("a value").to_string(),
+                v["weight"].as_f64().expect("a weight"),
+                v["context"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        read,
+        [
+            ("go".to_string(), 0.0, serde_json::Value::Null),
+            (
+                "python".to_string(),
+                80.0,
+                serde_json::json!({"argument": "framework", "value": "django"})
+            ),
+            ("rust".to_string(), 90.0, serde_json::Value::Null),
+        ]
+    );
+    // A first row of other column names is not taken for a value without a word.
+    let named = ctx.write("named.csv", "name,description\nrust,fast\n");
+    assert_eq!(
+        refused(
+            &ctx,
+            &["values", "import", "other", named.to_str().expect("UTF-8")],
+            1
+        ),
+        format!(
+            "promptshelf: {}:1: weight 'description' is not a number; a header row names the \
+             columns value, weight, context\n",
+            named.display()
+        )
+    );
+}
