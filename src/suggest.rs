@@ -13,7 +13,7 @@ const LISTED: usize = 5;
 /// when it is a few edits away (an edit is a character added, removed, changed, or two next
 /// to each other swapped; about one per three characters, at most three, ignoring case), or
 /// holds the whole of what was asked (`review` for `code-review`).
-pub fn nearest<'a>(asked: &str, known: &'a [String]) -> Vec<&'a str> {
+fn nearest<'a>(asked: &str, known: &'a [String]) -> Vec<&'a str> {
     let asked = asked.to_lowercase();
     let allowed = (asked.chars().count() / 3).clamp(1, 3);
     let mut near: Vec<(usize, &str)> = known
@@ -32,13 +32,19 @@ pub fn nearest<'a>(asked: &str, known: &'a [String]) -> Vec<&'a str> {
         .collect()
 }
 
+/// `did you mean 'a' or 'b'?` when some known names are near `asked`, for an error that says
+/// something else when none is.
+pub fn did_you_mean(asked: &str, known: &[String]) -> Option<String> {
+    let near = nearest(asked, known);
+    (!near.is_empty()).then(|| format!("did you mean {}?", either(&near)))
+}
+
 /// What an error says after naming the unknown `asked`: `did you mean 'a' or 'b'?` when some
 /// known names are near it, else `known PLURAL: a, b, c, d, e and 4 more`, or `the library
 /// has no PLURAL`.
 pub fn advice(asked: &str, known: &[String], plural: &str) -> String {
-    let near = nearest(asked, known);
-    if !near.is_empty() {
-        return format!("did you mean {}?", either(&near));
+    if let Some(suggestion) = did_you_mean(asked, known) {
+        return suggestion;
     }
     if known.is_empty() {
         return format!("the library has no {plural}");

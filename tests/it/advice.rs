@@ -1,7 +1,9 @@
 //! Errors that name the fix: an unknown name suggests the near ones, a refused command line
 //! says what to run instead. Each test checks the exact sentence a user reads.
 
-use crate::common::{Home, TestContext, describe};
+use serde_json::json;
+
+use crate::common::{Home, LEGACY, TestContext, describe};
 
 /// Runs `promptshelf ARGS` on the context's library, expects it to fail with exit status
 /// `code`, and returns its stderr.
@@ -255,5 +257,61 @@ fn a_values_csv_without_a_header_row_is_read_as_the_readme_says() {
              columns value, weight, context\n",
             named.display()
         )
+    );
+}
+
+#[test]
+fn the_history_export_tokens_and_arguments_suggest_the_near_name_too() {
+    let ctx = TestContext::new();
+    for command in [
+        vec!["history", "code-reveiw"],
+        vec!["diff", "code-reveiw"],
+        vec!["rollback", "code-reveiw", "--to", "1"],
+    ] {
+        assert_eq!(
+            refused(&ctx, &command, 1),
+            "promptshelf: the history keeps nothing named code-reveiw; did you mean \
+             'code-review'?\n",
+            "{command:?}"
+        );
+    }
+    assert_eq!(
+        refused(&ctx, &["history", "languags", "--kind", "values"], 1),
+        "promptshelf: the history keeps no values languags; did you mean 'languages'?\n"
+    );
+    let out = ctx.path("out").display().to_string();
+    assert_eq!(
+        refused(&ctx, &["export", &out, "--collection", "libary"], 1),
+        "promptshelf: no collection 'libary'; did you mean 'library'? (`promptshelf export \
+         DIR` without --collection writes them all)\n"
+    );
+    assert_eq!(
+        refused(&ctx, &["token", "add", "ci", "--collections", "libary"], 1),
+        "promptshelf: no collection 'libary' in the library; did you mean 'library'?\n"
+    );
+    // `prompt render` answers as `prompts/get` does, and `completion/complete` in the same words.
+    assert_eq!(
+        refused(
+            &ctx,
+            &["prompt", "render", "code-review", "--arg", "cod=x"],
+            1
+        ),
+        "promptshelf: prompt 'code-review' has no argument 'cod'; did you mean 'code'? \
+         (its arguments are: code, language, focus)\n"
+    );
+    let mut server = ctx.server();
+    server.initialize(LEGACY[0]);
+    let response = server.request(
+        "completion/complete",
+        json!({
+            "ref": {"type": "ref/prompt", "name": "code-review"},
+            "argument": {"name": "languag", "value": ""}
+        }),
+    );
+    assert_eq!(
+        response["error"]["message"],
+        "prompt 'code-review' has no argument 'languag'; did you mean 'language'? \
+         (its arguments are: code, language, focus)",
+        "{response}"
     );
 }
