@@ -550,6 +550,34 @@ pub fn unknown(
     )
 }
 
+/// The names of the library's completion tables.
+pub fn table_names(store: &Store) -> Result<Vec<String>> {
+    Ok(store::read::tables(&*store.conn()?)?
+        .into_iter()
+        .map(|table| table.name)
+        .collect())
+}
+
+/// A note on stderr for each table of `named` that is not among `known` (the library's):
+/// `prompt add` and `template add` take a table that is filled later, but a typo of one that
+/// is there is the likelier cause.
+pub fn note_missing_tables<'a>(named: impl IntoIterator<Item = &'a String>, known: &[String]) {
+    let mut noted = Vec::new();
+    for table in named {
+        if known.contains(table) || noted.contains(&table) {
+            continue;
+        }
+        noted.push(table);
+        let near = crate::suggest::did_you_mean(table, known)
+            .map(|suggestion| format!(" ({suggestion})"))
+            .unwrap_or_default();
+        eprintln!(
+            "note: completion table '{table}' does not exist yet{near}; fill it with \
+             `promptshelf values add {table} VALUE...` or `promptshelf values import {table} FILE`"
+        );
+    }
+}
+
 /// The last segment of a URI's path, percent-decoded (`notes.md` of
 /// `shelf://local/notes.md`), or `stdin` when it has none.
 pub fn last_segment(uri: &str) -> String {

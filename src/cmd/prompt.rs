@@ -1,7 +1,7 @@
 //! `promptshelf prompt`: list, show, add (from a markdown file), rename and remove prompts
 //! (`edit` is in `cmd::edit`).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -273,7 +273,7 @@ fn add(store: &Store, file: &Path, detach: bool, json: bool) -> Result<()> {
             common::count(problems.len() as u64, "problem", "problems"),
         ));
     }
-    let missing = missing_tables(store, &prompt)?;
+    let tables = common::table_names(store)?;
     let written = store.write(|tx| {
         Ok(
             match common::replacing(tx, Kind::Prompt, &prompt.name, detach)? {
@@ -308,19 +308,20 @@ fn add(store: &Store, file: &Path, detach: bool, json: bool) -> Result<()> {
             common::one_line(&collection)
         ));
     }
-    for table in &missing {
-        eprintln!(
-            "note: completion table '{table}' does not exist yet; fill it with \
-             `promptshelf values add {table} VALUE...` or `promptshelf values import {table} FILE`"
-        );
-    }
+    common::note_missing_tables(
+        prompt
+            .arguments
+            .iter()
+            .filter_map(|arg| arg.completion.as_ref()),
+        &tables,
+    );
     let report = common::ItemReport::new(common::action(outcome), "prompt", &prompt.name);
     common::report(json, &line, &report)
 }
 
 /// The library as `validate` sees a prompt added by hand: what is stored. It has no folder,
 /// so its relative links are not checked; and its completion tables may be added after it,
-/// as a template's may (`template add`): a missing one is a note (`missing_tables`).
+/// as a template's may (`template add`): a missing one is a note (`common::note_missing_tables`).
 struct Stored<'a> {
     conn: &'a Connection,
 }
@@ -367,22 +368,6 @@ pub(super) fn problems(
             message: finding.message,
         })
         .collect())
-}
-
-/// The completion tables the prompt's arguments name that the library does not hold yet.
-fn missing_tables(store: &Store, prompt: &Prompt) -> Result<Vec<String>> {
-    let tables: HashSet<String> = store::read::tables(&*store.conn()?)?
-        .into_iter()
-        .map(|table| table.name)
-        .collect();
-    let mut missing: Vec<String> = prompt
-        .arguments
-        .iter()
-        .filter_map(|arg| arg.completion.clone())
-        .filter(|table| !tables.contains(table))
-        .collect();
-    missing.dedup();
-    Ok(missing)
 }
 
 /// Removes a prompt; a collection's only with `detach` (`common::remove_item`).

@@ -315,3 +315,39 @@ fn the_history_export_tokens_and_arguments_suggest_the_near_name_too() {
         "{response}"
     );
 }
+
+#[test]
+fn a_completion_table_not_there_yet_is_noted_with_the_near_one() {
+    let ctx = TestContext::new();
+    let output = ctx.run(&[
+        "template",
+        "add",
+        "docs://{lang}/{page}",
+        "--complete",
+        "lang=langauges",
+        "--complete",
+        "page=pages",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "note: completion table 'langauges' does not exist yet (did you mean 'languages'?); \
+         fill it with `promptshelf values add langauges VALUE...` or `promptshelf values \
+         import langauges FILE`\n\
+         note: completion table 'pages' does not exist yet; fill it with `promptshelf values \
+         add pages VALUE...` or `promptshelf values import pages FILE`\n"
+    );
+    let file = ctx.write(
+        "pick.prompt.md",
+        "---\nname: pick\narguments:\n  - name: first\n    completion: framworks\n  \
+         - name: second\n    completion: framworks\n---\n{{ first }} {{ second }}\n",
+    );
+    let output = ctx.run(&["prompt", "add", file.to_str().expect("UTF-8")]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "note: completion table 'framworks' does not exist yet (did you mean 'frameworks'?); \
+         fill it with `promptshelf values add framworks VALUE...` or `promptshelf values \
+         import framworks FILE`\n"
+    );
+}
