@@ -11,18 +11,25 @@ const LISTED: usize = 5;
 
 /// The known names near `asked`, nearest first (ties by name), at most three. A name is near
 /// when it is a few edits away (an edit is a character added, removed, changed, or two next
-/// to each other swapped; about one per three characters, at most three, ignoring case), or
-/// holds the whole of what was asked (`review` for `code-review`).
+/// to each other swapped; about one per three characters, at most three, ignoring case), or,
+/// for three characters or more, holds what was asked (`review` in `code-review`) or a word
+/// a few edits from it (`reveiw` for `code-review`).
 fn nearest<'a>(asked: &str, known: &'a [String]) -> Vec<&'a str> {
     let asked = asked.to_lowercase();
+    let long_enough = asked.chars().count() >= 3;
     let allowed = (asked.chars().count() / 3).clamp(1, 3);
     let mut near: Vec<(usize, &str)> = known
         .iter()
         .filter_map(|name| {
             let lower = name.to_lowercase();
             let distance = strsim::osa_distance(&asked, &lower);
-            let holds = asked.chars().count() >= 3 && lower.contains(&asked);
-            (distance <= allowed || holds).then_some((distance, name.as_str()))
+            let in_it = || {
+                lower.contains(&asked)
+                    || lower
+                        .split(|c: char| !c.is_alphanumeric())
+                        .any(|word| strsim::osa_distance(&asked, word) <= allowed)
+            };
+            (distance <= allowed || long_enough && in_it()).then_some((distance, name.as_str()))
         })
         .collect();
     near.sort_unstable();
@@ -87,6 +94,10 @@ mod tests {
         );
         assert_eq!(
             advice("review", &known, "prompts"),
+            "did you mean 'code-review'?"
+        );
+        assert_eq!(
+            advice("reveiw", &known, "prompts"),
             "did you mean 'code-review'?"
         );
     }
