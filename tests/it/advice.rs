@@ -35,6 +35,12 @@ fn a_misspelt_prompt_name_suggests_the_near_one() {
         refused(&ctx, &["prompt", "render", "code-reveiw"], 1),
         "promptshelf: unknown prompt 'code-reveiw'; did you mean 'code-review'?\n"
     );
+    // A word of the name a few edits away is near too.
+    assert_eq!(
+        refused(&ctx, &["prompt", "show", "reveiw"], 1),
+        "promptshelf: unknown prompt 'reveiw'; did you mean 'code-review' or \
+         'api-design-review'? (see `promptshelf prompt list`)\n"
+    );
     // Nothing near: a short list, not every name.
     assert_eq!(
         refused(&ctx, &["prompt", "show", "zzz"], 1),
