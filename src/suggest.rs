@@ -18,18 +18,21 @@ fn nearest<'a>(asked: &str, known: &'a [String]) -> Vec<&'a str> {
     let asked = asked.to_lowercase();
     let long_enough = asked.chars().count() >= 3;
     let allowed = (asked.chars().count() / 3).clamp(1, 3);
+    // Lengths further apart than `allowed` cannot be within it: most names are passed over
+    // without a distance, which matters for a server asked for many unknown names.
+    let within = |text: &str| {
+        asked.chars().count().abs_diff(text.chars().count()) <= allowed
+            && strsim::osa_distance(&asked, text) <= allowed
+    };
     let mut near: Vec<(usize, &str)> = known
         .iter()
         .filter_map(|name| {
             let lower = name.to_lowercase();
-            let distance = strsim::osa_distance(&asked, &lower);
             let in_it = || {
-                lower.contains(&asked)
-                    || lower
-                        .split(|c: char| !c.is_alphanumeric())
-                        .any(|word| strsim::osa_distance(&asked, word) <= allowed)
+                lower.contains(&asked) || lower.split(|c: char| !c.is_alphanumeric()).any(&within)
             };
-            (distance <= allowed || long_enough && in_it()).then_some((distance, name.as_str()))
+            (within(&lower) || long_enough && in_it())
+                .then(|| (strsim::osa_distance(&asked, &lower), name.as_str()))
         })
         .collect();
     near.sort_unstable();
