@@ -115,7 +115,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct ConfigArgs {
     /// The host to register the server with
-    #[arg(value_enum)]
+    #[arg(value_parser = HostParser)]
     pub host: hosts::Host,
     /// Merge the entry into the host's file (a backup of the old file is kept beside it)
     /// instead of printing it
@@ -124,6 +124,58 @@ pub struct ConfigArgs {
     /// The user's file (in the home folder) or the project's (under the current folder)
     #[arg(long, value_enum, default_value_t)]
     pub scope: hosts::Scope,
+    /// Not a flag of `config`, which prints the host's own format already: taken only to be
+    /// refused with what to run, where clap's tip would be to pass it as a value.
+    #[arg(long, hide = true)]
+    pub json: bool,
+}
+
+/// `config HOST`'s host, parsed as clap parses the enum, but an unknown one suggests the near
+/// names as every unknown name does (`suggest`), rather than in clap's words.
+#[derive(Clone)]
+struct HostParser;
+
+impl clap::builder::TypedValueParser for HostParser {
+    type Value = hosts::Host;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<hosts::Host, clap::Error> {
+        clap::builder::EnumValueParser::<hosts::Host>::new()
+            .parse_ref(cmd, arg, value)
+            .map_err(|err| {
+                if err.kind() != clap::error::ErrorKind::InvalidValue {
+                    return err;
+                }
+                let asked = value.to_string_lossy();
+                let known: Vec<String> = self
+                    .possible_values()
+                    .into_iter()
+                    .flatten()
+                    .map(|host| host.get_name().to_string())
+                    .collect();
+                cmd.clone().error(
+                    clap::error::ErrorKind::InvalidValue,
+                    format!(
+                        "unknown host '{asked}'; {} (see `promptshelf config --help`)",
+                        crate::suggest::advice(&asked, &known, "hosts")
+                    ),
+                )
+            })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            hosts::Host::value_variants()
+                .iter()
+                .filter_map(ValueEnum::to_possible_value),
+        ))
+    }
 }
 
 /// The kind of item a history command is about, when a key names more than one.

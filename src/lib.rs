@@ -52,6 +52,7 @@ pub mod seed;
 pub mod server;
 pub mod shell;
 pub mod store;
+pub mod suggest;
 pub mod sync;
 pub mod uri_template;
 pub mod validate;

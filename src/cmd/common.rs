@@ -533,11 +533,8 @@ pub fn write_facts(out: &mut impl Write, facts: &[(&str, String)]) -> std::io::R
     Ok(())
 }
 
-/// How many known names an "unknown name" error lists.
-const LISTED: usize = 10;
-
-/// "unknown prompt 'x'; known prompts: a, b (see `promptshelf prompt list`)". Names that
-/// look like the one asked for come first, since a typo is the usual cause.
+/// "unknown prompt 'x'; did you mean 'y'? (see `promptshelf prompt list`)", or when no
+/// known name is near it a few of them (`suggest::advice`).
 pub fn unknown(
     kind: &str,
     plural: &str,
@@ -545,32 +542,39 @@ pub fn unknown(
     known: &[String],
     list: &str,
 ) -> anyhow::Error {
-    let asked_lower = asked.to_lowercase();
-    let similar = |name: &String| {
-        let name = name.to_lowercase();
-        !asked_lower.is_empty() && (name.contains(&asked_lower) || asked_lower.contains(&name))
-    };
-    let mut names: Vec<&String> = known.iter().filter(|name| similar(name)).collect();
-    names.extend(known.iter().filter(|name| !similar(name)));
-    if names.is_empty() {
-        return anyhow!(
-            "unknown {kind} '{asked}'; the library has no {plural} (see `promptshelf {list}`)"
+    anyhow!(
+        "unknown {kind} '{}'; {} (see `promptshelf {list}`)",
+        one_line(asked),
+        crate::suggest::advice(asked, known, plural)
+    )
+}
+
+/// The names of the library's completion tables.
+pub fn table_names(store: &Store) -> Result<Vec<String>> {
+    Ok(store::read::tables(&*store.conn()?)?
+        .into_iter()
+        .map(|table| table.name)
+        .collect())
+}
+
+/// A note on stderr for each table of `named` that is not among `known` (the library's):
+/// `prompt add` and `template add` take a table that is filled later, but a typo of one that
+/// is there is the likelier cause.
+pub fn note_missing_tables<'a>(named: impl IntoIterator<Item = &'a String>, known: &[String]) {
+    let mut noted = Vec::new();
+    for table in named {
+        if known.contains(table) || noted.contains(&table) {
+            continue;
+        }
+        noted.push(table);
+        let near = crate::suggest::did_you_mean(table, known)
+            .map(|suggestion| format!(" ({suggestion})"))
+            .unwrap_or_default();
+        eprintln!(
+            "note: completion table '{table}' does not exist yet{near}; fill it with \
+             `promptshelf values add {table} VALUE...` or `promptshelf values import {table} FILE`"
         );
     }
-    let shown: Vec<&str> = names
-        .iter()
-        .take(LISTED)
-        .map(|name| name.as_str())
-        .collect();
-    let more = match names.len().saturating_sub(LISTED) {
-        0 => String::new(),
-        n => format!(" and {n} more"),
-    };
-    anyhow!(
-        "unknown {kind} '{}'; known {plural}: {}{more} (see `promptshelf {list}`)",
-        one_line(asked),
-        shown.join(", ")
-    )
 }
 
 /// The last segment of a URI's path, percent-decoded (`notes.md` of
@@ -624,17 +628,6 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "NAME  TITLE\na     a title m…\nb     short\n"
-        );
-    }
-
-    #[test]
-    fn unknown_lists_similar_names_first() {
-        let known: Vec<String> = ["alpha", "beta", "code-review"].map(String::from).to_vec();
-        let err = unknown("prompt", "prompts", "review", &known, "prompt list");
-        assert_eq!(
-            err.to_string(),
-            "unknown prompt 'review'; known prompts: code-review, alpha, beta \
-             (see `promptshelf prompt list`)"
         );
     }
 }

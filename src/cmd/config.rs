@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow, bail};
+use clap::ValueEnum;
 
 use super::common;
 use crate::cli::ConfigArgs;
@@ -18,6 +19,20 @@ pub fn run(db: &Path, args: ConfigArgs) -> Result<()> {
     let launch = Launch::new(&command, &db, args.host);
     let target = hosts::target(args.host, args.scope, &launch)?;
     let host = hosts::display_name(args.host);
+    if args.json {
+        let name = args
+            .host
+            .to_possible_value()
+            .map(|value| value.get_name().to_string())
+            .unwrap_or_default();
+        bail!(
+            "config has no --json: it prints the entry as {host}'s file holds it ({}) on \
+             stdout, and where it goes on stderr; run `promptshelf config {name}`, or add \
+             --write to merge it into {}",
+            target.format.describe(),
+            target.file.display()
+        );
+    }
     if args.write {
         write(&target)?;
     } else {

@@ -177,23 +177,37 @@ pub fn undo(store: &Store, json: bool) -> Result<()> {
 /// The kind of item `key` names in the history: the one given, or the only one there is.
 fn kind_of(conn: &rusqlite::Connection, key: &str, given: Option<KindArg>) -> Result<Kind> {
     let kinds = history::kinds_of(conn, key)?;
+    // A key the history does not keep is most often a typo of one it does.
+    let near = |kind: Option<Kind>| -> Result<Option<String>> {
+        Ok(crate::suggest::did_you_mean(
+            key,
+            &history::keys(conn, kind)?,
+        ))
+    };
     if let Some(given) = given {
         let kind = given.kind();
         if !kinds.contains(&kind) {
+            let kind = kind.as_str();
+            if let Some(suggestion) = near(Some(given.kind()))? {
+                bail!("the history keeps no {kind} {key}; {suggestion}");
+            }
             bail!(
-                "the history keeps no {} {key}; `promptshelf {} list` shows what there is",
-                kind.as_str(),
-                kind.as_str()
+                "the history keeps no {kind} {key}; `promptshelf {kind} list` shows what there is"
             );
         }
         return Ok(kind);
     }
     match kinds.as_slice() {
         [kind] => Ok(*kind),
-        [] => bail!(
-            "the history keeps nothing named {key}; give a prompt name, a resource URI, a URI \
-             template or a completion table (`promptshelf prompt list` shows the prompts)"
-        ),
+        [] => {
+            if let Some(suggestion) = near(None)? {
+                bail!("the history keeps nothing named {key}; {suggestion}");
+            }
+            bail!(
+                "the history keeps nothing named {key}; give a prompt name, a resource URI, a \
+                 URI template or a completion table (`promptshelf prompt list` shows the prompts)"
+            )
+        }
         several => {
             let names: Vec<&str> = several.iter().map(|kind| kind.as_str()).collect();
             bail!(

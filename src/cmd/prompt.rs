@@ -1,7 +1,7 @@
 //! `promptshelf prompt`: list, show, add (from a markdown file), rename and remove prompts
 //! (`edit` is in `cmd::edit`).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -10,6 +10,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::common::{self, Table};
+use crate::arguments::ArgumentProblem;
 use crate::cli::PromptCommand;
 use crate::library::{self, FileError, Item};
 use crate::model::{Meta, Origin, Prompt, PromptArgument, StoredPrompt};
@@ -272,7 +273,7 @@ fn add(store: &Store, file: &Path, detach: bool, json: bool) -> Result<()> {
             common::count(problems.len() as u64, "problem", "problems"),
         ));
     }
-    let missing = missing_tables(store, &prompt)?;
+    let tables = common::table_names(store)?;
     let written = store.write(|tx| {
         Ok(
             match common::replacing(tx, Kind::Prompt, &prompt.name, detach)? {
@@ -307,19 +308,20 @@ fn add(store: &Store, file: &Path, detach: bool, json: bool) -> Result<()> {
             common::one_line(&collection)
         ));
     }
-    for table in &missing {
-        eprintln!(
-            "note: completion table '{table}' does not exist yet; fill it with \
-             `promptshelf values add {table} VALUE...` or `promptshelf values import {table} FILE`"
-        );
-    }
+    common::note_missing_tables(
+        prompt
+            .arguments
+            .iter()
+            .filter_map(|arg| arg.completion.as_ref()),
+        &tables,
+    );
     let report = common::ItemReport::new(common::action(outcome), "prompt", &prompt.name);
     common::report(json, &line, &report)
 }
 
 /// The library as `validate` sees a prompt added by hand: what is stored. It has no folder,
 /// so its relative links are not checked; and its completion tables may be added after it,
-/// as a template's may (`template add`): a missing one is a note (`missing_tables`).
+/// as a template's may (`template add`): a missing one is a note (`common::note_missing_tables`).
 struct Stored<'a> {
     conn: &'a Connection,
 }
@@ -366,22 +368,6 @@ pub(super) fn problems(
             message: finding.message,
         })
         .collect())
-}
-
-/// The completion tables the prompt's arguments name that the library does not hold yet.
-fn missing_tables(store: &Store, prompt: &Prompt) -> Result<Vec<String>> {
-    let tables: HashSet<String> = store::read::tables(&*store.conn()?)?
-        .into_iter()
-        .map(|table| table.name)
-        .collect();
-    let mut missing: Vec<String> = prompt
-        .arguments
-        .iter()
-        .filter_map(|arg| arg.completion.clone())
-        .filter(|table| !tables.contains(table))
-        .collect();
-    missing.dedup();
-    Ok(missing)
 }
 
 /// Removes a prompt; a collection's only with `detach` (`common::remove_item`).
@@ -526,6 +512,29 @@ fn text_of(bytes: Vec<u8>, source: &str, key: &str) -> Result<String> {
         .map_err(|_| anyhow!("{source} is not UTF-8 text, which the value of --arg {key} must be"))
 }
 
+/// "prompt 'review' needs the required argument 'code'; give it with --arg code=VALUE".
+fn missing_arguments(prompt: &str, missing: &[PromptArgument]) -> anyhow::Error {
+    let names: Vec<String> = missing
+        .iter()
+        .map(|arg| format!("'{}'", arg.name))
+        .collect();
+    let flags: Vec<String> = missing
+        .iter()
+        .map(|arg| format!("--arg {}=VALUE", arg.name))
+        .collect();
+    let (plural, them) = if missing.len() == 1 {
+        ("", "it")
+    } else {
+        ("s", "them")
+    };
+    anyhow!(
+        "prompt '{prompt}' needs the required argument{plural} {}; give {them} with {} \
+         (NAME=@FILE takes the value from a file)",
+        names.join(", "),
+        flags.join(" ")
+    )
+}
+
 /// Renders through the same handler `prompts/get` uses, so the preview is what a host gets.
 fn render(
     store: &Store,
@@ -546,28 +555,31 @@ fn render(
         can_elicit: false,
         now: store::now_ms(),
     };
-    let stored = store::read::prompt(&conn, name)?;
-    let outcome = stored
-        .ok_or_else(|| {
-            crate::handlers::prompts::unknown(
-                &conn,
-                name,
-                &crate::visibility::Visibility::Everything,
-            )
-        })
-        .and_then(|stored| {
-            crate::handlers::prompts::get(
-                &config,
-                &secret,
-                &params,
-                &stored,
-                &|uri| crate::handlers::resources::stored(&conn, uri),
-                caller,
-                // The command line sends no requestState: nothing to remember.
-                &crate::handlers::prompts::UsedStates::new(1),
-            )
-        })
-        .map_err(|failure| anyhow!("{}", failure.message()))?;
+    let stored = store::read::prompt(&conn, name)?.ok_or_else(|| {
+        let failure = crate::handlers::prompts::unknown(
+            &conn,
+            name,
+            &crate::visibility::Visibility::Everything,
+        );
+        anyhow!("{}", failure.message())
+    })?;
+    // The handler names a missing argument as an MCP client gives it; here it is a flag.
+    if let Err(ArgumentProblem::Missing(missing)) =
+        crate::arguments::resolve(&stored.prompt, arguments)
+    {
+        return Err(missing_arguments(name, &missing));
+    }
+    let outcome = crate::handlers::prompts::get(
+        &config,
+        &secret,
+        &params,
+        &stored,
+        &|uri| crate::handlers::resources::stored(&conn, uri),
+        caller,
+        // The command line sends no requestState: nothing to remember.
+        &crate::handlers::prompts::UsedStates::new(1),
+    )
+    .map_err(|failure| anyhow!("{}", failure.message()))?;
     if json {
         let shaper = crate::protocol::Shaper {
             revision: crate::protocol::Revision::MODERN,

@@ -26,7 +26,7 @@ pub fn run(store: &Store, args: SearchArgs) -> Result<()> {
                 "collections",
                 collection,
                 &known,
-                "resource list",
+                "collection list",
             ));
         }
     }

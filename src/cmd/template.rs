@@ -150,19 +150,9 @@ fn add(
     }
     // The store reads variables back in name order; storing them so keeps the hash stable.
     template.completions.sort();
-    let tables: Vec<String> = store::read::tables(&*store.conn()?)?
-        .into_iter()
-        .map(|table| table.name)
-        .collect();
+    let tables = common::table_names(store)?;
     let outcome = store.write(|tx| store::write::put_template(tx, &template, store::now_ms()))?;
-    for (_, table) in &template.completions {
-        if !tables.contains(table) {
-            eprintln!(
-                "note: completion table '{table}' does not exist yet; fill it with \
-                 `promptshelf values add {table} VALUE...` or `promptshelf values import {table} FILE`"
-            );
-        }
-    }
+    common::note_missing_tables(template.completions.iter().map(|(_, table)| table), &tables);
     let shown = common::one_line(&template.uri_template);
     let line = match outcome {
         Outcome::Added => format!("added template {shown}"),

@@ -79,10 +79,7 @@ fn list_tables(store: &Store, json: bool) -> Result<()> {
 }
 
 fn unknown_table(store: &Store, table: &str) -> Result<anyhow::Error> {
-    let known: Vec<String> = store::read::tables(&*store.conn()?)?
-        .into_iter()
-        .map(|table| table.name)
-        .collect();
+    let known = common::table_names(store)?;
     Ok(common::unknown(
         "completion table",
         "completion tables",

@@ -111,15 +111,11 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
     }
     if let Some(wanted) = &options.collection {
         if !groups.contains_key(wanted) {
-            let known: Vec<&str> = groups.keys().map(String::as_str).collect();
+            let known: Vec<String> = groups.keys().cloned().collect();
             bail!(
-                "no collection '{wanted}'; the library has {} (`promptshelf export DIR` without \
-                 --collection writes them all)",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
+                "no collection '{wanted}'; {} (`promptshelf export DIR` without --collection \
+                 writes them all)",
+                crate::suggest::advice(wanted, &known, "collections")
             );
         }
         groups.retain(|name, _| name == wanted);

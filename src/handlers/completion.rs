@@ -148,17 +148,10 @@ fn from_list(list: &[String], query: &str) -> Ranking {
 
 /// Where an argument of `stored` completes from, or why it cannot.
 fn prompt_source<'a>(stored: &'a StoredPrompt, argument: &str) -> Result<Source<'a>, Failure> {
-    let prompt = &stored.prompt.name;
     let Some(arg) = stored.prompt.arguments.iter().find(|a| a.name == argument) else {
-        let names: Vec<String> = stored
-            .prompt
-            .arguments
-            .iter()
-            .map(|a| a.name.clone())
-            .collect();
-        return Err(Failure::InvalidParams(format!(
-            "prompt '{prompt}' has no argument '{argument}'; its arguments are: {}",
-            some_of(&names)
+        return Err(Failure::InvalidParams(super::prompts::no_argument(
+            &stored.prompt,
+            &[argument.to_string()],
         )));
     };
     Ok(Source {

@@ -15,7 +15,7 @@ use super::Resolve;
 use super::paging;
 use crate::arguments::{self, ArgumentProblem, ObjectSchema, some_of};
 use crate::config::ServeConfig;
-use crate::model::{ArgumentType, PromptArgument, StoredPrompt};
+use crate::model::{ArgumentType, Prompt, PromptArgument, StoredPrompt};
 use crate::protocol::{
     Block, Failure, GetPromptParams, InputRequest, MediaKind, Page, PromptOutcome, ReadResult,
     RenderedMessage, RenderedPrompt,
@@ -69,15 +69,35 @@ pub struct Caller {
 }
 
 /// The failure for a prompt name the library does not hold (or `seen` does not show: the
-/// same words, so a caller cannot tell one from the other), listing those it shows.
+/// same words, so a caller cannot tell one from the other), suggesting the names it shows
+/// that are near it (`suggest::advice`).
 pub fn unknown(conn: &Connection, name: &str, seen: &Visibility) -> Failure {
     match read::prompt_names_within(conn, seen.collections()) {
         Ok(names) => Failure::InvalidParams(format!(
-            "unknown prompt '{name}'; known prompts: {}",
-            some_of(&names)
+            "unknown prompt '{name}'; {}",
+            crate::suggest::advice(name, &names, "prompts")
         )),
         Err(err) => Failure::from(err),
     }
+}
+
+/// "prompt 'p' has no argument 'cod'; did you mean 'code'? (its arguments are: code, focus)":
+/// the words of every request naming arguments the prompt does not declare.
+pub fn no_argument(prompt: &Prompt, names: &[String]) -> String {
+    let known: Vec<String> = prompt.arguments.iter().map(|a| a.name.clone()).collect();
+    let listed = format!("its arguments are: {}", some_of(&known));
+    let advice = match names {
+        [name] => crate::suggest::did_you_mean(name, &known)
+            .map(|suggestion| format!("{suggestion} ({listed})")),
+        _ => None,
+    };
+    let quoted: Vec<String> = names.iter().map(|name| format!("'{name}'")).collect();
+    format!(
+        "prompt '{}' has no argument {}; {}",
+        prompt.name,
+        quoted.join(", "),
+        advice.unwrap_or(listed)
+    )
 }
 
 /// How many accepted `requestState`s a serving process keeps at most (each until it
@@ -193,17 +213,7 @@ pub fn get<E: From<Failure>>(
     let values = match arguments::resolve(prompt, &given) {
         Ok(values) => values,
         Err(ArgumentProblem::Unknown(names)) => {
-            let known: Vec<String> = prompt.arguments.iter().map(|a| a.name.clone()).collect();
-            return Err(E::from(Failure::InvalidParams(format!(
-                "prompt '{}' has no argument {}; its arguments are: {}",
-                prompt.name,
-                names
-                    .iter()
-                    .map(|n| format!("'{n}'"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                some_of(&known)
-            ))));
+            return Err(E::from(Failure::InvalidParams(no_argument(prompt, &names))));
         }
         Err(ArgumentProblem::Invalid(message)) => {
             return Err(Failure::InvalidParams(message).into());

@@ -32,6 +32,22 @@ impl Source {
             Err(err) if part.by_hand.is_some() && err.kind() == std::io::ErrorKind::NotFound => {
                 dir.to_path_buf()
             }
+            // `notes.md/` or `notes.md/x`: the file is named, not the system's "Not a
+            // directory".
+            Err(_)
+                if let Some(file) = dir
+                    .ancestors()
+                    .map(|path| path.components().collect::<PathBuf>())
+                    .find(|path| path.is_file()) =>
+            {
+                bail!(
+                    "cannot import {}: {} is a file, not a folder; import takes a folder or a \
+                     CSV list of prompts (FILE.csv), and `promptshelf prompt add` or \
+                     `resource add` one file",
+                    dir.display(),
+                    file.display()
+                )
+            }
             Err(err) => bail!(
                 "cannot import {}: {}; pass an existing folder",
                 dir.display(),

@@ -53,29 +53,45 @@ pub fn parse_values_lines(path: &str, bytes: &[u8]) -> Result<Vec<CompletionValu
         .collect())
 }
 
-/// CSV with a `value,weight,context` header (weight and context columns optional).
+/// The columns of a values CSV, in the order of a file without a header row.
+const COLUMNS: [&str; 3] = ["value", "weight", "context"];
+
+/// CSV rows of `value,weight,context` (weight and context optional). A first row naming one
+/// of those columns (in any case) is the header, which may put them in any order among
+/// columns of other names; any other first row is the first value, as a file written by hand
+/// from the README's `value,weight,context rows` has it.
 pub fn parse_values_csv(path: &str, bytes: &[u8]) -> Result<Vec<CompletionValue>, FileError> {
     let mut reader = csv::ReaderBuilder::new()
         .comment(Some(b'#'))
         .flexible(true)
         .trim(csv::Trim::All)
         .from_reader(bytes);
-    let headers = reader
+    let first = reader
         .headers()
         .map_err(|err| FileError::new(path, Some(1), err.to_string()))?
         .clone();
-    let column = |name: &str| headers.iter().position(|header| header == name);
-    let Some(value_at) = column("value") else {
-        return Err(FileError::new(
-            path,
-            Some(1),
-            "the first line must be the header `value,weight,context`",
-        ));
+    let column = |name: &str| {
+        first
+            .iter()
+            .position(|field| field.eq_ignore_ascii_case(name))
     };
-    let weight_at = column("weight");
-    let context_at = column("context");
+    let is_header = COLUMNS.iter().any(|name| column(name).is_some());
+    let (value_at, weight_at, context_at) = if is_header {
+        let Some(value_at) = column("value") else {
+            return Err(FileError::new(
+                path,
+                first.position().map(|position| position.line()),
+                "the header row names no `value` column; name it (`value,weight,context`), or \
+                 leave the header out: rows are then value,weight,context",
+            ));
+        };
+        (value_at, column("weight"), column("context"))
+    } else {
+        (0, Some(1), Some(2))
+    };
+    let first_row = (!is_header).then(|| Ok(first.clone()));
     let mut values = Vec::new();
-    for record in reader.records() {
+    for record in first_row.into_iter().chain(reader.records()) {
         let record = record.map_err(|err| {
             let line = err.position().map(|position| position.line());
             FileError::new(path, line, err.to_string())
@@ -95,7 +111,17 @@ pub fn parse_values_csv(path: &str, bytes: &[u8]) -> Result<Vec<CompletionValue>
                 .ok()
                 .filter(|w| w.is_finite())
                 .ok_or_else(|| {
-                    FileError::new(path, line, format!("weight '{text}' is not a number"))
+                    // A header of other names is read as a first value: say what a header is.
+                    let header = if is_header || record.position() != first.position() {
+                        ""
+                    } else {
+                        "; a header row names the columns value, weight, context"
+                    };
+                    FileError::new(
+                        path,
+                        line,
+                        format!("weight '{text}' is not a number{header}"),
+                    )
                 })?,
         };
         let context = match context_at
@@ -138,5 +164,44 @@ mod tests {
         let values =
             parse_values_csv("v.csv", "\u{feff}value,weight\nrust,3\n".as_bytes()).unwrap();
         assert_eq!(values[0].value, "rust");
+    }
+
+    #[test]
+    fn a_csv_without_a_header_row_is_read_as_value_weight_context() {
+        let values =
+            parse_values_csv("v.csv", b"rust,90\ngo\npython,80,framework=django\n").unwrap();
+        let read: Vec<_> = values
+            .iter()
+            .map(|v| (v.value.as_str(), v.weight, v.context.clone()))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                ("rust", 90.0, None),
+                ("go", 0.0, None),
+                (
+                    "python",
+                    80.0,
+                    Some(("framework".to_string(), "django".to_string()))
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_header_row_names_the_columns_in_any_order_and_case() {
+        let values = parse_values_csv("v.csv", b"Weight,Notes,Value\n3,x,rust\n").unwrap();
+        assert_eq!((values[0].value.as_str(), values[0].weight), ("rust", 3.0));
+        let err = parse_values_csv("v.csv", b"weight,context\n3,a=b\n").unwrap_err();
+        assert!(err.to_string().contains("names no `value` column"), "{err}");
+        // A header of other names is read as a value, and its second column as a weight.
+        let err = parse_values_csv("v.csv", b"name,description\nrust,fast\n").unwrap_err();
+        assert!(
+            err.to_string().contains(
+                "weight 'description' is not a number; a header row names the columns value, \
+                 weight, context"
+            ),
+            "{err}"
+        );
     }
 }

@@ -379,6 +379,16 @@ pub fn kinds_of(conn: &Connection, key: &str) -> Result<Vec<Kind>> {
     names.iter().map(|name| kind_named(name)).collect()
 }
 
+/// The keys the history keeps versions of (of one kind, or of every kind), sorted: what a
+/// key that it does not keep may have meant.
+pub fn keys(conn: &Connection, kind: Option<Kind>) -> Result<Vec<String>> {
+    let keys = conn
+        .prepare("SELECT DISTINCT key FROM versions WHERE ?1 IS NULL OR kind = ?1 ORDER BY key")?
+        .query_map([kind.map(Kind::as_str)], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(keys)
+}
+
 /// Every kept version of one item, newest first.
 pub fn versions(conn: &Connection, kind: Kind, key: &str) -> Result<Vec<Version>> {
     let sql = format!(

@@ -84,6 +84,11 @@ fn unknown_collections(unknown: &[String], known: &[String]) -> String {
         format!(
             "no {what} {names} in the library, which has no collections yet; import a folder as one first (`promptshelf import FOLDER`), or leave out --collections for the whole library"
         )
+    } else if let [name] = unknown {
+        format!(
+            "no {what} {names} in the library; {}",
+            crate::suggest::advice(name, known, "collections")
+        )
     } else {
         format!(
             "no {what} {names} in the library; its collections are: {}",

@@ -195,6 +195,8 @@ pub struct Server {
     lines: Receiver<String>,
     /// stderr, line by line, when it is captured.
     logs: Option<Receiver<String>>,
+    /// Disconnected once every stderr line not captured has gone to the test's output.
+    forwarded: Receiver<()>,
     next_id: i64,
     /// Messages read while waiting for another id (notifications, out-of-order answers).
     pending: Vec<Value>,
@@ -224,17 +226,13 @@ impl Server {
     }
 
     /// Runs `command` (a `promptshelf serve` however it is wrapped: in a namespace, as
-    /// another user) as the server. With `capture`, its stderr is kept for `log_lines`
-    /// rather than passed through.
+    /// another user) as the server. With `capture`, its stderr is kept for `log_lines`;
+    /// without, it goes to the test's own output, shown when the test fails.
     pub fn spawn(mut command: Command, capture: bool) -> Server {
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(if capture {
-                Stdio::piped()
-            } else {
-                Stdio::inherit()
-            })
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|err| panic!("cannot start {command:?}: {err}"));
         let stdout = child.stdout.take().expect("stdout");
@@ -247,24 +245,30 @@ impl Server {
                 }
             }
         });
-        let logs = child.stderr.take().map(|stderr| {
-            let (sender, logs) = channel();
-            std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines() {
-                    let Ok(line) = line else { break };
-                    if sender.send(line).is_err() {
-                        break;
-                    }
+        // A child writing to the test process's own stderr would bypass the test's output
+        // capture, and a passing run would show the server's log. A thread spawned here
+        // writes into this test's captured output instead, as `eprintln!` in the test would.
+        let stderr = child.stderr.take().expect("stderr");
+        let (sender, logs) = channel();
+        let (done, forwarded) = channel::<()>();
+        std::thread::spawn(move || {
+            let _done = done;
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if !capture {
+                    eprintln!("{line}");
+                } else if sender.send(line).is_err() {
+                    break;
                 }
-            });
-            logs
+            }
         });
         let stdin = child.stdin.take();
         Server {
             child,
             stdin,
             lines,
-            logs,
+            logs: capture.then_some(logs),
+            forwarded,
             next_id: 1,
             pending: Vec::new(),
         }
@@ -487,6 +491,9 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // Its last lines reach the test's output before the test is reported; bounded, since
+        // a process the server started could hold the pipe open.
+        let _ = self.forwarded.recv_timeout(Duration::from_secs(1));
     }
 }
 

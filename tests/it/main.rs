@@ -4,6 +4,7 @@
 
 mod common;
 
+mod advice;
 mod check_host;
 mod cli;
 mod collections;

@@ -1078,6 +1078,8 @@ fn raw_answers(ctx: &TestContext, input: &str) -> Vec<String> {
         .command(&["serve"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
+        // Kept with the output (shown if serve fails), not passed to the terminal.
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("start promptshelf serve");
     let mut stdin = child.stdin.take().expect("stdin");
