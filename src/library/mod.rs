@@ -251,8 +251,9 @@ fn read_item(
         // A `SKILL.md` whose front matter names a `kind` is ours, as `export` writes one.
         if let Some((skill_name, _)) = skill.filter(|_| !names_kind(front)) {
             *host_file = true;
-            return dialect::skill(front, body, skill_name, source())
-                .map(|(prompt, _)| Some(Item::Prompt(prompt)));
+            let (prompt, _) = dialect::skill(front, body, skill_name, source())?;
+            warnings.extend(dialect::claude_warning(body, body_line, relative_path));
+            return Ok(Some(Item::Prompt(prompt)));
         }
         if is_cursor_command(relative_path) && !names_kind(front) {
             *host_file = true;

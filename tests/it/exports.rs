@@ -334,10 +334,11 @@ fn skill_folders_import_as_prompts_with_their_files_served() {
     );
     ctx.ok(&["init", "--empty"]);
     ctx.ok(&["import", ctx.path("repo").to_str().unwrap()]);
-    let text = rendered(&ctx, "pdf-tools", &[]);
+    // `$ARGUMENTS` is the text typed after the skill, as in a Claude Code command.
+    let text = rendered(&ctx, "pdf-tools", &["arguments=a.pdf"]);
     assert_eq!(
         text,
-        "# PDF tools\n\nUse {{ these }} with $ARGUMENTS. See [forms](skill://pdf-tools/references/forms.md)."
+        "# PDF tools\n\nUse {{ these }} with a.pdf. See [forms](skill://pdf-tools/references/forms.md)."
     );
     let shown = ctx.json(&["prompt", "show", "pdf-tools", "--json"]);
     assert_eq!(shown["description"], "Work with PDF files.");

@@ -1,5 +1,5 @@
-//! Imported commands served as their hosts run them: the text typed after a command with no
-//! placeholder for it, added at its end as Claude Code, Gemini CLI and Cursor add it; a
+//! Imported commands and skills served as their hosts run them: the text typed after a command
+//! with no placeholder for it, added at its end as Claude Code, Gemini CLI and Cursor add it; a
 //! Claude Code positional placeholder with no value left as written; and what the hosts
 //! would run or read (`!{...}`, `@{...}`, `` !`...` ``) kept as text and warned about at its
 //! lines. Real commands of the samples under tests/fixtures/collections/ (each with a README
@@ -314,5 +314,55 @@ fn exported_back_to_its_host_a_command_has_no_placeholder_and_imports_with_the_s
         let (again, _) = imported(&out, "again");
         let alone = get(&mut ctx.server(), name, json!({}));
         takes_the_text_after_it(&again, name, argument, &alone, ("x y", added));
+    }
+}
+
+#[test]
+fn a_claude_code_skill_takes_the_text_after_it_and_its_shell_lines_are_warned_about() {
+    // A plugin's skill (anthropics/skills is a marketplace whose root is the plugin), with no
+    // placeholder: Claude Code appends what is typed after `/internal-comms`.
+    let (ctx, report) = imported(&fixture("anthropics-skills"), "skills");
+    assert!(warnings(&report).is_empty(), "{report:#}");
+    let source = sample_text("anthropics-skills/skills/internal-comms/SKILL.md");
+    let body = source.splitn(3, "---\n").nth(2).expect("front matter");
+    let text = ("a status update", "\n\nARGUMENTS: {}");
+    takes_the_text_after_it(
+        &ctx,
+        "internal-comms",
+        "arguments",
+        body.trim_matches('\n'),
+        text,
+    );
+
+    // A skill fills in placeholders as a command does, and its `!`...`` lines, which Claude
+    // Code would run, are warned about; the same in every hosts' skills folder, since the
+    // same skill is copied between them (an export writes `.agents/skills/`).
+    let src = TestContext::new();
+    let skill = "---\nname: NAME\ndescription: Status.\n---\n## Context\n\n- Branch: \
+                 !`git branch --show-current`\n\nSummarise $ARGUMENTS.\n";
+    for (folder, name) in [(".claude", "status"), (".agents", "shared")] {
+        let path = format!("src/{folder}/skills/{name}/SKILL.md");
+        src.write(&path, skill.replace("NAME", name));
+    }
+    let (ctx, report) = imported(&src.path("src"), "mine");
+    let found = warnings(&report);
+    assert_eq!(found.len(), 2, "{found:?}");
+    let mut server = ctx.server();
+    for file in [
+        ".claude/skills/status/SKILL.md",
+        ".agents/skills/shared/SKILL.md",
+    ] {
+        let (line, message) = warning_of(&found, file);
+        assert_eq!(line, Some(7), "{message}");
+        assert!(
+            message.contains("Claude Code would run a shell command (`!`...``) on line 7"),
+            "{message}"
+        );
+        let name = file.split('/').nth(2).expect("the skill's folder");
+        assert_eq!(optional_arguments(&ctx, name), ["arguments"]);
+        assert_eq!(
+            get(&mut server, name, json!({"arguments": "the week"})),
+            "## Context\n\n- Branch: !`git branch --show-current`\n\nSummarise the week."
+        );
     }
 }

@@ -407,8 +407,15 @@ fn a_command_exported_as_a_skill_keeps_its_allowed_tools() {
         ),
         "{skill}"
     );
-    // The hosts read it as a skill, and so does an import.
+    // The hosts read it as a skill, and so does an import, which says only that Claude Code
+    // would run the skills' `!`...`` lines, as it would the commands'.
     let again = TestContext::new();
     let report = imported(&again, &out.join(".agents/skills"), &[]);
-    assert_eq!(warnings(&report), [], "{report:#}");
+    let said = warnings(&report);
+    assert_eq!(said.len(), 2, "{report:#}");
+    assert!(
+        said.iter().all(|(file, _, message)| file == "SKILL.md"
+            && message.starts_with("Claude Code would run a shell command")),
+        "{report:#}"
+    );
 }

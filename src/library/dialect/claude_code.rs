@@ -1,4 +1,5 @@
-//! Claude Code commands (`.claude/commands/NAME.md`): `$ARGUMENTS` and `$1`..`$9` become
+//! Claude Code commands (`.claude/commands/NAME.md`), and the bodies of skills, which Claude
+//! Code fills in the same way (`claude_prompt`): `$ARGUMENTS` and `$1`..`$9` become
 //! arguments, named after the `argument-hint` where it gives names. As in Claude Code, a
 //! positional placeholder with no value stays as written (`$2`), and a command with no
 //! placeholder at all gets the text after the command as `ARGUMENTS: ...` at its end. The
@@ -135,6 +136,30 @@ pub(in crate::library) fn claude_command(
     body: &str,
     source: Source,
 ) -> Result<Prompt, FileError> {
+    let folder = source.command_folder.clone();
+    let name = source.default_name;
+    let mut prompt = claude_prompt(front, body, name, source)?;
+    // Claude Code lists a command of a subfolder with that folder beside it (`/commit`
+    // "(project:git)"); the description is where a host shows it.
+    if let Some(folder) = folder {
+        prompt.description = Some(match prompt.description {
+            Some(description) => format!("{description} ({folder})"),
+            None => format!("({folder})"),
+        });
+    }
+    Ok(prompt)
+}
+
+/// The prompt `name` of a body Claude Code runs as a command or a skill, as Claude Code fills
+/// it in: its placeholders as arguments, described by `argument-hint` and named by
+/// `arguments`; and when it has none, the text after the command added at the end, as
+/// `ARGUMENTS: ...`.
+pub(super) fn claude_prompt(
+    front: Option<&str>,
+    body: &str,
+    name: &str,
+    source: Source,
+) -> Result<Prompt, FileError> {
     let front = ClaudeFront::read(front);
     let (hint_text, mut hint_names) = match &front.argument_hint {
         Some(hint) => {
@@ -230,30 +255,19 @@ pub(in crate::library) fn claude_command(
         };
         Some((replacement, length))
     });
-    let folder = source.command_folder.clone();
     let takes_nothing = arguments.is_empty();
-    let mut prompt = finish(
-        front.description,
-        arguments,
-        body,
-        &template,
-        source.default_name,
-        source,
-    )?;
-    if takes_nothing {
-        // No placeholder takes the text after the command: Claude Code adds it at the end.
-        let description = hint_text.unwrap_or_else(|| CLAUDE_ALL_ARGUMENTS_DESCRIPTION.into());
-        prompt = appended(prompt, CLAUDE_ALL_ARGUMENTS, description, CLAUDE_LEAD);
+    let prompt = finish(front.description, arguments, body, &template, name, source)?;
+    if !takes_nothing {
+        return Ok(prompt);
     }
-    // Claude Code lists a command of a subfolder with that folder beside it (`/commit`
-    // "(project:git)"); the description is where a host shows it.
-    if let Some(folder) = folder {
-        prompt.description = Some(match prompt.description {
-            Some(description) => format!("{description} ({folder})"),
-            None => format!("({folder})"),
-        });
-    }
-    Ok(prompt)
+    // No placeholder takes the text after the command: Claude Code adds it at the end.
+    let description = hint_text.unwrap_or_else(|| CLAUDE_ALL_ARGUMENTS_DESCRIPTION.into());
+    Ok(appended(
+        prompt,
+        CLAUDE_ALL_ARGUMENTS,
+        description,
+        CLAUDE_LEAD,
+    ))
 }
 
 enum ClaudePlaceholder {
