@@ -366,3 +366,41 @@ fn a_claude_code_skill_takes_the_text_after_it_and_its_shell_lines_are_warned_ab
         );
     }
 }
+
+#[test]
+fn a_vscode_prompt_file_without_an_input_takes_the_text_after_it_after_a_blank_line() {
+    let (ctx, _) = imported(&fixture("awesome-copilot-prompts"), "copilot");
+    let source = sample_text("awesome-copilot-prompts/.github/prompts/my-issues.prompt.md");
+    let body = source.splitn(3, "---\n").nth(2).expect("front matter");
+    let text = ("with the label bug", "\n\n{}");
+    let mut server = takes_the_text_after_it(
+        &ctx,
+        "my-issues",
+        "arguments",
+        body.trim_matches('\n'),
+        text,
+    );
+    // An editor variable is no input: the text is added after the prompt all the same.
+    let best = get(
+        &mut server,
+        "dotnet-best-practices",
+        json!({"selection": "class A {}", "arguments": "in Program.cs"}),
+    );
+    assert!(
+        best.contains("code in class A {} meets") && best.ends_with("\n\nin Program.cs"),
+        "{best}"
+    );
+    drop(server);
+    // A file with an input takes the text through its inputs: nothing is added.
+    let shown = ctx.json(&[
+        "prompt",
+        "show",
+        "create-architectural-decision-record",
+        "--json",
+    ]);
+    let arguments = shown["arguments"].as_array().expect("arguments");
+    assert!(
+        !arguments.is_empty() && arguments.iter().all(|a| a["name"] != "arguments"),
+        "{shown}"
+    );
+}

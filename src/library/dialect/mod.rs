@@ -87,10 +87,11 @@ fn var(name: &str) -> String {
 }
 
 /// What the hosts put before the text typed after a command that has no placeholder for it:
-/// Claude Code `ARGUMENTS: ` after a blank line, Cursor a blank line, Gemini CLI a blank line
-/// and the whole command as typed (`/NAME ` and the text).
+/// Claude Code `ARGUMENTS: ` after a blank line, Cursor and VS Code a blank line (neither says
+/// how it joins the two), Gemini CLI a blank line and the whole command as typed (`/NAME `
+/// and the text).
 const CLAUDE_LEAD: &str = "\n\nARGUMENTS: ";
-const CURSOR_LEAD: &str = "\n\n";
+const BLANK_LINE_LEAD: &str = "\n\n";
 
 /// The lead Gemini CLI puts before the text after the command `name` (`git/commit` is typed
 /// `/git:commit`).
@@ -103,7 +104,7 @@ fn gemini_lead(name: &str) -> String {
 /// prompt for the host's own appending, which it leaves to the host.
 pub fn is_appended_lead(text: &str) -> bool {
     text == CLAUDE_LEAD
-        || text == CURSOR_LEAD
+        || text == BLANK_LINE_LEAD
         || text
             .strip_prefix("\n\n/")
             .and_then(|rest| rest.strip_suffix(' '))
