@@ -404,3 +404,82 @@ fn a_vscode_prompt_file_without_an_input_takes_the_text_after_it_after_a_blank_l
         "{shown}"
     );
 }
+
+#[test]
+fn a_claude_code_command_or_skill_that_uses_dollar_0_counts_its_arguments_from_0() {
+    let src = TestContext::new();
+    // As Claude Code's current documentation has it: `$0` the first argument, `$1` the second.
+    src.write(
+        "src/.claude/commands/migrate.md",
+        "Migrate the $0 component from $1 to $2.\n",
+    );
+    src.write(
+        "src/.claude/skills/move/SKILL.md",
+        "---\nname: move\ndescription: Move a file.\nargument-hint: \"[file] [to]\"\n---\nMove $0 \
+         to $ARGUMENTS[1], not \\$0.\n",
+    );
+    // A command without `$0` was written for the older page, where `$1` is the first.
+    src.write(
+        "src/.claude/commands/review.md",
+        "Review PR #$1 with priority $2.\n",
+    );
+    let (ctx, _) = imported(&src.path("src"), "mine");
+    assert_eq!(
+        optional_arguments(&ctx, "migrate"),
+        ["arg1", "arg2", "arg3"]
+    );
+    assert_eq!(optional_arguments(&ctx, "move"), ["file", "to"]);
+    assert_eq!(optional_arguments(&ctx, "review"), ["arg1", "arg2"]);
+    let mut server = ctx.server();
+    let all = json!({"arg1": "SearchBar", "arg2": "React", "arg3": "Vue"});
+    assert_eq!(
+        get(&mut server, "migrate", all),
+        "Migrate the SearchBar component from React to Vue."
+    );
+    assert_eq!(
+        get(&mut server, "migrate", json!({"arg1": "SearchBar"})),
+        "Migrate the SearchBar component from $1 to $2."
+    );
+    assert_eq!(
+        get(&mut server, "move", json!({"file": "a.rs", "to": "src/"})),
+        "Move a.rs to src/, not $0."
+    );
+    assert_eq!(
+        get(&mut server, "review", json!({"arg1": "42", "arg2": "high"})),
+        "Review PR #42 with priority high."
+    );
+    drop(server);
+
+    // Exported, each is written with named placeholders, which mean the same whichever way
+    // Claude Code counts, and an escaped `$0` stays escaped; an import of the export exports
+    // to the same bytes.
+    let export = |ctx: &TestContext, into: &str| {
+        let out = ctx.path(into);
+        let format = ["--format", "claude-commands"];
+        ctx.ok(&[&["export", out.to_str().expect("UTF-8")][..], &format[..]].concat());
+        let read = |name: &str| {
+            std::fs::read_to_string(out.join(format!(".claude/commands/{name}.md")))
+                .expect("exported")
+        };
+        (out.clone(), read("migrate"), read("move"), read("review"))
+    };
+    let (out, migrate, moved, review) = export(&ctx, "out");
+    assert_eq!(
+        migrate,
+        "---\nargument-hint: \"[arg1] [arg2] [arg3]\"\narguments: [arg1, arg2, arg3]\n---\n\
+         Migrate the $arg1 component from $arg2 to $arg3.\n"
+    );
+    assert_eq!(
+        moved,
+        "---\ndescription: Move a file.\nargument-hint: \"[file] [to]\"\narguments: [file, to]\n\
+         ---\nMove $file to $to, not \\$0.\n"
+    );
+    assert_eq!(
+        review,
+        "---\nargument-hint: \"[arg1] [arg2]\"\narguments: [arg1, arg2]\n---\nReview PR #$arg1 \
+         with priority $arg2.\n"
+    );
+    let (again, _) = imported(&out, "again");
+    let (_, migrate2, moved2, review2) = export(&again, "out2");
+    assert_eq!((migrate2, moved2, review2), (migrate, moved, review));
+}
