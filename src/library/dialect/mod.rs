@@ -25,10 +25,13 @@ pub use claude_code::{
 };
 pub(super) use claude_code::{CLAUDE_KEYS, claude_command, claude_warning};
 pub(super) use cursor::cursor_command;
-pub(super) use gemini::{gemini_command, gemini_warning, is_gemini_command};
+pub(super) use gemini::{GEMINI_KEYS, gemini_command, gemini_warning, is_gemini_command};
 pub use prompt_list::{PromptList, prompt_list};
-pub use skill::{MAX_SKILL_DESCRIPTION, SKILL_HOST_KEYS, skill_front_matter, validate_skill_name};
-pub(super) use skill::{description_warning, skill};
+pub use skill::{
+    MAX_SKILL_DESCRIPTION, SKILL_FRONT_MATTER_KEYS, SKILL_HOST_KEYS, skill_front_matter,
+    validate_skill_name,
+};
+pub(super) use skill::{SKILL_KEYS, description_warning, skill};
 pub use vscode::{VSCODE_HOST_KEYS, vscode_fills, vscode_variable};
 pub(super) use vscode::{VSCODE_KEYS, is_vscode_prompt, vscode_prompt};
 

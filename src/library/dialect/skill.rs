@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use super::{Source, claude_code::claude_prompt};
 use crate::library::FileError;
 use crate::library::front_matter::{key_line, parse_yaml, split_front_matter};
+use crate::library::kept::Keys;
 use crate::model::Prompt;
 
 /// The keys of a `SKILL.md` that Agent Skills (`license`, `compatibility`, `allowed-tools`)
@@ -27,6 +28,36 @@ pub const SKILL_HOST_KEYS: [&str; 6] = [
     "model",
     "disable-model-invocation",
     "argument-hint",
+];
+
+/// The keys a skill's reader takes, and the hosts' own keys of a skill, which are kept
+/// without a warning.
+pub(in crate::library) const SKILL_KEYS: Keys = Keys {
+    read: &["name", "description", "argument-hint", "arguments"],
+    host: &SKILL_FRONT_MATTER_KEYS,
+    ours: false,
+};
+
+/// The keys of a `SKILL.md` that the hosts read besides those its reader takes: Agent
+/// Skills' and Claude Code's (its skills' front matter reference), the ones VS Code reads
+/// among them.
+pub const SKILL_FRONT_MATTER_KEYS: [&str; 16] = [
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+    "disallowed-tools",
+    "model",
+    "effort",
+    "disable-model-invocation",
+    "user-invocable",
+    "when_to_use",
+    "context",
+    "agent",
+    "background",
+    "hooks",
+    "paths",
+    "shell",
 ];
 
 /// Agent Skills' limit on a description, in characters.
