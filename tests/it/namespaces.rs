@@ -341,7 +341,7 @@ fn a_prompt_list_imported_twice_is_prefixed_row_by_row_at_their_lines() {
 fn a_prefixed_folder_of_skills_stays_one_under_another_folder_name() {
     let ctx = TestContext::new();
     ctx.ok(&["init", "--empty"]);
-    let skills = copy_of(&ctx, "anthropic-skills").join("skills");
+    let skills = copy_of(&ctx, "anthropics-skills").join("skills");
     ctx.ok(&["import", arg(&skills), "--collection", "first"]);
     import_with(&ctx, &skills, "second", &[]);
     // Moved (as a restore or a copy moves it), it is read as skill folders still.
