@@ -147,7 +147,9 @@ impl Report {
     /// an author, as `import --strict` has it.
     fn unknown_keys(&mut self, item: &str, meta: &Meta) {
         let known = |key: &str| {
-            library::CLAUDE_HOST_KEYS.contains(&key) || library::VSCODE_HOST_KEYS.contains(&key)
+            library::CLAUDE_HOST_KEYS.contains(&key)
+                || library::VSCODE_HOST_KEYS.contains(&key)
+                || library::SKILL_FRONT_MATTER_KEYS.contains(&key)
         };
         self.problems.extend(
             meta.keys()

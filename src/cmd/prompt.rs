@@ -427,9 +427,8 @@ fn rename(store: &Store, old: &str, new: &str, json: bool) -> Result<()> {
         }
         common::Moved::Imported(origin) => {
             let what = format!("prompt '{}'", common::one_line(old));
-            return Err(common::imported_item(store, &what, &origin, |file| {
-                format!("change `name:` in {file} (or, without one, the file's name)")
-            })?);
+            let change = renamed_in_file(store, &origin, old, &common::one_line(new))?;
+            return Err(common::imported_item(store, &what, &origin, change)?);
         }
         common::Moved::Taken => {
             return Err(anyhow!(
@@ -456,6 +455,45 @@ fn rename(store: &Store, old: &str, new: &str, json: bool) -> Result<()> {
             referred_by: None,
         },
     )
+}
+
+/// How the prompt `old` of a collection, from its file at `origin`, is given the name `new`
+/// there, said of its file: as its dialect names it (`import::rename_fix`), and with the
+/// prefix the collection puts before the name its file gives, if any.
+fn renamed_in_file(
+    store: &Store,
+    origin: &Origin,
+    old: &str,
+    new: &str,
+) -> Result<impl FnOnce(&str) -> String + use<>> {
+    let collection = origin.collection.as_deref().unwrap_or_default();
+    let path = origin.path.as_deref().unwrap_or_default();
+    let conn = store.conn()?;
+    let (layout, bytes) = match common::collection_source(store, collection)? {
+        Some(dir) => (
+            crate::import::layout_of(&conn, collection, &dir)?,
+            std::fs::read(common::item_file(&dir, path)).ok(),
+        ),
+        None => (library::Folder::Plain, None),
+    };
+    let text = bytes
+        .as_deref()
+        .and_then(|bytes| std::str::from_utf8(bytes).ok());
+    let (_, fix) = crate::import::rename_fix(path, layout, text);
+    let read = library::Collection {
+        name: collection.to_string(),
+        scheme: library::DEFAULT_SCHEME.to_string(),
+    };
+    let own = bytes
+        .and_then(|bytes| library::parse_file_kept(&read, path, layout, &bytes).ok())
+        .flatten()
+        .and_then(|item| match item {
+            Item::Prompt(prompt) => Some(prompt.name),
+            _ => None,
+        });
+    let prefix = crate::import::prefix_of(&conn, old, collection, own.as_deref())?;
+    let new = new.to_string();
+    Ok(move |file: &str| crate::import::rename_advice(file, fix, prefix.as_deref(), &new))
 }
 
 /// The `--arg NAME=VALUE` flags as argument values: `@FILE` reads a file, `@-` standard

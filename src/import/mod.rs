@@ -36,7 +36,7 @@ use rusqlite::Connection;
 
 // The kind of each `Change` (`cmd::edit` names it `import::Kind`).
 pub use crate::model::Kind;
-pub use names::Naming;
+pub use names::{Naming, prefix_of, rename_advice, rename_fix};
 pub use walk::Skipped;
 
 use crate::library::manifest::{LocalTemplate, Manifest};
@@ -291,6 +291,17 @@ pub fn is_skills_collection(conn: &Connection, collection: &str) -> store::Resul
                         .is_some_and(|tail| stored.info.uri.ends_with(&format!("/{tail}")))
             })
         }))
+}
+
+/// How the stored collection `collection`'s folder `dir` is read by an import of it: as its
+/// folder says (`source::read_as`), or as a folder of skills when the collection is one.
+pub fn layout_of(conn: &Connection, collection: &str, dir: &Path) -> store::Result<Folder> {
+    let name = dir.file_name().unwrap_or_default().to_string_lossy();
+    let folder = source::read_as(dir, &name);
+    if folder == Folder::Plain && is_skills_collection(conn, collection)? {
+        return Ok(Folder::Skills);
+    }
+    Ok(folder)
 }
 
 /// A part read, parsed, validated and planned.

@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::Connection;
 
 use super::{Parsed, Source, hash, reread};
-use crate::library::{self, FileError, Item};
+use crate::library::{self, FileError, Folder, Item};
 use crate::store;
 
 /// What an import does with a prompt name another collection already has.
@@ -196,12 +196,23 @@ pub(super) fn name_source(source: &Source, file: &Parsed) -> NameSource {
             fix: "change its row's name",
         };
     }
-    let (name_line, kind) = reread(source, &file.path)
-        .map(|text| front_matter_keys(&text))
-        .unwrap_or_default();
-    let path = file.path.as_str();
-    // (whether the file's name is the prompt's, how to give it another)
-    let (by_file, fix) = if let Some((_, "SKILL.md")) = library::skill_file(path, source.folder)
+    let text = reread(source, &file.path);
+    let name_line = text.as_deref().and_then(|text| front_matter_keys(text).0);
+    let (by_file, fix) = rename_fix(&file.path, source.folder, text.as_deref());
+    NameSource {
+        line: name_line.filter(|_| !by_file).unwrap_or(1),
+        fix,
+    }
+}
+
+/// How to give the prompt of the file at `path` (of a folder read as `folder`, with the text
+/// `text` when it could be read) another name, as its dialect names it; and whether the
+/// file's name is the prompt's.
+pub fn rename_fix(path: &str, folder: Folder, text: Option<&str>) -> (bool, &'static str) {
+    let kind = text.is_some_and(|text| front_matter_keys(text).1);
+    if path.ends_with(".csv") {
+        (false, "change its row's name")
+    } else if let Some((_, "SKILL.md")) = library::skill_file(path, folder)
         && !kind
     {
         (
@@ -213,19 +224,54 @@ pub(super) fn name_source(source: &Source, file: &Parsed) -> NameSource {
             true,
             "rename the file (Gemini CLI names a command after its path)",
         )
-    } else if (library::is_command_path(path, source.folder) || library::is_cursor_command(path))
-        && !kind
-    {
+    } else if library::is_cursor_command(path) && !kind {
+        (
+            true,
+            "rename the file (Cursor names a command after its file)",
+        )
+    } else if library::is_command_path(path, folder) && !kind {
         (
             true,
             "rename the file (Claude Code names a command after its file and ignores `name:`)",
         )
     } else {
         (false, "give it another `name:` in its front matter")
+    }
+}
+
+/// The prefix the collection `collection` put before the name a prompt's file gives, when
+/// its stored `name` has one: the collection's recorded `--prefix`, or the collection's own
+/// name where a clash gave it one (`own`, the name the file gives, when it could be read).
+pub fn prefix_of(
+    conn: &Connection,
+    name: &str,
+    collection: &str,
+    own: Option<&str>,
+) -> store::Result<Option<String>> {
+    if let Some(prefix) = store::prefix::of(conn, collection)?
+        && name.starts_with(&format!("{prefix}{SEPARATOR}"))
+    {
+        return Ok(Some(prefix));
+    }
+    let by_clash = own.is_some_and(|own| name == format!("{collection}{SEPARATOR}{own}"));
+    Ok(by_clash.then(|| collection.to_string()))
+}
+
+/// What to change in `file`, a collection's prompt's file, for the prompt to be named `new`:
+/// `fix` (`rename_fix`), and, where the collection puts `prefix` before the name the file
+/// gives, which name to give there, or that a name without it needs `--no-prefix`.
+pub fn rename_advice(file: &str, fix: &str, prefix: Option<&str>, new: &str) -> String {
+    let change = format!("to name it '{new}', for {file}: {fix}");
+    let Some(prefix) = prefix else {
+        return change;
     };
-    NameSource {
-        line: name_line.filter(|_| !by_file).unwrap_or(1),
-        fix,
+    let put = format!("the collection puts '{prefix}{SEPARATOR}' before the name its file gives");
+    match new.strip_prefix(&format!("{prefix}{SEPARATOR}")) {
+        Some(own) if !own.is_empty() => format!("{change}, to give it the name '{own}' ({put})"),
+        _ => format!(
+            "{change}, and add `--no-prefix` to the import below ({put}; `--no-prefix` leaves \
+             it off every prompt of the collection)"
+        ),
     }
 }
 

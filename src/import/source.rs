@@ -81,11 +81,9 @@ impl Source {
         check_collection_name(&name, options.collection.is_some())?;
         check_scheme(&options.scheme)?;
         let exclude = database_files(db);
-        // A Claude Code plugin says so by its `.claude-plugin/` folder, not by its name.
-        let folder = if list.is_none() && root.join(library::PLUGIN_MANIFEST_FOLDER).is_dir() {
-            Folder::Plugin
-        } else {
-            Folder::of(&folder_name)
+        let folder = match list {
+            Some(_) => Folder::of(&folder_name),
+            None => read_as(&root, &folder_name),
         };
         Ok(Source {
             root,
@@ -164,4 +162,14 @@ pub fn database_files(db: &Path) -> Vec<PathBuf> {
         files.push(PathBuf::from(name));
     }
     files
+}
+
+/// How the folder `root`, called `folder_name`, is read: a Claude Code plugin says so by its
+/// `.claude-plugin/` folder, a folder of commands or skills by its name.
+pub(super) fn read_as(root: &Path, folder_name: &str) -> Folder {
+    if root.join(library::PLUGIN_MANIFEST_FOLDER).is_dir() {
+        Folder::Plugin
+    } else {
+        Folder::of(folder_name)
+    }
 }

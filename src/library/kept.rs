@@ -32,7 +32,7 @@ pub(super) fn keep(
     let Some(yaml) = front else {
         return Ok((Meta::new(), Vec::new()));
     };
-    let mut meta = top_level(yaml);
+    let meta = top_level(yaml);
     let mut warnings = Vec::new();
     // A text key read as the text of another value (`front_matter::parse_yaml`).
     for key in TEXT_KEYS.iter().filter(|key| keys.read.contains(key)) {
@@ -44,9 +44,46 @@ pub(super) fn keep(
             ));
         }
     }
+    let (meta, more) = left(path, meta, keys, strict, "front matter key", |key| {
+        key_line(yaml, key)
+    })?;
+    warnings.extend(more);
+    Ok((meta, warnings))
+}
+
+/// `keep` for a TOML file (a Gemini CLI command), whose keys are kept as their JSON values,
+/// each warned about as `TOML key` at its line. TOML that does not parse keeps nothing: its
+/// reader refuses it.
+pub(super) fn keep_toml(
+    path: &str,
+    text: &str,
+    keys: &Keys,
+) -> Result<(Meta, Vec<FileError>), FileError> {
+    let Ok(meta) = toml_edit::de::from_str::<Meta>(text) else {
+        return Ok((Meta::new(), Vec::new()));
+    };
+    let document = toml_edit::Document::parse(text).ok();
+    left(path, meta, keys, false, "TOML key", |key| {
+        let span = document.as_ref()?.as_table().key(key)?.span()?;
+        Some(text[..span.start].matches('\n').count() as u64 + 1)
+    })
+}
+
+/// The keys of `meta` that `keys.read` leaves, with a warning for each that is not the host's
+/// own, at its line (`line_of`); read strictly, the first such key of our own format is the
+/// error instead. `noun` names such a key in the warning.
+fn left(
+    path: &str,
+    mut meta: Meta,
+    keys: &Keys,
+    strict: bool,
+    noun: &str,
+    line_of: impl Fn(&str) -> Option<u64>,
+) -> Result<(Meta, Vec<FileError>), FileError> {
     meta.retain(|key, _| !keys.read.contains(&key.as_str()));
+    let mut warnings = Vec::new();
     for key in meta.keys().filter(|key| !keys.host.contains(&key.as_str())) {
-        let line = key_line(yaml, key);
+        let line = line_of(key);
         if strict && keys.ours {
             return Err(FileError::new(
                 path,
@@ -60,9 +97,7 @@ pub(super) fn keep(
         warnings.push(FileError::new(
             path,
             line,
-            format!(
-                "front matter key `{key}` is not one promptshelf reads; kept with the item as it is"
-            ),
+            format!("{noun} `{key}` is not one promptshelf reads; kept with the item as it is"),
         ));
     }
     Ok((meta, warnings))

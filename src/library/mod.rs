@@ -39,9 +39,9 @@ use serde::Deserialize;
 
 pub use dialect::{
     CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, CLAUDE_HOST_KEYS,
-    MAX_SKILL_DESCRIPTION, PromptList, SKILL_HOST_KEYS, VSCODE_HOST_KEYS, claude_substitutes,
-    is_appended_lead, prompt_list, skill_front_matter, validate_skill_name, vscode_fills,
-    vscode_variable,
+    MAX_SKILL_DESCRIPTION, PromptList, SKILL_FRONT_MATTER_KEYS, SKILL_HOST_KEYS, VSCODE_HOST_KEYS,
+    claude_substitutes, is_appended_lead, prompt_list, skill_front_matter, validate_skill_name,
+    vscode_fills, vscode_variable,
 };
 pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
 pub use media::{is_textual, served_as};
@@ -198,7 +198,10 @@ fn read_item(
             command_folder: None,
         };
         *host_file = true;
-        let prompt = dialect::gemini_command(text, source)?;
+        let mut prompt = dialect::gemini_command(text, source)?;
+        let (meta, kept) = kept::keep_toml(relative_path, text, &dialect::GEMINI_KEYS)?;
+        prompt.meta = meta;
+        warnings.extend(kept);
         warnings.extend(dialect::gemini_warning(text, relative_path));
         return Ok(Some(Item::Prompt(prompt)));
     }
@@ -251,8 +254,10 @@ fn read_item(
         // A `SKILL.md` whose front matter names a `kind` is ours, as `export` writes one.
         if let Some((skill_name, _)) = skill.filter(|_| !names_kind(front)) {
             *host_file = true;
-            return dialect::skill(front, body, skill_name, source())
-                .map(|(prompt, _)| Some(Item::Prompt(prompt)));
+            let (mut prompt, _) = dialect::skill(front, body, skill_name, source())?;
+            prompt.meta = keep(&dialect::SKILL_KEYS)?;
+            warnings.extend(dialect::claude_warning(body, body_line, relative_path));
+            return Ok(Some(Item::Prompt(prompt)));
         }
         if is_cursor_command(relative_path) && !names_kind(front) {
             *host_file = true;

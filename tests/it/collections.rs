@@ -352,7 +352,10 @@ fn prompt_mv_refuses_a_taken_or_bad_name_and_a_collection_prompt() {
     let file = alpha.join("ask.prompt.md");
     assert!(
         imported.contains("prompt 'ask' belongs to the collection 'alpha'")
-            && imported.contains(&format!("change `name:` in {}", file.display()))
+            && imported.contains(&format!(
+                "to name it 'question', for {}: give it another `name:` in its front matter",
+                file.display()
+            ))
             && imported.contains(&format!(
                 "`promptshelf import {} --collection alpha --prune`",
                 alpha.display()
@@ -363,7 +366,10 @@ fn prompt_mv_refuses_a_taken_or_bad_name_and_a_collection_prompt() {
     let seed = fails(&ctx, &["prompt", "mv", "code-review", "review"]);
     assert!(
         seed.contains("prompt 'code-review' belongs to the collection 'library'")
-            && seed.contains("change `name:` in prompts/code-review.prompt.md")
+            && seed.contains(
+                "to name it 'review', for prompts/code-review.prompt.md: give it another \
+                 `name:` in its front matter"
+            )
             && seed.contains("in the folder it was imported from (not recorded")
             && seed.contains("`promptshelf export DIR --collection library`"),
         "{seed}"

@@ -144,7 +144,11 @@ fn a_plugin_roots_skills_are_skills_and_their_scripts_text_whatever_the_extensio
     let report = imported(&ctx, &root, &[]);
     // The repository's root holds `.claude-plugin/`: its `skills/NAME/SKILL.md` are skills, as
     // Claude Code reads them, with their files at `skill://NAME/...`.
-    assert_eq!(added(&report, "prompt"), ["internal-comms"], "{report:#}");
+    assert_eq!(
+        added(&report, "prompt"),
+        ["brand-guidelines", "internal-comms", "theme-factory"],
+        "{report:#}"
+    );
     let skill_md = resource(&ctx, "skill://internal-comms/SKILL.md");
     assert_eq!(skill_md["mimeType"], "text/markdown");
     for (file, _, mime) in SCRIPTS {

@@ -184,7 +184,8 @@ fn vscode_prompts_ask_for_inputs_and_import_back() {
 
     let back = reimported(&project);
     assert_eq!(argument_names(&back, "fix"), ["file", "level"]);
-    assert_eq!(argument_names(&back, "git/commit"), Vec::<String>::new());
+    // A file without an input takes the text typed after it, as VS Code passes it on.
+    assert_eq!(argument_names(&back, "git/commit"), ["arguments"]);
     let text = rendered(&back, "fix", &["file=a.rs", "level=low"]);
     assert!(
         text.starts_with("Fix a.rs at level low. Costs $5."),
@@ -334,10 +335,11 @@ fn skill_folders_import_as_prompts_with_their_files_served() {
     );
     ctx.ok(&["init", "--empty"]);
     ctx.ok(&["import", ctx.path("repo").to_str().unwrap()]);
-    let text = rendered(&ctx, "pdf-tools", &[]);
+    // `$ARGUMENTS` is the text typed after the skill, as in a Claude Code command.
+    let text = rendered(&ctx, "pdf-tools", &["arguments=a.pdf"]);
     assert_eq!(
         text,
-        "# PDF tools\n\nUse {{ these }} with $ARGUMENTS. See [forms](skill://pdf-tools/references/forms.md)."
+        "# PDF tools\n\nUse {{ these }} with a.pdf. See [forms](skill://pdf-tools/references/forms.md)."
     );
     let shown = ctx.json(&["prompt", "show", "pdf-tools", "--json"]);
     assert_eq!(shown["description"], "Work with PDF files.");

@@ -1,5 +1,5 @@
-//! Imported commands served as their hosts run them: the text typed after a command with no
-//! placeholder for it, added at its end as Claude Code, Gemini CLI and Cursor add it; a
+//! Imported commands and skills served as their hosts run them: the text typed after a command
+//! with no placeholder for it, added at its end as Claude Code, Gemini CLI and Cursor add it; a
 //! Claude Code positional placeholder with no value left as written; and what the hosts
 //! would run or read (`!{...}`, `@{...}`, `` !`...` ``) kept as text and warned about at its
 //! lines. Real commands of the samples under tests/fixtures/collections/ (each with a README
@@ -315,4 +315,171 @@ fn exported_back_to_its_host_a_command_has_no_placeholder_and_imports_with_the_s
         let alone = get(&mut ctx.server(), name, json!({}));
         takes_the_text_after_it(&again, name, argument, &alone, ("x y", added));
     }
+}
+
+#[test]
+fn a_claude_code_skill_takes_the_text_after_it_and_its_shell_lines_are_warned_about() {
+    // A plugin's skill (anthropics/skills is a marketplace whose root is the plugin), with no
+    // placeholder: Claude Code appends what is typed after `/internal-comms`.
+    let (ctx, report) = imported(&fixture("anthropics-skills"), "skills");
+    assert!(warnings(&report).is_empty(), "{report:#}");
+    let source = sample_text("anthropics-skills/skills/internal-comms/SKILL.md");
+    let body = source.splitn(3, "---\n").nth(2).expect("front matter");
+    let text = ("a status update", "\n\nARGUMENTS: {}");
+    takes_the_text_after_it(
+        &ctx,
+        "internal-comms",
+        "arguments",
+        body.trim_matches('\n'),
+        text,
+    );
+
+    // A skill fills in placeholders as a command does, and its `!`...`` lines, which Claude
+    // Code would run, are warned about; the same in every hosts' skills folder, since the
+    // same skill is copied between them (an export writes `.agents/skills/`).
+    let src = TestContext::new();
+    let skill = "---\nname: NAME\ndescription: Status.\n---\n## Context\n\n- Branch: \
+                 !`git branch --show-current`\n\nSummarise $ARGUMENTS.\n";
+    for (folder, name) in [(".claude", "status"), (".agents", "shared")] {
+        let path = format!("src/{folder}/skills/{name}/SKILL.md");
+        src.write(&path, skill.replace("NAME", name));
+    }
+    let (ctx, report) = imported(&src.path("src"), "mine");
+    let found = warnings(&report);
+    assert_eq!(found.len(), 2, "{found:?}");
+    let mut server = ctx.server();
+    for file in [
+        ".claude/skills/status/SKILL.md",
+        ".agents/skills/shared/SKILL.md",
+    ] {
+        let (line, message) = warning_of(&found, file);
+        assert_eq!(line, Some(7), "{message}");
+        assert!(
+            message.contains("Claude Code would run a shell command (`!`...``) on line 7"),
+            "{message}"
+        );
+        let name = file.split('/').nth(2).expect("the skill's folder");
+        assert_eq!(optional_arguments(&ctx, name), ["arguments"]);
+        assert_eq!(
+            get(&mut server, name, json!({"arguments": "the week"})),
+            "## Context\n\n- Branch: !`git branch --show-current`\n\nSummarise the week."
+        );
+    }
+}
+
+#[test]
+fn a_vscode_prompt_file_without_an_input_takes_the_text_after_it_after_a_blank_line() {
+    let (ctx, _) = imported(&fixture("awesome-copilot-prompts"), "copilot");
+    let source = sample_text("awesome-copilot-prompts/.github/prompts/my-issues.prompt.md");
+    let body = source.splitn(3, "---\n").nth(2).expect("front matter");
+    let text = ("with the label bug", "\n\n{}");
+    let mut server = takes_the_text_after_it(
+        &ctx,
+        "my-issues",
+        "arguments",
+        body.trim_matches('\n'),
+        text,
+    );
+    // An editor variable is no input: the text is added after the prompt all the same.
+    let best = get(
+        &mut server,
+        "dotnet-best-practices",
+        json!({"selection": "class A {}", "arguments": "in Program.cs"}),
+    );
+    assert!(
+        best.contains("code in class A {} meets") && best.ends_with("\n\nin Program.cs"),
+        "{best}"
+    );
+    drop(server);
+    // A file with an input takes the text through its inputs: nothing is added.
+    let shown = ctx.json(&[
+        "prompt",
+        "show",
+        "create-architectural-decision-record",
+        "--json",
+    ]);
+    let arguments = shown["arguments"].as_array().expect("arguments");
+    assert!(
+        !arguments.is_empty() && arguments.iter().all(|a| a["name"] != "arguments"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_claude_code_command_or_skill_that_uses_dollar_0_counts_its_arguments_from_0() {
+    let src = TestContext::new();
+    // As Claude Code's current documentation has it: `$0` the first argument, `$1` the second.
+    src.write(
+        "src/.claude/commands/migrate.md",
+        "Migrate the $0 component from $1 to $2.\n",
+    );
+    src.write(
+        "src/.claude/skills/move/SKILL.md",
+        "---\nname: move\ndescription: Move a file.\nargument-hint: \"[file] [to]\"\n---\nMove $0 \
+         to $ARGUMENTS[1], not \\$0.\n",
+    );
+    // A command without `$0` was written for the older page, where `$1` is the first.
+    src.write(
+        "src/.claude/commands/review.md",
+        "Review PR #$1 with priority $2.\n",
+    );
+    let (ctx, _) = imported(&src.path("src"), "mine");
+    assert_eq!(
+        optional_arguments(&ctx, "migrate"),
+        ["arg1", "arg2", "arg3"]
+    );
+    assert_eq!(optional_arguments(&ctx, "move"), ["file", "to"]);
+    assert_eq!(optional_arguments(&ctx, "review"), ["arg1", "arg2"]);
+    let mut server = ctx.server();
+    let all = json!({"arg1": "SearchBar", "arg2": "React", "arg3": "Vue"});
+    assert_eq!(
+        get(&mut server, "migrate", all),
+        "Migrate the SearchBar component from React to Vue."
+    );
+    assert_eq!(
+        get(&mut server, "migrate", json!({"arg1": "SearchBar"})),
+        "Migrate the SearchBar component from $1 to $2."
+    );
+    assert_eq!(
+        get(&mut server, "move", json!({"file": "a.rs", "to": "src/"})),
+        "Move a.rs to src/, not $0."
+    );
+    assert_eq!(
+        get(&mut server, "review", json!({"arg1": "42", "arg2": "high"})),
+        "Review PR #42 with priority high."
+    );
+    drop(server);
+
+    // Exported, each is written with named placeholders, which mean the same whichever way
+    // Claude Code counts, and an escaped `$0` stays escaped; an import of the export exports
+    // to the same bytes.
+    let export = |ctx: &TestContext, into: &str| {
+        let out = ctx.path(into);
+        let format = ["--format", "claude-commands"];
+        ctx.ok(&[&["export", out.to_str().expect("UTF-8")][..], &format[..]].concat());
+        let read = |name: &str| {
+            std::fs::read_to_string(out.join(format!(".claude/commands/{name}.md")))
+                .expect("exported")
+        };
+        (out.clone(), read("migrate"), read("move"), read("review"))
+    };
+    let (out, migrate, moved, review) = export(&ctx, "out");
+    assert_eq!(
+        migrate,
+        "---\nargument-hint: \"[arg1] [arg2] [arg3]\"\narguments: [arg1, arg2, arg3]\n---\n\
+         Migrate the $arg1 component from $arg2 to $arg3.\n"
+    );
+    assert_eq!(
+        moved,
+        "---\ndescription: Move a file.\nargument-hint: \"[file] [to]\"\narguments: [file, to]\n\
+         ---\nMove $file to $to, not \\$0.\n"
+    );
+    assert_eq!(
+        review,
+        "---\nargument-hint: \"[arg1] [arg2]\"\narguments: [arg1, arg2]\n---\nReview PR #$arg1 \
+         with priority $arg2.\n"
+    );
+    let (again, _) = imported(&out, "again");
+    let (_, migrate2, moved2, review2) = export(&again, "out2");
+    assert_eq!((migrate2, moved2, review2), (migrate, moved, review));
 }

@@ -519,10 +519,13 @@ fn vscode_prompt_files_become_prompts_with_arguments() {
     assert_eq!(args[0], ("componentName".into(), "Button".into(), true));
     assert_eq!(args[1].0, "selection");
     assert_eq!(args[2].0, "file");
-    assert!(
-        prompt_json(&ctx, "vs-plain")["arguments"]
-            .as_array()
-            .is_some_and(Vec::is_empty)
+    // Without an input, the text typed after the command is its one optional argument.
+    let plain = prompt_json(&ctx, "vs-plain");
+    assert_eq!(plain["arguments"][0]["name"], "arguments", "{plain}");
+    assert_eq!(
+        plain["arguments"].as_array().map(Vec::len),
+        Some(1),
+        "{plain}"
     );
 
     let mut server = ctx.server();

@@ -407,8 +407,75 @@ fn a_command_exported_as_a_skill_keeps_its_allowed_tools() {
         ),
         "{skill}"
     );
-    // The hosts read it as a skill, and so does an import.
+    // The hosts read it as a skill, and so does an import, which says only that Claude Code
+    // would run the skills' `!`...`` lines, as it would the commands'.
     let again = TestContext::new();
     let report = imported(&again, &out.join(".agents/skills"), &[]);
-    assert_eq!(warnings(&report), [], "{report:#}");
+    let said = warnings(&report);
+    assert_eq!(said.len(), 2, "{report:#}");
+    assert!(
+        said.iter().all(|(file, _, message)| file == "SKILL.md"
+            && message.starts_with("Claude Code would run a shell command")),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn a_gemini_commands_other_keys_and_a_skills_keys_are_kept_and_written_back() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "src/.gemini/commands/plan.toml",
+        "description = \"Plan it.\"\nmodel = \"gemini-2.5-pro\"\nprompt = \"Plan {{args}}.\"\n\n\
+         [owner]\nteam = \"infra\"\n",
+    );
+    ctx.write(
+        "src/.claude/skills/lint/SKILL.md",
+        "---\nname: lint\ndescription: Lint the code.\nlicense: MIT\nallowed-tools: Read, Grep\n\
+         when_to_use: Before a commit.\nowner: infra\n---\nLint it.\n",
+    );
+    let report = imported(&ctx, &ctx.path("src"), &[]);
+    let mut said = warnings(&report);
+    said.sort_by(|a, b| (&a.0, a.1.as_u64()).cmp(&(&b.0, b.1.as_u64())));
+    let kept = |noun: &str, key: &str| {
+        format!("{noun} `{key}` is not one promptshelf reads; kept with the item as it is")
+    };
+    assert_eq!(
+        said,
+        [
+            (
+                "SKILL.md".to_string(),
+                json!(7),
+                kept("front matter key", "owner")
+            ),
+            ("plan.toml".to_string(), json!(2), kept("TOML key", "model")),
+            ("plan.toml".to_string(), json!(5), kept("TOML key", "owner")),
+        ],
+        "{report:#}"
+    );
+    let front = |ctx: &TestContext, name: &str| {
+        ctx.json(&["prompt", "show", name, "--json"])["frontMatter"].clone()
+    };
+    let plan = json!({"model": "gemini-2.5-pro", "owner": {"team": "infra"}});
+    let lint = json!({
+        "license": "MIT",
+        "allowed-tools": "Read, Grep",
+        "when_to_use": "Before a commit.",
+        "owner": "infra",
+    });
+    assert_eq!(front(&ctx, "plan"), plan);
+    assert_eq!(front(&ctx, "lint"), lint);
+
+    // Our own export writes them all back, and reads back with them.
+    let out = ctx.path("out");
+    ctx.ok(&["export", arg(&out), "--collection", "src"]);
+    let again = TestContext::new();
+    imported(&again, &out, &["--collection", "src"]);
+    assert_eq!(front(&again, "plan"), plan);
+    assert_eq!(front(&again, "lint"), lint);
+    // A host's format writes the keys the host reads: Claude Code a skill's `allowed-tools`.
+    let project = ctx.path("project");
+    ctx.ok(&["export", arg(&project), "--format", "claude-commands"]);
+    let command = std::fs::read_to_string(project.join(".claude/commands/lint.md"))
+        .expect("the command is written");
+    assert!(command.contains("\nallowed-tools: "), "{command}");
 }

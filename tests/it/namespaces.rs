@@ -341,7 +341,7 @@ fn a_prompt_list_imported_twice_is_prefixed_row_by_row_at_their_lines() {
 fn a_prefixed_folder_of_skills_stays_one_under_another_folder_name() {
     let ctx = TestContext::new();
     ctx.ok(&["init", "--empty"]);
-    let skills = copy_of(&ctx, "anthropic-skills").join("skills");
+    let skills = copy_of(&ctx, "anthropics-skills").join("skills");
     ctx.ok(&["import", arg(&skills), "--collection", "first"]);
     import_with(&ctx, &skills, "second", &[]);
     // Moved (as a restore or a copy moves it), it is read as skill folders still.
@@ -400,5 +400,58 @@ fn a_clash_of_prompt_files_is_fixed_by_their_name_keys() {
              front matter"
         ),
         "{error}"
+    );
+}
+
+#[test]
+fn prompt_mv_of_a_collections_prompt_says_what_to_change_in_its_file_for_its_dialect_and_prefix() {
+    let ctx = with_first();
+    import_as(&ctx, "second", &[]);
+    import_as(&ctx, "third", &["--prefix", "team"]);
+    let plugin = plugin();
+    let command = plugin.join("commands/block-no-verify.md");
+    let skill = plugin.join("skills/block-no-verify-hook/SKILL.md");
+    let then = |collection: &str| {
+        format!(
+            ", then run `promptshelf import {} --collection {collection} --prune` (--prune \
+             removes the old one)\n",
+            plugin.display()
+        )
+    };
+    // A Claude Code command is named by its file, whatever its `name:` says.
+    assert_eq!(
+        ctx.fails(&["prompt", "mv", "block-no-verify", "keep-verify"]),
+        format!(
+            "promptshelf: prompt 'block-no-verify' belongs to the collection 'first', which names it \
+             after its file: to name it 'keep-verify', for {}: rename the file (Claude Code \
+             names a command after its file and ignores `name:`){}",
+            command.display(),
+            then("first")
+        )
+    );
+    // A clash prefixed a skill with its collection's name: the file gives the rest.
+    assert_eq!(
+        ctx.fails(&["prompt", "mv", "second-block-no-verify-hook", "second-hook"]),
+        format!(
+            "promptshelf: prompt 'second-block-no-verify-hook' belongs to the collection 'second', \
+             which names it after its file: to name it 'second-hook', for {}: rename its folder \
+             and its `name:` together (a skill's name is its folder's), to give it the name \
+             'hook' (the collection puts 'second-' before the name its file gives){}",
+            skill.display(),
+            then("second")
+        )
+    );
+    // `--prefix team` is the collection's: a name without it needs `--no-prefix`.
+    assert_eq!(
+        ctx.fails(&["prompt", "mv", "team-block-no-verify", "verify"]),
+        format!(
+            "promptshelf: prompt 'team-block-no-verify' belongs to the collection 'third', which \
+             names it after its file: to name it 'verify', for {}: rename the file (Claude Code \
+             names a command after its file and ignores `name:`), and add `--no-prefix` to the \
+             import below (the collection puts 'team-' before the name its file gives; \
+             `--no-prefix` leaves it off every prompt of the collection){}",
+            command.display(),
+            then("third")
+        )
     );
 }

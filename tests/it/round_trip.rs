@@ -246,13 +246,13 @@ fn a_comment_with_characters_of_several_bytes_exports() {
 fn claude_escapes_do_not_grow() {
     let trip = round_trip_file(
         ".claude/commands/price.md",
-        "---\ndescription: Price a plan.\n---\nIt costs $100, or $10 with $0 off; \\$1 is an \
+        "---\ndescription: Price a plan.\n---\nIt costs $100, or $10 with \\$0 off; \\$1 is an \
          escape and $ARGUMENTS the plan.\n",
         "claude-commands",
     );
     assert_eq!(
         text(&trip, ".claude/commands/price.md"),
-        "---\ndescription: Price a plan.\n---\nIt costs $100, or $10 with $0 off; \\$1 is an \
+        "---\ndescription: Price a plan.\n---\nIt costs $100, or $10 with \\$0 off; \\$1 is an \
          escape and $ARGUMENTS the plan.\n"
     );
     let rendered = trip.again.json(&[

@@ -1,5 +1,5 @@
 //! Skill folders given back whole: a real collection of Agent Skills
-//! (tests/fixtures/collections/anthropic-skills, see its NOTICE) plus a skill with relative
+//! (tests/fixtures/collections/anthropics-skills, see its NOTICE) plus a skill with relative
 //! links and a binary asset, imported and then written out again by `export --format skills`
 //! and by a whole-library export restored into a new library, compared file for file and
 //! item by item (by content hash, and by `skills/list` through a server); a skill whose
@@ -18,7 +18,8 @@ const PNG_BYTES: &[u8] = include_bytes!("../../seed/images/layers.png");
 
 /// The vendored skills: a folder named `skills`, so each of its folders is a skill.
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/collections/anthropic-skills/skills")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/collections/anthropics-skills/skills")
 }
 
 /// Every file under `dir` (relative path, with `/`) with its bytes.

@@ -115,8 +115,8 @@ pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
 }
 
 /// Text with a `\` before every `$` that Claude Code would take for a placeholder, as an
-/// import reads them: `$1`..`$9`, `$ARGUMENTS`, or one of the command's argument names not
-/// followed by a word character. `$10`, `$100` and `$0` are text to both and stay as they are.
+/// import reads them: `$0`..`$9`, `$ARGUMENTS`, or one of the command's argument names not
+/// followed by a word character. `$10` and `$100` are text to both and stay as they are.
 fn escape(text: &str, names: &[&str]) -> String {
     let mut out = String::with_capacity(text.len());
     for (at, c) in text.char_indices() {
@@ -141,7 +141,7 @@ mod tests {
         // What an import reads as text is left alone, so escaping never grows.
         assert_eq!(
             escape("$100, $0, $10 and \\$", &[]),
-            "$100, $0, $10 and \\$"
+            "$100, \\$0, $10 and \\$"
         );
         assert_eq!(escape("\\$1", &[]), "\\\\$1");
     }

@@ -1,9 +1,11 @@
-//! Claude Code commands (`.claude/commands/NAME.md`): `$ARGUMENTS` and `$1`..`$9` become
-//! arguments, named after the `argument-hint` where it gives names. As in Claude Code, a
-//! positional placeholder with no value stays as written (`$2`), and a command with no
-//! placeholder at all gets the text after the command as `ARGUMENTS: ...` at its end. The
-//! shell commands Claude Code runs (`` !`cmd` ``, a block opened with ```` ```! ````) stay text
-//! and are warned about (`claude_warning`).
+//! Claude Code commands (`.claude/commands/NAME.md`), and the bodies of skills, which Claude
+//! Code fills in the same way (`claude_prompt`): `$ARGUMENTS` and `$0`..`$9` become
+//! arguments (counted from 0 in a body that uses `$0`, else from 1), named after the
+//! `argument-hint` where it gives names. As in Claude Code, a positional placeholder with no
+//! value stays as written (`$2`), and a command with no placeholder at all gets the text
+//! after the command as `ARGUMENTS: ...` at its end. The shell commands Claude Code runs
+//! (`` !`cmd` ``, a block opened with ```` ```! ````) stay text and are warned about
+//! (`claude_warning`).
 
 use serde::Deserialize;
 
@@ -135,6 +137,30 @@ pub(in crate::library) fn claude_command(
     body: &str,
     source: Source,
 ) -> Result<Prompt, FileError> {
+    let folder = source.command_folder.clone();
+    let name = source.default_name;
+    let mut prompt = claude_prompt(front, body, name, source)?;
+    // Claude Code lists a command of a subfolder with that folder beside it (`/commit`
+    // "(project:git)"); the description is where a host shows it.
+    if let Some(folder) = folder {
+        prompt.description = Some(match prompt.description {
+            Some(description) => format!("{description} ({folder})"),
+            None => format!("({folder})"),
+        });
+    }
+    Ok(prompt)
+}
+
+/// The prompt `name` of a body Claude Code runs as a command or a skill, as Claude Code fills
+/// it in: its placeholders as arguments, described by `argument-hint` and named by
+/// `arguments`; and when it has none, the text after the command added at the end, as
+/// `ARGUMENTS: ...`.
+pub(super) fn claude_prompt(
+    front: Option<&str>,
+    body: &str,
+    name: &str,
+    source: Source,
+) -> Result<Prompt, FileError> {
     let front = ClaudeFront::read(front);
     let (hint_text, mut hint_names) = match &front.argument_hint {
         Some(hint) => {
@@ -166,20 +192,26 @@ pub(in crate::library) fn claude_command(
     let placeholder = |rest: &str| claude_placeholder(rest, &by_length);
     // First pass: which placeholders the body uses, so that names can be chosen before the
     // body is rewritten.
-    let mut uses_all = false;
-    let mut positions: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
-    for (at, _) in body.match_indices('$') {
-        if body[..at].ends_with('\\') {
-            continue;
-        }
-        match placeholder(&body[at..]) {
-            Some((ClaudePlaceholder::All, _)) => uses_all = true,
-            Some((ClaudePlaceholder::Position(n), _)) => {
-                positions.insert(n);
-            }
-            Some((ClaudePlaceholder::Escaped, _)) | None => {}
-        }
-    }
+    let found: Vec<ClaudePlaceholder> = body
+        .match_indices('$')
+        .filter(|(at, _)| !body[..*at].ends_with('\\'))
+        .filter_map(|(at, _)| placeholder(&body[at..]).map(|(found, _)| found))
+        .collect();
+    // Claude Code's current documentation makes `$0` the first argument and `$1` the second;
+    // its older commands page made `$1` the first. A body that uses `$0` was written for the
+    // first, so its `$N` count from 0; any other for the second, so they count from 1.
+    let zero_based = found
+        .iter()
+        .any(|found| matches!(found, ClaudePlaceholder::Numbered(0)));
+    let position = |found: &ClaudePlaceholder| match found {
+        ClaudePlaceholder::Position(n) => Some(*n),
+        ClaudePlaceholder::Numbered(n) => Some(n + usize::from(zero_based)),
+        ClaudePlaceholder::All | ClaudePlaceholder::Escaped => None,
+    };
+    let uses_all = found
+        .iter()
+        .any(|found| matches!(found, ClaudePlaceholder::All));
+    let positions: std::collections::BTreeSet<usize> = found.iter().filter_map(position).collect();
     let mut arguments = Vec::new();
     if uses_all {
         arguments.push(PromptArgument {
@@ -221,47 +253,38 @@ pub(in crate::library) fn claude_command(
         let replacement = match found {
             ClaudePlaceholder::All => var(CLAUDE_ALL_ARGUMENTS),
             // Claude Code leaves a placeholder it has no value for as written.
-            ClaudePlaceholder::Position(n) => format!(
+            ClaudePlaceholder::Position(_) | ClaudePlaceholder::Numbered(_) => format!(
                 "{{{{ {} or {} }}}}",
-                position_names.get(&n)?,
+                position_names.get(&position(&found)?)?,
                 literal(&rest[..length])
             ),
             ClaudePlaceholder::Escaped => "$".to_string(),
         };
         Some((replacement, length))
     });
-    let folder = source.command_folder.clone();
     let takes_nothing = arguments.is_empty();
-    let mut prompt = finish(
-        front.description,
-        arguments,
-        body,
-        &template,
-        source.default_name,
-        source,
-    )?;
-    if takes_nothing {
-        // No placeholder takes the text after the command: Claude Code adds it at the end.
-        let description = hint_text.unwrap_or_else(|| CLAUDE_ALL_ARGUMENTS_DESCRIPTION.into());
-        prompt = appended(prompt, CLAUDE_ALL_ARGUMENTS, description, CLAUDE_LEAD);
+    let prompt = finish(front.description, arguments, body, &template, name, source)?;
+    if !takes_nothing {
+        return Ok(prompt);
     }
-    // Claude Code lists a command of a subfolder with that folder beside it (`/commit`
-    // "(project:git)"); the description is where a host shows it.
-    if let Some(folder) = folder {
-        prompt.description = Some(match prompt.description {
-            Some(description) => format!("{description} ({folder})"),
-            None => format!("({folder})"),
-        });
-    }
-    Ok(prompt)
+    // No placeholder takes the text after the command: Claude Code adds it at the end.
+    let description = hint_text.unwrap_or_else(|| CLAUDE_ALL_ARGUMENTS_DESCRIPTION.into());
+    Ok(appended(
+        prompt,
+        CLAUDE_ALL_ARGUMENTS,
+        description,
+        CLAUDE_LEAD,
+    ))
 }
 
 enum ClaudePlaceholder {
     /// `$ARGUMENTS`
     All,
-    /// The argument at this position, from 1: `$1`, `$ARGUMENTS[0]`, or `$name` for the
-    /// first name of `arguments`.
+    /// The argument at this position, from 1: `$ARGUMENTS[0]`, or `$name` for the first name
+    /// of `arguments`.
     Position(usize),
+    /// `$0`..`$9`, the argument at this position from 0 or from 1, as the body counts.
+    Numbered(usize),
     /// `\$` before what would be a placeholder: a `$` of the text.
     Escaped,
 }
@@ -296,7 +319,7 @@ fn claude_placeholder(rest: &str, names: &[(usize, &str)]) -> Option<(ClaudePlac
             return Some((ClaudePlaceholder::Position(*position), 1 + name.len()));
         }
     }
-    claude_position(rest).map(|n| (ClaudePlaceholder::Position(n), 2))
+    claude_number(rest).map(|n| (ClaudePlaceholder::Numbered(n), 2))
 }
 
 /// Whether an import reads the `$` at the start of `rest` as a placeholder of a command whose
@@ -333,14 +356,14 @@ pub(in crate::library) fn claude_warning(
     runs_warning(path, "Claude Code", &found)
 }
 
-/// `$1`..`$9` not followed by another digit (`$100` is an amount of money, not `$1` + "00").
-fn claude_position(rest: &str) -> Option<usize> {
+/// `$0`..`$9` not followed by another digit (`$100` is an amount of money, not `$1` + "00").
+fn claude_number(rest: &str) -> Option<usize> {
     let bytes = rest.as_bytes();
     if bytes.first() != Some(&b'$') {
         return None;
     }
     let digit = *bytes.get(1)?;
-    if !(b'1'..=b'9').contains(&digit) || bytes.get(2).is_some_and(u8::is_ascii_digit) {
+    if !digit.is_ascii_digit() || bytes.get(2).is_some_and(u8::is_ascii_digit) {
         return None;
     }
     Some(usize::from(digit - b'0'))
@@ -381,7 +404,7 @@ mod tests {
                     let found = if rest.starts_with("$ARGUMENTS") {
                         Some(("<arguments>".into(), "$ARGUMENTS".len()))
                     } else {
-                        claude_position(rest).map(|n| (format!("<arg{n}>"), 2))
+                        claude_number(rest).map(|n| (format!("<arg{n}>"), 2))
                     };
                     takes_nothing &= found.is_none();
                     found
@@ -393,6 +416,23 @@ mod tests {
                 assert_eq!(rendered_text(&prompt, &values, &body), expected, "{body:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_body_that_uses_dollar_0_counts_from_0() {
+        let prompt = claude_command(None, "Move $0 from $1 to $ARGUMENTS[2].\n", source()).unwrap();
+        let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["arg1", "arg2", "arg3"]);
+        assert_eq!(
+            prompt.messages[0].body,
+            "Move {{ arg1 or \"$0\" }} from {{ arg2 or \"$1\" }} to {{ arg3 or \
+             \"$ARGUMENTS[2]\" }}."
+        );
+        // An escaped `$0` is text, and leaves `$1` the first argument.
+        let prompt = claude_command(None, "Move $1 for \\$0.\n", source()).unwrap();
+        assert_eq!(prompt.arguments[0].name, "arg1");
+        assert_eq!(prompt.messages[0].body, "Move {{ arg1 or \"$1\" }} for $0.");
+        assert!(claude_substitutes("$0 off", &[]) && !claude_substitutes("$05", &[]));
     }
 
     #[test]

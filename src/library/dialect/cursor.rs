@@ -2,7 +2,7 @@
 //! with the text typed after the command beside it, so the whole file is the prompt's text
 //! and that text is its one optional argument, `arguments`, after a blank line.
 
-use super::{CURSOR_LEAD, Source, appended, finish, translate};
+use super::{BLANK_LINE_LEAD, Source, appended, finish, translate};
 use crate::library::FileError;
 use crate::library::dialect::{CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION};
 use crate::model::Prompt;
@@ -15,6 +15,6 @@ pub(in crate::library) fn cursor_command(body: &str, source: Source) -> Result<P
         prompt,
         CLAUDE_ALL_ARGUMENTS,
         CLAUDE_ALL_ARGUMENTS_DESCRIPTION.to_string(),
-        CURSOR_LEAD,
+        BLANK_LINE_LEAD,
     ))
 }

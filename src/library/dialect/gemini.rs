@@ -4,12 +4,21 @@
 //! `args`; without `{{args}}`, `args` is still the text after the command, which Gemini CLI
 //! appends after a blank line as the whole command typed (`/NAME text`). `!{...}` and
 //! `@{...}`, which Gemini CLI runs or reads, stay text and are warned about
-//! (`gemini_warning`).
+//! (`gemini_warning`). Other keys are kept with the prompt (`GEMINI_KEYS`).
 
 use super::{Source, appended, finish, gemini_lead, runs_warning, translate, var};
 use crate::library::FileError;
 use crate::library::dialect::CLAUDE_ALL_ARGUMENTS_DESCRIPTION;
+use crate::library::kept::Keys;
 use crate::model::{Prompt, PromptArgument};
+
+/// The keys of a command that Gemini CLI reads, and so does its reader here; any other is
+/// kept with the prompt, with a warning.
+pub(in crate::library) const GEMINI_KEYS: Keys = Keys {
+    read: &["prompt", "description"],
+    host: &[],
+    ours: false,
+};
 
 /// The placeholder Gemini CLI fills with the text after the command.
 const ARGS: &str = "{{args}}";

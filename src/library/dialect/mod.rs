@@ -25,10 +25,13 @@ pub use claude_code::{
 };
 pub(super) use claude_code::{CLAUDE_KEYS, claude_command, claude_warning};
 pub(super) use cursor::cursor_command;
-pub(super) use gemini::{gemini_command, gemini_warning, is_gemini_command};
+pub(super) use gemini::{GEMINI_KEYS, gemini_command, gemini_warning, is_gemini_command};
 pub use prompt_list::{PromptList, prompt_list};
-pub use skill::{MAX_SKILL_DESCRIPTION, SKILL_HOST_KEYS, skill_front_matter, validate_skill_name};
-pub(super) use skill::{description_warning, skill};
+pub use skill::{
+    MAX_SKILL_DESCRIPTION, SKILL_FRONT_MATTER_KEYS, SKILL_HOST_KEYS, skill_front_matter,
+    validate_skill_name,
+};
+pub(super) use skill::{SKILL_KEYS, description_warning, skill};
 pub use vscode::{VSCODE_HOST_KEYS, vscode_fills, vscode_variable};
 pub(super) use vscode::{VSCODE_KEYS, is_vscode_prompt, vscode_prompt};
 
@@ -87,10 +90,11 @@ fn var(name: &str) -> String {
 }
 
 /// What the hosts put before the text typed after a command that has no placeholder for it:
-/// Claude Code `ARGUMENTS: ` after a blank line, Cursor a blank line, Gemini CLI a blank line
-/// and the whole command as typed (`/NAME ` and the text).
+/// Claude Code `ARGUMENTS: ` after a blank line, Cursor and VS Code a blank line (neither says
+/// how it joins the two), Gemini CLI a blank line and the whole command as typed (`/NAME `
+/// and the text).
 const CLAUDE_LEAD: &str = "\n\nARGUMENTS: ";
-const CURSOR_LEAD: &str = "\n\n";
+const BLANK_LINE_LEAD: &str = "\n\n";
 
 /// The lead Gemini CLI puts before the text after the command `name` (`git/commit` is typed
 /// `/git:commit`).
@@ -103,7 +107,7 @@ fn gemini_lead(name: &str) -> String {
 /// prompt for the host's own appending, which it leaves to the host.
 pub fn is_appended_lead(text: &str) -> bool {
     text == CLAUDE_LEAD
-        || text == CURSOR_LEAD
+        || text == BLANK_LINE_LEAD
         || text
             .strip_prefix("\n\n/")
             .and_then(|rest| rest.strip_suffix(' '))

@@ -1,20 +1,21 @@
 //! Agent Skills (`<skills folder>/NAME/SKILL.md`): the skill becomes a prompt named after it,
-//! its body the prompt's text as written. The name and description are checked against the
-//! rules the hosts hold a skill to: a skill they refuse (a bad name, one that is not its
-//! folder's, no description) is refused. A description longer than Agent Skills allows is
-//! loaded by the hosts all the same, so it is imported with a warning
-//! (`description_warning`), whole in the file and cut where a list shows it. The same file
-//! is also a resource (`library::skill_document`), which the Skills extension of MCP serves
-//! with its front matter as JSON (`skill_front_matter`).
+//! its body the prompt's text, filled in as Claude Code fills in a command's. The name and
+//! description are checked against the rules the hosts hold a skill to: a skill they refuse
+//! (a bad name, one that is not its folder's, no description) is refused. A description
+//! longer than Agent Skills allows is loaded by the hosts all the same, so it is imported
+//! with a warning (`description_warning`), whole in the file and cut where a list shows it.
+//! The same file is also a resource (`library::skill_document`), which the Skills extension
+//! of MCP serves with its front matter as JSON (`skill_front_matter`).
 
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{Source, finish, translate};
+use super::{Source, claude_code::claude_prompt};
 use crate::library::FileError;
 use crate::library::front_matter::{key_line, parse_yaml, split_front_matter};
+use crate::library::kept::Keys;
 use crate::model::Prompt;
 
 /// The keys of a `SKILL.md` that Agent Skills (`license`, `compatibility`, `allowed-tools`)
@@ -27,6 +28,36 @@ pub const SKILL_HOST_KEYS: [&str; 6] = [
     "model",
     "disable-model-invocation",
     "argument-hint",
+];
+
+/// The keys a skill's reader takes, and the hosts' own keys of a skill, which are kept
+/// without a warning.
+pub(in crate::library) const SKILL_KEYS: Keys = Keys {
+    read: &["name", "description", "argument-hint", "arguments"],
+    host: &SKILL_FRONT_MATTER_KEYS,
+    ours: false,
+};
+
+/// The keys of a `SKILL.md` that the hosts read besides those its reader takes: Agent
+/// Skills' and Claude Code's (its skills' front matter reference), the ones VS Code reads
+/// among them.
+pub const SKILL_FRONT_MATTER_KEYS: [&str; 16] = [
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+    "disallowed-tools",
+    "model",
+    "effort",
+    "disable-model-invocation",
+    "user-invocable",
+    "when_to_use",
+    "context",
+    "agent",
+    "background",
+    "hooks",
+    "paths",
+    "shell",
 ];
 
 /// Agent Skills' limit on a description, in characters.
@@ -73,7 +104,9 @@ pub fn validate_skill_name(name: &str) -> Result<(), String> {
 
 /// The SKILL.md of the skill folder `folder_name`: its prompt, whose description is cut to
 /// Agent Skills' limit (a host's list of commands shows it), and the description whole (the
-/// `SKILL.md` resource's, as the Skills extension has it).
+/// `SKILL.md` resource's, as the Skills extension has it). Its body is filled in as Claude
+/// Code fills in a skill, as it does a command (`claude_prompt`): its placeholders, or else
+/// the text typed after it at its end.
 pub(in crate::library) fn skill(
     front: Option<&str>,
     body: &str,
@@ -81,19 +114,12 @@ pub(in crate::library) fn skill(
     source: Source,
 ) -> Result<(Prompt, String), FileError> {
     let (name, description, parsed) = checked(front, folder_name, source.path)?;
-    let template = translate(body, |_| None);
     let title = parsed.metadata.get("title").and_then(|value| match value {
         MetaValue::Text(text) => Some(text.clone()),
         MetaValue::Other(_) => None,
     });
-    let mut prompt = finish(
-        Some(listed(description.clone())),
-        Vec::new(),
-        body,
-        &template,
-        &name,
-        source,
-    )?;
+    let mut prompt = claude_prompt(front, body, &name, source)?;
+    prompt.description = Some(listed(description.clone()));
     if title.is_some() {
         prompt.title = title;
     }

@@ -1,13 +1,16 @@
 //! VS Code prompt files (`*.prompt.md` with VS Code's keys or placeholders): `${input:...}`
-//! and the editor variables become required arguments.
+//! and the editor variables become required arguments. A file without an input takes the
+//! text typed after `/NAME`, which VS Code passes on with it, as one optional argument,
+//! `arguments`, after a blank line.
 
 use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::{Source, finish, identifier, sanitize_name, translate, var};
+use super::{BLANK_LINE_LEAD, Source, appended, finish, identifier, sanitize_name, translate, var};
 use crate::library::FileError;
+use crate::library::dialect::{CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION};
 use crate::library::front_matter::parse_yaml;
 use crate::library::kept::Keys;
 use crate::model::{Prompt, PromptArgument};
@@ -178,10 +181,12 @@ pub(in crate::library) fn vscode_prompt(
         None => VsCodeFront::default(),
     };
     let mut arguments: Vec<PromptArgument> = Vec::new();
+    let mut takes_input = false;
     for (at, _) in body.match_indices("${") {
         let Some(placeholder) = vscode_placeholder(&body[at..]) else {
             continue;
         };
+        takes_input |= body[at..].starts_with("${input:");
         match arguments
             .iter_mut()
             .find(|arg| arg.name == placeholder.argument)
@@ -209,14 +214,25 @@ pub(in crate::library) fn vscode_prompt(
         .as_deref()
         .map(sanitize_name)
         .unwrap_or_else(|| source.default_name.to_string());
-    finish(
+    let prompt = finish(
         front.description,
         arguments,
         body,
         &template,
         &default_name,
         source,
-    )
+    )?;
+    if takes_input {
+        return Ok(prompt);
+    }
+    // What is typed after `/NAME` goes to the model with the prompt (`/create-api for listing
+    // customers`); where no input takes it, it is added at the end, as Cursor's is.
+    Ok(appended(
+        prompt,
+        CLAUDE_ALL_ARGUMENTS,
+        CLAUDE_ALL_ARGUMENTS_DESCRIPTION.to_string(),
+        BLANK_LINE_LEAD,
+    ))
 }
 
 #[cfg(test)]
@@ -231,10 +247,16 @@ mod tests {
         for body in tricky_bodies() {
             if let Ok(prompt) = vscode_prompt(None, &body, source()) {
                 let values = marked_values(&prompt);
-                let expected = substituted(&body, |rest| {
-                    vscode_placeholder(rest)
-                        .map(|found| (format!("<{}>", found.argument), found.length))
+                let mut takes_input = false;
+                let mut expected = substituted(&body, |rest| {
+                    let found = vscode_placeholder(rest)?;
+                    takes_input |= rest.starts_with("${input:");
+                    Some((format!("<{}>", found.argument), found.length))
                 });
+                // Without an input, the text after the command comes at the end.
+                if !takes_input {
+                    expected.push_str("\n\n<arguments>");
+                }
                 assert_eq!(rendered_text(&prompt, &values, &body), expected, "{body:?}");
             }
         }
