@@ -325,6 +325,7 @@ fn shown_error(err: &FileError, name: &str, offset: u64) -> String {
         &FileError {
             path: name.to_string(),
             line: err.line.map(|line| line + offset),
+            column: err.column,
             message: err.message.clone(),
         }
         .to_string(),
@@ -358,6 +359,7 @@ fn whole(name: &str, message: String) -> FileError {
     FileError {
         path: name.to_string(),
         line: None,
+        column: None,
         message,
     }
 }
@@ -728,6 +730,7 @@ mod tests {
         let err = FileError {
             path: "ignored".into(),
             line: Some(2),
+            column: None,
             message: "front matter: unclosed bracket".into(),
         };
         let text = b"---\ntitle: [\n---\n# promptshelf: a body line\n";

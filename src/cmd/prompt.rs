@@ -363,6 +363,7 @@ pub(super) fn problems(
                 .place
                 .as_ref()
                 .and_then(|place| library::line_in_file(&text, true, place)),
+            column: None,
             message: finding.message,
         })
         .collect())

@@ -216,6 +216,7 @@ pub(super) fn read_all(
                     vec![Err(FileError {
                         path: String::new(),
                         line: None,
+                        column: None,
                         message: "reading a file failed unexpectedly".into(),
                     })]
                 })
@@ -245,6 +246,7 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
     let failure = |err: std::io::Error| FileError {
         path: found.relative.clone(),
         line: None,
+        column: None,
         message: format!("cannot read it: {}", plain_error(&err)),
     };
     // Never `File::open` alone: the file may have become a link out of the folder since the
