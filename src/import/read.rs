@@ -297,7 +297,7 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
             refused: list.refused,
             warnings: list.warnings,
         };
-        return Ok(Read::Parsed(items, problems));
+        return Ok(with_hidden(source, found, &bytes, items, problems));
     }
     let Some(read) = library::read_file(
         &source.collection,
@@ -322,13 +322,39 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
             &bytes,
         ));
     }
-    Ok(Read::Parsed(
-        items,
-        Problems {
-            refused: Vec::new(),
-            warnings,
-        },
-    ))
+    let problems = Problems {
+        refused: Vec::new(),
+        warnings,
+    };
+    Ok(with_hidden(source, found, &bytes, items, problems))
+}
+
+/// A file's items with the hidden text found in it (`library::hidden_in`) as warnings, or
+/// with `--strict` as the failures that refuse the file. Completion values and binary files
+/// are not prompt text.
+fn with_hidden(
+    source: &Source,
+    found: &walk::Found,
+    bytes: &[u8],
+    items: Vec<Parsed>,
+    mut problems: Problems,
+) -> Read {
+    let text = items.iter().any(|file| match &file.item {
+        Item::Prompt(_) => true,
+        Item::Resource(resource) => matches!(resource.content, Content::Text(_)),
+        Item::Values { .. } => false,
+    });
+    let hidden = if text {
+        library::hidden_in(&found.relative, bytes)
+    } else {
+        Vec::new()
+    };
+    if source.strict && !hidden.is_empty() {
+        problems.refused.extend(hidden);
+        return Read::Parsed(Vec::new(), problems);
+    }
+    problems.warnings.extend(hidden);
+    Read::Parsed(items, problems)
 }
 
 /// Relative markdown links between the files become the URIs of their targets (see

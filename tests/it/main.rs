@@ -14,6 +14,7 @@ mod conformance;
 mod edit;
 mod elicitation;
 mod exports;
+mod hidden;
 mod history;
 mod host_semantics;
 mod hosts;
