@@ -103,7 +103,8 @@ impl Hidden {
 pub fn scan(text: &str, markdown: bool) -> Vec<Hidden> {
     let lines = Lines::new(text);
     let mut found = characters(text, &lines);
-    if markdown {
+    // Without a `<` there is no HTML to look for.
+    if markdown && memchr::memchr(b'<', text.as_bytes()).is_some() {
         found.extend(html(text, &lines));
         found.sort_by_key(|hidden| (hidden.line, hidden.column));
     }
@@ -179,23 +180,31 @@ impl<'a> Lines<'a> {
 
 /// The invisible characters of `text` that hide something.
 fn characters(text: &str, lines: &Lines) -> Vec<Hidden> {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut found = Vec::new();
     // The line of the last bidi control that opens an embedding, override or isolate: the
     // one that closes it on that line is shown with it rather than found again.
     let mut opened_on = None;
-    let mut at = 0;
-    while at < chars.len() {
-        let (offset, c) = chars[at];
+    let mut before = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((offset, c)) = chars.next() {
         let own = class(c);
-        let run = chars[at..]
-            .iter()
-            .take_while(|(_, next)| class(*next) == own)
-            .count()
-            .max(1);
-        let before = at.checked_sub(1).map(|index| chars[index].1);
-        let after = chars.get(at + run).map(|(_, next)| *next);
-        let taken: Vec<char> = chars[at..at + run].iter().map(|(_, c)| *c).collect();
+        if own == Class::Visible {
+            before = Some(c);
+            continue;
+        }
+        // A run of characters of one class is one finding.
+        let mut taken = vec![c];
+        let mut end = offset + c.len_utf8();
+        while let Some(&(at, next)) = chars.peek() {
+            if class(next) != own {
+                break;
+            }
+            taken.push(next);
+            end = at + next.len_utf8();
+            chars.next();
+        }
+        let run = taken.len();
+        let after = chars.peek().map(|&(_, next)| next);
         let hidden = match own {
             Class::Tag if !is_emoji_tag_sequence(before, &taken) => Some((
                 Kind::TagCharacters,
@@ -216,9 +225,9 @@ fn characters(text: &str, lines: &Lines) -> Vec<Hidden> {
                 Kind::ZeroWidth,
                 format!(
                     "\"{}{}{}\"",
-                    visible(&word_end(&chars[..at])),
+                    visible(&word_end(&text[..offset])),
                     visible(&taken.iter().collect::<String>()),
-                    visible(&word_start(&chars[at + run..]))
+                    visible(&word_start(&text[end..]))
                 ),
             )),
             Class::VariationSelector if run > 1 => {
@@ -250,7 +259,7 @@ fn characters(text: &str, lines: &Lines) -> Vec<Hidden> {
                 text,
             });
         }
-        at += run;
+        before = taken.last().copied();
     }
     found
 }
@@ -270,6 +279,8 @@ enum Class {
 
 fn class(c: char) -> Class {
     match c {
+        // Most text is ASCII, where nothing is invisible.
+        _ if c.is_ascii() => Class::Visible,
         '\u{E0000}'..='\u{E007F}' => Class::Tag,
         '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => Class::Bidi,
         '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' => Class::ZeroWidth,
@@ -341,22 +352,19 @@ fn is_latin_word(c: char) -> bool {
         || (CodePointSetData::new::<Alphabetic>().contains(c) && c.script() == Script::Latin)
 }
 
-/// The letters of the word that ends just before a zero-width run.
-fn word_end(before: &[(usize, char)]) -> String {
-    let start = before
-        .iter()
-        .rposition(|(_, c)| !is_latin_word(*c))
-        .map_or(0, |at| at + 1);
-    before[start..].iter().map(|(_, c)| *c).collect()
+/// The letters of the word that ends `text`, just before a zero-width run.
+fn word_end(text: &str) -> String {
+    let start = text
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !is_latin_word(c))
+        .map_or(0, |(at, c)| at + c.len_utf8());
+    text[start..].to_string()
 }
 
-/// The letters of the word that starts just after a zero-width run.
-fn word_start(after: &[(usize, char)]) -> String {
-    after
-        .iter()
-        .map(|(_, c)| *c)
-        .take_while(|&c| is_latin_word(c))
-        .collect()
+/// The letters of the word that starts `text`, just after a zero-width run.
+fn word_start(text: &str) -> String {
+    text.chars().take_while(|&c| is_latin_word(c)).collect()
 }
 
 /// `text` with every invisible or control character named, and made one line.
@@ -517,4 +525,59 @@ fn shortened(text: &str) -> String {
     let mut cut: String = shown.chars().take(SHOWN_CHARS).collect();
     cut.push_str("...");
     cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_in_one_script_or_mixed_as_writers_mix_them_are_no_lookalike() {
+        for name in [
+            "code-review",
+            "Руководство по API",
+            "日本語ガイド",
+            "API仕様書",
+            "한국어-문서",
+            "مراجعة-الكود",
+            "café-crème",
+            "straße",
+        ] {
+            assert_eq!(lookalike(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn latin_mixed_with_cyrillic_or_greek_and_ascii_lookalikes_are_found() {
+        let found = lookalike("c\u{043E}de-review").expect("a Cyrillic o");
+        assert_eq!((found.line, found.column), (1, 2));
+        assert!(
+            found.text.contains("which looks like 'o'"),
+            "{}",
+            found.text
+        );
+        // A whole word of letters that look like ASCII, beside ASCII words.
+        let found = lookalike("run-\u{0435}\u{0445}\u{0435}").expect("Cyrillic exe");
+        assert_eq!(found.column, 5);
+        let found = lookalike("alpha\u{03BB}").expect("Latin with Greek");
+        assert!(found.text.contains("mixes scripts"), "{}", found.text);
+    }
+
+    #[test]
+    fn a_flag_s_tags_are_ordinary_and_tags_beyond_a_subdivision_code_are_not() {
+        let scotland = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}";
+        assert_eq!(scan(scotland, false), Vec::new());
+        let smuggled: String = "\u{1F3F4}"
+            .chars()
+            .chain(
+                "gb and more"
+                    .chars()
+                    .map(|c| char::from_u32(0xE0000 + c as u32).unwrap()),
+            )
+            .chain(['\u{E007F}'])
+            .collect();
+        let found = scan(&smuggled, false);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].text, "gb and more<U+007F>");
+    }
 }
