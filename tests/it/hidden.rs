@@ -305,6 +305,16 @@ fn a_cyrillic_lookalike_in_a_name_is_found() {
                 .is_some_and(|text| text.contains("U+0430"))),
         "{problems:?}"
     );
+    // A prompt file of ours refuses such a name, saying which letter it is.
+    let named = ctx.write(
+        "named.prompt.md",
+        "---\nname: c\u{043E}de-review\n---\nReview the code.\n",
+    );
+    let stderr = ctx.fails(&["prompt", "add", named.to_str().expect("UTF-8 path")]);
+    assert!(
+        stderr.contains("holds U+043E (a Cyrillic letter), which looks like 'o'"),
+        "{stderr}"
+    );
     let notes = ctx.write("notes.md", "# Notes\n");
     let stderr = succeeds(
         &ctx,
