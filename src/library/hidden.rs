@@ -102,9 +102,14 @@ impl Hidden {
 /// code spans or code blocks, where `<!-- -->` is an example shown as it is).
 pub fn scan(text: &str, markdown: bool) -> Vec<Hidden> {
     let lines = Lines::new(text);
-    let mut found = characters(text, &lines);
-    // Without a `<` there is no HTML to look for.
-    if markdown && memchr::memchr(b'<', text.as_bytes()).is_some() {
+    // Nothing ASCII is invisible, and most text is ASCII: it is not read a character at a
+    // time.
+    let mut found = if text.is_ascii() {
+        Vec::new()
+    } else {
+        characters(text, &lines)
+    };
+    if markdown && may_hide_html(text) {
         found.extend(html(text, &lines));
         found.sort_by_key(|hidden| (hidden.line, hidden.column));
     }
@@ -279,7 +284,6 @@ enum Class {
 
 fn class(c: char) -> Class {
     match c {
-        // Most text is ASCII, where nothing is invisible.
         _ if c.is_ascii() => Class::Visible,
         '\u{E0000}'..='\u{E007F}' => Class::Tag,
         '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => Class::Bidi,
@@ -447,6 +451,25 @@ fn html(text: &str, lines: &Lines) -> Vec<Hidden> {
     found
 }
 
+/// An opening tag, and attributes that hide its element.
+fn patterns() -> Option<&'static (Regex, Regex)> {
+    static PATTERNS: std::sync::LazyLock<Option<(Regex, Regex)>> = std::sync::LazyLock::new(|| {
+        let tag = Regex::new(r"<([A-Za-z][A-Za-z0-9-]*)(\s[^<>]*)?>").ok()?;
+        let hides =
+            Regex::new(r#"(?i)(^|\s)hidden(\s|=|/|$)|display\s*:\s*none|visibility\s*:\s*hidden"#)
+                .ok()?;
+        Some((tag, hides))
+    });
+    PATTERNS.as_ref()
+}
+
+/// Whether `text` holds a comment or an attribute that hides an element anywhere: most
+/// markdown holds neither, and is not parsed again to find them.
+fn may_hide_html(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), b"<!--").is_some()
+        || patterns().is_some_and(|(_, hides)| hides.is_match(text))
+}
+
 /// The comments in `text[start..end]`; one left open runs to `end`.
 fn comments(text: &str, start: usize, end: usize, lines: &Lines) -> Vec<Hidden> {
     let mut found = Vec::new();
@@ -472,14 +495,7 @@ fn comments(text: &str, start: usize, end: usize, lines: &Lines) -> Vec<Hidden> 
 /// Opening tags that hide their element, and what the element holds (up to its closing
 /// tag, or `end` of a block).
 fn hidden_elements(text: &str, start: usize, end: usize, lines: &Lines) -> Vec<Hidden> {
-    static PATTERNS: std::sync::LazyLock<Option<(Regex, Regex)>> = std::sync::LazyLock::new(|| {
-        let tag = Regex::new(r"<([A-Za-z][A-Za-z0-9-]*)(\s[^<>]*)?>").ok()?;
-        let hides =
-            Regex::new(r#"(?i)(^|\s)hidden(\s|=|/|$)|display\s*:\s*none|visibility\s*:\s*hidden"#)
-                .ok()?;
-        Some((tag, hides))
-    });
-    let Some((tag, hides)) = PATTERNS.as_ref() else {
+    let Some((tag, hides)) = patterns() else {
         return Vec::new();
     };
     let mut found = Vec::new();
