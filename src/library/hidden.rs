@@ -93,7 +93,10 @@ impl Hidden {
                 "hidden HTML element, which a markdown view does not show but a model reads: \
                  \"{text}\"; remove it, or write it as visible text"
             ),
-            Kind::Lookalike => format!("lookalike characters: {text}; write it in plain ASCII"),
+            Kind::Lookalike => format!(
+                "lookalike characters: {text}; write each word in one script (an ASCII name in \
+                 plain ASCII)"
+            ),
         }
     }
 }
