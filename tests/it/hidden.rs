@@ -109,6 +109,15 @@ fn instructions_in_tag_characters_are_decoded_at_their_line_and_column() {
     // A warning by default: the prompt is imported as it is.
     let shown = ctx.ok(&["prompt", "show", "review"]);
     assert!(shown.contains("Review the code carefully."), "{shown}");
+    // `--json` gives the warning's column beside its line.
+    let lib = ctx.path("lib");
+    let report = ctx.json(&["import", lib.to_str().expect("UTF-8 path"), "--json"]);
+    let warning = &report["warnings"][0];
+    assert_eq!(warning["file"], file.display().to_string(), "{report}");
+    assert_eq!(
+        (warning["line"].as_u64(), warning["column"].as_u64()),
+        (Some(4), Some(27))
+    );
 
     // `check` finds it in what is stored, at its line of the message.
     let (passed, problems) = checked(&ctx);
