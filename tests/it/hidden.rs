@@ -381,21 +381,27 @@ fn prompt_add_resource_add_and_edit_warn_and_store() {
         std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755))
             .expect("make the script executable");
     }
-    let output = ctx
-        .command(&["prompt", "edit", "plain"])
-        .env_remove("VISUAL")
-        .env("EDITOR", &editor)
-        .output()
-        .expect("run promptshelf");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    assert!(
-        stderr
-            .lines()
-            .any(|line| line.starts_with("warning: plain.prompt.md:")
-                && line.contains("U+202E RIGHT-TO-LEFT OVERRIDE, before \"this\"")),
-        "{stderr}"
-    );
+    // The resource added above, `shelf://local/notes.md`, edited so too.
+    for (args, draft) in [
+        (["prompt", "edit", "plain"], "plain.prompt.md"),
+        (["resource", "edit", "shelf://local/notes.md"], "notes.md"),
+    ] {
+        let output = ctx
+            .command(&args)
+            .env_remove("VISUAL")
+            .env("EDITOR", &editor)
+            .output()
+            .expect("run promptshelf");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        assert!(
+            stderr
+                .lines()
+                .any(|line| line.starts_with(&format!("warning: {draft}:"))
+                    && line.contains("U+202E RIGHT-TO-LEFT OVERRIDE, before \"this\"")),
+            "{stderr}"
+        );
+    }
     let shown = ctx.ok(&["prompt", "show", "plain"]);
     assert!(shown.contains("Run \u{202E}this"), "{shown}");
 }
