@@ -3,14 +3,17 @@
 //! `validate`, the same checks `import` makes of the files it reads (templates parse and
 //! render, variables are arguments, embedded and linked URIs resolve, relative links point at
 //! files of the collection, arguments are declared so they can work); every resource template
-//! must parse and complete from tables that exist.
+//! must parse and complete from tables that exist. Hidden text (`library::hidden`) in a
+//! prompt's messages and description, a text resource's content and description, and
+//! lookalike letters in names and URIs are problems too, each at its line and column.
 
 use std::collections::{BTreeSet, HashMap};
 
 use rusqlite::Connection;
 
+use crate::library::hidden::{self, Hidden};
 use crate::library::{self, Place};
-use crate::model::{Content, Meta};
+use crate::model::{Content, Meta, Origin};
 use crate::store::{self, read};
 use crate::uri_template::UriTemplate;
 use crate::validate::{self, Files, Finding};
@@ -21,6 +24,24 @@ pub struct Problem {
     /// `prompt 'name'`, `resource 'uri'` or `template 'uri'`.
     pub item: String,
     pub problem: String,
+    /// Where hidden text is, and what it says.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<HiddenAt>,
+}
+
+/// Hidden text in an item: the file it was imported from, the part of the item, the line
+/// and column in that part (from 1, the column in characters), the kind and the text made
+/// visible.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct HiddenAt {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// `message 1`, `description`, `text`, `name` or `uri`.
+    pub part: String,
+    pub line: u64,
+    pub column: u64,
+    pub kind: hidden::Kind,
+    pub text: String,
 }
 
 /// What a check found.
@@ -96,20 +117,56 @@ pub fn check(conn: &Connection) -> store::Result<Report> {
         let findings = validate::prompt(&stored, &library)?;
         report.add(&item, true, findings);
         report.unknown_keys(&item, &stored.prompt.meta);
+        let prompt = &stored.prompt;
+        let origin = &prompt.origin;
+        report.lookalike(&item, origin, "name", &prompt.name);
+        let mut parts: Vec<(String, &str, bool)> = prompt
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(index, message)| (format!("message {}", index + 1), &*message.body, true))
+            .collect();
+        if let Some(description) = &prompt.description {
+            parts.push(("description".into(), description, false));
+        }
+        report.hidden(&item, origin, &parts);
     }
     for stored in read::resources(conn, read::Window::ALL)? {
         report.resources += 1;
         let info = &stored.info;
-        report.unknown_keys(&format!("resource '{}'", info.uri), &info.meta);
+        let item = format!("resource '{}'", info.uri);
+        report.unknown_keys(&item, &info.meta);
+        let origin = &info.origin;
+        let uri = percent_encoding::percent_decode_str(&info.uri).decode_utf8_lossy();
+        report.lookalike(&item, origin, "uri", &uri);
+        report.lookalike(&item, origin, "name", &info.name);
+        let content = read::resource_content(conn, &info.uri)?;
+        let text = match &content {
+            Some((_, Content::Text(text))) => Some(text.as_str()),
+            _ => None,
+        };
         let markdown = info.mime_type == "text/markdown";
-        if !markdown || info.origin.collection.is_none() {
-            continue;
-        }
-        let Some((_, Content::Text(text))) = read::resource_content(conn, &info.uri)? else {
+        let parts = [
+            ("text".to_string(), text, markdown),
+            (
+                "description".to_string(),
+                info.description.as_deref(),
+                false,
+            ),
+        ];
+        let parts: Vec<(String, &str, bool)> = parts
+            .into_iter()
+            .filter_map(|(part, text, markdown)| Some((part, text?, markdown)))
+            .collect();
+        report.hidden(&item, origin, &parts);
+        let Some(text) = text else {
             continue;
         };
-        let findings = validate::document(&text, &info.origin, &library);
-        report.add(&format!("resource '{}'", info.uri), false, findings);
+        if !markdown || origin.collection.is_none() {
+            continue;
+        }
+        let findings = validate::document(text, origin, &library);
+        report.add(&item, false, findings);
     }
     let tables = &library.tables;
     for stored in read::templates(conn, read::Window::ALL)? {
@@ -137,6 +194,7 @@ pub fn check(conn: &Connection) -> store::Result<Report> {
             .extend(problems.into_iter().map(|problem| Problem {
                 item: item.clone(),
                 problem,
+                hidden: None,
             }));
     }
     Ok(report)
@@ -159,6 +217,7 @@ impl Report {
                     problem: format!(
                         "front matter key `{key}` is not one promptshelf reads (kept from its file); remove it if it is a mistake"
                     ),
+                    hidden: None,
                 }),
         );
     }
@@ -178,6 +237,52 @@ impl Report {
                     }
                     _ => finding.message,
                 },
+                hidden: None,
             }));
+    }
+
+    /// The hidden text of the parts of an item: each part's name, text, and whether it is
+    /// markdown. What a later part holds that an earlier one showed already (a description
+    /// taken from the text's first paragraph) is not found again.
+    fn hidden(&mut self, item: &str, origin: &Origin, parts: &[(String, &str, bool)]) {
+        let mut seen = Vec::new();
+        for (part, text, markdown) in parts {
+            let found = hidden::scan(text, *markdown);
+            let new: Vec<Hidden> = found
+                .into_iter()
+                .filter(|found| !seen.contains(&(found.kind, found.text.clone())))
+                .collect();
+            seen.extend(new.iter().map(|found| (found.kind, found.text.clone())));
+            for found in new {
+                self.push_hidden(item, origin, part, found);
+            }
+        }
+    }
+
+    /// Lookalike letters in an item's name or URI.
+    fn lookalike(&mut self, item: &str, origin: &Origin, part: &str, name: &str) {
+        if let Some(found) = hidden::lookalike(name) {
+            self.push_hidden(item, origin, part, found);
+        }
+    }
+
+    fn push_hidden(&mut self, item: &str, origin: &Origin, part: &str, found: Hidden) {
+        self.problems.push(Problem {
+            item: item.to_string(),
+            problem: format!(
+                "{part}, line {}, column {}: {}",
+                found.line,
+                found.column,
+                found.message()
+            ),
+            hidden: Some(HiddenAt {
+                file: origin.path.clone(),
+                part: part.to_string(),
+                line: found.line,
+                column: found.column,
+                kind: found.kind,
+                text: found.text,
+            }),
+        });
     }
 }

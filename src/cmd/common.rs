@@ -279,6 +279,31 @@ pub fn parse_local_file(file: &Path, bytes: &[u8], folder: library::Folder) -> R
     )
 }
 
+/// Warns of the hidden text in a file added or edited by hand (`library::hidden_in`, the
+/// file read as `name`), as `import` warns of a file of a folder, naming it `shown`.
+pub fn warn_hidden(shown: &str, name: &str, bytes: &[u8]) {
+    for found in library::hidden_in(name, bytes) {
+        warn(&library::FileError {
+            path: shown.to_string(),
+            ..found
+        });
+    }
+}
+
+/// Warns of lookalike letters in a name or URI given by hand (`what`, say `--name`); a URI
+/// is read percent-decoded, as a host shows it.
+pub fn warn_lookalike(what: &str, name: &str) {
+    let decoded = percent_encoding::percent_decode_str(name).decode_utf8_lossy();
+    if let Some(found) = library::hidden::lookalike(&decoded) {
+        warn(&library::FileError::new(what, None, found.message()));
+    }
+}
+
+/// A warning on standard error, as `import` prints its own.
+pub fn warn(problem: &library::FileError) {
+    eprintln!("warning: {}", one_line(&problem.to_string()));
+}
+
 /// Reads `bytes` as the file `name` of the format would be read; errors name `shown`.
 pub fn parse_named(shown: &str, name: &str, bytes: &[u8], folder: library::Folder) -> Result<Item> {
     let item = library::parse_file_in(&local_collection(), name, folder, bytes).map_err(|err| {

@@ -325,6 +325,7 @@ fn shown_error(err: &FileError, name: &str, offset: u64) -> String {
         &FileError {
             path: name.to_string(),
             line: err.line.map(|line| line + offset),
+            column: err.column,
             message: err.message.clone(),
         }
         .to_string(),
@@ -358,6 +359,7 @@ fn whole(name: &str, message: String) -> FileError {
     FileError {
         path: name.to_string(),
         line: None,
+        column: None,
         message,
     }
 }
@@ -374,7 +376,7 @@ fn prompt_by_hand(
     let file_name = format!("{}.prompt.md", file_stem(&name));
     let original = emit::prompt_file(&stored.prompt, &file_name);
     let mut draft = Draft::new(&file_name, original.as_bytes())?;
-    let read = |bytes: &[u8]| -> Result<Prompt, FileError> {
+    let read = |bytes: &[u8]| -> Result<(Prompt, Vec<u8>), FileError> {
         // Read as an import reads it: the front matter the prompt kept from its file (a
         // restored library's, say) is in the draft, and stays with it.
         let item = library::parse_file_kept(
@@ -403,7 +405,7 @@ fn prompt_by_hand(
         match super::prompt::problems(store, &prompt, &file_name, bytes) {
             Ok(problems) => match problems.into_iter().next() {
                 Some(first) => Err(first),
-                None => Ok(prompt),
+                None => Ok((prompt, bytes.to_vec())),
             },
             Err(err) => Err(whole(&file_name, format!("{err:#}"))),
         }
@@ -415,7 +417,10 @@ fn prompt_by_hand(
                 common::one_line(&name)
             ));
         }
-        Edited::Read(prompt) => prompt,
+        Edited::Read((prompt, bytes)) => {
+            common::warn_hidden(&file_name, &file_name, &bytes);
+            prompt
+        }
     };
     let written = store.write(|tx| {
         // Another command may have changed the prompt while the editor was open: then this
@@ -499,7 +504,7 @@ fn resource_by_hand(
         resource.content.as_bytes().to_vec()
     };
     let mut draft = Draft::new(&file_name, &original)?;
-    let read = |bytes: &[u8]| -> Result<Resource, FileError> {
+    let read = |bytes: &[u8]| -> Result<(Resource, Vec<u8>), FileError> {
         let Ok(text) = std::str::from_utf8(bytes) else {
             return Err(whole(
                 &file_name,
@@ -509,10 +514,11 @@ fn resource_by_hand(
         if !front_matter {
             let mut info = stored.info.clone();
             info.origin = Origin::default();
-            return Ok(Resource {
+            let resource = Resource {
                 info,
                 content: Content::Text(text.to_string()),
-            });
+            };
+            return Ok((resource, bytes.to_vec()));
         }
         let item = library::parse_file_kept(
             &common::local_collection(),
@@ -534,7 +540,7 @@ fn resource_by_hand(
         };
         edited.info.uri = uri.clone();
         edited.info.origin = Origin::default();
-        Ok(edited)
+        Ok((edited, bytes.to_vec()))
     };
     let resource = match edit_draft(editor, &mut draft, &original, read)? {
         Edited::Unchanged => {
@@ -543,7 +549,10 @@ fn resource_by_hand(
                 common::one_line(&uri)
             ));
         }
-        Edited::Read(resource) => resource,
+        Edited::Read((resource, bytes)) => {
+            common::warn_hidden(&file_name, &file_name, &bytes);
+            resource
+        }
     };
     let written = store.write(|tx| {
         let current = store::read::resource(tx, &uri)?;
@@ -728,6 +737,7 @@ mod tests {
         let err = FileError {
             path: "ignored".into(),
             line: Some(2),
+            column: None,
             message: "front matter: unclosed bracket".into(),
         };
         let text = b"---\ntitle: [\n---\n# promptshelf: a body line\n";

@@ -158,8 +158,7 @@ pub(super) fn print(
         eprintln!("{}", common::one_line(&shown(dir, failure).to_string()));
     }
     for warning in &report.warnings {
-        let line = shown(dir, warning).to_string();
-        eprintln!("warning: {}", common::one_line(&line));
+        common::warn(&shown(dir, warning));
     }
     let mut out = common::stdout();
     if list_changes {
@@ -274,6 +273,9 @@ struct ChangeJson<'a> {
 struct FailureJson {
     file: String,
     line: Option<u64>,
+    /// Given for a problem at a character of the line (hidden text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<u64>,
     message: String,
 }
 
@@ -284,6 +286,7 @@ impl FailureJson {
             .map(|problem| FailureJson {
                 file: import::shown_path(dir, &problem.path),
                 line: problem.line,
+                column: problem.column,
                 message: problem.message.clone(),
             })
             .collect()

@@ -237,17 +237,15 @@ fn argument_type(arg: &PromptArgument) -> String {
     text
 }
 
+/// What a prompt read from standard input is read as.
+const STDIN_NAME: &str = "stdin.prompt.md";
+
 fn add(store: &Store, file: &Path, detach: bool, json: bool) -> Result<()> {
     let bytes = common::read_input(file)?;
     let shown = common::shown(file);
     let item = if common::is_stdin(file) {
         // Standard input has no file name to say what it is: it is read as a prompt file.
-        common::parse_named(
-            &shown,
-            "stdin.prompt.md",
-            &bytes,
-            crate::library::Folder::Plain,
-        )?
+        common::parse_named(&shown, STDIN_NAME, &bytes, crate::library::Folder::Plain)?
     } else {
         common::parse_local_file(file, &bytes, common::folder_of(file))?
     };
@@ -260,6 +258,12 @@ fn add(store: &Store, file: &Path, detach: bool, json: bool) -> Result<()> {
             ));
         }
     };
+    let name = if common::is_stdin(file) {
+        STDIN_NAME.to_string()
+    } else {
+        common::file_name(file)?
+    };
+    common::warn_hidden(&shown, &name, &bytes);
     // Added by hand, so it belongs to no imported collection.
     prompt.origin = Origin::default();
     let problems = problems(store, &prompt, &shown, &bytes)?;
@@ -365,6 +369,7 @@ pub(super) fn problems(
                 .place
                 .as_ref()
                 .and_then(|place| library::line_in_file(&text, true, place)),
+            column: None,
             message: finding.message,
         })
         .collect())

@@ -305,6 +305,15 @@ fn add(store: &Store, file: &Path, overrides: Overrides, detach: bool, json: boo
         }
         Item::Values { .. } => return Err(anyhow!("{shown} is not a resource file")),
     };
+    if let Content::Text(_) = resource.content {
+        common::warn_hidden(&shown, &file_name, &bytes);
+    }
+    if let Some(name) = &overrides.name {
+        common::warn_lookalike("--name", name);
+    }
+    if let Some(uri) = &overrides.uri {
+        common::warn_lookalike("--uri", uri);
+    }
     let info = &mut resource.info;
     // Added by hand, so it belongs to no imported collection.
     info.origin = Origin::default();

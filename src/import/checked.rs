@@ -120,6 +120,7 @@ pub(super) fn validated(
                     let place = finding.place.as_ref()?;
                     library::line_in_file(text.as_deref()?, is_prompt, place)
                 }),
+                column: None,
                 message: finding.message.clone(),
             };
             if refuses(source, &file, finding) {

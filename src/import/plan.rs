@@ -287,6 +287,7 @@ pub(super) fn taken(
     FileError {
         path: file.path.clone(),
         line,
+        column: None,
         message: format!(
             "{} '{key}' belongs to the collection '{other}'{from}; {fix}",
             kind.as_str()

@@ -216,6 +216,7 @@ pub(super) fn read_all(
                     vec![Err(FileError {
                         path: String::new(),
                         line: None,
+                        column: None,
                         message: "reading a file failed unexpectedly".into(),
                     })]
                 })
@@ -245,6 +246,7 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
     let failure = |err: std::io::Error| FileError {
         path: found.relative.clone(),
         line: None,
+        column: None,
         message: format!("cannot read it: {}", plain_error(&err)),
     };
     // Never `File::open` alone: the file may have become a link out of the folder since the
@@ -295,7 +297,7 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
             refused: list.refused,
             warnings: list.warnings,
         };
-        return Ok(Read::Parsed(items, problems));
+        return Ok(with_hidden(source, found, &bytes, items, problems));
     }
     let Some(read) = library::read_file(
         &source.collection,
@@ -320,13 +322,39 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
             &bytes,
         ));
     }
-    Ok(Read::Parsed(
-        items,
-        Problems {
-            refused: Vec::new(),
-            warnings,
-        },
-    ))
+    let problems = Problems {
+        refused: Vec::new(),
+        warnings,
+    };
+    Ok(with_hidden(source, found, &bytes, items, problems))
+}
+
+/// A file's items with the hidden text found in it (`library::hidden_in`) as warnings, or
+/// with `--strict` as the failures that refuse the file. Completion values and binary files
+/// are not prompt text.
+fn with_hidden(
+    source: &Source,
+    found: &walk::Found,
+    bytes: &[u8],
+    items: Vec<Parsed>,
+    mut problems: Problems,
+) -> Read {
+    let text = items.iter().any(|file| match &file.item {
+        Item::Prompt(_) => true,
+        Item::Resource(resource) => matches!(resource.content, Content::Text(_)),
+        Item::Values { .. } => false,
+    });
+    let hidden = if text {
+        library::hidden_in(&found.relative, bytes)
+    } else {
+        Vec::new()
+    };
+    if source.strict && !hidden.is_empty() {
+        problems.refused.extend(hidden);
+        return Read::Parsed(Vec::new(), problems);
+    }
+    problems.warnings.extend(hidden);
+    Read::Parsed(items, problems)
 }
 
 /// Relative markdown links between the files become the URIs of their targets (see

@@ -116,6 +116,7 @@ pub fn walk(root: &Path, exclude: &[PathBuf], max_file_size: u64) -> Walk {
             walk.failures.push(FileError {
                 path: shown,
                 line: None,
+                column: None,
                 message: "the file name is not UTF-8, so it cannot be part of a URI; rename it"
                     .into(),
             });
@@ -137,6 +138,7 @@ pub fn walk(root: &Path, exclude: &[PathBuf], max_file_size: u64) -> Walk {
                 walk.failures.push(FileError {
                     path: relative,
                     line: None,
+                    column: None,
                     message: format!("cannot read it: {}", plain_error(&err)),
                 });
                 continue;
@@ -172,6 +174,7 @@ pub fn one(root: &Path, name: &str, max_file_size: u64) -> Walk {
         Err(err) => walk.failures.push(FileError {
             path: name.to_string(),
             line: None,
+            column: None,
             message: format!("cannot read it: {}", plain_error(&err)),
         }),
         Ok(metadata) if metadata.len() > max_file_size => {
@@ -202,6 +205,7 @@ pub fn too_big(path: String, size: u64, limit: u64) -> FileError {
     FileError {
         path,
         line: None,
+        column: None,
         message: format!(
             "the file is {}, over the limit of {}; raise --max-file-size or list it in .gitignore",
             mebibytes(size),
@@ -276,6 +280,7 @@ fn walk_error(root: &Path, err: ignore::Error, walk: &mut Walk) {
         ignore::Error::Io(io) => walk.failures.push(FileError {
             path: path.as_deref().map(shown).unwrap_or_default(),
             line,
+            column: None,
             message: format!("cannot read it: {}", plain_error(io)),
         }),
         other => walk.skipped.push(Skipped {

@@ -24,6 +24,7 @@
 mod dialect;
 pub mod emit;
 mod front_matter;
+pub mod hidden;
 mod kept;
 mod links;
 pub mod manifest;
@@ -76,10 +77,16 @@ pub enum Item {
 
 /// A file that cannot be read as the format says: where, and what to change.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{path}{}: {message}", line.map(|line| format!(":{line}")).unwrap_or_default())]
+#[error(
+    "{path}{}{}: {message}",
+    line.map(|line| format!(":{line}")).unwrap_or_default(),
+    column.map(|column| format!(":{column}")).unwrap_or_default()
+)]
 pub struct FileError {
     pub path: String,
     pub line: Option<u64>,
+    /// The column (from 1, in characters) of a problem found at a character of the line.
+    pub column: Option<u64>,
     pub message: String,
 }
 
@@ -88,9 +95,33 @@ impl FileError {
         FileError {
             path: path.to_string(),
             line,
+            column: None,
             message: message.into(),
         }
     }
+}
+
+/// The hidden text of the file at `path` (see `hidden`), each at its line and column:
+/// invisible characters and, in markdown, HTML a markdown view does not show; and lookalike
+/// letters in `path` itself, which names its item. Nothing for a file that is not UTF-8.
+pub fn hidden_in(path: &str, bytes: &[u8]) -> Vec<FileError> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Vec::new();
+    };
+    let markdown = has_extension(path, &["md", "markdown", "mdc"]);
+    let name = hidden::lookalike(path).map(|found| FileError::new(path, None, found.message()));
+    name.into_iter()
+        .chain(
+            hidden::scan(text, markdown)
+                .into_iter()
+                .map(|found| FileError {
+                    path: path.to_string(),
+                    line: Some(found.line),
+                    column: Some(found.column),
+                    message: found.message(),
+                }),
+        )
+        .collect()
 }
 
 /// Reads the file at `relative_path` (forward slashes, relative to the collection folder).

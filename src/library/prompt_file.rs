@@ -155,13 +155,16 @@ pub fn validate_name(name: &str) -> Result<(), String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
     if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "prompt name '{name}' must be letters, digits, '-', '_', '.' or '/'; write it as one \
-             word, e.g. code-review"
-        ))
+        return Ok(());
     }
+    // A name that looks right says which letter is not what it looks like.
+    let looks = super::hidden::lookalike(name)
+        .map(|found| format!(" ({})", found.text))
+        .unwrap_or_default();
+    Err(format!(
+        "prompt name '{name}' must be letters, digits, '-', '_', '.' or '/'{looks}; write it \
+         as one word, e.g. code-review"
+    ))
 }
 
 fn argument_from(arg: ArgumentFront) -> Result<PromptArgument, String> {

@@ -16,6 +16,7 @@ mod conformance;
 mod edit;
 mod elicitation;
 mod exports;
+mod hidden;
 mod history;
 mod host_semantics;
 mod hosts;
