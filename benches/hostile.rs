@@ -6,7 +6,7 @@
 //! reads every answer, and prints the server's peak resident memory (VmHWM) and what it
 //! answered (the first error, shortened). A server that stops answering aborts the bench.
 //!
-//! The inputs, each answered within a default limit (README.md, "Limits"):
+//! The inputs, each answered within a default limit (docs/server.md, "Limits"):
 //! - a prompt whose template repeats a 100 KB embed 20,000 times (`--max-prompt-bytes`);
 //! - a prompt using a 14 MB argument five times (`--max-argument-bytes`);
 //! - 40 `subscriptions/listen` streams naming 100,000 URIs each (`--max-stream-uris`);
