@@ -128,6 +128,9 @@ pub fn undo(tx: &Transaction) -> Result<Option<Undone>> {
             |row| row.get(0),
         )?;
         if !holds && tx.execute("DELETE FROM collections WHERE name = ?1", [&name])? > 0 {
+            // The prefix its import recorded goes with it: an import of the folder after
+            // the undo names its prompts as one that never had the prefix.
+            super::prefix::set(tx, &name, None)?;
             collections.push(name);
         }
     }

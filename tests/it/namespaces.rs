@@ -214,6 +214,21 @@ fn prefix_names_every_prompt_of_the_folder() {
 }
 
 #[test]
+fn undoing_the_import_that_made_a_prefixed_collection_forgets_its_prefix() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    import_as(&ctx, "plugin", &["--prefix", "wsh"]);
+    ctx.ok(&["undo"]);
+    assert_eq!(prompt_names(&ctx), Vec::<String>::new());
+    // The folder imported again without the flag is named as if never prefixed.
+    import_as(&ctx, "plugin", &[]);
+    assert_eq!(
+        prompt_names(&ctx),
+        ["block-no-verify", "block-no-verify-hook"]
+    );
+}
+
+#[test]
 fn no_prefix_refuses_a_clash_at_the_line_of_the_name() {
     let ctx = with_first();
     let plugin = plugin();
