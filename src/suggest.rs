@@ -87,22 +87,15 @@ mod tests {
     #[test]
     fn a_typo_suggests_the_name_it_missed() {
         let known = names(&["code-review", "commit-message", "summarize"]);
-        assert_eq!(
-            advice("code-reveiw", &known, "prompts"),
-            "did you mean 'code-review'?"
-        );
-        assert_eq!(
-            advice("Commit-Mesage", &known, "prompts"),
-            "did you mean 'commit-message'?"
-        );
-        assert_eq!(
-            advice("review", &known, "prompts"),
-            "did you mean 'code-review'?"
-        );
-        assert_eq!(
-            advice("reveiw", &known, "prompts"),
-            "did you mean 'code-review'?"
-        );
+        for (asked, meant) in [
+            ("code-reveiw", "code-review"),
+            ("Commit-Mesage", "commit-message"),
+            ("review", "code-review"),
+            ("reveiw", "code-review"),
+        ] {
+            let expected = format!("did you mean '{meant}'?");
+            assert_eq!(advice(asked, &known, "prompts"), expected, "{asked}");
+        }
     }
 
     #[test]

@@ -18,6 +18,17 @@ use serde_json::{Value, json};
 pub const BIN: &str = env!("CARGO_BIN_EXE_promptshelf");
 pub const MODERN: &str = "2026-07-28";
 pub const LEGACY: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/// The seed library's prompts, by name.
+pub const SEED_PROMPTS: [&str; 8] = [
+    "api-design-review",
+    "architecture-diagram",
+    "code-review",
+    "commit-message",
+    "debug-error",
+    "explain-code",
+    "summarize",
+    "write-tests",
+];
 
 /// A temporary folder with a database path; removed when dropped.
 pub struct TestContext {

@@ -237,6 +237,24 @@ impl Home {
     }
 }
 
+impl Home {
+    /// `promptshelf sync ARGS` in the project folder with this home, which must succeed.
+    fn sync(&self, args: &[&str]) {
+        let args = [&["sync"], args].concat();
+        let output = crate::common::command_on(&self.ctx.db, &args)
+            .current_dir(self.home().join("project"))
+            .env("HOME", self.home())
+            .env_remove("XDG_CONFIG_HOME")
+            .output()
+            .expect("run promptshelf");
+        assert!(
+            output.status.success(),
+            "{}",
+            describe(&args, &output, "sync")
+        );
+    }
+}
+
 /// The seed's code-review prompt as a skill, as a host lists it.
 const SKILL_DESCRIPTION: &str = "Review code for correctness, security, design, tests and readability, with findings ranked by severity.";
 
@@ -279,16 +297,7 @@ fn gemini_cli_lists_the_skills_export_wrote() {
 #[test]
 fn codex_lists_the_skills_sync_wrote_into_the_users_folder() {
     let home = Home::new();
-    let output = crate::common::command_on(&home.ctx.db, &["sync", "codex"])
-        .current_dir(home.home().join("project"))
-        .env("HOME", home.home())
-        .output()
-        .expect("run promptshelf");
-    assert!(
-        output.status.success(),
-        "{}",
-        describe(&["sync", "codex"], &output, "sync codex")
-    );
+    home.sync(&["codex"]);
     assert!(
         home.home()
             .join(".agents/skills/code-review/SKILL.md")
@@ -317,16 +326,7 @@ fn gemini_cli_lists_a_skill_sync_wrote_into_the_projects_folder() {
     let db = &home.ctx.db;
     crate::common::ok_on(db, &["init", "--empty"]);
     crate::common::ok_on(db, &["import", &home.ctx.path("src").display().to_string()]);
-    let output = crate::common::command_on(db, &["sync", "gemini", "--scope", "project"])
-        .current_dir(home.home().join("project"))
-        .env("HOME", home.home())
-        .output()
-        .expect("run promptshelf");
-    assert!(
-        output.status.success(),
-        "{}",
-        describe(&["sync", "gemini"], &output, "sync gemini")
-    );
+    home.sync(&["gemini", "--scope", "project"]);
     let (ok, _, shown) = home.host(
         "gemini",
         &["skills", "list"],

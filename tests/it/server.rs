@@ -96,19 +96,7 @@ fn modern_lists_page_through_every_item_with_hints() {
     let mut sorted = names.clone();
     sorted.sort();
     assert_eq!(names, sorted, "a deterministic order: by name");
-    assert_eq!(
-        names,
-        [
-            "api-design-review",
-            "architecture-diagram",
-            "code-review",
-            "commit-message",
-            "debug-error",
-            "explain-code",
-            "summarize",
-            "write-tests"
-        ]
-    );
+    assert_eq!(names, crate::common::SEED_PROMPTS);
 
     let response = server.modern("prompts/list", json!({}));
     let first = &result(&response)["prompts"][0];

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use crate::common::{Home, command_on, describe};
+use crate::common::{Home, SEED_PROMPTS as SEED, command_on, describe};
 
 /// The files under `dir`, relative to it, sorted.
 fn files_under(dir: &Path) -> Vec<String> {
@@ -93,17 +93,12 @@ impl Synced {
     }
 }
 
-/// The seed's prompts, as each host's files are named.
-const SEED: [&str; 8] = [
-    "api-design-review",
-    "architecture-diagram",
-    "code-review",
-    "commit-message",
-    "debug-error",
-    "explain-code",
-    "summarize",
-    "write-tests",
-];
+/// Each folder under `base` holds a file per seed prompt (`pattern` with NAME) and the record.
+fn commands_are_written(base: &Path, folders: [(&str, &str); 4]) {
+    for (folder, pattern) in folders {
+        assert_eq!(files_under(&base.join(folder)), named(pattern), "{folder}");
+    }
+}
 
 fn named(pattern: &str) -> Vec<String> {
     let mut names: Vec<String> = SEED
@@ -129,21 +124,14 @@ fn sync_writes_every_hosts_folders_at_both_scopes_and_a_second_run_writes_nothin
     let project_args = [&hosts[..], &["--scope", "project"]].concat();
     let first = synced.ok(&project_args);
     let project = synced.project();
-    assert_eq!(
-        files_under(&project.join(".claude/commands")),
-        named("NAME.md")
-    );
-    assert_eq!(
-        files_under(&project.join(".github/prompts")),
-        named("NAME.prompt.md")
-    );
-    assert_eq!(
-        files_under(&project.join(".cursor/commands")),
-        named("NAME.md")
-    );
-    assert_eq!(
-        files_under(&project.join(".gemini/commands")),
-        named("NAME.toml")
+    commands_are_written(
+        &project,
+        [
+            (".claude/commands", "NAME.md"),
+            (".github/prompts", "NAME.prompt.md"),
+            (".cursor/commands", "NAME.md"),
+            (".gemini/commands", "NAME.toml"),
+        ],
     );
     // Hosts that show no MCP prompts get every prompt as a skill.
     for skills in [".agents/skills", ".github/skills"] {
@@ -197,21 +185,14 @@ fn sync_writes_every_hosts_folders_at_both_scopes_and_a_second_run_writes_nothin
     // The user's folders, in this home.
     synced.ok(&hosts);
     let home = synced.home.home();
-    assert_eq!(
-        files_under(&home.join(".claude/commands")),
-        named("NAME.md")
-    );
-    assert_eq!(
-        files_under(&home.join(".config/Code/User/prompts")),
-        named("NAME.prompt.md")
-    );
-    assert_eq!(
-        files_under(&home.join(".cursor/commands")),
-        named("NAME.md")
-    );
-    assert_eq!(
-        files_under(&home.join(".gemini/commands")),
-        named("NAME.toml")
+    commands_are_written(
+        &home,
+        [
+            (".claude/commands", "NAME.md"),
+            (".config/Code/User/prompts", "NAME.prompt.md"),
+            (".cursor/commands", "NAME.md"),
+            (".gemini/commands", "NAME.toml"),
+        ],
     );
     for skills in [".agents/skills", ".copilot/skills"] {
         assert!(
