@@ -253,6 +253,18 @@ impl Home {
             describe(&args, &output, "sync")
         );
     }
+
+    /// `gemini skills list` in the project folder, which must succeed (it reads only a
+    /// trusted folder's skills); its command, status and output, for assertions.
+    fn gemini_skills(&self) -> String {
+        let (ok, _, shown) = self.host(
+            "gemini",
+            &["skills", "list"],
+            &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
+        );
+        assert!(ok, "{shown}");
+        shown
+    }
 }
 
 /// The seed's code-review prompt as a skill, as a host lists it.
@@ -277,12 +289,7 @@ fn codex_lists_the_skills_export_wrote() {
 fn gemini_cli_lists_the_skills_export_wrote() {
     let home = Home::new();
     home.export_skills();
-    let (ok, _, shown) = home.host(
-        "gemini",
-        &["skills", "list"],
-        &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
-    );
-    assert!(ok, "{shown}");
+    let shown = home.gemini_skills();
     assert!(shown.contains("code-review [Enabled]"), "{shown}");
     assert!(
         shown.contains(&format!("Description: {SKILL_DESCRIPTION}")),
@@ -327,12 +334,7 @@ fn gemini_cli_lists_a_skill_sync_wrote_into_the_projects_folder() {
     crate::common::ok_on(db, &["init", "--empty"]);
     crate::common::ok_on(db, &["import", &home.ctx.path("src").display().to_string()]);
     home.sync(&["gemini", "--scope", "project"]);
-    let (ok, _, shown) = home.host(
-        "gemini",
-        &["skills", "list"],
-        &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
-    );
-    assert!(ok, "{shown}");
+    let shown = home.gemini_skills();
     assert!(shown.contains("release-notes [Enabled]"), "{shown}");
     assert!(
         shown.contains(".gemini/skills/release-notes/SKILL.md"),
