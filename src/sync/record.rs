@@ -76,6 +76,10 @@ impl Record {
         };
         let mut bytes = serde_json::to_vec_pretty(&record)?;
         bytes.push(b'\n');
+        // A run that changed nothing leaves the folder as it was, the record included.
+        if std::fs::read(&path).is_ok_and(|there| there == bytes) {
+            return Ok(());
+        }
         crate::export::write_whole(&path, &bytes, crate::store::now_ms())
     }
 }

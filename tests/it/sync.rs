@@ -173,7 +173,18 @@ fn sync_writes_every_hosts_folders_at_both_scopes_and_a_second_run_writes_nothin
         "{first}"
     );
 
+    let record = project.join(".claude/commands/.promptshelf-sync.json");
+    let recorded_at = std::fs::metadata(&record)
+        .and_then(|m| m.modified())
+        .unwrap();
     let again = synced.ok(&project_args);
+    assert_eq!(
+        std::fs::metadata(&record)
+            .and_then(|m| m.modified())
+            .unwrap(),
+        recorded_at,
+        "a run that changes nothing writes nothing, not even the record"
+    );
     for line in again.lines() {
         assert!(line.contains(" 0 written,"), "{again}");
     }
