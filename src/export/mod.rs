@@ -189,6 +189,7 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
                 folder: safe_segment(name),
                 scheme: scheme.clone(),
                 layout: Some(layout.into()),
+                prefix: store::prefix::of(&tx, name)?,
             });
         }
         let target = match &options.collection {
@@ -204,6 +205,10 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
         }
         let mut out = Out::new(target.clone(), layout, scheme);
         out.by_hand = by_hand && options.collection.is_none();
+        // Only a whole library's manifest keeps the prefix.
+        if options.collection.is_none() {
+            out.prefix = store::prefix::of(&tx, name)?;
+        }
         // Resources written back where they were imported from: links to them from files
         // also written back there are made relative again, as their authors wrote them.
         if !by_hand {
@@ -527,6 +532,9 @@ struct Out {
     /// (`library::relative_links`), and the other way round, to read the files back.
     links: HashMap<String, String>,
     targets: HashMap<String, String>,
+    /// The prefix its prompt names were given (`import --prefix`), which the manifest keeps:
+    /// its restore names the skills so again, their files under `skill://PREFIX/NAME/`.
+    prefix: Option<String>,
 }
 
 impl Out {
@@ -540,6 +548,7 @@ impl Out {
             by_hand: false,
             links: HashMap::new(),
             targets: HashMap::new(),
+            prefix: None,
         }
     }
 
@@ -574,6 +583,15 @@ impl Out {
         if in_place {
             library::relative_links(&mut item, &path, &self.links);
         }
+        // The name without the prefix the manifest keeps, which a restore gives it again.
+        let unprefixed = self.prefix.as_ref().and_then(|prefix| {
+            let name = prompt.name.strip_prefix(prefix.as_str())?;
+            name.strip_prefix(crate::import::SEPARATOR)
+                .map(str::to_string)
+        });
+        if let (Item::Prompt(written), Some(name)) = (&mut item, &unprefixed) {
+            written.name = name.clone();
+        }
         let Item::Prompt(written) = &item else {
             return Ok(());
         };
@@ -589,13 +607,21 @@ impl Out {
             text.as_bytes(),
         );
         let reads_back = reads_back.map(|item| item.map(|item| self.resolved(item, &path)));
-        match reads_back {
-            Ok(Some(Item::Prompt(read))) if store::hash_prompt(&read) == stored.content_hash => {}
-            _ => report.warnings.push(format!(
+        let same = match reads_back {
+            Ok(Some(Item::Prompt(mut read))) => {
+                if unprefixed.as_ref() == Some(&read.name) {
+                    read.name = prompt.name.clone();
+                }
+                store::hash_prompt(&read) == stored.content_hash
+            }
+            _ => false,
+        };
+        if !same {
+            report.warnings.push(format!(
                 "prompt {}: {path} does not read back exactly as stored (the format cannot say \
                  everything it holds)",
                 prompt.name
-            )),
+            ));
         }
         self.write(&path, text.as_bytes(), stored.last_modified, report)?;
         report.prompts += 1;
@@ -650,6 +676,17 @@ impl Out {
                 // The manifest gives a hand-added resource its URI back.
                 Some(Item::Resource(mut read)) if self.by_hand => {
                     read.info.uri = uri.clone();
+                    Some(Item::Resource(read))
+                }
+                // A restore gives a prefixed collection's skill files the prefix again, as
+                // `import::names` does.
+                Some(Item::Resource(mut read)) if self.prefix.is_some() => {
+                    let skill = format!("{}://", library::SKILL_SCHEME);
+                    if let (Some(prefix), Some(path)) =
+                        (&self.prefix, read.info.uri.strip_prefix(&skill))
+                    {
+                        read.info.uri = library::skill_uri(prefix, path);
+                    }
                     Some(Item::Resource(read))
                 }
                 item => item,

@@ -36,7 +36,7 @@ use rusqlite::Connection;
 
 // The kind of each `Change` (`cmd::edit` names it `import::Kind`).
 pub use crate::model::Kind;
-pub use names::{Naming, prefix_of, rename_advice, rename_fix};
+pub use names::{Naming, SEPARATOR, prefix_of, rename_advice, rename_fix};
 pub use walk::Skipped;
 
 use crate::library::manifest::{LocalTemplate, Manifest};
@@ -196,6 +196,7 @@ pub fn run(
         collection: options.collection.clone(),
         scheme: options.scheme.clone(),
         layout: None,
+        prefix: None,
         by_hand: None,
     };
     let mut reports = run_parts(store, &[part], options, progress)?;
@@ -214,6 +215,8 @@ pub struct Part {
     pub scheme: String,
     /// How the folder is read; by its name when None (`Folder::of`).
     pub layout: Option<Folder>,
+    /// The prefix its prompt names are given (`--prefix`), as the manifest recorded it.
+    pub prefix: Option<String>,
     /// For the items added by hand, which belong to no collection: what the manifest says of
     /// them.
     pub by_hand: Option<ByHand>,
@@ -240,6 +243,7 @@ pub fn parts_of(dir: &Path, manifest: &Manifest) -> Vec<Part> {
             collection: Some(entry.name.clone()),
             scheme: entry.scheme.clone(),
             layout: entry.layout.map(Folder::from),
+            prefix: entry.prefix.clone(),
             by_hand: None,
         })
         .collect();
@@ -249,6 +253,7 @@ pub fn parts_of(dir: &Path, manifest: &Manifest) -> Vec<Part> {
             collection: Some(local.folder.clone()),
             scheme: library::DEFAULT_SCHEME.to_string(),
             layout: Some(Folder::Plain),
+            prefix: None,
             by_hand: Some(ByHand {
                 uris: local
                     .resources
@@ -387,7 +392,7 @@ pub fn run_parts(
                     &*store.conn()?,
                     &source,
                     &mut parsed,
-                    &options.naming,
+                    &source.naming,
                     &claimed,
                     (&mut report.failures, &mut report.warnings),
                 )?;

@@ -29,7 +29,7 @@ pub enum Naming {
 }
 
 /// What joins a prefix and a prompt's name.
-const SEPARATOR: char = '-';
+pub const SEPARATOR: char = '-';
 
 /// Gives the prompts of `parsed` (one folder, of the collection of `source`) their names in
 /// the library, as `naming` says. `claimed` holds the names the parts imported before this

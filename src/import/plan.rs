@@ -72,7 +72,7 @@ pub(super) fn plan(
     };
     if source.by_hand.is_none() {
         let recorded = store::prefix::of(conn, &collection.name)?;
-        plan.prefix = match &options.naming {
+        plan.prefix = match &source.naming {
             Naming::PrefixAll(prefix) if recorded.as_ref() != Some(prefix) => {
                 Some(Some(prefix.clone()))
             }
@@ -142,7 +142,7 @@ pub(super) fn plan(
                 (kind, key),
                 other,
                 &stored.origin.path,
-                &options.naming,
+                &source.naming,
             ));
             continue;
         }

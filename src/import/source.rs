@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 
 use crate::library::{self, Collection, Folder};
 
-use super::{ByHand, Options, Part, plain_error};
+use super::{ByHand, Naming, Options, Part, plain_error};
 
 /// The folder being imported, resolved once.
 pub(super) struct Source {
@@ -22,6 +22,9 @@ pub(super) struct Source {
     pub(super) by_hand: Option<ByHand>,
     /// `Options::strict`.
     pub(super) strict: bool,
+    /// How prompt names are given: `Options::naming`, or for a part of a whole-library
+    /// import, the prefix its manifest recorded.
+    pub(super) naming: Naming,
 }
 
 impl Source {
@@ -96,6 +99,10 @@ impl Source {
             exclude,
             by_hand: None,
             strict: options.strict,
+            naming: match &part.prefix {
+                Some(prefix) => Naming::PrefixAll(prefix.clone()),
+                None => options.naming.clone(),
+            },
         })
     }
 }

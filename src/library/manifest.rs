@@ -44,6 +44,9 @@ pub struct CollectionEntry {
     /// name decides, as for any imported folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<Layout>,
+    /// The prefix its prompt names were given (`import --prefix`), given again by a restore.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
 }
 
 /// How a collection's folder is read (`library::Folder`), whatever the folder is called.

@@ -470,3 +470,32 @@ fn prompt_mv_of_a_collections_prompt_says_what_to_change_in_its_file_for_its_dia
         )
     );
 }
+
+#[test]
+fn a_whole_library_restores_a_prefixed_collection_with_its_prefix_and_its_skills_uris() {
+    let ctx = TestContext::new();
+    ctx.ok(&["init", "--empty"]);
+    import_as(&ctx, "plugin", &["--prefix", "wsh"]);
+    assert_eq!(
+        prompt_names(&ctx),
+        ["wsh-block-no-verify", "wsh-block-no-verify-hook"]
+    );
+    let out = ctx.path("out");
+    let output = ctx.run(&["export", arg(&out)]);
+    assert!(output.status.success(), "{output:?}");
+    // The skill's files are written where a restore puts them back under the prefix.
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("which imports as"), "{stderr}");
+
+    let restored = TestContext::new();
+    restored.ok(&["init", "--empty"]);
+    restored.ok(&["import", arg(&out)]);
+    assert_eq!(prompt_names(&restored), prompt_names(&ctx));
+    assert_eq!(
+        restored.ok(&["resource", "list"]),
+        ctx.ok(&["resource", "list"])
+    );
+    // And the prefix is recorded again, for the collection's later imports.
+    let recorded: Vec<u8> = restored.query("SELECT value FROM meta WHERE key = 'prefix/plugin'");
+    assert_eq!(recorded, b"wsh");
+}
