@@ -1,10 +1,13 @@
-//! What each host makes of a server's prompts: whether it shows them at all, and the limits
-//! that change how a prompt reaches the model. `check --host` reports a library against it;
-//! `sync` and `config` advise from it. Each line is from the host's documentation, changelog
-//! or issue tracker, named in `source`, as gathered on 2026-12-07 (docs/cli.md, "`check
-//! --host`"); what no source settles is `Unknown` and never reported.
+//! One table of the hosts: what each makes of a server's prompts (whether it shows them at
+//! all, the limits that change how a prompt reaches the model) and which of its own prompt
+//! and skill folders it reads, in which format. `check --host` reports a library against it,
+//! `sync` writes the folders it names, and `check --host` and `config` advise from it. Each
+//! line is from the host's documentation, changelog or issue tracker, named in `source`, as
+//! gathered on 2026-12-07 (docs/cli.md, "`check --host`" and "`sync`"); what no source settles
+//! is `Unknown` and never reported.
 
 use super::{Host, display_name};
+use crate::export::Format;
 use crate::model::Prompt;
 
 /// Whether a host does something, as far as its sources say.
@@ -31,10 +34,67 @@ pub struct Profile {
     pub asks_no_arguments: bool,
     /// Completion of argument values (`completion/complete`).
     pub completion: Support,
-    /// It reads prompt or skill files of its own that `sync` writes (`sync::hosts`).
-    pub folders: bool,
+    /// Its own folder of commands or prompt files, which `sync` writes.
+    pub commands: Option<Commands>,
+    /// Its own folder of skills, which `sync` writes.
+    pub skills: Option<Skills>,
     /// Where the line comes from.
     pub source: &'static str,
+}
+
+impl Profile {
+    /// Whether it reads prompt or skill files of its own that `sync` writes.
+    pub fn reads_folders(&self) -> bool {
+        self.commands.is_some() || self.skills.is_some()
+    }
+}
+
+/// A folder of the user's: under the home folder, or under the platform's folder of
+/// applications' settings (`hosts::paths::app_config`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserFolder {
+    Home(&'static str),
+    AppConfig(&'static str),
+}
+
+/// A host's folder of commands or prompt files: under a project, `format.folder()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Commands {
+    pub format: Format,
+    pub user: UserFolder,
+}
+
+/// A host's folder of Agent Skills (`NAME/SKILL.md`).
+#[derive(Debug, Clone, Copy)]
+pub struct Skills {
+    pub project: &'static str,
+    pub user: UserFolder,
+    /// Every prompt goes there as a skill (a host that reads no prompt files), not only those
+    /// imported from skill folders.
+    pub every_prompt: bool,
+}
+
+/// A host's skills folder for the prompts imported from skill folders.
+const fn skills(project: &'static str, user: UserFolder) -> Option<Skills> {
+    Some(Skills {
+        project,
+        user,
+        every_prompt: false,
+    })
+}
+
+/// A host's skills folder for every prompt, a host that reads no prompt files.
+const fn every_prompt_as_skill(project: &'static str, user: UserFolder) -> Option<Skills> {
+    Some(Skills {
+        project,
+        user,
+        every_prompt: true,
+    })
+}
+
+/// A host's commands folder.
+const fn commands(format: Format, user: UserFolder) -> Option<Commands> {
+    Some(Commands { format, user })
 }
 
 const SHOWS_PROMPTS: Profile = Profile {
@@ -44,7 +104,8 @@ const SHOWS_PROMPTS: Profile = Profile {
     splits_on_spaces: false,
     asks_no_arguments: false,
     completion: Support::Unknown,
-    folders: false,
+    commands: None,
+    skills: None,
     source: "",
 };
 
@@ -55,6 +116,7 @@ const SHOWS_NO_PROMPTS: Profile = Profile {
 
 /// The host's line.
 pub fn profile(host: Host) -> Profile {
+    use UserFolder::{AppConfig, Home};
     match host {
         Host::ClaudeDesktop => Profile {
             completion: Support::No,
@@ -62,26 +124,30 @@ pub fn profile(host: Host) -> Profile {
             ..SHOWS_PROMPTS
         },
         Host::ClaudeCode => Profile {
-            folders: true,
+            commands: commands(Format::ClaudeCommands, Home(".claude/commands")),
+            skills: skills(".claude/skills", Home(".claude/skills")),
             splits_on_spaces: true,
             completion: Support::No,
             source: "code.claude.com/docs/en/mcp; anthropics/claude-code#70284, #986",
             ..SHOWS_PROMPTS
         },
         Host::Vscode => Profile {
-            folders: true,
+            // VS Code's user prompt files live in its profile folder.
+            commands: commands(Format::VscodePrompts, AppConfig("Code/User/prompts")),
+            skills: skills(".github/skills", Home(".copilot/skills")),
             completion: Support::Yes,
             source: "code.visualstudio.com/docs/copilot/customization/mcp-servers; \
                      microsoft/vscode#249673",
             ..SHOWS_PROMPTS
         },
         Host::CopilotCli => Profile {
-            folders: true,
+            skills: every_prompt_as_skill(".github/skills", Home(".copilot/skills")),
             source: "github/copilot-cli#505, #1518 (open)",
             ..SHOWS_NO_PROMPTS
         },
         Host::Cursor => Profile {
-            folders: true,
+            commands: commands(Format::CursorCommands, Home(".cursor/commands")),
+            skills: skills(".cursor/skills", Home(".cursor/skills")),
             source: "cursor.com/docs/mcp",
             ..SHOWS_PROMPTS
         },
@@ -96,12 +162,13 @@ pub fn profile(host: Host) -> Profile {
             ..SHOWS_NO_PROMPTS
         },
         Host::Codex => Profile {
-            folders: true,
+            skills: every_prompt_as_skill(".agents/skills", Home(".agents/skills")),
             source: "openai/codex#8342 (open)",
             ..SHOWS_NO_PROMPTS
         },
         Host::Gemini => Profile {
-            folders: true,
+            commands: commands(Format::GeminiCommands, Home(".gemini/commands")),
+            skills: skills(".gemini/skills", Home(".gemini/skills")),
             first_message_only: true,
             completion: Support::No,
             source: "google-gemini/gemini-cli#15850, #6667",
@@ -142,7 +209,7 @@ pub fn findings(host: Host, prompt: &Prompt) -> Vec<Finding> {
         })
     };
     if !profile.prompts {
-        let reach = if profile.folders {
+        let reach = if profile.reads_folders() {
             format!("`promptshelf sync {cli}` writes it where {name} reads prompts or skills")
         } else {
             format!(
@@ -172,7 +239,7 @@ pub fn findings(host: Host, prompt: &Prompt) -> Vec<Finding> {
     }
     if profile.splits_on_spaces && arguments > 1 {
         let last = &prompt.arguments[arguments - 1].name;
-        let sync = if profile.folders {
+        let sync = if profile.reads_folders() {
             format!(", or `promptshelf sync {cli}` (a command there takes the whole text)")
         } else {
             String::new()
