@@ -681,13 +681,20 @@ fn check_folder(path: &Path) -> Result<&Path> {
 }
 
 /// The environment variable that pins the clock (Unix milliseconds), so tests can check
-/// `lastModified` and `ttlMs` exactly. Unset in normal use.
+/// `lastModified` and `ttlMs` exactly. Only a build with debug assertions (the one the tests
+/// run) reads it: a release binary's clock, token expiry included, is never set from outside.
 pub const CLOCK_ENV: &str = "PROMPTSHELF_NOW_MS";
 
-/// Unix milliseconds now (or the pinned time when `PROMPTSHELF_NOW_MS` is set).
+/// Unix milliseconds now (or, in a build with debug assertions, the pinned time when
+/// `PROMPTSHELF_NOW_MS` is set).
 pub fn now_ms() -> i64 {
     static PINNED: std::sync::OnceLock<Option<i64>> = std::sync::OnceLock::new();
-    let pinned = PINNED.get_or_init(|| std::env::var(CLOCK_ENV).ok()?.parse().ok());
+    let pinned = PINNED.get_or_init(|| {
+        if !cfg!(debug_assertions) {
+            return None;
+        }
+        std::env::var(CLOCK_ENV).ok()?.parse().ok()
+    });
     pinned.unwrap_or_else(|| jiff::Timestamp::now().as_millisecond())
 }
 
