@@ -4,7 +4,9 @@
 //! Run with `cargo bench --bench stdio` (add `-- --quick` for a short smoke run, and any
 //! other word to run only the workloads whose names contain it). For each
 //! workload (`prompts/list`, `prompts/get` of code-review and of api-design-review,
-//! `resources/read` of testing.md and of a 2,000-byte document, `completion/complete` of
+//! `resources/read` of testing.md, of a 2,000-byte document, and of 1,000 distinct 2,000-byte
+//! documents one after another (a team's working set, which no cache of one document
+//! flatters), `completion/complete` of
 //! code-review's `language` and over a 10,000-value table) it measures, for promptshelf and
 //! for the echo:
 //! - closed-loop latency: one request at a time, p50 and p99 after a warm-up; the peer and
@@ -21,8 +23,8 @@
 //! `resources/read`), and flushes when no more input is buffered.
 //!
 //! The library is the seed, plus what the budgets (docs/benchmarks.md, "Budgets") name and
-//! the seed lacks, added with the CLI: a 2,000-byte markdown document and a table of 10,000
-//! values with a prompt completing from it.
+//! the seed lacks, added with the CLI: a 2,000-byte markdown document, a collection `pages` of
+//! 1,000 more, and a table of 10,000 values with a prompt completing from it.
 //!
 //! Every answer is checked (the right id and a result, and one in `PARSE_EVERY` parsed
 //! whole as JSON-RPC); a single wrong answer aborts the bench. Nothing here asserts on
@@ -102,8 +104,23 @@ fn add_budget_items(db: &std::path::Path, folder: &std::path::Path) {
     let document = folder.join("two-kb.md");
     std::fs::write(&document, text).expect("write the 2 KB document");
     common::cli(db, &["resource", "add", "--uri", TWO_KB_URI], &document);
+    let pages = folder.join("pages");
+    std::fs::create_dir_all(&pages).expect("create the pages folder");
+    for page in 0..PAGES {
+        let text: String =
+            format!("Page {page} of the bench's working set, one line after another.\n")
+                .repeat(40)
+                .chars()
+                .take(2_000)
+                .collect();
+        std::fs::write(pages.join(format!("page-{page}.md")), text).expect("write a page");
+    }
+    common::cli(db, &["import", "--collection", "pages"], &pages);
     common::add_services(db, folder, 10_000);
 }
+
+/// How many distinct 2,000-byte documents the working-set workload reads in turn.
+const PAGES: usize = 1_000;
 
 /// `completion/complete` request bodies for one prompt argument, one per prefix.
 fn completions(prompt: &str, argument: &str, prefixes: &[&str]) -> Vec<String> {
@@ -188,6 +205,17 @@ fn workloads() -> Vec<Workload> {
                 "resources/read",
                 json!({"uri": TWO_KB_URI}),
             )],
+        },
+        Workload {
+            name: "resources/read 1,000 distinct 2 KB",
+            bodies: (0..PAGES)
+                .map(|page| {
+                    common::request_body(
+                        "resources/read",
+                        json!({"uri": format!("shelf://pages/page-{page}.md")}),
+                    )
+                })
+                .collect(),
         },
         Workload {
             name: "completion/complete language",
