@@ -18,12 +18,11 @@ use crate::export::body::{self, Piece};
 use crate::handlers::prompt_source;
 use crate::library::{self, Collection, Item};
 use crate::model::{Annotations, Content, Prompt, Resource, ResourceInfo};
+use crate::protocol::{Revision, SKILLS_EXTENSION};
 use crate::store::{self, Access, Store};
 
 /// The revision every request is made in.
-const REVISION: &str = "2026-07-28";
-/// The Skills extension, declared so that `skills/list` is answered.
-const SKILLS: &str = "io.modelcontextprotocol/skills";
+const REVISION: Revision = Revision::MODERN;
 /// How long one request may take.
 const TIMEOUT: Duration = Duration::from_secs(60);
 /// At most this many bytes of one answer are read.
@@ -66,7 +65,7 @@ impl Remote {
             .post(&self.url)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", REVISION)
+            .header("mcp-protocol-version", REVISION.as_str())
             .header("mcp-method", method);
         let named = params.get("name").or_else(|| params.get("uri"));
         if let Some(name) = named.and_then(Value::as_str) {
@@ -255,8 +254,8 @@ impl Remote {
 /// The `_meta` of a request made in `REVISION`, declaring the Skills extension.
 fn with_meta(mut params: Value) -> Value {
     params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": REVISION,
-        "io.modelcontextprotocol/clientCapabilities": {"extensions": {SKILLS: {}}},
+        "io.modelcontextprotocol/protocolVersion": REVISION.as_str(),
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {SKILLS_EXTENSION: {}}},
         "io.modelcontextprotocol/clientInfo": {"name": "promptshelf-sync", "version": env!("CARGO_PKG_VERSION")},
     });
     params
