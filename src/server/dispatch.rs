@@ -16,8 +16,8 @@ use super::rate_limit::TokenBucket;
 use super::route::{Route, route};
 use super::session::Session;
 use super::state::Shared;
+use super::stdio::{Input, Output};
 use super::tasks::{Slot, Tasks};
-use super::transport::{Input, Output};
 use crate::protocol::{
     Envelope, Incoming, Method, Negotiated, Notification, RequestId, Revision, RpcError,
     elicitation_request, error_line, id_of, parse_line,

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::answer::{Answer, Reach, answer};
 use super::session::Session;
 use super::state::{Library, Shared};
-use super::transport::{self, Output};
+use super::stdio::{self, Output};
 use super::watch::Changes;
 use crate::config::{Mirror, Mirrors, ServeConfig};
 use crate::protocol::{Envelope, Incoming, Method, Revision, parse_line};
@@ -491,9 +491,9 @@ fn a_token_limited_to_a_collection_is_found_and_sees_it() {
 /// Every line sent so far, once the writer has written them all (it stops there, and
 /// nothing is written after).
 fn sent(output: &Output) -> Vec<Value> {
-    output.send(transport::END.to_vec());
+    output.send(stdio::END.to_vec());
     let mut written = Vec::new();
-    transport::write_lines(output, &mut written);
+    stdio::write_lines(output, &mut written);
     written
         .split(|byte| *byte == b'\n')
         .filter(|line| !line.is_empty())

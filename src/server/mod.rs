@@ -3,13 +3,13 @@
 //! it needs is kept and the answer is a lookup, otherwise as its own task on tokio's
 //! blocking pool (SQLite work never sits on an async worker, and a slow request never
 //! holds up a fast one, `tasks`). One writer thread puts answers on stdout, coalescing
-//! writes (`transport`); a watcher thread notices other processes' commits (`watch`) and
+//! writes (`stdio`); a watcher thread notices other processes' commits (`watch`) and
 //! the `session` tells subscribers; `outbound` keeps the forms the server asks a legacy
 //! client to fill until their answers come. `serve_lines` runs the same loop over any input and
 //! output, without the watcher.
 //!
-//! Modules depend on one another in one direction: `transport`, `cache`, `rate_limit`,
-//! `watch` and `tasks` stand alone; `outbound` uses `transport`; `state` holds what requests
+//! Modules depend on one another in one direction: `stdio`, `cache`, `rate_limit`,
+//! `watch` and `tasks` stand alone; `outbound` uses `stdio`; `state` holds what requests
 //! share (with `cache` and `watch`); `answer`, `route` and `session` use it; `dispatch`
 //! (stdio) uses all of them; `http` uses `answer`, `route`, `state`, `rate_limit`, `watch`
 //! and, of `session`, only `Interest` and `legacy_lines` (what a subscriber is told); this
@@ -33,8 +33,8 @@ mod rate_limit;
 mod route;
 mod session;
 mod state;
+mod stdio;
 mod tasks;
-mod transport;
 mod watch;
 
 use std::io::{BufRead, Write};
@@ -101,16 +101,16 @@ pub fn bound_allocator() {
 
 /// Serves MCP on stdin/stdout until stdin closes.
 pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
-    let stdio = Stdio {
-        direct: transport::stdout_file(),
+    let real = RealStdio {
+        direct: stdio::stdout_file(),
         watch: true,
     };
     run(
         store,
         config,
         std::io::stdin().lock(),
-        transport::stdout(),
-        stdio,
+        stdio::stdout(),
+        real,
     )
 }
 
@@ -125,15 +125,15 @@ pub fn serve_lines(
     input: impl BufRead,
     output: impl Write + Send,
 ) -> Result<()> {
-    let stdio = Stdio {
+    let real = RealStdio {
         direct: None,
         watch: false,
     };
-    run(store, config, input, output, stdio)
+    run(store, config, input, output, real)
 }
 
 /// What `serve` has that `serve_lines` goes without.
-struct Stdio {
+struct RealStdio {
     /// stdout, for the answers the reader writes itself.
     direct: Option<std::fs::File>,
     /// Whether the watcher thread runs.
@@ -145,7 +145,7 @@ fn run(
     config: ServeConfig,
     input: impl BufRead,
     output: impl Write + Send,
-    stdio: Stdio,
+    real: RealStdio,
 ) -> Result<()> {
     let target = watch::Target::of(&store);
     let path = store.path().to_path_buf();
@@ -156,15 +156,15 @@ fn run(
         .thread_name("request")
         .build()
         .context("cannot start the async runtime")?;
-    let output_queue = Arc::new(transport::Output::new(
+    let output_queue = Arc::new(stdio::Output::new(
         MAX_QUEUED_ANSWERS,
         MAX_QUEUED_BYTES,
-        stdio.direct,
+        real.direct,
     ));
     let poll_interval = config.poll_interval;
     let shared = Arc::new(Shared::new(library, config, start));
     let session = Arc::new(Session::new(Arc::clone(&output_queue)));
-    if stdio.watch {
+    if real.watch {
         let watched = Served {
             shared: Arc::clone(&shared),
             session: Arc::clone(&session),
@@ -177,7 +177,7 @@ fn run(
     std::thread::scope(|scope| {
         let writer = std::thread::Builder::new()
             .name("stdout".into())
-            .spawn_scoped(scope, || transport::write_lines(&output_queue, output))
+            .spawn_scoped(scope, || stdio::write_lines(&output_queue, output))
             .context("cannot start the writer thread")?;
         let mut dispatcher = Dispatcher::new(
             Arc::clone(&shared),
@@ -185,7 +185,7 @@ fn run(
             session,
             runtime.handle().clone(),
         );
-        transport::read_lines(
+        stdio::read_lines(
             input,
             shared.config.max_line,
             |input, more_buffered| {
@@ -196,7 +196,7 @@ fn run(
         );
         // Input closed: finish what was asked, close the streams, then stop.
         dispatcher.finish();
-        output_queue.send(transport::END.to_vec());
+        output_queue.send(stdio::END.to_vec());
         let _ = writer.join();
         Ok::<_, anyhow::Error>(())
     })?;

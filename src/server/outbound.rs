@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use super::transport::Output;
+use super::stdio::Output;
 use crate::protocol::{Elicited, Reply, RequestId, cancellation, outbound_id};
 
 /// Forms waiting at once; a `prompts/get` beyond that is answered as if the client could

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::state::Shared;
-use super::transport::Output;
+use super::stdio::Output;
 use super::watch::Changes;
 use crate::config::ServeConfig;
 use crate::handlers::search;
