@@ -10,7 +10,8 @@
 
 use std::sync::Arc;
 
-use super::answer::{Answer, Reach, answer};
+use super::answer;
+use super::guard::guarded;
 use super::outbound::Outbound;
 use super::rate_limit::TokenBucket;
 use super::route::{Route, route};
@@ -72,7 +73,7 @@ impl Dispatcher {
         self.output.send(error_line(id, error));
     }
 
-    /// Handles one input line. A panic here is answered -32603 like a handler's, so the
+    /// Handles one input line. A panic here is answered -32603 (`guard`), so the
     /// client is not left waiting, and the reader goes on with the next line.
     pub(super) fn handle(&mut self, input: Input) {
         let line = match input {
@@ -84,11 +85,8 @@ impl Dispatcher {
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.message(parse_line(line));
-        }));
-        if handled.is_err() {
-            self.reject(&id_of(line), &RpcError::panicked());
+        if let Err(panicked) = guarded(|| id_of(line), || self.message(parse_line(line))) {
+            self.output.send(panicked);
         }
     }
 
@@ -162,14 +160,8 @@ impl Dispatcher {
         // Only a prompts/get asks for input: other requests do not take the session's lock.
         let forms =
             matches!(envelope.method, Method::GetPrompt(_)) && self.session.takes_forms(revision);
-        if let Answer::Line(line) = answer(
-            &self.shared,
-            &Visibility::Everything,
-            &envelope,
-            revision,
-            Reach::Kept,
-            forms,
-        ) {
+        let seen = &Visibility::Everything;
+        if let Some(line) = answer::kept(&self.shared, seen, &envelope, revision, forms) {
             return self.output.send_from_reader(line);
         }
         let pool = self.pool.clone();
@@ -194,16 +186,10 @@ impl Pool {
     /// once it has an outcome: the accepted values as the answers to the form, or nothing,
     /// and no more forms (the handler then says what is missing, as without one).
     fn answer(self, mut envelope: Envelope, revision: Revision, forms: bool, slot: Slot) {
-        let line = match answer(
-            &self.shared,
-            &Visibility::Everything,
-            &envelope,
-            revision,
-            Reach::Store,
-            forms,
-        ) {
-            Answer::Line(line) => line,
-            Answer::Ask(request) => {
+        let seen = &Visibility::Everything;
+        let line = match answer::stored(&self.shared, seen, &envelope, revision, forms) {
+            Ok(line) => line,
+            Err(request) => {
                 let asked_for = slot.key().to_string();
                 let outbound = Arc::clone(&self.outbound);
                 let form = |id: &RequestId| elicitation_request(id, revision, &request);
@@ -219,12 +205,6 @@ impl Pool {
                 });
                 return outbound.ask(&asked_for, form, resume);
             }
-            // The store's reach covers every request; were it not so, the client must
-            // still get an answer.
-            Answer::NeedsStore => error_line(
-                &envelope.id,
-                &RpcError::internal("no answer could be made for this request"),
-            ),
         };
         if !slot.cancelled() {
             self.output.send_answer(line);

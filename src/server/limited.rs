@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::answer::{Answer, Reach, answer};
+use super::answer;
 use super::session::Session;
 use super::state::{Library, Shared};
 use super::stdio::{self, Output};
@@ -134,16 +134,7 @@ impl Fixture {
     /// The answer `seen` gets to `method` with `params`, as the pool answers it.
     fn ask(&self, seen: &Visibility, method: &str, params: Value) -> Value {
         let envelope = request(method, params);
-        let Answer::Line(line) = answer(
-            &self.shared,
-            seen,
-            &envelope,
-            Revision::MODERN,
-            Reach::Store,
-            false,
-        ) else {
-            panic!("{method} was not answered with a line");
-        };
+        let line = answer::stored_line(&self.shared, seen, &envelope, Revision::MODERN);
         serde_json::from_slice(&line).expect("an answer is JSON")
     }
 

@@ -25,6 +25,7 @@
 mod answer;
 mod cache;
 mod dispatch;
+mod guard;
 mod http;
 #[cfg(test)]
 mod limited;

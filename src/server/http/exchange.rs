@@ -42,7 +42,7 @@ use crate::protocol::{
     Envelope, Era, Failure, Incoming, Method, Negotiated, Notification, RequestId, Revision,
     RpcError, error_line, is_error_line, parse_line,
 };
-use crate::server::answer::{Answer, Reach, answer};
+use crate::server::answer;
 use crate::server::route::{Route, route};
 use crate::server::session::Interest;
 use crate::store::tokens::Presented;
@@ -719,10 +719,10 @@ async fn initialize(
     response
 }
 
-/// Answers `envelope` through `server::answer`: first with `Reach::Kept` on this async
-/// worker, as stdio's reader does (what is kept, in bounded time, never the database),
-/// then, when the answer needs the database, with `Reach::Store` on the blocking pool (the
-/// database is never read on an async worker). The hop to the pool and back is two thread
+/// Answers `envelope` through `server::answer`, as stdio does: `answer::kept` on this async
+/// worker (what is kept, in bounded time, never the database), then, when the answer needs
+/// the database, `answer::stored` on the blocking pool (the database is never read on an
+/// async worker). The hop to the pool and back is two thread
 /// wake-ups, which cost more CPU than answering a kept page, resource, prompt or
 /// completion (docs/benchmarks.md). A legacy request `registered` for cancellation ends
 /// without a message when its session cancels it; any request's answer is dropped
@@ -734,14 +734,7 @@ async fn answered(
     registered: Option<Registered>,
     seen: Visibility,
 ) -> Response<Reply> {
-    if let Answer::Line(line) = answer(
-        &server.shared,
-        &seen,
-        &envelope,
-        revision,
-        Reach::Kept,
-        false,
-    ) {
+    if let Some(line) = answer::kept(&server.shared, &seen, &envelope, revision, false) {
         return json(StatusCode::OK, line);
     }
     let shared = Arc::clone(&server.shared);
@@ -749,13 +742,7 @@ async fn answered(
     // Over HTTP no form of ours is sent to a legacy client (`forms` off): its prompts/get
     // lacking arguments is answered with the error naming them.
     let task = tokio::task::spawn_blocking(move || {
-        match answer(&shared, &seen, &envelope, revision, Reach::Store, false) {
-            Answer::Line(line) => line,
-            Answer::NeedsStore | Answer::Ask(_) => error_line(
-                &envelope.id,
-                &RpcError::internal("no answer could be made for this request"),
-            ),
-        }
+        answer::stored_line(&shared, &seen, &envelope, revision)
     });
     let done = match registered {
         Some(mut registered) => tokio::select! {

@@ -1,0 +1,203 @@
+//! What answering one request takes (`Context`): the shared state and the served library,
+//! the caller's visibility, the revision's shaper and the request's id, the change-log
+//! position read before anything else, and a connection taken only within the reach. Its
+//! methods are the lookups every MCP method makes through what is kept (`server::cache`),
+//! each kept at that position and checked against the visibility.
+
+use std::cell::OnceCell;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rusqlite::Connection;
+
+use super::{Reach, Stop};
+use crate::config::ServeConfig;
+use crate::handlers::templates::Templates;
+use crate::handlers::{prompts, resources, search};
+use crate::model::{StoredPrompt, StoredResource};
+use crate::protocol::{
+    Failure, GetPromptParams, PromptOutcome, ReadResult, RequestId, Revision, ShapedPage, Shaper,
+};
+use crate::server::cache::{ListKind, Timed};
+use crate::server::state::{Library, Shared};
+use crate::store::search as store_search;
+use crate::store::{Snapshot, Store, read};
+use crate::visibility::Visibility;
+
+pub(super) struct Context<'a> {
+    pub(super) shared: &'a Shared,
+    pub(super) library: &'a Library,
+    pub(super) seen: &'a Visibility,
+    pub(super) shaper: Shaper<'a>,
+    pub(super) id: &'a RequestId,
+    pub(super) revision: Revision,
+    /// The change-log position what is read is kept under.
+    pub(super) position: i64,
+    /// The store, when the reach allows it.
+    store: Option<&'a Store>,
+    /// A pooled connection, taken on first use.
+    conn: OnceCell<Snapshot>,
+}
+
+impl<'a> Context<'a> {
+    pub(super) fn new(
+        shared: &'a Shared,
+        library: &'a Library,
+        seen: &'a Visibility,
+        id: &'a RequestId,
+        revision: Revision,
+        position: i64,
+        reach: Reach,
+    ) -> Context<'a> {
+        Context {
+            shared,
+            library,
+            seen,
+            shaper: shared.shaper_for(revision, seen),
+            id,
+            revision,
+            position,
+            store: (reach == Reach::Store).then_some(&library.store),
+            conn: OnceCell::new(),
+        }
+    }
+
+    pub(super) fn config(&self) -> &'a ServeConfig {
+        &self.shared.config
+    }
+
+    /// A connection, or `Stop::NeedsStore` under `Reach::Kept`.
+    pub(super) fn conn(&self) -> Result<&Connection, Stop> {
+        if let Some(conn) = self.conn.get() {
+            return Ok(conn);
+        }
+        let store = self.store.ok_or(Stop::NeedsStore)?;
+        let conn = store.snapshot().map_err(Failure::from)?;
+        Ok(self.conn.get_or_init(|| conn))
+    }
+
+    /// A page of a list: kept until the library changes, shaped by `shape` otherwise; a
+    /// limited caller's page is its own, never kept.
+    pub(super) fn page(
+        &self,
+        kind: ListKind,
+        cursor: Option<&str>,
+        shape: impl FnOnce(&Connection, Option<&str>) -> Result<ShapedPage, Failure>,
+    ) -> Result<Arc<ShapedPage>, Stop> {
+        if self.seen.is_limited() {
+            return Ok(Arc::new(shape(self.conn()?, cursor)?));
+        }
+        let key = (kind, self.revision, cursor);
+        self.shared.cache.page(self.position, key, || {
+            Ok::<_, Stop>(shape(self.conn()?, cursor)?)
+        })
+    }
+
+    /// A resource stored under exactly `uri` (kept when small) that the caller may read: of
+    /// its collections, or named by one of their prompts; otherwise as if there were none.
+    pub(super) fn resource(&self, uri: &str) -> Result<Option<Arc<ReadResult>>, Stop> {
+        let found = self.shared.cache.resource(self.position, uri, || {
+            Ok::<_, Stop>(resources::stored(self.conn()?, uri)?)
+        })?;
+        let seen = self.seen;
+        match (found, seen.collections()) {
+            (Some(found), Some(within))
+                if !seen.shows(found.resource.info.origin.collection.as_deref()) =>
+            {
+                let named = store_search::named_by_prompt_in(self.conn()?, uri, within)?;
+                Ok(named.then_some(found))
+            }
+            (found, _) => Ok(found),
+        }
+    }
+
+    /// The library's parsed templates, all of them.
+    pub(super) fn templates(&self) -> Result<Arc<Templates>, Stop> {
+        self.shared.cache.templates(self.position, || {
+            Ok::<_, Stop>(Templates::load(self.conn()?)?)
+        })
+    }
+
+    /// The stored prompt `name`, when the caller sees it.
+    pub(super) fn prompt(&self, name: &str) -> Result<Option<Arc<StoredPrompt>>, Stop> {
+        let found = self.shared.cache.prompt(self.position, name, || {
+            Ok::<_, Stop>(read::prompt(self.conn()?, name).map_err(Failure::from)?)
+        })?;
+        Ok(found.filter(|stored| self.seen.shows(stored.prompt.origin.collection.as_deref())))
+    }
+
+    /// What `uri` reads as: a stored resource, the built-in search's hits, a prompt's file
+    /// or a template's match (`handlers::resources::read`).
+    pub(super) fn read(&self, uri: &str) -> Result<Arc<ReadResult>, Stop> {
+        let seen = self.seen;
+        // A limited caller's hits are its own, never kept.
+        let search = |query: &str| {
+            if seen.is_limited() {
+                return Ok(search::read(self.conn()?, uri, query, seen.collections())?);
+            }
+            self.shared.cache.search(self.position, uri, || {
+                Ok::<_, Stop>(search::read(self.conn()?, uri, query, None)?)
+            })
+        };
+        resources::read(
+            uri,
+            &|uri| self.resource(uri),
+            search,
+            |name| self.prompt(name),
+            || self.templates(),
+        )
+    }
+
+    /// A prompt filled (or, when the client can answer a form, asked for what it lacks);
+    /// how long the fill took is kept, for `bounded_from_memory`.
+    pub(super) fn fill(
+        &self,
+        params: &GetPromptParams,
+        can_elicit: bool,
+    ) -> Result<PromptOutcome, Stop> {
+        let Some(stored) = self.prompt(&params.name)? else {
+            return Err(prompts::unknown(self.conn()?, &params.name, self.seen).into());
+        };
+        let caller = prompts::Caller {
+            can_elicit,
+            now: self.shaper.now,
+        };
+        let started = Instant::now();
+        let outcome = prompts::get(
+            self.config(),
+            &self.library.secret,
+            params,
+            &stored,
+            &|uri| self.resource(uri),
+            caller,
+            &self.shared.used_states,
+        );
+        self.took(&outcome, started, || Timed::Fill(params.name.clone()));
+        outcome
+    }
+
+    /// Keeps how long `work` took since `started`, unless it stopped for the store.
+    pub(super) fn took<T>(
+        &self,
+        outcome: &Result<T, Stop>,
+        started: Instant,
+        work: impl FnOnce() -> Timed,
+    ) {
+        if !matches!(outcome, Err(Stop::NeedsStore)) {
+            let took = started.elapsed();
+            self.shared.cache.took(self.position, work(), took);
+        }
+    }
+
+    /// A skill file's SHA-256, kept by its content.
+    pub(super) fn sha256(
+        &self,
+        conn: &Connection,
+        file: &StoredResource,
+    ) -> Result<[u8; 32], Failure> {
+        let cache = &self.shared.cache;
+        cache.sha256(&file.blob_hash, || {
+            crate::handlers::skills::sha256_of(conn, file)
+        })
+    }
+}
