@@ -4,9 +4,14 @@
 //! Modern (2026-07-28) requests are stateless; a legacy session's state travels in its
 //! signed id (`session_id`), so any instance on the same database serves any request.
 //!
+//! - `exchange`: one HTTP request to its response, in the order it is let in, and the
+//!   endpoint's GET and DELETE.
+//! - `admission`: who may ask: `Host` and `Origin`, then the credential (none, bearer
+//!   tokens, OAuth) and what its caller sees.
+//! - `message`: the transport's rules for a POSTed message: body, batch, headers, legacy
+//!   session, routing and answer.
+//! - `responses`: every response's body and headers.
 //! - `callers`: who is asking, and each caller's request and completion rates.
-//! - `exchange`: one HTTP request to its response (methods, admission, body, headers,
-//!   sessions, routing).
 //! - `metrics`: `GET /metrics`, what this instance has served, for Prometheus.
 //! - `oauth`: `--auth oauth`'s protected resource metadata and challenges.
 //! - `host`: which `Host` names are served (DNS rebinding).
@@ -24,17 +29,19 @@
 //!
 //! hyper (HTTP/1.1, with `hyper-util`'s tokio glue and graceful shutdown) rather than a web
 //! framework such as axum: there is one endpoint and three methods, so a router buys
-//! nothing, and everything that happens to a request stays in one function
-//! (`exchange::respond`).
+//! nothing, and what happens to a request starts in one function (`exchange::respond`).
 
+mod admission;
 mod callers;
 mod cancel;
 mod exchange;
 mod host;
+mod message;
 mod metrics;
 mod oauth;
 mod origin;
 mod places;
+mod responses;
 mod session_id;
 mod sse;
 mod streams;
@@ -96,7 +103,7 @@ struct Server {
     body_timeout: Duration,
     /// Shutting down: new requests are refused (503).
     closing: AtomicBool,
-    /// How callers are authenticated (`exchange::authenticate`).
+    /// How callers are authenticated (`admission::authenticate`).
     auth: Auth,
     /// What `/metrics` tells.
     metrics: Metrics,
