@@ -13,7 +13,7 @@ use rusqlite::Connection;
 use super::{Reach, Stop};
 use crate::config::ServeConfig;
 use crate::handlers::templates::Templates;
-use crate::handlers::{prompts, resources, search};
+use crate::handlers::{prompts, resources, search, templates};
 use crate::model::{StoredPrompt, StoredResource};
 use crate::protocol::{
     Failure, GetPromptParams, PromptOutcome, ReadResult, RequestId, Revision, ShapedPage, Shaper,
@@ -76,20 +76,37 @@ impl<'a> Context<'a> {
         Ok(self.conn.get_or_init(|| conn))
     }
 
-    /// A page of a list: kept until the library changes, shaped by `shape` otherwise; a
+    /// A page of a list: kept until the library changes, read and shaped otherwise; a
     /// limited caller's page is its own, never kept.
     pub(super) fn page(
         &self,
         kind: ListKind,
         cursor: Option<&str>,
-        shape: impl FnOnce(&Connection, Option<&str>) -> Result<ShapedPage, Failure>,
     ) -> Result<Arc<ShapedPage>, Stop> {
+        let shaped = || Ok::<_, Stop>(self.shaped_page(self.conn()?, kind, cursor)?);
         if self.seen.is_limited() {
-            return Ok(Arc::new(shape(self.conn()?, cursor)?));
+            return Ok(Arc::new(shaped()?));
         }
         let key = (kind, self.revision, cursor);
-        self.shared.cache.page(self.position, key, || {
-            Ok::<_, Stop>(shape(self.conn()?, cursor)?)
+        self.shared.cache.page(self.position, key, shaped)
+    }
+
+    /// One page of a list, read and shaped.
+    fn shaped_page(
+        &self,
+        conn: &Connection,
+        kind: ListKind,
+        cursor: Option<&str>,
+    ) -> Result<ShapedPage, Failure> {
+        let (config, seen, shaper) = (self.config(), self.seen, &self.shaper);
+        Ok(match kind {
+            ListKind::Prompts => shaper.prompts_page(&prompts::list(conn, config, cursor, seen)?),
+            ListKind::Resources => {
+                shaper.resources_page(&resources::list(conn, config, cursor, seen)?)
+            }
+            ListKind::Templates => {
+                shaper.templates_page(&templates::list(conn, config, cursor, seen)?)
+            }
         })
     }
 

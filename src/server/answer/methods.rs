@@ -1,6 +1,6 @@
 //! One function per MCP method the answer path serves, each over the request's `Context`
-//! and its typed params, returning the answer line (`answer::run` matches the method and
-//! calls one).
+//! and its typed params, returning the answer line (`answer::dispatch` matches the method
+//! and calls one).
 //!
 //! They live here, beside the dispatcher, rather than in `handlers`: each is where a method
 //! meets the server (what is kept and for whom, the reach, the revision's shaper and the
@@ -16,10 +16,10 @@ use super::Stop;
 use super::context::Context;
 use crate::handlers::completion::{self, Target};
 use crate::handlers::tools::{self, Call};
-use crate::handlers::{discover as discovery, prompts, resources, skills, templates};
+use crate::handlers::{discover as discovery, skills};
 use crate::protocol::{
     CallToolParams, CompleteParams, CompletionRef, Extensions, Failure, GetPromptParams,
-    PromptOutcome, ShapedPage, ToolAnswer,
+    PromptOutcome, ToolAnswer,
 };
 use crate::server::cache::{ListKind, Timed};
 
@@ -64,45 +64,21 @@ pub(super) fn directory_read(ctx: &Context, uri: &str, cursor: Option<&str>) -> 
 
 /// `prompts/list`.
 pub(super) fn prompts_list(ctx: &Context, cursor: Option<&str>) -> Line {
-    let page = ctx.page(ListKind::Prompts, cursor, |conn, cursor| {
-        prompts_page(ctx, conn, cursor)
-    })?;
-    Ok(ctx.shaper.page_line(ctx.id, &page))
+    list(ctx, ListKind::Prompts, cursor)
 }
 
 /// `resources/list`.
 pub(super) fn resources_list(ctx: &Context, cursor: Option<&str>) -> Line {
-    let page = ctx.page(ListKind::Resources, cursor, |conn, cursor| {
-        resources_page(ctx, conn, cursor)
-    })?;
-    Ok(ctx.shaper.page_line(ctx.id, &page))
+    list(ctx, ListKind::Resources, cursor)
 }
 
 /// `resources/templates/list`.
 pub(super) fn templates_list(ctx: &Context, cursor: Option<&str>) -> Line {
-    let page = ctx.page(ListKind::Templates, cursor, |conn, cursor| {
-        let listed = templates::list(conn, ctx.config(), cursor, ctx.seen)?;
-        Ok(ctx.shaper.templates_page(&listed))
-    })?;
-    Ok(ctx.shaper.page_line(ctx.id, &page))
+    list(ctx, ListKind::Templates, cursor)
 }
 
-fn prompts_page(
-    ctx: &Context,
-    conn: &Connection,
-    cursor: Option<&str>,
-) -> Result<ShapedPage, Failure> {
-    let listed = prompts::list(conn, ctx.config(), cursor, ctx.seen)?;
-    Ok(ctx.shaper.prompts_page(&listed))
-}
-
-fn resources_page(
-    ctx: &Context,
-    conn: &Connection,
-    cursor: Option<&str>,
-) -> Result<ShapedPage, Failure> {
-    let listed = resources::list(conn, ctx.config(), cursor, ctx.seen)?;
-    Ok(ctx.shaper.resources_page(&listed))
+fn list(ctx: &Context, kind: ListKind, cursor: Option<&str>) -> Line {
+    Ok(ctx.shaper.page_line(ctx.id, &*ctx.page(kind, cursor)?))
 }
 
 /// `resources/read`.
@@ -137,14 +113,10 @@ pub(super) fn tools_call(ctx: &Context, params: &CallToolParams) -> Line {
     let (id, shaper) = (ctx.id, &ctx.shaper);
     let answered = match tools::call(&ctx.config().mirrors, params)? {
         Call::ListPrompts { cursor } => ctx
-            .page(ListKind::Prompts, cursor.as_deref(), |conn, cursor| {
-                prompts_page(ctx, conn, cursor)
-            })
+            .page(ListKind::Prompts, cursor.as_deref())
             .map(|page| shaper.tool_line(id, &ToolAnswer::Page(&page))),
         Call::ListResources { cursor } => ctx
-            .page(ListKind::Resources, cursor.as_deref(), |conn, cursor| {
-                resources_page(ctx, conn, cursor)
-            })
+            .page(ListKind::Resources, cursor.as_deref())
             .map(|page| shaper.tool_line(id, &ToolAnswer::Page(&page))),
         Call::ReadResource { uri } => ctx
             .read(&uri)

@@ -15,7 +15,7 @@
 //! sees everything, and made afresh for any other.
 //!
 //! - `context`: what answering one request takes, and its lookups through what is kept.
-//! - `methods`: one function per MCP method over that context; `run` here picks it.
+//! - `methods`: one function per MCP method over that context; `dispatch` here picks it.
 
 mod context;
 mod methods;
