@@ -1,20 +1,21 @@
-//! The MCP server, on stdio or over Streamable HTTP (`http`). On stdio, the calling thread reads stdin and dispatches each line in order
-//! (`dispatch`); a request is answered through one path (`answer`): on the reader when what
-//! it needs is kept and the answer is a lookup, otherwise as its own task on tokio's
-//! blocking pool (SQLite work never sits on an async worker, and a slow request never
+//! The MCP server, on stdio or over Streamable HTTP (`http`). On stdio, the calling thread
+//! reads stdin and dispatches each line in order (`dispatch`); a request is answered
+//! through one path (`answer`): on the reader when what it needs is kept and the answer is
+//! a lookup (`answer::kept`), otherwise as its own task on tokio's blocking pool
+//! (`answer::stored`: SQLite work never sits on an async worker, and a slow request never
 //! holds up a fast one, `tasks`). One writer thread puts answers on stdout, coalescing
-//! writes (`stdio`); a watcher thread notices other processes' commits (`watch`) and
-//! the `session` tells subscribers; `outbound` keeps the forms the server asks a legacy
-//! client to fill until their answers come. `serve_lines` runs the same loop over any input and
+//! writes (`stdio`); a watcher thread notices other processes' commits (`watch`) and the
+//! `session` tells subscribers; `outbound` keeps the forms the server asks a legacy client
+//! to fill until their answers come. `serve_lines` runs the same loop over any input and
 //! output, without the watcher.
 //!
 //! Modules depend on one another in one direction: `stdio`, `cache`, `rate_limit`,
-//! `watch` and `tasks` stand alone; `outbound` uses `stdio`; `state` holds what requests
-//! share (with `cache` and `watch`); `answer`, `route` and `session` use it; `dispatch`
-//! (stdio) uses all of them; `http` uses `answer`, `route`, `state`, `rate_limit`, `watch`
-//! and, of `session`, only `Interest` and `legacy_lines` (what a subscriber is told); this
-//! file wires stdio up. `limited` holds the unit tests of what a caller limited to some
-//! collections is answered and told.
+//! `watch`, `tasks` and `guard` (the one panic guard) stand alone; `outbound` uses `stdio`;
+//! `state` holds what requests share (with `cache` and `watch`); `answer`, `route` and
+//! `session` use it; `dispatch` (stdio) uses all of them; `http` uses `answer`, `guard`,
+//! `route`, `state`, `rate_limit`, `watch` and, of `session`, only `Interest` and
+//! `legacy_lines` (what a subscriber is told); this file wires stdio up. `limited` holds
+//! the unit tests of what a caller limited to some collections is answered and told.
 //!
 //! At start nothing is read wholesale, so a 1 GB library starts as fast as the seed: the
 //! connection that checked the schema version becomes the pool's first (`store::Store`),

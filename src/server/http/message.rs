@@ -158,6 +158,8 @@ struct Answering {
     session_id: Option<HeaderValue>,
 }
 
+/// The message parsed, checked and routed: everything done before anything is awaited,
+/// and so what the panic guard covers.
 fn handle(
     server: &Server,
     parts: &Parts,
