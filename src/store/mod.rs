@@ -43,6 +43,21 @@ pub use write::{Outcome, ValuesMode, ValuesWritten};
 /// enough that a client never sees `SQLITE_BUSY` while an import commits.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The environment variable that shortens the busy timeout (milliseconds), so a test of a
+/// locked database need not wait ten seconds. As `CLOCK_ENV`, only a build with debug
+/// assertions (the one the tests run) reads it.
+pub const BUSY_ENV: &str = "PROMPTSHELF_BUSY_MS";
+
+/// How long a connection waits for another process's write lock: `BUSY_TIMEOUT`, or in a
+/// build with debug assertions what `PROMPTSHELF_BUSY_MS` says.
+pub fn busy_timeout() -> Duration {
+    let set = || std::env::var(BUSY_ENV).ok()?.parse().ok();
+    cfg!(debug_assertions)
+        .then(set)
+        .flatten()
+        .map_or(BUSY_TIMEOUT, Duration::from_millis)
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("{0}")]
@@ -105,7 +120,7 @@ fn sqlite_sentence(err: &rusqlite::Error) -> String {
         Code::DatabaseBusy | Code::DatabaseLocked => format!(
             "the database is locked by another program writing to it (waited {} s); try \
              again when it is done, or close it",
-            BUSY_TIMEOUT.as_secs()
+            busy_timeout().as_secs_f64()
         ),
         Code::DiskFull => "the disk holding the database is full, so nothing was written; free \
                            some space and try again"
@@ -627,7 +642,7 @@ fn settle_sqlite() {
 }
 
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.busy_timeout(busy_timeout())?;
     // A plan that does not depend on the values bound to it. Without this, SQLite reads a
     // bound `LIMIT ?` while preparing and marks the statement to be prepared again whenever
     // a new value is bound, so every page of a list prepared its statements anew; no query
