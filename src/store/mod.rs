@@ -195,6 +195,8 @@ pub struct Store {
     /// Whether the file is a Litestream replica, written in place by Litestream in ways
     /// SQLite's cache cannot see (`replica`): then each request reads its own snapshot.
     replica: bool,
+    /// What `write` records its writes as.
+    history: history::Settings,
 }
 
 impl std::fmt::Debug for Store {
@@ -425,6 +427,7 @@ impl Store {
             identity,
             immutable_because: (reading == Reading::Immutable).then(|| place.folder_reason()),
             replica: false,
+            history: history::Settings::default(),
         })
     }
 
@@ -490,6 +493,15 @@ impl Store {
         })
     }
 
+    /// The store, its writes recorded as `settings` say (what wrote them, how many versions
+    /// of an item are kept) instead of the defaults.
+    pub fn recording(self, settings: history::Settings) -> Store {
+        Store {
+            history: settings,
+            ..self
+        }
+    }
+
     /// Runs `change` in one IMMEDIATE transaction (the write lock is taken up front, so two
     /// writers queue on `busy_timeout` instead of failing half-way) and commits it.
     /// The write is recorded in the history (`history`): what wrote it, and a version of
@@ -497,9 +509,9 @@ impl Store {
     pub fn write<T>(&self, change: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
         let mut conn = self.pool.get()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        history::begin(&tx)?;
+        history::begin(&tx, &self.history)?;
         let value = change(&tx)?;
-        history::finish(&tx)?;
+        history::finish(&tx, &self.history)?;
         tx.commit()?;
         Ok(value)
     }
