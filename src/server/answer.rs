@@ -245,7 +245,7 @@ fn run(
             &stored,
             &resource,
             caller,
-            &shared.used_states,
+            &shared.retained,
         );
         if !matches!(outcome, Err(Stop::NeedsStore)) {
             let work = Timed::Fill(params.name.clone());
