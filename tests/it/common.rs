@@ -253,7 +253,8 @@ impl Server {
     }
 
     /// Runs `command` (a `promptshelf serve` however it is wrapped: in a namespace, as
-    /// another user) as the server. With `capture`, its stderr is kept for `log_lines`;
+    /// another user) as the server. With `capture`, its stderr is kept for `logs_until` and
+    /// `logs_at_exit`;
     /// without, it goes to the test's own output, shown when the test fails.
     pub fn spawn(mut command: Command, capture: bool) -> Server {
         let mut child = command
@@ -301,15 +302,22 @@ impl Server {
         }
     }
 
-    /// The stderr lines written so far and until none has come for `quiet` (a server
-    /// spawned with `capture` only).
-    pub fn log_lines(&mut self, quiet: Duration) -> Vec<String> {
-        let logs = self.logs.as_ref().expect("a server spawned with capture");
+    /// Closes stdin and waits for the process, then returns every stderr line not read yet
+    /// (a server spawned with `capture`) with its exit code: once it has exited, its log is
+    /// whole.
+    pub fn logs_at_exit(mut self) -> (Vec<String>, Option<i32>) {
+        let logs = self.logs.take().expect("a server spawned with capture");
+        let code = self.close();
         let mut lines = Vec::new();
-        while let Ok(line) = logs.recv_timeout(quiet) {
-            lines.push(line);
+        loop {
+            match logs.recv_timeout(WAIT) {
+                Ok(line) => lines.push(line),
+                Err(RecvTimeoutError::Disconnected) => return (lines, code),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("stderr still open {WAIT:?} after the server exited")
+                }
+            }
         }
-        lines
     }
 
     /// The stderr lines from the last one read up to the first that `last` accepts (a
