@@ -427,16 +427,6 @@ impl Server {
         }
     }
 
-    /// Every message that arrives until none has come for `quiet` (messages already read
-    /// while waiting for a response come first).
-    pub fn drain(&mut self, quiet: Duration) -> Vec<Value> {
-        let mut messages = std::mem::take(&mut self.pending);
-        while let Some(message) = self.read_line(quiet) {
-            messages.push(message);
-        }
-        messages
-    }
-
     /// Waits for the response with this id, keeping other messages for later.
     pub fn response_to(&mut self, id: &Value) -> Value {
         if let Some(at) = self
