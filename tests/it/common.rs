@@ -243,19 +243,12 @@ impl Server {
     /// Starts the server with its stderr captured and its watcher's looks in it
     /// (`WATCHER_LOG`), for `told_until_now` and `looked_since_now`.
     pub fn watched(db: &Path, extra: &[&str]) -> Server {
-        Server::watched_with_env(db, extra, &[])
-    }
-
-    /// `watched`, with extra environment variables.
-    pub fn watched_with_env(db: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
-        let env = [env, &[("RUST_LOG", WATCHER_LOG)]].concat();
-        Server::spawn(serve_command(db, extra, &env), true)
+        Server::spawn(serve_command(db, extra, &[("RUST_LOG", WATCHER_LOG)]), true)
     }
 
     /// Runs `command` (a `promptshelf serve` however it is wrapped: in a namespace, as
     /// another user) as the server. With `capture`, its stderr is kept for `logs_until` and
-    /// `logs_at_exit`;
-    /// without, it goes to the test's own output, shown when the test fails.
+    /// `logs_at_exit`; without, it goes to the test's own output, shown when the test fails.
     pub fn spawn(mut command: Command, capture: bool) -> Server {
         let mut child = command
             .stdin(Stdio::piped())
