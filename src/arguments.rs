@@ -4,7 +4,7 @@
 //! the result shapes and the library lint alike.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
@@ -50,6 +50,7 @@ impl Misfit {
 pub fn resolve<'a>(
     prompt: &'a Prompt,
     given: &'a BTreeMap<String, String>,
+    patterns: &Patterns,
 ) -> Result<BTreeMap<&'a str, &'a str>, ArgumentProblem> {
     let mut unknown: Vec<String> = given
         .keys()
@@ -65,7 +66,7 @@ pub fn resolve<'a>(
     for arg in &prompt.arguments {
         match given.get(&arg.name).filter(|value| !value.is_empty()) {
             Some(value) => {
-                check(&prompt.name, arg, value).map_err(|misfit| match misfit {
+                check(&prompt.name, arg, value, patterns).map_err(|misfit| match misfit {
                     Misfit::Value(message) => ArgumentProblem::Invalid(message),
                     Misfit::Pattern(message) => ArgumentProblem::Broken(message),
                 })?;
@@ -107,9 +108,14 @@ pub fn example(arg: &PromptArgument) -> String {
 }
 
 /// Whether `value` fits `arg` of the prompt `prompt`.
-pub fn check(prompt: &str, arg: &PromptArgument, value: &str) -> Result<(), Misfit> {
+pub fn check(
+    prompt: &str,
+    arg: &PromptArgument,
+    value: &str,
+    patterns: &Patterns,
+) -> Result<(), Misfit> {
     let expected = match arg.kind {
-        ArgumentType::String => check_string(prompt, arg, value)?,
+        ArgumentType::String => check_string(prompt, arg, value, patterns)?,
         ArgumentType::Enum => {
             if arg.values.iter().any(|allowed| allowed == value) {
                 Ok(())
@@ -159,6 +165,7 @@ fn check_string(
     prompt: &str,
     arg: &PromptArgument,
     value: &str,
+    patterns: &Patterns,
 ) -> Result<Result<(), String>, Misfit> {
     if let Some(max) = arg.max_length
         && value.chars().count() as u64 > max
@@ -166,7 +173,7 @@ fn check_string(
         return Ok(Err(format!("at most {max} characters")));
     }
     if let Some(pattern) = &arg.pattern {
-        let regex = compiled_pattern(pattern).map_err(|err| {
+        let regex = compiled_pattern(patterns, pattern).map_err(|err| {
             Misfit::Pattern(format!(
                 "prompt '{prompt}' cannot check argument '{}': its pattern {pattern} is not a valid regular expression ({err}); fix the prompt in the library (`promptshelf check` lists such problems)",
                 arg.name
@@ -182,9 +189,16 @@ fn check_string(
 /// Compiled patterns by their text: a pattern is compiled once, not on every request that
 /// checks a value against it (compiling costs far more than matching). Kept within
 /// `MAX_PATTERN_BYTES` as `Pattern::bytes` counts them, so however many patterns a library
-/// holds, what they keep compiled is bounded in bytes.
-static PATTERNS: LazyLock<Memo<String, Pattern>> =
-    LazyLock::new(|| Memo::sized(MAX_PATTERN_BYTES, |_, pattern| pattern.bytes()));
+/// holds, what they keep compiled is bounded in bytes. Owned by whoever checks values: the
+/// server for as long as it serves, a command or a validation for its own run.
+pub struct Patterns(Memo<String, Pattern>);
+
+impl Default for Patterns {
+    fn default() -> Patterns {
+        Patterns(Memo::sized(MAX_PATTERN_BYTES, |_, pattern| pattern.bytes()))
+    }
+}
+
 /// A library has a handful of patterns. Compiled, `[a-z0-9-]+` takes 2 KiB, a date of
 /// Unicode digits `\d{4}-\d{2}-\d{2}` 67 KiB, `\w+` 87 KiB, `\w{20}` 1.6 MiB (Unicode
 /// classes are large), so the budget keeps the last few of the largest kinds.
@@ -192,14 +206,16 @@ const MAX_PATTERN_BYTES: usize = 4 << 20;
 
 /// An argument's `pattern` compiled as it is checked: anchored, so the whole value must
 /// match, as in JSON Schema's intent for a form field. The error says why it is invalid.
-pub fn compiled_pattern(pattern: &str) -> Result<Arc<Pattern>, String> {
-    if let Some(kept) = PATTERNS.get(pattern, ANY_POSITION) {
+pub fn compiled_pattern(patterns: &Patterns, pattern: &str) -> Result<Arc<Pattern>, String> {
+    if let Some(kept) = patterns.0.get(pattern, ANY_POSITION) {
         return Ok(kept);
     }
     // One that does not compile is not kept: a library holds it only until the problem
     // `promptshelf check` reports is fixed.
     let compiled = Arc::new(Pattern::new(&format!("^(?:{pattern})$"))?);
-    PATTERNS.keep(pattern.to_string(), ANY_POSITION, &compiled);
+    patterns
+        .0
+        .keep(pattern.to_string(), ANY_POSITION, &compiled);
     Ok(compiled)
 }
 
@@ -576,19 +592,20 @@ mod tests {
 
     #[test]
     fn a_pattern_is_compiled_once_and_kept_only_within_its_budget_in_bytes() {
-        let first = compiled_pattern("[a-z]+-[0-9]+").expect("compiles");
-        let again = compiled_pattern("[a-z]+-[0-9]+").expect("compiles");
+        let patterns = Patterns::default();
+        let first = compiled_pattern(&patterns, "[a-z]+-[0-9]+").expect("compiles");
+        let again = compiled_pattern(&patterns, "[a-z]+-[0-9]+").expect("compiles");
         assert!(Arc::ptr_eq(&first, &again), "a small pattern is kept");
         assert!(first.is_match("ticket-42") && !first.is_match("ticket-42!"));
         // Compiled, this one is past the whole budget alone: it works, and is never kept.
         let huge = r"\w{200}";
-        let compiled = compiled_pattern(huge).expect("compiles");
+        let compiled = compiled_pattern(&patterns, huge).expect("compiles");
         assert!(compiled.bytes() > MAX_PATTERN_BYTES, "{}", compiled.bytes());
         assert!(compiled.is_match(&"é".repeat(200)));
-        let recompiled = compiled_pattern(huge).expect("compiles");
+        let recompiled = compiled_pattern(&patterns, huge).expect("compiles");
         assert!(!Arc::ptr_eq(&compiled, &recompiled));
         // One that does not compile says why, every time.
-        let err = compiled_pattern("(a").expect_err("an unclosed group");
+        let err = compiled_pattern(&patterns, "(a").expect_err("an unclosed group");
         assert!(err.contains("unclosed group"), "{err}");
     }
 

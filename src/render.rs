@@ -85,8 +85,9 @@ pub enum Unrendered {
 pub fn render<Name: Borrow<str> + Ord, Text: AsRef<str>>(
     stored: &StoredPrompt,
     values: &BTreeMap<Name, Text>,
+    templates: &Templates,
 ) -> Result<Vec<RenderedTemplate>, RenderError> {
-    render_within(stored, values, Limits::NONE).map_err(|failure| match failure {
+    render_within(stored, values, Limits::NONE, templates).map_err(|failure| match failure {
         Unrendered::Template(err) => err,
         // Not reached without limits; said in words all the same.
         Unrendered::Over(over) => RenderError {
@@ -110,9 +111,11 @@ pub fn render_within<Name: Borrow<str> + Ord, Text: AsRef<str>>(
     stored: &StoredPrompt,
     values: &BTreeMap<Name, Text>,
     limits: Limits,
+    templates: &Templates,
 ) -> Result<Vec<RenderedTemplate>, Unrendered> {
     let prompt = &stored.prompt;
-    let compiled = compiled(prompt, stored.content_hash).map_err(Unrendered::Template)?;
+    let compiled =
+        compiled(prompt, stored.content_hash, templates).map_err(Unrendered::Template)?;
     // Markers carry a random nonce so that no argument value can forge an embed.
     let directives = Arc::new(Directives {
         nonce: nonce(),
@@ -263,9 +266,19 @@ fn directive(state: &minijinja::State, piece: Piece) -> Result<String, minijinja
 }
 
 /// Compiled templates, kept by the prompt's content hash (which covers its bodies):
-/// compiling costs more than rendering, and a prompt's bodies change rarely.
-static COMPILED: std::sync::LazyLock<Memo<ContentHash, CompiledPrompt>> =
-    std::sync::LazyLock::new(|| Memo::sized(MAX_COMPILED_BYTES, |_, compiled| compiled.bytes));
+/// compiling costs more than rendering, and a prompt's bodies change rarely. Owned by
+/// whoever renders: the server for as long as it serves, a command or a validation for
+/// its own run.
+pub struct Templates(Memo<ContentHash, CompiledPrompt>);
+
+impl Default for Templates {
+    fn default() -> Templates {
+        Templates(Memo::sized(MAX_COMPILED_BYTES, |_, compiled| {
+            compiled.bytes
+        }))
+    }
+}
+
 /// What the kept compiled templates may take, as `compiled_bytes` counts them: about 150
 /// prompts of two short messages. Counted in prompts (512) they took 12 MB of a server
 /// filling random prompts of a large library (docs/benchmarks.md, "Compiled templates
@@ -298,8 +311,12 @@ struct CompiledPrompt {
 
 /// An environment holding `prompt`'s message templates as "0", "1", ...; `key` is its
 /// content hash.
-fn compiled(prompt: &Prompt, key: ContentHash) -> Result<Arc<CompiledPrompt>, RenderError> {
-    if let Some(compiled) = COMPILED.get(&key, ANY_POSITION) {
+fn compiled(
+    prompt: &Prompt,
+    key: ContentHash,
+    templates: &Templates,
+) -> Result<Arc<CompiledPrompt>, RenderError> {
+    if let Some(compiled) = templates.0.get(&key, ANY_POSITION) {
         return Ok(compiled);
     }
     let mut env = Environment::new();
@@ -350,15 +367,18 @@ fn compiled(prompt: &Prompt, key: ContentHash) -> Result<Arc<CompiledPrompt>, Re
         env,
         bytes: compiled_bytes(prompt),
     });
-    COMPILED.keep(key, ANY_POSITION, &compiled);
+    templates.0.keep(key, ANY_POSITION, &compiled);
     Ok(compiled)
 }
 
 /// For each message template of `stored`, the names it looks up that neither it defines
 /// (`set`, `for`) nor the environment (`embed`, `link`, minijinja's own functions): what
 /// only an argument can give. Fails as a render would when a template does not parse.
-pub fn looked_up(stored: &StoredPrompt) -> Result<Vec<BTreeSet<String>>, RenderError> {
-    let env = &compiled(&stored.prompt, stored.content_hash)?.env;
+pub fn looked_up(
+    stored: &StoredPrompt,
+    templates: &Templates,
+) -> Result<Vec<BTreeSet<String>>, RenderError> {
+    let env = &compiled(&stored.prompt, stored.content_hash, templates)?.env;
     let globals: BTreeSet<&str> = env.globals().map(|(name, _)| name).collect();
     (0..stored.prompt.messages.len())
         .map(|index| {
@@ -542,6 +562,7 @@ mod tests {
         let rendered = render(
             &prompt("say {{ x }}"),
             &values("{{ 7*7 }} {% if 1 %}y{% endif %}"),
+            &Templates::default(),
         )
         .unwrap();
         assert_eq!(
@@ -555,6 +576,7 @@ mod tests {
         let rendered = render(
             &prompt("a\n{{ embed('s://one') }}\nb {{ link('s://' ~ x) }}"),
             &values("two"),
+            &Templates::default(),
         )
         .unwrap();
         assert_eq!(
@@ -575,7 +597,7 @@ mod tests {
             blocks: 3,
         };
         let over = |body: &str| {
-            render_within(&prompt(body), &values(""), limits)
+            render_within(&prompt(body), &values(""), limits, &Templates::default())
                 .err()
                 .map(|failure| match failure {
                     Unrendered::Over(over) => Some(over),
@@ -597,7 +619,12 @@ mod tests {
 
     #[test]
     fn forged_markers_stay_text() {
-        let rendered = render(&prompt("{{ x }}"), &values("\u{1e}0000:0\u{1e}")).unwrap();
+        let rendered = render(
+            &prompt("{{ x }}"),
+            &values("\u{1e}0000:0\u{1e}"),
+            &Templates::default(),
+        )
+        .unwrap();
         assert_eq!(
             rendered[0].pieces,
             [Piece::Text("\u{1e}0000:0\u{1e}".into())]
@@ -628,6 +655,7 @@ mod tests {
             let rendered = render(
                 &prompt("a {{ x }}\n{{ embed('s://e') }}\nb {{ x }} {{ link('s://l') }}"),
                 &values(&value),
+                &Templates::default(),
             );
             let rendered = rendered.map_err(|err| proptest::test_runner::TestCaseError::fail(err.to_string()))?;
             let directives: Vec<Piece> = rendered[0]

@@ -68,18 +68,21 @@ impl Files {
     }
 }
 
-/// Everything wrong with a stored prompt.
+/// Everything wrong with a stored prompt. Its templates and patterns are compiled once for
+/// all the checks, and kept no longer.
 pub fn prompt(stored: &StoredPrompt, library: &dyn Library) -> store::Result<Vec<Finding>> {
     let prompt = &stored.prompt;
+    let templates = render::Templates::default();
+    let patterns = arguments::Patterns::default();
     let mut findings: Vec<Finding> = prompt
         .arguments
         .iter()
-        .flat_map(|arg| argument(prompt, arg, library))
+        .flat_map(|arg| argument(prompt, arg, library, &patterns))
         .collect();
     for (index, message) in prompt.messages.iter().enumerate() {
         findings.extend(links(&message.body, index, &prompt.origin, library));
     }
-    let used = match render::looked_up(stored) {
+    let used = match render::looked_up(stored, &templates) {
         Ok(used) => used,
         Err(err) => {
             findings.push(Finding {
@@ -117,7 +120,7 @@ pub fn prompt(stored: &StoredPrompt, library: &dyn Library) -> store::Result<Vec
             });
         }
     }
-    findings.extend(rendered(stored, library)?);
+    findings.extend(rendered(stored, library, &templates)?);
     Ok(findings)
 }
 
@@ -127,7 +130,12 @@ pub fn document(text: &str, origin: &Origin, library: &dyn Library) -> Vec<Findi
 }
 
 /// What is wrong with one argument's declaration.
-fn argument(prompt: &Prompt, arg: &PromptArgument, library: &dyn Library) -> Vec<Finding> {
+fn argument(
+    prompt: &Prompt,
+    arg: &PromptArgument,
+    library: &dyn Library,
+    patterns: &arguments::Patterns,
+) -> Vec<Finding> {
     let name = &arg.name;
     let mut problems = Vec::new();
     if let Some(table) = &arg.completion
@@ -139,7 +147,7 @@ fn argument(prompt: &Prompt, arg: &PromptArgument, library: &dyn Library) -> Vec
         ));
     }
     if let Some(pattern) = &arg.pattern
-        && let Err(err) = arguments::compiled_pattern(pattern)
+        && let Err(err) = arguments::compiled_pattern(patterns, pattern)
     {
         problems.push(format!(
             "argument '{name}' has an invalid pattern {pattern}: {err}; fix the regular \
@@ -147,7 +155,7 @@ fn argument(prompt: &Prompt, arg: &PromptArgument, library: &dyn Library) -> Vec
         ));
     }
     if let Some(default) = &arg.default
-        && let Err(Misfit::Value(message)) = arguments::check(&prompt.name, arg, default)
+        && let Err(Misfit::Value(message)) = arguments::check(&prompt.name, arg, default, patterns)
     {
         problems.push(format!(
             "the default of argument '{name}' does not fit: {message}; change `default:`"
@@ -227,11 +235,15 @@ fn links(text: &str, message: usize, origin: &Origin, library: &dyn Library) -> 
 /// Renders the prompt twice with sample values: a render error is a finding, and so is a URI
 /// it embeds or links in both renders (fixed by the author, not built from arguments) that
 /// the library does not hold.
-fn rendered(stored: &StoredPrompt, library: &dyn Library) -> store::Result<Vec<Finding>> {
+fn rendered(
+    stored: &StoredPrompt,
+    library: &dyn Library,
+    templates: &render::Templates,
+) -> store::Result<Vec<Finding>> {
     let prompt = &stored.prompt;
     let mut findings = Vec::new();
-    let first = render::render(stored, &samples(prompt, 0));
-    let second = render::render(stored, &samples(prompt, 1));
+    let first = render::render(stored, &samples(prompt, 0), templates);
+    let second = render::render(stored, &samples(prompt, 1), templates);
     let (first, second) = match (first, second) {
         (Ok(first), Ok(second)) => (uris(&first), uris(&second)),
         (Err(err), _) | (_, Err(err)) => {

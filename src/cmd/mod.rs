@@ -33,7 +33,8 @@ use crate::store::{self, Access, Store, StoreError};
 
 pub fn run(cli: Cli) -> Result<()> {
     let Cli { db, keep, command } = cli;
-    store::history::configure(command_line(), keep);
+    // What this process's writes are recorded as.
+    let history = store::history::Settings::new(command_line(), keep);
     // Every command but `completions` works on a library.
     let db = || db.clone().map_or_else(default_db, Ok);
     let access = if reads_only(&command) {
@@ -41,7 +42,13 @@ pub fn run(cli: Cli) -> Result<()> {
     } else {
         Access::ReadWrite
     };
-    let library = || -> Result<Library> { Ok(Library { db: db()?, access }) };
+    let library = || -> Result<Library> {
+        Ok(Library {
+            db: db()?,
+            access,
+            history: history.clone(),
+        })
+    };
     let checking = matches!(command, Command::Check(_));
     let outcome = match command {
         Command::Completions { shell } => completions::run(shell),
@@ -119,17 +126,18 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     if err.is::<CouldNotRun>() { 2 } else { 1 }
 }
 
-/// The library a command works on, and how it may open it.
+/// The library a command works on, how it may open it and what its writes are recorded as.
 struct Library {
     db: PathBuf,
     access: Access,
+    history: store::history::Settings,
 }
 
 impl Library {
     /// Opens the library (creating it from the seed if missing), runs `command` on it, and
     /// closes it (`Store::close`), so that no `-wal` or `-shm` file is left behind.
     fn run(self, command: impl FnOnce(&Store) -> Result<()>) -> Result<()> {
-        let store = Store::open(&self.db, self.access, crate::seed::load)?;
+        let store = Store::open(&self.db, self.access, crate::seed::load)?.recording(self.history);
         let outcome = command(&store);
         store.close();
         outcome

@@ -606,9 +606,11 @@ fn render(
         );
         anyhow!("{}", failure.message())
     })?;
+    // The command line sends no requestState: nothing to remember but what it compiles.
+    let retained = crate::handlers::prompts::Retained::new(1);
     // The handler names a missing argument as an MCP client gives it; here it is a flag.
     if let Err(ArgumentProblem::Missing(missing)) =
-        crate::arguments::resolve(&stored.prompt, arguments)
+        crate::arguments::resolve(&stored.prompt, arguments, &retained.patterns)
     {
         return Err(missing_arguments(name, &missing));
     }
@@ -619,8 +621,7 @@ fn render(
         &stored,
         &|uri| crate::handlers::resources::stored(&conn, uri),
         caller,
-        // The command line sends no requestState: nothing to remember.
-        &crate::handlers::prompts::UsedStates::new(1),
+        &retained,
     )
     .map_err(|failure| anyhow!("{}", failure.message()))?;
     if json {

@@ -157,13 +157,33 @@ impl UsedStates {
     }
 }
 
+/// What `get` keeps from one call to the next, owned by its caller (the server's shared
+/// state for as long as it serves, a one-off for the CLI, which sends no requestState):
+/// the `requestState`s accepted, and the templates and patterns compiled.
+pub struct Retained {
+    pub used: UsedStates,
+    pub templates: render::Templates,
+    pub patterns: arguments::Patterns,
+}
+
+impl Retained {
+    /// Keeping at most `states` accepted `requestState`s.
+    pub fn new(states: usize) -> Retained {
+        Retained {
+            used: UsedStates::new(states),
+            templates: render::Templates::default(),
+            patterns: arguments::Patterns::default(),
+        }
+    }
+}
+
 /// Fills `stored`, the prompt `params` names as the caller found it; `resolve` finds the
 /// resources its messages embed or link. Needs no connection: what it reads comes through
 /// `stored` and `resolve`, and the resolver's own error (the server's "not kept here")
-/// comes back as it is. `used` holds the `requestState`s this process has accepted (the
-/// server's set, or a one-off one for the CLI, which sends none): a state answers once. It
-/// is marked used only when it leads to an answer (the prompt filled, or asked for again),
-/// so a retry refused for a value it carries can be corrected under the same state.
+/// comes back as it is. `retained.used` holds the `requestState`s this process has
+/// accepted: a state answers once. It is marked used only when it leads to an answer (the
+/// prompt filled, or asked for again), so a retry refused for a value it carries can be
+/// corrected under the same state.
 pub fn get<E: From<Failure>>(
     config: &ServeConfig,
     secret: &[u8],
@@ -171,11 +191,11 @@ pub fn get<E: From<Failure>>(
     stored: &StoredPrompt,
     resolve: Resolve<E>,
     caller: Caller,
-    used: &UsedStates,
+    retained: &Retained,
 ) -> Result<PromptOutcome, E> {
     let prompt = &stored.prompt;
     let retried = params.request_state.is_some() || params.input_responses.is_some();
-    // The state's signature and expiry, claimed in `used` once an answer is made.
+    // The state's signature and expiry, claimed in `retained.used` once an answer is made.
     let mut accepted = None;
     // A first request's arguments are used where they lie; a retry merges three sources.
     let given = if retried {
@@ -207,10 +227,10 @@ pub fn get<E: From<Failure>>(
         ))));
     }
     let claim = |accepted: Option<([u8; 32], i64)>| match accepted {
-        Some((tag, expires)) => used.claim(tag, expires, caller.now),
+        Some((tag, expires)) => retained.used.claim(tag, expires, caller.now),
         None => Ok(()),
     };
-    let values = match arguments::resolve(prompt, &given) {
+    let values = match arguments::resolve(prompt, &given, &retained.patterns) {
         Ok(values) => values,
         Err(ArgumentProblem::Unknown(names)) => {
             return Err(E::from(Failure::InvalidParams(no_argument(prompt, &names))));
@@ -245,7 +265,7 @@ pub fn get<E: From<Failure>>(
         blocks: config.max_prompt_blocks,
     };
     let too_large = |over| Failure::Internal(over_limit(&prompt.name, over, limits));
-    let rendered = render::render_within(stored, &values, limits).map_err(|failure| match failure {
+    let rendered = render::render_within(stored, &values, limits, &retained.templates).map_err(|failure| match failure {
         render::Unrendered::Template(err) => Failure::Internal(format!(
             "prompt '{}' could not be rendered, a fault of the library's template rather than of the request: {err}",
             prompt.name

@@ -68,6 +68,11 @@ impl Watcher {
                     });
                     if changed {
                         round()?;
+                    } else {
+                        tracing::debug!(
+                            events = events.len(),
+                            "files were only read, or are skipped: no round"
+                        );
                     }
                 }
                 Err(errors) => {

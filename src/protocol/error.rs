@@ -120,7 +120,7 @@ impl RpcError {
     /// A completion request over its caller's limit (the process on stdio, a token over
     /// HTTP); `data.retryAfterMs` says when a retry will be accepted.
     pub fn rate_limited(per_second: u32, burst: u32, retry_after: std::time::Duration) -> RpcError {
-        let retry_ms = retry_after.as_millis().max(1);
+        let retry_ms = whole_ms(retry_after);
         RpcError::new(
             code::RATE_LIMITED,
             format!(
@@ -140,7 +140,7 @@ impl RpcError {
         burst: u32,
         retry_after: std::time::Duration,
     ) -> RpcError {
-        let retry_ms = retry_after.as_millis().max(1);
+        let retry_ms = whole_ms(retry_after);
         RpcError::new(
             code::RATE_LIMITED,
             format!(
@@ -174,4 +174,10 @@ impl RpcError {
         )
         .with_data(json!({"supported": [Revision::MODERN.as_str()], "requested": requested}))
     }
+}
+
+/// A wait in whole milliseconds, rounded up (at least one): a retry sent that many
+/// milliseconds later is accepted, never one too early.
+fn whole_ms(wait: std::time::Duration) -> u128 {
+    wait.as_nanos().div_ceil(1_000_000).max(1)
 }

@@ -10,7 +10,7 @@ use super::cache::Cache;
 use super::watch::Reopened;
 use crate::config::{CacheScope, ServeConfig};
 use crate::handlers::completion::CompletionIndexes;
-use crate::handlers::prompts::{USED_STATES_LIMIT, UsedStates};
+use crate::handlers::prompts::{Retained, USED_STATES_LIMIT};
 use crate::protocol::{Revision, Shaper};
 use crate::store::{self, Store};
 use crate::visibility::Visibility;
@@ -53,8 +53,9 @@ pub(super) struct Shared {
     /// `config` with `cacheScope` private: what the answers to a caller limited to some
     /// collections are shaped with, whatever `--cache-scope` says, since they are its own.
     limited_config: ServeConfig,
-    /// The `requestState`s accepted so far, each until it expires: a state answers once.
-    pub(super) used_states: UsedStates,
+    /// What `prompts/get` keeps between requests: the `requestState`s accepted so far, each
+    /// until it expires (a state answers once), and the templates and patterns compiled.
+    pub(super) retained: Retained,
     /// The change log's last position as the watcher last saw it. Kept answers and indexes
     /// are checked against it rather than against the database: an atomic load instead of
     /// a query per request, at the price of serving what was kept for up to one poll
@@ -74,7 +75,7 @@ impl Shared {
             library: RwLock::new(Some(library)),
             config,
             limited_config,
-            used_states: UsedStates::new(USED_STATES_LIMIT),
+            retained: Retained::new(USED_STATES_LIMIT),
             position: AtomicI64::new(position),
             cache: Cache::default(),
         }

@@ -312,6 +312,12 @@ impl Watcher {
                 // reason to stop serving the one open.
                 Err(_) => self.poll(watched),
             }
+            // After everything this look found was told: a sign, for whoever reads the
+            // log at trace level, that the change log up to here has been seen.
+            tracing::trace!(
+                position = self.last_seq + self.offset,
+                "looked at the library"
+            );
             std::thread::sleep(interval);
         }
     }
@@ -410,7 +416,7 @@ fn open(path: &Path) -> rusqlite::Result<Connection> {
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    conn.busy_timeout(Duration::from_secs(10))?;
+    conn.busy_timeout(store::busy_timeout())?;
     Ok(conn)
 }
 

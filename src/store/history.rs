@@ -11,7 +11,6 @@
 //! change), so that undoing that write removes the record with the items.
 
 use std::collections::BTreeSet;
-use std::sync::OnceLock;
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde::{Deserialize, Serialize};
@@ -19,32 +18,31 @@ use serde::{Deserialize, Serialize};
 use super::{Result, StoreError, blobs, now_ms, read};
 use crate::model::{CompletionTable, Content, Prompt, Resource, ResourceInfo, ResourceTemplate};
 
-/// How many versions of each item are kept unless `configure` says otherwise.
+/// How many versions of each item are kept unless `Settings` say otherwise.
 pub const DEFAULT_KEEP: u32 = 50;
 
-/// What this process's writes are recorded as, and how many versions it keeps per item.
-struct Settings {
+/// What a store's writes are recorded as (the command line that runs) and how many versions
+/// of an item they keep; carried by the `Store` that writes (`Store::recording`). By
+/// default, writes are recorded as `promptshelf`, keeping `DEFAULT_KEEP`.
+#[derive(Debug, Clone)]
+pub struct Settings {
     what: String,
     keep: u32,
 }
 
-static SETTINGS: OnceLock<Settings> = OnceLock::new();
-
-/// Says, once per process, what its writes are (the command line that runs) and how many
-/// versions of an item to keep; without it, writes are recorded as `promptshelf`, keeping
-/// `DEFAULT_KEEP`.
-pub fn configure(what: String, keep: u32) {
-    let _ = SETTINGS.set(Settings {
-        what,
-        keep: keep.max(1),
-    });
+impl Settings {
+    pub fn new(what: String, keep: u32) -> Settings {
+        Settings {
+            what,
+            keep: keep.max(1),
+        }
+    }
 }
 
-fn settings() -> &'static Settings {
-    SETTINGS.get_or_init(|| Settings {
-        what: "promptshelf".into(),
-        keep: DEFAULT_KEEP,
-    })
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings::new("promptshelf".into(), DEFAULT_KEEP)
+    }
 }
 
 // Also named `store::history::Kind`, as `cmd::prompt` and `cmd::edit` name it.
@@ -91,8 +89,8 @@ struct ResourceSnapshot {
 }
 
 /// Begins the record of a write transaction, before anything in it is written.
-pub(super) fn begin(tx: &Transaction) -> Result<()> {
-    begin_as(tx, &settings().what)
+pub(super) fn begin(tx: &Transaction, settings: &Settings) -> Result<()> {
+    begin_as(tx, &settings.what)
 }
 
 /// `begin`, recording the write as `what` (the seed).
@@ -105,9 +103,9 @@ pub(super) fn begin_as(tx: &Transaction, what: &str) -> Result<()> {
 }
 
 /// Ends the record of the write transaction: a write that changed nothing leaves no row, and
-/// each item it changed keeps its newest versions only (`configure`), the content of older
+/// each item it changed keeps its newest versions only (`Settings`), the content of older
 /// ones dropped unless something else holds it.
-pub(super) fn finish(tx: &Transaction) -> Result<()> {
+pub(super) fn finish(tx: &Transaction, settings: &Settings) -> Result<()> {
     let id = open_write(tx)?;
     let touched: Vec<(String, String)> = tx
         .prepare("SELECT DISTINCT kind, key FROM versions WHERE write_id = ?1")?
@@ -119,7 +117,7 @@ pub(super) fn finish(tx: &Transaction) -> Result<()> {
         forget_created(tx, id)?;
         return Ok(());
     }
-    let keep = settings().keep;
+    let keep = settings.keep;
     let mut dropped = BTreeSet::new();
     let mut prune = tx.prepare_cached(
         "DELETE FROM versions WHERE id IN (SELECT id FROM versions WHERE kind = ?1 AND key = ?2
@@ -487,4 +485,56 @@ pub(super) fn current_hash(conn: &Connection, kind: Kind, key: &str) -> Result<O
         }
     };
     Ok(conn.query_row(sql, [key], |row| row.get(0)).optional()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Access, Store, write};
+
+    /// Two stores in one process each record their writes as their own settings say: what
+    /// wrote them, and how many versions of an item are kept.
+    #[test]
+    fn each_store_records_its_writes_as_its_own_settings_say() {
+        let folder = tempfile::tempdir().expect("a temporary folder");
+        let open = |name: &str, what: &str, keep: u32| {
+            Store::open(
+                &folder.path().join(name),
+                Access::ReadWrite,
+                crate::seed::load,
+            )
+            .expect("a library")
+            .recording(Settings::new(what.to_string(), keep))
+        };
+        let first = open("first.db", "promptshelf first", 1);
+        let second = open("second.db", "promptshelf second", 3);
+        for (store, what, versions) in [
+            (&first, "promptshelf first", 1),
+            (&second, "promptshelf second", 2),
+        ] {
+            store
+                .write(|tx| write::remove_prompt(tx, "code-review"))
+                .expect("removed");
+            let conn = store.conn().expect("a connection");
+            let recorded: String = conn
+                .query_row(
+                    "SELECT what FROM writes ORDER BY id DESC LIMIT 1",
+                    [],
+                    |row| row.get(0),
+                )
+                .expect("the write");
+            assert_eq!(recorded, what);
+            let kept: i64 = conn
+                .query_row(
+                    "SELECT count(*) FROM versions WHERE kind = 'prompt' AND key = 'code-review'",
+                    [],
+                    |row| row.get(0),
+                )
+                .expect("the versions");
+            assert_eq!(
+                kept, versions,
+                "{what}: the seed's version and the removal's"
+            );
+        }
+    }
 }

@@ -43,6 +43,21 @@ pub use write::{Outcome, ValuesMode, ValuesWritten};
 /// enough that a client never sees `SQLITE_BUSY` while an import commits.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The environment variable that shortens the busy timeout (milliseconds), so a test of a
+/// locked database need not wait ten seconds. As `CLOCK_ENV`, only a build with debug
+/// assertions (the one the tests run) reads it.
+pub const BUSY_ENV: &str = "PROMPTSHELF_BUSY_MS";
+
+/// How long a connection waits for another process's write lock: `BUSY_TIMEOUT`, or in a
+/// build with debug assertions what `PROMPTSHELF_BUSY_MS` says.
+pub fn busy_timeout() -> Duration {
+    let set = || std::env::var(BUSY_ENV).ok()?.parse().ok();
+    cfg!(debug_assertions)
+        .then(set)
+        .flatten()
+        .map_or(BUSY_TIMEOUT, Duration::from_millis)
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("{0}")]
@@ -105,7 +120,7 @@ fn sqlite_sentence(err: &rusqlite::Error) -> String {
         Code::DatabaseBusy | Code::DatabaseLocked => format!(
             "the database is locked by another program writing to it (waited {} s); try \
              again when it is done, or close it",
-            BUSY_TIMEOUT.as_secs()
+            busy_timeout().as_secs_f64()
         ),
         Code::DiskFull => "the disk holding the database is full, so nothing was written; free \
                            some space and try again"
@@ -180,6 +195,8 @@ pub struct Store {
     /// Whether the file is a Litestream replica, written in place by Litestream in ways
     /// SQLite's cache cannot see (`replica`): then each request reads its own snapshot.
     replica: bool,
+    /// What `write` records its writes as.
+    history: history::Settings,
 }
 
 impl std::fmt::Debug for Store {
@@ -410,6 +427,7 @@ impl Store {
             identity,
             immutable_because: (reading == Reading::Immutable).then(|| place.folder_reason()),
             replica: false,
+            history: history::Settings::default(),
         })
     }
 
@@ -475,6 +493,15 @@ impl Store {
         })
     }
 
+    /// The store, its writes recorded as `settings` say (what wrote them, how many versions
+    /// of an item are kept) instead of the defaults.
+    pub fn recording(self, settings: history::Settings) -> Store {
+        Store {
+            history: settings,
+            ..self
+        }
+    }
+
     /// Runs `change` in one IMMEDIATE transaction (the write lock is taken up front, so two
     /// writers queue on `busy_timeout` instead of failing half-way) and commits it.
     /// The write is recorded in the history (`history`): what wrote it, and a version of
@@ -482,9 +509,9 @@ impl Store {
     pub fn write<T>(&self, change: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
         let mut conn = self.pool.get()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        history::begin(&tx)?;
+        history::begin(&tx, &self.history)?;
         let value = change(&tx)?;
-        history::finish(&tx)?;
+        history::finish(&tx, &self.history)?;
         tx.commit()?;
         Ok(value)
     }
@@ -627,7 +654,7 @@ fn settle_sqlite() {
 }
 
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.busy_timeout(busy_timeout())?;
     // A plan that does not depend on the values bound to it. Without this, SQLite reads a
     // bound `LIMIT ?` while preparing and marks the statement to be prepared again whenever
     // a new value is bound, so every page of a list prepared its statements anew; no query

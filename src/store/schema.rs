@@ -91,7 +91,7 @@ pub(super) fn create(
     // What a new database is filled with (the seed library) is its history's first write.
     super::history::begin_as(tx, "seed")?;
     fill(tx)?;
-    super::history::finish(tx)
+    super::history::finish(tx, &super::history::Settings::default())
 }
 
 /// What an existing database file holds, as far as this version is concerned.

@@ -801,12 +801,13 @@ fn serve_replaces_an_empty_file_a_creation_left_and_serves_it() {
         names.iter().any(|prompt| prompt["name"] == "code-review"),
         "{listed}"
     );
-    let logs = server.log_lines(Duration::from_millis(300)).join("\n");
+    let (logs, code) = server.logs_at_exit();
+    let logs = logs.join("\n");
     assert!(
         logs.contains("is an empty file, left by a creation that did not finish"),
         "{logs}"
     );
-    assert_eq!(server.close(), Some(0));
+    assert_eq!(code, Some(0));
     assert_eq!(
         ctx.query::<i64>("PRAGMA user_version"),
         SCHEMA_VERSION_NOW,

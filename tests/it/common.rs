@@ -218,6 +218,18 @@ pub struct Server {
 /// blob took over 10 s on two busy cores, and a wait that ends sooner fails a working server.
 pub const WAIT: Duration = Duration::from_secs(60);
 
+/// `RUST_LOG` for a server whose watcher logs each look it takes at the library, with the
+/// change-log position it has seen (`Server::watched`): warnings as usual, and that.
+pub const WATCHER_LOG: &str = "warn,promptshelf::server::watch=trace";
+
+/// The position in the watcher's log line of a look at the library
+/// (`... looked at the library position=N`), or None for any other line.
+pub fn looked_at(line: &str) -> Option<i64> {
+    let (_, after) = line.split_once("looked at the library position=")?;
+    let digits = after.split(|c: char| !c.is_ascii_digit()).next()?;
+    digits.parse().ok()
+}
+
 impl Server {
     pub fn start(db: &Path, extra: &[&str]) -> Server {
         Server::start_with_env(db, extra, &[])
@@ -225,20 +237,18 @@ impl Server {
 
     /// Starts the server with extra environment variables (e.g. a pinned clock).
     pub fn start_with_env(db: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut command = Command::new(BIN);
-        command
-            .arg("--db")
-            .arg(db)
-            .arg("serve")
-            .args(extra)
-            .envs(env.iter().copied())
-            .env_remove("PROMPTSHELF_DB");
-        Server::spawn(command, false)
+        Server::spawn(serve_command(db, extra, env), false)
+    }
+
+    /// Starts the server with its stderr captured and its watcher's looks in it
+    /// (`WATCHER_LOG`), for `told_until_now` and `looked_since_now`.
+    pub fn watched(db: &Path, extra: &[&str]) -> Server {
+        Server::spawn(serve_command(db, extra, &[("RUST_LOG", WATCHER_LOG)]), true)
     }
 
     /// Runs `command` (a `promptshelf serve` however it is wrapped: in a namespace, as
-    /// another user) as the server. With `capture`, its stderr is kept for `log_lines`;
-    /// without, it goes to the test's own output, shown when the test fails.
+    /// another user) as the server. With `capture`, its stderr is kept for `logs_until` and
+    /// `logs_at_exit`; without, it goes to the test's own output, shown when the test fails.
     pub fn spawn(mut command: Command, capture: bool) -> Server {
         let mut child = command
             .stdin(Stdio::piped())
@@ -285,15 +295,83 @@ impl Server {
         }
     }
 
-    /// The stderr lines written so far and until none has come for `quiet` (a server
-    /// spawned with `capture` only).
-    pub fn log_lines(&mut self, quiet: Duration) -> Vec<String> {
-        let logs = self.logs.as_ref().expect("a server spawned with capture");
+    /// Closes stdin and waits for the process, then returns every stderr line not read yet
+    /// (a server spawned with `capture`) with its exit code: once it has exited, its log is
+    /// whole.
+    pub fn logs_at_exit(mut self) -> (Vec<String>, Option<i32>) {
+        let logs = self.logs.take().expect("a server spawned with capture");
+        let code = self.close();
         let mut lines = Vec::new();
-        while let Ok(line) = logs.recv_timeout(quiet) {
+        loop {
+            match logs.recv_timeout(WAIT) {
+                Ok(line) => lines.push(line),
+                Err(RecvTimeoutError::Disconnected) => return (lines, code),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("stderr still open {WAIT:?} after the server exited")
+                }
+            }
+        }
+    }
+
+    /// The stderr lines from the last one read up to the first that `last` accepts (a
+    /// server spawned with capture); panics after `WAIT`, naming `what` was awaited.
+    pub fn logs_until(&mut self, what: &str, mut last: impl FnMut(&str) -> bool) -> Vec<String> {
+        let logs = self.logs.as_ref().expect("a server spawned with capture");
+        let deadline = Instant::now() + WAIT;
+        let mut lines = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Ok(line) = logs.recv_timeout(left) else {
+                panic!(
+                    "no {what} within {WAIT:?}; the log said:\n{}",
+                    lines.join("\n")
+                );
+            };
+            let done = last(&line);
             lines.push(line);
+            if done {
+                return lines;
+            }
+        }
+    }
+
+    /// Waits until the watcher has taken a whole look at the library begun after this call
+    /// (a server started `watched`), which saw every commit made before it: of the looks
+    /// logged after the lines already there, the first may have begun earlier, the second
+    /// cannot. Returns the log lines read.
+    pub fn looked_since_now(&mut self) -> Vec<String> {
+        let logs = self.logs.as_ref().expect("a server spawned with capture");
+        let mut lines: Vec<String> = logs.try_iter().collect();
+        for _ in 0..2 {
+            lines.extend(self.logs_until("look of the watcher", |line| looked_at(line).is_some()));
         }
         lines
+    }
+
+    /// Every message the server sent for what was committed until now (a server started
+    /// `watched`): once the watcher has looked since, every notification of those commits
+    /// is on its way, ahead of the answer to a ping.
+    pub fn told_until_now(&mut self) -> Vec<Value> {
+        self.looked_since_now();
+        self.before_ping()
+    }
+
+    /// The messages the server writes before its answer to a ping sent now, after those
+    /// already read: what it had sent by the time it read the ping.
+    pub fn before_ping(&mut self) -> Vec<Value> {
+        let id = json!(format!("ping-{}", self.next_id));
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        let mut messages = std::mem::take(&mut self.pending);
+        loop {
+            let message = self
+                .read_line(WAIT)
+                .unwrap_or_else(|| panic!("no answer to the ping within {WAIT:?}"));
+            if message.get("id") == Some(&id) && message.get("method").is_none() {
+                return messages;
+            }
+            messages.push(message);
+        }
     }
 
     /// Writes raw bytes (a line must end with '\n').
@@ -340,16 +418,6 @@ impl Server {
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => None,
         }
-    }
-
-    /// Every message that arrives until none has come for `quiet` (messages already read
-    /// while waiting for a response come first).
-    pub fn drain(&mut self, quiet: Duration) -> Vec<Value> {
-        let mut messages = std::mem::take(&mut self.pending);
-        while let Some(message) = self.read_line(quiet) {
-            messages.push(message);
-        }
-        messages
     }
 
     /// Waits for the response with this id, keeping other messages for later.
@@ -506,6 +574,19 @@ impl Drop for Server {
         // a process the server started could hold the pipe open.
         let _ = self.forwarded.recv_timeout(Duration::from_secs(1));
     }
+}
+
+/// `promptshelf --db DB serve EXTRA` with `env`, not yet run.
+fn serve_command(db: &Path, extra: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(BIN);
+    command
+        .arg("--db")
+        .arg(db)
+        .arg("serve")
+        .args(extra)
+        .envs(env.iter().copied())
+        .env_remove("PROMPTSHELF_DB");
+    command
 }
 
 /// `params` with the modern `_meta` added (capabilities as given).

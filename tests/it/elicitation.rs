@@ -130,11 +130,7 @@ fn an_older_host_that_declared_elicitation_gets_a_form_and_then_the_prompt() {
         let text = text_of(&done);
         assert!(text.contains("topic=pipes count=3"), "{revision}: {text}");
         // The form came first; nothing else was sent meanwhile.
-        assert!(
-            server
-                .drain(std::time::Duration::from_millis(100))
-                .is_empty()
-        );
+        assert!(server.before_ping().is_empty());
     }
 }
 
@@ -240,7 +236,7 @@ fn no_answer_within_the_timeout_ends_it_as_today_and_withdraws_the_form() {
     let ended = server.response_to(&id);
     assert_eq!(error_message(&ended), MISSING);
     // The form was withdrawn before the answer.
-    let withdrawn = server.drain(std::time::Duration::from_millis(200));
+    let withdrawn = server.before_ping();
     assert_eq!(withdrawn.len(), 1, "{withdrawn:?}");
     validate("2025-11-25", "CancelledNotification", &withdrawn[0]);
     assert_eq!(withdrawn[0]["params"]["requestId"], form["id"]);
@@ -252,11 +248,7 @@ fn no_answer_within_the_timeout_ends_it_as_today_and_withdraws_the_form() {
     );
     let pong = server.request("ping", json!({}));
     assert_eq!(pong["result"], json!({}));
-    assert!(
-        server
-            .drain(std::time::Duration::from_millis(200))
-            .is_empty()
-    );
+    assert!(server.before_ping().is_empty());
 }
 
 #[test]
@@ -319,11 +311,7 @@ fn our_ids_are_our_own_and_each_answer_finds_its_form() {
     server.send(&json!({"jsonrpc": "2.0", "id": 3, "error": {"code": 1, "message": "x"}}));
     let pong = server.request("ping", json!({}));
     assert_eq!(pong["result"], json!({}));
-    assert!(
-        server
-            .drain(std::time::Duration::from_millis(200))
-            .is_empty()
-    );
+    assert!(server.before_ping().is_empty());
 }
 
 #[test]
@@ -365,9 +353,7 @@ fn without_the_capability_or_before_2025_06_18_it_is_minus_32602_at_once() {
             "{revision} {capabilities}"
         );
         assert!(
-            server
-                .drain(std::time::Duration::from_millis(100))
-                .is_empty(),
+            server.before_ping().is_empty(),
             "{revision} {capabilities}: a form was sent"
         );
     }

@@ -2,11 +2,9 @@
 //! `rollback` and `undo` over the real binary and the SQLite file, and a running server that
 //! announces an undo like any other write.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
-use crate::common::{TestContext, WAIT};
+use crate::common::{Server, TestContext};
 
 fn greet(ctx: &TestContext, line: &str) -> String {
     let file = ctx.write(
@@ -233,7 +231,7 @@ fn undo_of_an_import_is_one_write_that_a_running_server_announces_once_per_list(
     let folder = ctx.many_notes();
     ctx.ok(&["import", &folder]);
     let resources: i64 = ctx.query("SELECT count(*) FROM resources");
-    let mut server = ctx.server();
+    let mut server = Server::watched(&ctx.db, &[]);
     server.initialize("2025-06-18");
     let undone = ctx.json(&["undo", "--json"]);
     assert_eq!(undone["what"], format!("promptshelf import {folder}"));
@@ -242,18 +240,11 @@ fn undo_of_an_import_is_one_write_that_a_running_server_announces_once_per_list(
         Some(502),
         "500 pages, a prompt, a template"
     );
-    let mut methods = vec![
-        server
-            .read_line(WAIT)
-            .and_then(|message| message["method"].as_str().map(str::to_string))
-            .expect("a notification after the undo"),
-    ];
-    methods.extend(
-        server
-            .drain(Duration::from_millis(1200))
-            .iter()
-            .filter_map(|message| message["method"].as_str().map(str::to_string)),
-    );
+    let mut methods: Vec<String> = server
+        .told_until_now()
+        .iter()
+        .filter_map(|message| message["method"].as_str().map(str::to_string))
+        .collect();
     methods.sort();
     assert_eq!(
         methods,

@@ -72,7 +72,23 @@ impl HttpServer {
 
     /// `serve --http ADDRESS EXTRA`, as `start`: for a server started again where it was.
     pub fn start_at(db: &Path, address: &str, extra: &[&str]) -> HttpServer {
-        let mut child = Command::new(BIN)
+        HttpServer::start_logging(db, address, extra, None)
+    }
+
+    /// `start_at`, logging as `rust_log` says (None: warnings only).
+    pub fn start_logging(
+        db: &Path,
+        address: &str,
+        extra: &[&str],
+        rust_log: Option<&str>,
+    ) -> HttpServer {
+        let mut command = Command::new(BIN);
+        if let Some(filter) = rust_log {
+            command.env("RUST_LOG", filter);
+        } else {
+            command.env_remove("RUST_LOG");
+        }
+        let mut child = command
             .arg("--db")
             .arg(db)
             .args(["serve", "--http", address])
@@ -84,7 +100,6 @@ impl HttpServer {
                 &["--auth", "none"][..]
             })
             .env_remove("PROMPTSHELF_DB")
-            .env_remove("RUST_LOG")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -123,6 +138,29 @@ impl HttpServer {
 
     pub fn stderr(&self) -> String {
         self.log.lock().unwrap().join("\n")
+    }
+
+    /// How many lines of stderr so far contain `text`.
+    pub fn logged(&self, text: &str) -> usize {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|line| line.contains(text))
+            .count()
+    }
+
+    /// Waits until more than `seen` lines of stderr contain `text`; panics after `WAIT`.
+    pub fn wait_logged(&self, text: &str, seen: usize) {
+        let deadline = std::time::Instant::now() + WAIT;
+        while self.logged(text) <= seen {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no new line saying {text:?} within {WAIT:?}; stderr:\n{}",
+                self.stderr()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
     }
 
     /// POSTs `body` to the endpoint with these headers.

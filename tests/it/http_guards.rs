@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::TestContext;
+use crate::common::{TestContext, WAIT};
 use crate::http::{HttpServer, Reply, token};
 use crate::http_ops::{sample, scrape};
 
@@ -52,6 +52,21 @@ fn get_with_host(http: &HttpServer, path: &str, host: &str) -> (u16, String) {
     )
 }
 
+/// Waits until `/metrics` (asked with `bearer`) has counted a request refused because its
+/// token held its whole share of requests at once.
+fn share_held(http: &HttpServer, bearer: &str) {
+    let refused = r#"promptshelf_http_guarded_total{guard="in_flight_share"}"#;
+    let deadline = std::time::Instant::now() + WAIT;
+    while sample(&scrape(http, Some(bearer)), refused) < 1.0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no request refused over its share within {WAIT:?}\nstderr:\n{}",
+            http.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn one_tokens_stalled_bodies_hold_its_share_and_another_token_is_answered() {
     let ctx = TestContext::new();
@@ -72,8 +87,9 @@ fn one_tokens_stalled_bodies_hold_its_share_and_another_token_is_answered() {
             stream
         })
         .collect();
-    // Another token is answered meanwhile, at once and a second later: a client that gives
-    // up after 4 s (less than the body timeout) still gets its answers.
+    // Another token is answered meanwhile, at once and once the stalled bodies are seen to
+    // hold the token's whole share: a client that gives up after 4 s (less than the body
+    // timeout) still gets its answers.
     let impatient: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(Duration::from_secs(4)))
@@ -104,7 +120,9 @@ fn one_tokens_stalled_bodies_hold_its_share_and_another_token_is_answered() {
             "{}",
             answered.body
         );
-        std::thread::sleep(Duration::from_secs(1));
+        if id == 1 {
+            share_held(&http, &other);
+        }
     }
     // The stalled requests each got their answer: over the token's share (64 by default)
     // at once, 429 naming the flag; the others 408 once the body timeout passed.

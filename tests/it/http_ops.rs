@@ -164,11 +164,15 @@ fn completion() -> serde_json::Value {
            "argument": {"name": "language", "value": "ru"}})
 }
 
+/// What the server logs at debug level when a caller is over its request rate.
+const OVER_RATE: &str = "is over its request rate";
+
 /// A server asking for bearer tokens that lets each token make one request a second, with
-/// `burst` requests at once.
+/// `burst` requests at once, logging its refusals.
 fn rate_limited_server(ctx: &TestContext, burst: &str) -> HttpServer {
-    HttpServer::start(
+    HttpServer::start_logging(
         &ctx.db,
+        "127.0.0.1:0",
         &[
             "--auth",
             "token",
@@ -177,6 +181,7 @@ fn rate_limited_server(ctx: &TestContext, burst: &str) -> HttpServer {
             "--rate-burst",
             burst,
         ],
+        Some("warn,promptshelf::server::http::callers=debug"),
     )
 }
 
@@ -196,8 +201,9 @@ fn a_refused_request_over_the_rate_leaves_its_connection_open() {
     let mut reader = BufReader::new(connection);
     // One request on the kept-alive connection, and the status and body of its answer;
     // None when the server closed the connection instead of answering. `split`: the body
-    // is sent a moment after the head, as a client writing them apart does, so that the
-    // server has to read it rather than find it buffered with the head.
+    // is sent once the server has refused the head (its debug log says so), as a client
+    // writing them apart does, so that the server has to read it rather than find it
+    // buffered with the head.
     let mut exchange = |id: i64, split: bool| -> Option<(String, String)> {
         let (headers, body) = modern_request(id, "prompts/list", json!({}));
         let mut request = format!(
@@ -210,9 +216,11 @@ fn a_refused_request_over_the_rate_leaves_its_connection_open() {
             request.push_str(&format!("{name}: {value}\r\n"));
         }
         request.push_str("\r\n");
+        let refusals = http.logged(OVER_RATE);
         writer.write_all(request.as_bytes()).ok()?;
         if split {
-            std::thread::sleep(std::time::Duration::from_millis(200));
+            // Once the server has refused the head, it waits for the body.
+            http.wait_logged(OVER_RATE, refusals);
         }
         writer.write_all(body.as_bytes()).ok()?;
         let mut status = String::new();

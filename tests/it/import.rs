@@ -1006,6 +1006,8 @@ fn watch_imports_again_when_a_file_changes() {
         first.last().map(String::as_str),
         Some("collection w: added 1, updated 0, unchanged 0, removed 0, failed 0")
     );
+    // A round reads every file; reading is not a change, so no round follows by itself.
+    watch.no_round_for_reads();
     // The watcher was started before the first round, so this edit cannot be missed.
     ctx.write("w/a.md", "# A, edited\n");
     let second = watch.next_round("round after an edit");
@@ -1017,8 +1019,7 @@ fn watch_imports_again_when_a_file_changes() {
         ]
     );
     assert_eq!(resource_json(&ctx, "shelf://w/a.md")["title"], "A, edited");
-    // A round reads every file; reading is not a change, so no round follows by itself.
-    watch.quiet_for(Duration::from_millis(1500));
+    watch.no_round_for_reads();
 }
 
 #[test]
@@ -1288,11 +1289,28 @@ fn an_import_without_prune_says_how_many_items_have_no_file_any_more() {
     assert!(!String::from_utf8_lossy(&output.stderr).contains("no file"));
 }
 
-/// `promptshelf import FOLDER --watch` on a test's database, its output read a line at a time;
-/// dropping it stops the process, so a failed assertion leaves no watcher behind.
+/// `promptshelf import FOLDER --watch` on a test's database, its output and its log (the
+/// watcher's debug lines) read a line at a time; dropping it stops the process, so a failed
+/// assertion leaves no watcher behind.
 struct Watch {
     child: std::process::Child,
     lines: std::sync::mpsc::Receiver<String>,
+    logs: std::sync::mpsc::Receiver<String>,
+}
+
+/// The lines `from` gives, one at a time, as they come.
+fn line_by_line(from: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    let (sender, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(from).lines() {
+            let Ok(line) = line else { break };
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
 }
 
 impl Watch {
@@ -1306,23 +1324,15 @@ impl Watch {
                 "--watch",
             ])
             .env_remove("PROMPTSHELF_DB")
+            .env("RUST_LOG", "warn,promptshelf::import::watch=debug")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("start import --watch");
-        let stdout = child.stdout.take().expect("stdout");
-        let (sender, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            use std::io::BufRead;
-            for line in std::io::BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Watch { child, lines }
+        let lines = line_by_line(child.stdout.take().expect("stdout"));
+        let logs = line_by_line(child.stderr.take().expect("stderr"));
+        Watch { child, lines, logs }
     }
 
     /// The lines of the next round, its summary last; `what` names the round if none comes
@@ -1342,9 +1352,20 @@ impl Watch {
         }
     }
 
-    /// Fails the test if the watcher says anything within `wait`.
-    fn quiet_for(&self, wait: Duration) {
-        if let Ok(line) = self.lines.recv_timeout(wait) {
+    /// Waits for the watcher's debug line saying that events came and started no round (the
+    /// reads of the round before), and fails the test if a round started meanwhile.
+    fn no_round_for_reads(&self) {
+        let mut said = Vec::new();
+        while !said
+            .last()
+            .is_some_and(|line: &String| line.contains("no round"))
+        {
+            let line = self.logs.recv_timeout(Duration::from_secs(20));
+            said.push(line.unwrap_or_else(|_| {
+                panic!("no events without a round within 20 s; the log said {said:?}")
+            }));
+        }
+        if let Ok(line) = self.lines.try_recv() {
             panic!("a round started with nothing changed: {line}");
         }
     }

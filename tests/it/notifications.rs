@@ -2,14 +2,10 @@
 //! modern `subscriptions/listen` streams and legacy sessions, only what each asked for. Also
 //! how `lastModified` and `ttlMs` follow the content hashes, with a pinned clock.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
-use crate::common::{MODERN, Server, TestContext, WAIT, modern_params, validate};
+use crate::common::{MODERN, Server, TestContext, modern_params, validate};
 
-/// Long enough for several polls (200 ms by default) to have passed.
-const QUIET: Duration = Duration::from_millis(1200);
 const TESTING: &str = "shelf://library/guides/testing.md";
 
 fn listen(server: &mut Server, id: &str, filter: Value) -> Value {
@@ -56,16 +52,6 @@ fn owned(rows: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
     rows
 }
 
-/// Waits for the first notification after a write, then whatever follows it.
-fn after_write(server: &mut Server) -> Vec<Value> {
-    let first = server
-        .read_line(WAIT)
-        .unwrap_or_else(|| panic!("no notification within {WAIT:?} of the write"));
-    let mut messages = vec![first];
-    messages.extend(server.drain(QUIET));
-    messages
-}
-
 fn prompt_file(ctx: &TestContext, name: &str, body: &str) -> String {
     let path = ctx.write(
         &format!("{name}.prompt.md"),
@@ -78,7 +64,7 @@ fn prompt_file(ctx: &TestContext, name: &str, body: &str) -> String {
 fn listen_streams_deliver_only_what_each_asked_for() {
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);
-    let mut server = ctx.server();
+    let mut server = Server::watched(&ctx.db, &[]);
     let ack = listen(
         &mut server,
         "prompts-and-testing",
@@ -97,7 +83,7 @@ fn listen_streams_deliver_only_what_each_asked_for() {
 
     let file = prompt_file(&ctx, "greet", "Say hello.");
     ctx.ok(&["prompt", "add", &file]);
-    let messages = after_write(&mut server);
+    let messages = server.told_until_now();
     for message in &messages {
         validate(MODERN, "PromptListChangedNotification", message);
     }
@@ -113,13 +99,13 @@ fn listen_streams_deliver_only_what_each_asked_for() {
     let other = ctx.write("notes.md", "# Notes\n");
     ctx.add_resource(&other, "shelf://local/notes.md");
     assert_eq!(
-        summary(&after_write(&mut server)),
+        summary(&server.told_until_now()),
         owned(&[("notifications/resources/list_changed", "resources", "")])
     );
 
     let changed = ctx.write("testing.md", "# Testing, rewritten\n");
     ctx.add_resource(&changed, TESTING);
-    let messages = after_write(&mut server);
+    let messages = server.told_until_now();
     let updated = messages
         .iter()
         .find(|m| m["method"] == "notifications/resources/updated")
@@ -140,7 +126,7 @@ fn listen_streams_deliver_only_what_each_asked_for() {
     // Writing the same content again changes no hash, so nobody hears of it.
     ctx.ok(&["prompt", "add", &file]);
     ctx.add_resource(&changed, TESTING);
-    assert_eq!(server.drain(QUIET), Vec::<Value>::new());
+    assert_eq!(server.told_until_now(), Vec::<Value>::new());
 
     // A cancelled stream hears nothing more; the other one still does.
     server.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "prompts-and-testing"}}));
@@ -148,7 +134,7 @@ fn listen_streams_deliver_only_what_each_asked_for() {
     ctx.ok(&["prompt", "add", &file]);
     ctx.ok(&["resource", "rm", "shelf://local/notes.md"]);
     assert_eq!(
-        summary(&after_write(&mut server)),
+        summary(&server.told_until_now()),
         owned(&[("notifications/resources/list_changed", "resources", "")])
     );
 
@@ -179,14 +165,14 @@ fn legacy_sessions_hear_list_changes_and_their_subscriptions() {
     let revision = "2025-06-18";
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);
-    let mut server = ctx.server();
+    let mut server = Server::watched(&ctx.db, &[]);
     server.initialize(revision);
     let response = server.request("resources/subscribe", json!({"uri": TESTING}));
     assert_eq!(response["result"], json!({}));
 
     let changed = ctx.write("testing.md", "# Testing, take two\n");
     ctx.add_resource(&changed, TESTING);
-    let messages = after_write(&mut server);
+    let messages = server.told_until_now();
     for message in &messages {
         validate(revision, "JSONRPCNotification", message);
         assert!(message["params"].get("_meta").is_none(), "{message}");
@@ -204,13 +190,13 @@ fn legacy_sessions_hear_list_changes_and_their_subscriptions() {
     let changed = ctx.write("testing.md", "# Testing, take three\n");
     ctx.add_resource(&changed, TESTING);
     assert_eq!(
-        summary(&after_write(&mut server)),
+        summary(&server.told_until_now()),
         owned(&[("notifications/resources/list_changed", "", "")])
     );
 
     let file = prompt_file(&ctx, "greet", "Hello.");
     ctx.ok(&["prompt", "add", &file]);
-    let messages = after_write(&mut server);
+    let messages = server.told_until_now();
     validate(revision, "PromptListChangedNotification", &messages[0]);
     assert_eq!(
         summary(&messages),
@@ -222,7 +208,7 @@ fn legacy_sessions_hear_list_changes_and_their_subscriptions() {
 fn one_transaction_of_many_changes_is_one_notification_per_list() {
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);
-    let mut server = ctx.server();
+    let mut server = Server::watched(&ctx.db, &[]);
     listen(
         &mut server,
         "all",
@@ -246,7 +232,7 @@ fn one_transaction_of_many_changes_is_one_notification_per_list() {
     }
     tx.commit().expect("commit");
     assert_eq!(
-        summary(&after_write(&mut server)),
+        summary(&server.told_until_now()),
         owned(&[("notifications/resources/list_changed", "all", "")])
     );
 }
@@ -330,7 +316,7 @@ fn an_import_of_many_files_is_one_notification_and_an_unchanged_one_is_none() {
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);
     let folder = ctx.many_notes();
-    let mut server = ctx.server();
+    let mut server = Server::watched(&ctx.db, &[]);
     listen(
         &mut server,
         "all",
@@ -338,14 +324,14 @@ fn an_import_of_many_files_is_one_notification_and_an_unchanged_one_is_none() {
     );
     ctx.ok(&["import", &folder]);
     assert_eq!(
-        summary(&after_write(&mut server)),
+        summary(&server.told_until_now()),
         owned(&[
             ("notifications/prompts/list_changed", "all", ""),
             ("notifications/resources/list_changed", "all", ""),
         ])
     );
     ctx.ok(&["import", &folder]);
-    assert_eq!(server.drain(QUIET), Vec::<Value>::new());
+    assert_eq!(server.told_until_now(), Vec::<Value>::new());
 }
 
 /// The error a refused subscription request gets, after checking it is one.
@@ -371,7 +357,7 @@ fn listen_request(server: &mut Server, id: &str, uris: &[String]) -> Value {
 fn listen_streams_are_capped_in_number_and_in_uris() {
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);
-    let mut server = Server::start(&ctx.db, &["--max-streams", "2", "--max-stream-uris", "3"]);
+    let mut server = Server::watched(&ctx.db, &["--max-streams", "2", "--max-stream-uris", "3"]);
     let uris = |n: usize| -> Vec<String> { (0..n).map(|i| format!("shelf://t/{i}.md")).collect() };
 
     // Four URIs are one too many for a stream; the same URI named twice counts once.
@@ -414,7 +400,7 @@ fn listen_streams_are_capped_in_number_and_in_uris() {
     let changed = ctx.write("testing.md", "# Testing, capped\n");
     ctx.add_resource(&changed, TESTING);
     assert_eq!(
-        summary(&after_write(&mut server)),
+        summary(&server.told_until_now()),
         owned(&[
             ("notifications/resources/updated", "second", TESTING),
             ("notifications/resources/updated", "third", TESTING),
@@ -432,7 +418,7 @@ fn legacy_subscriptions_are_capped() {
     let revision = "2025-06-18";
     let ctx = TestContext::new();
     ctx.ok(&["stats"]);
-    let mut server = Server::start(&ctx.db, &["--max-subscriptions", "2"]);
+    let mut server = Server::watched(&ctx.db, &["--max-subscriptions", "2"]);
     server.initialize(revision);
     for uri in [TESTING, "shelf://t/other.md", TESTING] {
         let response = server.request("resources/subscribe", json!({"uri": uri}));
@@ -455,7 +441,7 @@ fn legacy_subscriptions_are_capped() {
     let changed = ctx.write("testing.md", "# Testing, capped\n");
     ctx.add_resource(&changed, TESTING);
     assert_eq!(
-        summary(&after_write(&mut server)),
+        summary(&server.told_until_now()),
         owned(&[
             ("notifications/resources/list_changed", "", ""),
             ("notifications/resources/updated", "", TESTING),
@@ -559,7 +545,7 @@ fn a_running_server_hears_of_a_collection_removed_and_a_resource_renamed() {
     let ctx = TestContext::new();
     let notes = ctx.write("notes.md", "# Notes\n");
     ctx.add_resource(&notes, "shelf://local/notes.md");
-    let mut server = ctx.server();
+    let mut server = Server::watched(&ctx.db, &[]);
     listen(
         &mut server,
         "all",
@@ -569,7 +555,7 @@ fn a_running_server_hears_of_a_collection_removed_and_a_resource_renamed() {
 
     ctx.ok(&["collection", "rm", "library"]);
     assert_eq!(
-        summary(&after_write(&mut server)),
+        summary(&server.told_until_now()),
         owned(&[
             ("notifications/prompts/list_changed", "all", ""),
             ("notifications/resources/list_changed", "all", ""),
@@ -585,7 +571,7 @@ fn a_running_server_hears_of_a_collection_removed_and_a_resource_renamed() {
         "shelf://local/journal.md",
     ]);
     assert_eq!(
-        summary(&after_write(&mut server)),
+        summary(&server.told_until_now()),
         owned(&[
             ("notifications/resources/list_changed", "all", ""),
             (

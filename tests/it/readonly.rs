@@ -8,7 +8,6 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::Duration;
 
 use serde_json::json;
 
@@ -246,13 +245,13 @@ fn serve_answers_from_a_read_only_mount_and_says_once_that_changes_are_not_watch
         json!({"name": "code-review", "arguments": {"code": "fn main() {}"}}),
     );
     assert!(got["result"]["messages"].is_array(), "{got}");
-    let logs = server.log_lines(Duration::from_millis(600));
+    let (logs, code) = server.logs_at_exit();
     assert_eq!(logs.len(), 1, "one line, not one per poll: {logs:#?}");
     assert!(
         logs[0].contains(&db.display().to_string()) && logs[0].contains("not watched"),
         "{logs:#?}"
     );
-    assert_eq!(server.close(), Some(0));
+    assert_eq!(code, Some(0));
 }
 
 /// Adds the prompt `in-wal` to `db` while a connection, returned, is held open: it keeps
@@ -355,12 +354,12 @@ fn a_folder_without_write_permission_is_read_immutable_and_refuses_writes() {
     let mut server = Server::spawn(unprivileged(&db, &["serve"]), true);
     let read = server.modern("resources/read", json!({"uri": GUIDE}));
     assert!(read["result"]["contents"].is_array(), "{read}");
-    let logs = server.log_lines(Duration::from_millis(600));
+    let (logs, code) = server.logs_at_exit();
     assert!(
         logs.len() == 1 && logs[0].contains("not watched"),
         "{logs:#?}"
     );
-    drop(server);
+    assert_eq!(code, Some(0));
     let args = ["values", "add", "languages", "zig"];
     let line = refused(unprivileged(&db, &args), &args);
     assert!(line.contains(&dir.display().to_string()), "{line}");

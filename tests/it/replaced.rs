@@ -4,23 +4,15 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::{BIN, LEGACY, Server, TestContext, describe, ok_on};
+use crate::common::{BIN, LEGACY, Server, TestContext, describe, looked_at, ok_on};
 
 const GUIDE: &str = "shelf://library/guides/api-design.md";
 
 fn serve(db: &Path) -> Server {
-    let mut command = Command::new(BIN);
-    command
-        .arg("--db")
-        .arg(db)
-        .args(["serve", "--poll-ms", "20"])
-        .env_remove("PROMPTSHELF_DB")
-        .env_remove("RUST_LOG");
-    Server::spawn(command, true)
+    Server::watched(db, &["--poll-ms", "20"])
 }
 
 fn prompt_names(server: &mut Server) -> Vec<String> {
@@ -37,13 +29,25 @@ fn read_text(server: &mut Server, uri: &str) -> Value {
     server.request("resources/read", json!({"uri": uri}))
 }
 
-/// Lines of the log naming `db`.
+/// Warnings and errors of the log naming `db`.
 fn about(logs: &[String], db: &Path) -> Vec<String> {
     let shown = db.display().to_string();
     logs.iter()
-        .filter(|line| line.contains(&shown))
+        .filter(|line| line.contains(&shown) && (line.contains("WARN") || line.contains("ERROR")))
         .cloned()
         .collect()
+}
+
+/// The log up to the first warning about `db` and `looks` more looks of the watcher after
+/// it: as many chances to say it again.
+fn said_and_looked(server: &mut Server, db: &Path, looks: usize) -> Vec<String> {
+    let mut logs = server.logs_until("warning about the served file", |line| {
+        !about(&[line.to_string()], db).is_empty()
+    });
+    for _ in 0..looks {
+        logs.extend(server.logs_until("look of the watcher", |line| looked_at(line).is_some()));
+    }
+    logs
 }
 
 #[test]
@@ -79,8 +83,10 @@ fn a_database_renamed_over_the_served_one_is_served_from_then_on() {
     );
     let got = server.request("prompts/get", json!({"name": "only-new"}));
     assert!(got["result"]["messages"].is_array(), "{got}");
+    let logs = said_and_looked(&mut server, &ctx.db, 10);
+    // The watcher told the change before it looked again.
     let methods: Vec<String> = server
-        .drain(Duration::from_millis(300))
+        .before_ping()
         .iter()
         .filter_map(|message| message["method"].as_str().map(str::to_string))
         .collect();
@@ -93,7 +99,6 @@ fn a_database_renamed_over_the_served_one_is_served_from_then_on() {
             "{method} in {methods:?}"
         );
     }
-    let logs = server.log_lines(Duration::from_millis(500));
     let lines = about(&logs, &ctx.db);
     assert_eq!(lines.len(), 1, "one line about the replacement: {logs:#?}");
     assert!(lines[0].contains("replaced"), "{lines:?}");
@@ -108,8 +113,7 @@ fn a_deleted_database_keeps_being_served_and_says_so_once() {
     server.initialize(LEGACY[0]);
     assert!(prompt_names(&mut server).contains(&"code-review".to_string()));
     std::fs::remove_file(&ctx.db).expect("delete the served file");
-    // Fifty polls.
-    std::thread::sleep(Duration::from_millis(1000));
+    let logs = said_and_looked(&mut server, &ctx.db, 50);
     assert!(prompt_names(&mut server).contains(&"code-review".to_string()));
     let read = read_text(&mut server, GUIDE);
     assert!(read["result"]["contents"].is_array(), "{read}");
@@ -118,7 +122,6 @@ fn a_deleted_database_keeps_being_served_and_says_so_once() {
         json!({"name": "explain-code", "arguments": {"code": "x"}}),
     );
     assert!(got["result"]["messages"].is_array(), "{got}");
-    let logs = server.log_lines(Duration::from_millis(300));
     let lines = about(&logs, &ctx.db);
     assert_eq!(lines.len(), 1, "one line about the deletion: {logs:#?}");
     assert!(
@@ -155,13 +158,12 @@ fn a_file_renamed_over_one_written_while_served_is_not_taken_and_the_old_one_is_
         describe(&[], &output, "prompt rm")
     );
     std::fs::rename(&new, &ctx.db).expect("rename over the served file");
-    std::thread::sleep(Duration::from_millis(500));
+    let logs = said_and_looked(&mut server, &ctx.db, 25);
     let names = prompt_names(&mut server);
     assert!(
         names.contains(&"while-served".to_string()) && names.contains(&"code-review".to_string()),
         "the old file is served: {names:?}"
     );
-    let logs = server.log_lines(Duration::from_millis(300));
     let lines = about(&logs, &ctx.db);
     assert_eq!(lines.len(), 1, "one line about the replacement: {logs:#?}");
     assert!(

@@ -554,10 +554,24 @@ fn restarting_each_replica_in_turn_under_load_fails_no_request() {
             })
         })
         .collect();
+    // Waits until the clients have finished `count` more requests, whatever their outcome
+    // (the three in flight now are not counted).
+    let requests_go_on = |count: usize| {
+        let until = asked.load(Ordering::Relaxed) + 3 + count;
+        let deadline = Instant::now() + WAIT;
+        while asked.load(Ordering::Relaxed) < until {
+            assert!(
+                Instant::now() < deadline,
+                "the clients made no {count} requests"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
     let mut listeners = Vec::new();
     for turn in 0..2 {
         drop(instances.remove(turn));
-        std::thread::sleep(Duration::from_millis(500));
+        // Requests through the balancer while the instance is down.
+        requests_go_on(50);
         let instance =
             crate::http::HttpServer::start_at(&served[turn], &addresses[turn], &["--replica"]);
         let deadline = Instant::now() + WAIT;
@@ -582,7 +596,8 @@ fn restarting_each_replica_in_turn_under_load_fails_no_request() {
             );
             listeners.push(listener);
         }
-        std::thread::sleep(Duration::from_millis(500));
+        // And while it is back.
+        requests_go_on(50);
     }
     stop.store(true, Ordering::Relaxed);
     for client in clients {

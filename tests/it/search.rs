@@ -5,7 +5,6 @@
 //! completed), every message validated against the official schema.
 
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -509,7 +508,7 @@ fn a_search_follows_the_library_tells_its_subscribers_and_its_hint_is_short_afte
     let ctx = TestContext::new();
     notes(&ctx);
     let mut server = ctx.server();
-    let mut subscriber = ctx.server();
+    let mut subscriber = Server::watched(&ctx.db, &[]);
     subscriber.initialize("2025-06-18");
     let subscribed = subscriber.request(
         "resources/subscribe",
@@ -532,7 +531,7 @@ fn a_search_follows_the_library_tells_its_subscribers_and_its_hint_is_short_afte
     assert_eq!(result(&response)["ttlMs"], 1000, "{response}");
     assert_eq!(server.close(), Some(0));
     // A subscriber to a search is told when the library changes under it.
-    let told = subscriber.drain(Duration::from_millis(1500));
+    let told = subscriber.told_until_now();
     assert!(
         told.iter().any(
             |message| message["method"] == "notifications/resources/updated"

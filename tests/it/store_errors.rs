@@ -23,15 +23,22 @@ fn a_database_locked_by_another_program_is_said_once_with_the_way_out() {
     holder
         .execute_batch("BEGIN EXCLUSIVE")
         .expect("take the write lock");
+    // The busy timeout shortened, as a build with debug assertions lets a test do.
+    let started = std::time::Instant::now();
     let stderr = one_line_failure(
         ctx.command(&["prompt", "rm", "code-review", "--detach"])
+            .env("PROMPTSHELF_BUSY_MS", "300")
             .output()
             .expect("run"),
+    );
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(300),
+        "it waited for the lock"
     );
     assert_eq!(
         stderr.trim(),
         format!(
-            "promptshelf: {}: the database is locked by another program writing to it (waited 10 s); try again when it is done, or close it",
+            "promptshelf: {}: the database is locked by another program writing to it (waited 0.3 s); try again when it is done, or close it",
             ctx.db.display()
         )
     );

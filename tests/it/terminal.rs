@@ -190,7 +190,8 @@ fn serve_on_a_terminal_says_what_it_waits_for_and_stops_at_end_of_input() {
         .env_remove("PROMPTSHELF_DB");
     let mut server = crate::common::Server::spawn(command, true);
     server.initialize(crate::common::LEGACY[0]);
-    let lines = server.log_lines(std::time::Duration::from_millis(300));
+    let (lines, code) = server.logs_at_exit();
+    assert_eq!(code, Some(0));
     assert!(
         lines
             .iter()

@@ -290,8 +290,12 @@ mod tests {
         .unwrap();
         let values =
             std::collections::BTreeMap::from([("arg1".to_string(), "{{ bug }}".to_string())]);
-        let rendered = crate::render::render(&crate::render::as_stored(prompt), &values)
-            .expect("the command renders");
+        let rendered = crate::render::render(
+            &crate::render::as_stored(prompt),
+            &values,
+            &crate::render::Templates::default(),
+        )
+        .expect("the command renders");
         assert_eq!(
             rendered[0].pieces,
             [crate::render::Piece::Text(
@@ -364,6 +368,7 @@ mod tests {
                 let rendered = crate::render::render(
                     &crate::render::as_stored(prompt.clone()),
                     &std::collections::BTreeMap::<String, String>::new(),
+                    &crate::render::Templates::default(),
                 )
                 .unwrap_or_else(|err| panic!("{body:?}: {err}"));
                 let text: String = rendered[0]
@@ -407,8 +412,12 @@ mod tests {
         values: &std::collections::BTreeMap<String, String>,
         body: &str,
     ) -> String {
-        let rendered = crate::render::render(&crate::render::as_stored(prompt.clone()), values)
-            .unwrap_or_else(|err| panic!("{body:?}: {err}"));
+        let rendered = crate::render::render(
+            &crate::render::as_stored(prompt.clone()),
+            values,
+            &crate::render::Templates::default(),
+        )
+        .unwrap_or_else(|err| panic!("{body:?}: {err}"));
         rendered
             .iter()
             .flat_map(|message| &message.pieces)

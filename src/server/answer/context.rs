@@ -187,7 +187,7 @@ impl<'a> Context<'a> {
             &stored,
             &|uri| self.resource(uri),
             caller,
-            &self.shared.used_states,
+            &self.shared.retained,
         );
         self.took(&outcome, started, || Timed::Fill(params.name.clone()));
         outcome

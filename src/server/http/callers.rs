@@ -116,10 +116,14 @@ impl Callers {
         if self.requests.per_second == 0 {
             return Ok(());
         }
-        self.with(who, now, |buckets| match &mut buckets.requests {
+        let taken = self.with(who, now, |buckets| match &mut buckets.requests {
             Some(bucket) => bucket.take(now),
             None => Ok(()),
-        })
+        });
+        if let Err(wait) = taken {
+            tracing::debug!("{who} is over its request rate (retry in {wait:?})");
+        }
+        taken
     }
 
     /// Runs `f` with `who`'s completion bucket (None: no completion limit).
