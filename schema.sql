@@ -1,4 +1,4 @@
--- The whole promptshelf database schema, version 9.
+-- The whole promptshelf database schema, version 10.
 --
 -- Embedded in the binary (`include_str!`) and run once, in one transaction, when a new
 -- database is created; `PRAGMA user_version` then records the version so that a later
@@ -269,15 +269,37 @@ CREATE INDEX change_log_by_kind ON change_log (kind, seq);
 -- builds nothing. The rowid is the resource's id, or minus the prompt's id. Indexed:
 -- name, title, description, and the body (a prompt's message templates in order, a text
 -- resource's content; nothing for binary content). `kind`, `uri` (NULL for a prompt) and
--- `collection` are stored to answer and filter with, not indexed. The tokenizer is
+-- `collection` are there to answer and filter with, not indexed. The tokenizer is
 -- unicode61 alone, without porter stemming: libraries hold code and names that stemming
 -- would mangle, in any language, and the index's terms are what completion offers, so
 -- they should be words as written (folded to lower case, diacritics removed). `prefix`
 -- keeps an index of every term's first two and first three letters beside the terms, so a
 -- query of a short prefix (`re*`) reads one list instead of merging those of every term it
 -- starts (src/store/search.rs, docs/benchmarks.md "search").
+--
+-- What the search index reads its text from, one row per prompt and per resource: the index
+-- keeps only its terms, and reads a row's text here when it makes a snippet or filters on an
+-- unindexed column, so a resource's text is stored once, in `blobs` (FTS5's "external
+-- content"). `key` is the index's rowid: the resource's id, or minus the prompt's id. A
+-- lookup by `key` reaches one row of each table by its index (`prompts_by_search_key` for
+-- the prompts' arm). A prompt's body is its message templates in order; a text resource's
+-- is its content; a binary resource has none.
+CREATE VIEW search_source (key, name, title, description, body, kind, uri, collection) AS
+    SELECT -id, name, title, description,
+           coalesce((SELECT group_concat(body, char(10)) FROM (
+                         SELECT body FROM prompt_messages WHERE prompt_id = prompts.id
+                         ORDER BY position)), ''),
+           'prompt', NULL, collection
+    FROM prompts
+    UNION ALL
+    SELECT id, name, title, description,
+           (SELECT CAST(data AS TEXT) FROM blobs WHERE hash = resources.blob_hash AND resources.is_text),
+           'resource', uri, collection
+    FROM resources;
+CREATE INDEX prompts_by_search_key ON prompts (-id);
 CREATE VIRTUAL TABLE search USING fts5(
     name, title, description, body, kind UNINDEXED, uri UNINDEXED, collection UNINDEXED,
+    content = 'search_source', content_rowid = 'key',
     tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
 );
 -- A write gathers up to 16 MiB of index in memory before it writes a segment (FTS5's
@@ -290,56 +312,77 @@ CREATE VIRTUAL TABLE search USING fts5(
 INSERT INTO search (search, rank) VALUES ('hashsize', 16777216);
 -- The index's terms with how many items hold each, for completing a search query.
 CREATE VIRTUAL TABLE search_terms USING fts5vocab(search, row);
+-- The triggers that keep the index: an item's row is taken out of the index BEFORE a change
+-- to what `search_source` shows of it, with the text it shows then (what was indexed), and
+-- indexed again AFTER, with the text it shows now. An external-content index must be told
+-- the old text exactly; reading it from `search_source` itself keeps the two the same.
 CREATE TRIGGER prompts_searchable AFTER INSERT ON prompts BEGIN
-    INSERT INTO search (rowid, name, title, description, body, kind, collection)
-    VALUES (-NEW.id, NEW.name, NEW.title, NEW.description, '', 'prompt', NEW.collection);
+    INSERT INTO search (rowid, name, title, description, body, kind, uri, collection)
+    SELECT * FROM search_source WHERE key = -NEW.id;
 END;
-CREATE TRIGGER prompts_search_update AFTER UPDATE ON prompts
+CREATE TRIGGER prompts_search_before BEFORE UPDATE ON prompts
 WHEN OLD.name IS NOT NEW.name OR OLD.title IS NOT NEW.title
   OR OLD.description IS NOT NEW.description OR OLD.collection IS NOT NEW.collection BEGIN
-    UPDATE search SET name = NEW.name, title = NEW.title, description = NEW.description,
-        collection = NEW.collection
-    WHERE rowid = -NEW.id;
+    INSERT INTO search (search, rowid, name, title, description, body, kind, uri, collection)
+    SELECT 'delete', * FROM search_source WHERE key = -OLD.id;
 END;
-CREATE TRIGGER prompts_unsearchable AFTER DELETE ON prompts BEGIN
-    DELETE FROM search WHERE rowid = -OLD.id;
+CREATE TRIGGER prompts_search_after AFTER UPDATE ON prompts
+WHEN OLD.name IS NOT NEW.name OR OLD.title IS NOT NEW.title
+  OR OLD.description IS NOT NEW.description OR OLD.collection IS NOT NEW.collection BEGIN
+    INSERT INTO search (rowid, name, title, description, body, kind, uri, collection)
+    SELECT * FROM search_source WHERE key = -NEW.id;
 END;
--- A prompt's body is its messages in order; each message written re-indexes it.
-CREATE TRIGGER prompt_messages_searchable AFTER INSERT ON prompt_messages BEGIN
-    UPDATE search SET body = (SELECT group_concat(body, char(10)) FROM (
-                              SELECT body FROM prompt_messages WHERE prompt_id = NEW.prompt_id
-                              ORDER BY position))
-    WHERE rowid = -NEW.prompt_id;
+CREATE TRIGGER prompts_unsearchable BEFORE DELETE ON prompts BEGIN
+    INSERT INTO search (search, rowid, name, title, description, body, kind, uri, collection)
+    SELECT 'delete', * FROM search_source WHERE key = -OLD.id;
 END;
-CREATE TRIGGER prompt_messages_search_update AFTER UPDATE ON prompt_messages BEGIN
-    UPDATE search SET body = (SELECT group_concat(body, char(10)) FROM (
-                              SELECT body FROM prompt_messages WHERE prompt_id = NEW.prompt_id
-                              ORDER BY position))
-    WHERE rowid = -NEW.prompt_id;
+-- A prompt's messages are its body: each message written indexes the prompt again. (Writers
+-- never move a message to another prompt.)
+CREATE TRIGGER prompt_messages_search_before_insert BEFORE INSERT ON prompt_messages BEGIN
+    INSERT INTO search (search, rowid, name, title, description, body, kind, uri, collection)
+    SELECT 'delete', * FROM search_source WHERE key = -NEW.prompt_id;
 END;
-CREATE TRIGGER prompt_messages_unsearchable AFTER DELETE ON prompt_messages BEGIN
-    UPDATE search SET body = coalesce((SELECT group_concat(body, char(10)) FROM (
-                                       SELECT body FROM prompt_messages WHERE prompt_id = OLD.prompt_id
-                                       ORDER BY position)), '')
-    WHERE rowid = -OLD.prompt_id;
+CREATE TRIGGER prompt_messages_search_after_insert AFTER INSERT ON prompt_messages BEGIN
+    INSERT INTO search (rowid, name, title, description, body, kind, uri, collection)
+    SELECT * FROM search_source WHERE key = -NEW.prompt_id;
+END;
+CREATE TRIGGER prompt_messages_search_before_update BEFORE UPDATE ON prompt_messages BEGIN
+    INSERT INTO search (search, rowid, name, title, description, body, kind, uri, collection)
+    SELECT 'delete', * FROM search_source WHERE key = -OLD.prompt_id;
+END;
+CREATE TRIGGER prompt_messages_search_after_update AFTER UPDATE ON prompt_messages BEGIN
+    INSERT INTO search (rowid, name, title, description, body, kind, uri, collection)
+    SELECT * FROM search_source WHERE key = -NEW.prompt_id;
+END;
+CREATE TRIGGER prompt_messages_search_before_delete BEFORE DELETE ON prompt_messages BEGIN
+    INSERT INTO search (search, rowid, name, title, description, body, kind, uri, collection)
+    SELECT 'delete', * FROM search_source WHERE key = -OLD.prompt_id;
+END;
+CREATE TRIGGER prompt_messages_search_after_delete AFTER DELETE ON prompt_messages BEGIN
+    INSERT INTO search (rowid, name, title, description, body, kind, uri, collection)
+    SELECT * FROM search_source WHERE key = -OLD.prompt_id;
 END;
 CREATE TRIGGER resources_searchable AFTER INSERT ON resources BEGIN
     INSERT INTO search (rowid, name, title, description, body, kind, uri, collection)
-    VALUES (NEW.id, NEW.name, NEW.title, NEW.description,
-            (SELECT CAST(data AS TEXT) FROM blobs WHERE hash = NEW.blob_hash AND NEW.is_text),
-            'resource', NEW.uri, NEW.collection);
+    SELECT * FROM search_source WHERE key = NEW.id;
 END;
-CREATE TRIGGER resources_search_update AFTER UPDATE ON resources
+CREATE TRIGGER resources_search_before BEFORE UPDATE ON resources
 WHEN OLD.uri IS NOT NEW.uri OR OLD.name IS NOT NEW.name OR OLD.title IS NOT NEW.title
   OR OLD.description IS NOT NEW.description OR OLD.is_text IS NOT NEW.is_text
   OR OLD.blob_hash IS NOT NEW.blob_hash OR OLD.collection IS NOT NEW.collection BEGIN
-    UPDATE search SET name = NEW.name, title = NEW.title, description = NEW.description,
-        body = (SELECT CAST(data AS TEXT) FROM blobs WHERE hash = NEW.blob_hash AND NEW.is_text),
-        uri = NEW.uri, collection = NEW.collection
-    WHERE rowid = NEW.id;
+    INSERT INTO search (search, rowid, name, title, description, body, kind, uri, collection)
+    SELECT 'delete', * FROM search_source WHERE key = OLD.id;
 END;
-CREATE TRIGGER resources_unsearchable AFTER DELETE ON resources BEGIN
-    DELETE FROM search WHERE rowid = OLD.id;
+CREATE TRIGGER resources_search_after AFTER UPDATE ON resources
+WHEN OLD.uri IS NOT NEW.uri OR OLD.name IS NOT NEW.name OR OLD.title IS NOT NEW.title
+  OR OLD.description IS NOT NEW.description OR OLD.is_text IS NOT NEW.is_text
+  OR OLD.blob_hash IS NOT NEW.blob_hash OR OLD.collection IS NOT NEW.collection BEGIN
+    INSERT INTO search (rowid, name, title, description, body, kind, uri, collection)
+    SELECT * FROM search_source WHERE key = NEW.id;
+END;
+CREATE TRIGGER resources_unsearchable BEFORE DELETE ON resources BEGIN
+    INSERT INTO search (search, rowid, name, title, description, body, kind, uri, collection)
+    SELECT 'delete', * FROM search_source WHERE key = OLD.id;
 END;
 
 -- History (`promptshelf history`, `diff`, `rollback`, `undo`): every write transaction that

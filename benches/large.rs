@@ -164,15 +164,58 @@ fn library(sizes: &Sizes) -> PathBuf {
         }
         build_library(sizes, &db);
     }
-    let size = std::fs::metadata(&db).expect("stat the database").len();
     println!(
-        "library: {} documents of about 2 KB in {FOLDERS} folders, {} prompts, a table of {} values, plus the seed; database {:.0} MiB",
-        sizes.documents,
-        sizes.prompts,
-        sizes.values,
-        size as f64 / (1024.0 * 1024.0)
+        "library: {} documents of about 2 KB in {FOLDERS} folders, {} prompts, a table of {} values, plus the seed",
+        sizes.documents, sizes.prompts, sizes.values,
     );
+    print_space(&db);
     db
+}
+
+/// The database's size against the content it holds (every stored blob, every prompt
+/// message and every completion value, in bytes as stored), and the tables and indexes that
+/// take the most of it (SQLite's `dbstat`: pages, and the bytes of rows in them).
+fn print_space(db: &Path) {
+    let mib = |bytes: i64| bytes as f64 / (1024.0 * 1024.0);
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap_or_else(|err| panic!("open {}: {err}", db.display()));
+    let (file, content): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT page_count * page_size FROM pragma_page_count, pragma_page_size),
+                    (SELECT sum(size) FROM blobs)
+                    + (SELECT coalesce(sum(length(CAST(body AS BLOB))), 0) FROM prompt_messages)
+                    + (SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM completion_values)",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .expect("measure the database");
+    println!(
+        "database: {:.0} MiB for {:.0} MiB of content ({:.2}x)",
+        mib(file),
+        mib(content),
+        file as f64 / content as f64
+    );
+    let mut stmt = conn
+        .prepare(
+            "SELECT name, sum(pgsize), sum(payload) FROM dbstat
+             GROUP BY name ORDER BY sum(pgsize) DESC LIMIT 8",
+        )
+        .expect("read dbstat");
+    let rows = stmt
+        .query_map([], |row| {
+            Ok((row.get::<_, String>(0)?, row.get(1)?, row.get(2)?))
+        })
+        .expect("read dbstat")
+        .collect::<rusqlite::Result<Vec<(String, i64, i64)>>>()
+        .expect("read dbstat");
+    for (name, pages, payload) in rows {
+        println!(
+            "  {name:<32} {:>8.0} MiB in pages, {:>8.0} MiB of rows",
+            mib(pages),
+            mib(payload)
+        );
+    }
 }
 
 /// `PRAGMA user_version` of the database at `db`, read without writing it.

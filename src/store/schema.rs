@@ -7,7 +7,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::{Result, StoreError, opening};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 
@@ -22,10 +22,15 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/7.sql"),
     include_str!("migrations/8.sql"),
     include_str!("migrations/9.sql"),
+    include_str!("migrations/10.sql"),
 ];
 
 /// The version from which each completion table's index is stored beside it.
 const STORED_INDEXES: i64 = 7;
+
+/// The version from which the search index reads its text from the items instead of keeping a
+/// copy: a migration to it frees the copy's pages, which a vacuum gives back to the disk.
+const SEARCH_WITHOUT_COPY: i64 = 10;
 
 /// Brings the database at `conn` to `SCHEMA_VERSION`: creates it (and runs `fill`) when it is
 /// empty, migrates it when it is older, refuses it when it is newer or not ours.
@@ -65,7 +70,23 @@ pub(super) fn prepare(
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
     tx.commit()?;
+    if (1..SEARCH_WITHOUT_COPY).contains(&version) {
+        shrink(conn, path);
+    }
     Ok(())
+}
+
+/// Gives the pages a migration freed back to the disk (`VACUUM`), once, when it freed many: the
+/// search index's copy of the library's text was about as big as the text itself. A vacuum
+/// that cannot run now (another process is writing) is left for later: the freed pages are
+/// taken by the next writes meanwhile, and `promptshelf backup` writes a compact copy.
+fn shrink(conn: &Connection, path: &Path) {
+    if let Err(err) = conn.execute_batch("VACUUM") {
+        tracing::warn!(
+            "{}: the space the old search index took is free for new writes, but the file was not shrunk ({err}); `promptshelf backup FILE` writes a compact copy",
+            path.display()
+        );
+    }
 }
 
 /// Creates this version's schema, the secret and what `fill` writes in `tx`, on a database
@@ -179,7 +200,8 @@ mod tests {
 
     /// The downgrades, newest first: `to-N.sql` takes a database of version N + 1 back to N,
     /// the way version N left it (tests/downgrade/README.md).
-    const DOWNGRADES: [&str; 8] = [
+    const DOWNGRADES: [&str; 9] = [
+        include_str!("../../tests/downgrade/to-9.sql"),
         include_str!("../../tests/downgrade/to-8.sql"),
         include_str!("../../tests/downgrade/to-7.sql"),
         include_str!("../../tests/downgrade/to-6.sql"),
@@ -307,5 +329,10 @@ mod tests {
     #[test]
     fn a_database_migrated_from_version_8_is_what_schema_sql_creates() {
         migrated_from(downgrades_to(8));
+    }
+
+    #[test]
+    fn a_database_migrated_from_version_9_is_what_schema_sql_creates() {
+        migrated_from(downgrades_to(9));
     }
 }

@@ -7,10 +7,10 @@ use serde_json::{Value, json};
 use std::process::Stdio;
 use std::time::Duration;
 
-use crate::common::{BIN, Server, TestContext, command_on, describe, snapshot};
+use crate::common::{BIN, Server, TestContext, command_on, describe, downgrades_to, snapshot};
 
 /// The schema version this build creates.
-const SCHEMA_VERSION_NOW: i64 = 9;
+const SCHEMA_VERSION_NOW: i64 = 10;
 
 const PNG: &[u8] = include_bytes!("../../seed/images/layers.png");
 
@@ -917,24 +917,6 @@ fn broken_front_matter_names_the_file_and_line() {
     assert!(error.contains("nmae"), "{error}");
 }
 
-/// The downgrades, newest first: `to-N.sql` takes a database of version N + 1 back to N,
-/// the way version N left it (tests/downgrade/README.md).
-const DOWNGRADES: [&str; 8] = [
-    include_str!("../downgrade/to-8.sql"),
-    include_str!("../downgrade/to-7.sql"),
-    include_str!("../downgrade/to-6.sql"),
-    include_str!("../downgrade/to-5.sql"),
-    include_str!("../downgrade/to-4.sql"),
-    include_str!("../downgrade/to-3.sql"),
-    include_str!("../downgrade/to-2.sql"),
-    include_str!("../downgrade/to-1.sql"),
-];
-
-/// The downgrades that take a database of this build's schema back to `version`.
-fn downgrades_to(version: i64) -> &'static [&'static str] {
-    &DOWNGRADES[..DOWNGRADES.len() + 1 - version as usize]
-}
-
 /// Every table, index and trigger with its SQL.
 fn schema_of(ctx: &TestContext) -> Vec<(String, String, Option<String>)> {
     let conn = ctx.open_db();
@@ -1037,6 +1019,44 @@ fn a_version_7_database_is_migrated_by_a_command_and_then_served() {
 #[test]
 fn a_version_8_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(8);
+}
+
+#[test]
+fn a_version_9_database_is_migrated_by_a_command_and_then_served() {
+    migrated_by_a_command_and_served(9);
+}
+
+/// Version 9's search index kept a copy of every text it indexed; the migration to 10 drops
+/// it and gives its pages back to the disk, so the file shrinks by about the library's text.
+#[test]
+fn migrating_from_version_9_gives_the_search_indexs_copy_of_the_text_back_to_the_disk() {
+    const DOCUMENTS: usize = 200;
+    let ctx = TestContext::new();
+    let mut text_bytes = 0;
+    for n in 0..DOCUMENTS {
+        // Distinct text, about 4 KB a document: numbered words, so no two are alike.
+        let body: String = (0..400).map(|word| format!("w{n}x{word} ")).collect();
+        text_bytes += body.len();
+        ctx.write(&format!("pages/page-{n}.md"), body);
+    }
+    ctx.ok(&["import", ctx.path("pages").to_str().expect("a UTF-8 path")]);
+    let conn = ctx.open_db();
+    for step in downgrades_to(9) {
+        conn.execute_batch(step).expect("go back a version");
+    }
+    conn.execute_batch("VACUUM").expect("vacuum");
+    drop(conn);
+    let before = std::fs::metadata(&ctx.db).expect("the database").len();
+    ctx.ok(&["stats"]);
+    assert_eq!(ctx.query::<i64>("PRAGMA user_version"), SCHEMA_VERSION_NOW);
+    let after = std::fs::metadata(&ctx.db).expect("the database").len();
+    assert!(
+        before - after > (text_bytes as u64) * 9 / 10,
+        "{before} bytes before the migration, {after} after, for {text_bytes} bytes of text"
+    );
+    let hits = ctx.json(&["search", "w7x123", "--json"]);
+    assert_eq!(hits[0]["key"], "shelf://pages/page-7.md", "{hits}");
+    assert_eq!(ctx.query::<i64>("PRAGMA freelist_count"), 0);
 }
 
 #[test]

@@ -731,3 +731,22 @@ pub fn run_bounded(
 pub fn read_lossy(path: &Path) -> String {
     String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned()
 }
+
+/// The downgrades, newest first: `to-N.sql` takes a database of version N + 1 back to N,
+/// the way version N left it (tests/downgrade/README.md).
+pub const DOWNGRADES: [&str; 9] = [
+    include_str!("../downgrade/to-9.sql"),
+    include_str!("../downgrade/to-8.sql"),
+    include_str!("../downgrade/to-7.sql"),
+    include_str!("../downgrade/to-6.sql"),
+    include_str!("../downgrade/to-5.sql"),
+    include_str!("../downgrade/to-4.sql"),
+    include_str!("../downgrade/to-3.sql"),
+    include_str!("../downgrade/to-2.sql"),
+    include_str!("../downgrade/to-1.sql"),
+];
+
+/// The downgrades that take a database of this build's schema back to `version`.
+pub fn downgrades_to(version: i64) -> &'static [&'static str] {
+    &DOWNGRADES[..DOWNGRADES.len() + 1 - version as usize]
+}

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Server, TestContext};
+use crate::common::{Server, TestContext, downgrades_to};
 
 fn greet(ctx: &TestContext, line: &str) -> String {
     let file = ctx.write(
@@ -267,13 +267,7 @@ fn undo_refuses_a_change_whose_earlier_version_was_written_before_history_began(
     ctx.ok(&["prompt", "add", &file]);
     // As a database of version 4 had it: items, but no history of them.
     let conn = ctx.open_db();
-    for step in [
-        include_str!("../downgrade/to-8.sql"),
-        include_str!("../downgrade/to-7.sql"),
-        include_str!("../downgrade/to-6.sql"),
-        include_str!("../downgrade/to-5.sql"),
-        include_str!("../downgrade/to-4.sql"),
-    ] {
+    for step in downgrades_to(4) {
         conn.execute_batch(step).expect("go back to version 4");
     }
     drop(conn);
