@@ -410,17 +410,17 @@ fn prompt_by_hand(
             Err(err) => Err(whole(&file_name, format!("{err:#}"))),
         }
     };
-    let prompt = match edit_draft(editor, &mut draft, original.as_bytes(), read)? {
-        Edited::Unchanged => {
-            return common::say(&format!(
-                "prompt {}: no change, nothing written",
-                common::one_line(&name)
-            ));
-        }
-        Edited::Read((prompt, bytes)) => {
-            common::warn_hidden(&file_name, &file_name, &bytes);
-            prompt
-        }
+    let what = format!("prompt {}", common::one_line(&name));
+    let Some(prompt) = edited_item(
+        editor,
+        &mut draft,
+        original.as_bytes(),
+        &file_name,
+        &what,
+        read,
+    )?
+    else {
+        return Ok(());
     };
     let written = store.write(|tx| {
         // Another command may have changed the prompt while the editor was open: then this
@@ -437,13 +437,7 @@ fn prompt_by_hand(
     });
     let command = format!("promptshelf prompt add {}", draft.path.display());
     let outcome = kept_unless_written(written, &mut draft, &format!("prompt {name}"), &command)?;
-    let name = common::one_line(&name);
-    let detached = detached_note(detach);
-    common::say(&match outcome {
-        Outcome::Added => format!("added prompt {name}{detached}"),
-        Outcome::Updated => format!("updated prompt {name}{detached}"),
-        Outcome::Unchanged => format!("prompt {name} is unchanged{detached}"),
-    })
+    say_outcome(outcome, "prompt", &name, "", detach)
 }
 
 /// The outcome of storing an edit; when it could not be stored, the draft is kept and the
@@ -542,17 +536,10 @@ fn resource_by_hand(
         edited.info.origin = Origin::default();
         Ok((edited, bytes.to_vec()))
     };
-    let resource = match edit_draft(editor, &mut draft, &original, read)? {
-        Edited::Unchanged => {
-            return common::say(&format!(
-                "resource {}: no change, nothing written",
-                common::one_line(&uri)
-            ));
-        }
-        Edited::Read((resource, bytes)) => {
-            common::warn_hidden(&file_name, &file_name, &bytes);
-            resource
-        }
+    let what = format!("resource {}", common::one_line(&uri));
+    let Some(resource) = edited_item(editor, &mut draft, &original, &file_name, &what, read)?
+    else {
+        return Ok(());
     };
     let written = store.write(|tx| {
         let current = store::read::resource(tx, &uri)?;
@@ -571,16 +558,43 @@ fn resource_by_hand(
     );
     let outcome = kept_unless_written(written, &mut draft, &format!("resource {uri}"), &command)?;
     let details = format!(
-        "{}, {}",
+        " ({}, {})",
         resource.info.mime_type,
         common::human_size(resource.content.as_bytes().len() as u64)
     );
-    let uri = common::one_line(&uri);
+    say_outcome(outcome, "resource", &uri, &details, detach)
+}
+
+/// The edited item `read` from the draft, with any hidden text in it warned about; `None`
+/// when the file came back as it was, which is said (`what`: "prompt NAME") and writes nothing.
+fn edited_item<T>(
+    editor: &Editor,
+    draft: &mut Draft,
+    original: &[u8],
+    file_name: &str,
+    what: &str,
+    read: impl Fn(&[u8]) -> Result<(T, Vec<u8>), FileError>,
+) -> Result<Option<T>> {
+    match edit_draft(editor, draft, original, read)? {
+        Edited::Unchanged => {
+            common::say(&format!("{what}: no change, nothing written"))?;
+            Ok(None)
+        }
+        Edited::Read((item, bytes)) => {
+            common::warn_hidden(file_name, file_name, &bytes);
+            Ok(Some(item))
+        }
+    }
+}
+
+/// Says what storing an edited `kind` `key` did; `details` follow the key when it was written.
+fn say_outcome(outcome: Outcome, kind: &str, key: &str, details: &str, detach: bool) -> Result<()> {
+    let key = common::one_line(key);
     let detached = detached_note(detach);
     common::say(&match outcome {
-        Outcome::Added => format!("added resource {uri} ({details}){detached}"),
-        Outcome::Updated => format!("updated resource {uri} ({details}){detached}"),
-        Outcome::Unchanged => format!("resource {uri} is unchanged{detached}"),
+        Outcome::Added => format!("added {kind} {key}{details}{detached}"),
+        Outcome::Updated => format!("updated {kind} {key}{details}{detached}"),
+        Outcome::Unchanged => format!("{kind} {key} is unchanged{detached}"),
     })
 }
 
