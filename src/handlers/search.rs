@@ -114,6 +114,7 @@ pub fn read(
         blob_hash: *blake3::hash(bytes).as_bytes(),
         content_hash: *blake3::hash(bytes).as_bytes(),
         last_modified,
+        version: None,
     };
     Ok(Arc::new(ReadResult::new(resource, Content::Text(listing))))
 }

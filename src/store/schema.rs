@@ -7,7 +7,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::{Result, StoreError, opening};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 
@@ -22,6 +22,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/7.sql"),
     include_str!("migrations/8.sql"),
     include_str!("migrations/9.sql"),
+    include_str!("migrations/10.sql"),
 ];
 
 /// The version from which each completion table's index is stored beside it.
@@ -179,7 +180,8 @@ mod tests {
 
     /// The downgrades, newest first: `to-N.sql` takes a database of version N + 1 back to N,
     /// the way version N left it (tests/downgrade/README.md).
-    const DOWNGRADES: [&str; 8] = [
+    const DOWNGRADES: [&str; 9] = [
+        include_str!("../../tests/downgrade/to-9.sql"),
         include_str!("../../tests/downgrade/to-8.sql"),
         include_str!("../../tests/downgrade/to-7.sql"),
         include_str!("../../tests/downgrade/to-6.sql"),
@@ -307,5 +309,10 @@ mod tests {
     #[test]
     fn a_database_migrated_from_version_8_is_what_schema_sql_creates() {
         migrated_from(downgrades_to(8));
+    }
+
+    #[test]
+    fn a_database_migrated_from_version_9_is_what_schema_sql_creates() {
+        migrated_from(downgrades_to(9));
     }
 }

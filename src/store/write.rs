@@ -52,7 +52,7 @@ pub const ROWS_PER_INSERT: usize = 256;
 
 /// Stores `prompt` under its name. `modified_at` becomes its lastModified only if its content
 /// hash differs from the stored one; an unchanged prompt is not written at all (its origin
-/// is refreshed if it moved).
+/// and commit are refreshed if it moved).
 pub fn put_prompt(tx: &Transaction, prompt: &Prompt, modified_at: i64) -> Result<Outcome> {
     Ok(put_prompts(tx, &[(prompt, modified_at)])?[0])
 }
@@ -71,14 +71,11 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
             .optional()?;
         match existing {
             Some((id, stored)) if stored == hash => {
-                tx.prepare_cached(
-                    "UPDATE prompts SET origin = ?2, collection = ?3 WHERE id = ?1
-                     AND (origin IS NOT ?2 OR collection IS NOT ?3)",
-                )?
-                .execute(params![
+                tx.prepare_cached(MOVE_PROMPT)?.execute(params![
                     id,
                     prompt.origin.path,
-                    prompt.origin.collection
+                    prompt.origin.collection,
+                    prompt.origin.commit
                 ])?;
                 outcomes.push(Outcome::Unchanged);
             }
@@ -86,7 +83,7 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
                 tx.prepare_cached(
                     "UPDATE prompts SET title = ?2, description = ?3, icons = ?4,
                      content_hash = ?5, last_modified = ?6, origin = ?7, collection = ?8,
-                     meta = ?9 WHERE id = ?1",
+                     meta = ?9, source_commit = ?10 WHERE id = ?1",
                 )?
                 .execute(params![
                     id,
@@ -97,7 +94,8 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
                     modified_at,
                     prompt.origin.path,
                     prompt.origin.collection,
-                    meta_or_null(&prompt.meta)?
+                    meta_or_null(&prompt.meta)?,
+                    prompt.origin.commit
                 ])?;
                 tx.prepare_cached("DELETE FROM prompt_arguments WHERE prompt_id = ?1")?
                     .execute([id])?;
@@ -123,7 +121,7 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
             .prepare_cached("SELECT coalesce(max(id), 0) + 1 FROM prompts")?
             .query_row([], |row| row.get(0))?;
         let ids: Vec<i64> = (first..).take(batch.len()).collect();
-        let mut values: Vec<&dyn ToSql> = Vec::with_capacity(batch.len() * 10);
+        let mut values: Vec<&dyn ToSql> = Vec::with_capacity(batch.len() * 11);
         let mut bodies = Vec::with_capacity(batch.len());
         for ((prompt, hash, modified_at, (icons, meta)), id) in batch.iter().zip(&ids).rev() {
             values.extend_from_slice(&[
@@ -137,12 +135,13 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
                 &prompt.origin.path,
                 &prompt.origin.collection,
                 meta,
+                &prompt.origin.commit,
             ]);
             bodies.push((*id, *prompt));
         }
         let sql = insert_sql(
             "prompts (id, name, title, description, icons, content_hash, last_modified, origin,
-             collection, meta)",
+             collection, meta, source_commit)",
             batch.len(),
         );
         tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
@@ -244,7 +243,7 @@ struct ResourceRow<'a> {
 
 impl ResourceRow<'_> {
     /// Its values in the order of `RESOURCE_COLUMNS`.
-    fn values(&self) -> [&dyn ToSql; 16] {
+    fn values(&self) -> [&dyn ToSql; 17] {
         let info = &self.resource.info;
         [
             &info.uri,
@@ -263,13 +262,22 @@ impl ResourceRow<'_> {
             &info.origin.path,
             &info.origin.collection,
             &self.meta,
+            &info.origin.commit,
         ]
     }
 }
 
 const RESOURCE_COLUMNS: &str = "resources (uri, name, title, description, mime_type, is_text,
     blob_hash, size, audience, priority, icons, content_hash, last_modified, origin, collection,
-    meta)";
+    meta, source_commit)";
+
+/// An unchanged item's row given the file, collection and commit it was read from, when it
+/// was read from another file or collection (its content, hash and version stay): the
+/// same item, moved.
+const MOVE_PROMPT: &str = "UPDATE prompts SET origin = ?2, collection = ?3, source_commit = ?4
+    WHERE id = ?1 AND (origin IS NOT ?2 OR collection IS NOT ?3)";
+const MOVE_RESOURCE: &str = "UPDATE resources SET origin = ?2, collection = ?3,
+    source_commit = ?4 WHERE id = ?1 AND (origin IS NOT ?2 OR collection IS NOT ?3)";
 
 /// `put_resource` for each of `resources` (no two with the same URI), with its
 /// `modified_at`; what each put did, in their order. The new ones are inserted
@@ -290,11 +298,12 @@ pub fn put_resources(tx: &Transaction, resources: &[(&Resource, i64)]) -> Result
         if let Some((id, stored, _)) = &existing
             && *stored == hash
         {
-            tx.prepare_cached(
-                "UPDATE resources SET origin = ?2, collection = ?3 WHERE id = ?1
-                 AND (origin IS NOT ?2 OR collection IS NOT ?3)",
-            )?
-            .execute(params![id, info.origin.path, info.origin.collection])?;
+            tx.prepare_cached(MOVE_RESOURCE)?.execute(params![
+                id,
+                info.origin.path,
+                info.origin.collection,
+                info.origin.commit
+            ])?;
             outcomes.push(Outcome::Unchanged);
             continue;
         }
@@ -318,7 +327,8 @@ pub fn put_resources(tx: &Transaction, resources: &[(&Resource, i64)]) -> Result
                     "UPDATE resources SET name = ?2, title = ?3, description = ?4,
                      mime_type = ?5, is_text = ?6, blob_hash = ?7, size = ?8, audience = ?9,
                      priority = ?10, icons = ?11, content_hash = ?12, last_modified = ?13,
-                     origin = ?14, collection = ?15, meta = ?16 WHERE uri = ?1",
+                     origin = ?14, collection = ?15, meta = ?16, source_commit = ?17
+                     WHERE uri = ?1",
                 )?
                 .execute(&row.values()[..])?;
                 history::resource_written(tx, resource, Change::Updated, &hash, &blob)?;

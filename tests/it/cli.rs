@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::common::{BIN, Server, TestContext, command_on, describe, snapshot};
 
 /// The schema version this build creates.
-const SCHEMA_VERSION_NOW: i64 = 9;
+const SCHEMA_VERSION_NOW: i64 = 10;
 
 const PNG: &[u8] = include_bytes!("../../seed/images/layers.png");
 
@@ -918,7 +918,8 @@ fn broken_front_matter_names_the_file_and_line() {
 
 /// The downgrades, newest first: `to-N.sql` takes a database of version N + 1 back to N,
 /// the way version N left it (tests/downgrade/README.md).
-const DOWNGRADES: [&str; 8] = [
+const DOWNGRADES: [&str; 9] = [
+    include_str!("../downgrade/to-9.sql"),
     include_str!("../downgrade/to-8.sql"),
     include_str!("../downgrade/to-7.sql"),
     include_str!("../downgrade/to-6.sql"),
@@ -1036,6 +1037,11 @@ fn a_version_7_database_is_migrated_by_a_command_and_then_served() {
 #[test]
 fn a_version_8_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(8);
+}
+
+#[test]
+fn a_version_9_database_is_migrated_by_a_command_and_then_served() {
+    migrated_by_a_command_and_served(9);
 }
 
 #[test]
