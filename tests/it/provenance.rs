@@ -1,14 +1,15 @@
 //! Provenance: every prompt and resource served says where it comes from under
 //! `_meta["promptshelf/provenance"]` (collection, version, content hash, file, commit), in
-//! each list entry and result, and `prompt show` / `resource show` say the same. The folders
-//! imported are real git repositories, made and committed to by `git` itself.
+//! each list entry and result, and `prompt show` / `resource show` say the same; the official
+//! MCP Python SDK reads it too. The folders imported are real git repositories, made and
+//! committed to by `git` itself.
 
 use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::common::{LEGACY, Server, TestContext};
+use crate::common::{BIN, LEGACY, Server, TestContext, run_bounded};
 
 const KEY: &str = "promptshelf/provenance";
 
@@ -274,4 +275,54 @@ fn a_library_from_before_provenance_serves_the_versions_its_history_holds() {
         })
     );
     assert_eq!(server.close(), Some(0));
+}
+
+/// The official MCP Python SDK reads the provenance of a prompt and a document, in both eras,
+/// through its own result types (`tests/interop/python_client.py --provenance`).
+#[test]
+fn the_official_python_sdk_reads_the_provenance_of_a_prompt_and_a_resource() {
+    let python = crate::interop::interop_python();
+    let ctx = TestContext::new();
+    let (dir, commit) = team_repository(&ctx);
+    ctx.ok(&["import", &dir.display().to_string()]);
+    let uri = "shelf://team/guide.md";
+    let (version, hash) = stored(&ctx, "prompt", "greet");
+    let prompt = imported(version, &hash, "prompts/greet.prompt.md", &commit);
+    let (version, hash) = stored(&ctx, "resource", uri);
+    let document = imported(version, &hash, "guide.md", &commit);
+
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/python_client.py");
+    let mut command = Command::new(&python);
+    command
+        .arg(&script)
+        .arg(BIN)
+        .arg(&ctx.db)
+        .args(["--provenance", "greet", uri])
+        .env_remove("PYTHONPATH")
+        .env_remove("PYTHONHOME");
+    let (status, stdout, stderr) = run_bounded(
+        command,
+        &ctx,
+        "provenance-interop",
+        crate::interop::SCRIPT_TIMEOUT,
+    );
+    let shown = format!("status: {status}\n--- stdout\n{stdout}\n--- stderr\n{stderr}");
+    assert!(status.success(), "{shown}");
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line == "interop: 4 passed, 0 failed"),
+        "{shown}"
+    );
+    for era in ["[legacy]", "[modern]"] {
+        for (method, expected) in [("prompts/get", &prompt), ("resources/read", &document)] {
+            let prefix = format!("provenance {era} {method} ");
+            let read: Value = stdout
+                .lines()
+                .find_map(|line| line.strip_prefix(&prefix))
+                .and_then(|text| serde_json::from_str(text).ok())
+                .unwrap_or_else(|| panic!("no '{prefix}' line\n{shown}"));
+            assert_eq!(&read, expected, "{era} {method}");
+        }
+    }
 }
