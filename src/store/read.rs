@@ -632,6 +632,7 @@ pub struct ItemState {
     pub key: String,
     pub content_hash: ContentHash,
     pub last_modified: i64,
+    /// Its collection and file; not its commit (a plan compares files, `Origin::same_file`).
     pub origin: Origin,
 }
 
