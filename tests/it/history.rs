@@ -277,6 +277,7 @@ fn undo_refuses_a_change_whose_earlier_version_was_written_before_history_began(
     // As a database of version 4 had it: items, but no history of them.
     let conn = ctx.open_db();
     for step in [
+        include_str!("../downgrade/to-9.sql"),
         include_str!("../downgrade/to-8.sql"),
         include_str!("../downgrade/to-7.sql"),
         include_str!("../downgrade/to-6.sql"),
