@@ -117,6 +117,7 @@ CREATE TABLE tokens (
     expires_at  INTEGER       -- NULL: never expires
 ) STRICT;
 
+-- `version`: as a prompt's (migration 10, written as SQLite writes an added column).
 CREATE TABLE resource_templates (
     id            INTEGER PRIMARY KEY,
     uri_template  TEXT NOT NULL UNIQUE,
@@ -128,7 +129,7 @@ CREATE TABLE resource_templates (
     collection    TEXT,      -- set for the template an imported folder gets
     content_hash  BLOB NOT NULL CHECK (length(content_hash) = 32),
     last_modified INTEGER NOT NULL
-) STRICT;
+, version INTEGER) STRICT;
 CREATE INDEX templates_by_collection ON resource_templates (collection, uri_template);
 
 -- Where each variable of a template takes its completions from; a variable with no row
@@ -378,11 +379,14 @@ CREATE TABLE versions (
 CREATE INDEX versions_by_item ON versions (kind, key, id);
 CREATE INDEX versions_by_write ON versions (write_id);
 CREATE INDEX versions_by_content ON versions (content) WHERE content IS NOT NULL;
--- Each prompt's and resource's newest version's number, kept on its row for a server to
--- serve (serving never reads the history).
+-- Each prompt's, resource's and template's newest version's number, kept on its row for a
+-- server to serve (serving never reads the history).
 CREATE TRIGGER versions_numbered_prompts AFTER INSERT ON versions WHEN NEW.kind = 'prompt' BEGIN
     UPDATE prompts SET version = NEW.id WHERE name = NEW.key;
 END;
 CREATE TRIGGER versions_numbered_resources AFTER INSERT ON versions WHEN NEW.kind = 'resource' BEGIN
     UPDATE resources SET version = NEW.id WHERE uri = NEW.key;
+END;
+CREATE TRIGGER versions_numbered_templates AFTER INSERT ON versions WHEN NEW.kind = 'template' BEGIN
+    UPDATE resource_templates SET version = NEW.id WHERE uri_template = NEW.key;
 END;

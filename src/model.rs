@@ -355,6 +355,22 @@ pub struct StoredTemplate {
     pub template: ResourceTemplate,
     pub content_hash: ContentHash,
     pub last_modified: i64,
+    /// Its newest version's number (`Provenance::version`).
+    pub version: Option<i64>,
+}
+
+impl StoredTemplate {
+    /// A template has no file: it is its collection's, or added by hand.
+    pub fn provenance(&self) -> Provenance {
+        Provenance {
+            origin: Origin {
+                collection: self.template.collection.clone(),
+                ..Origin::default()
+            },
+            version: self.version,
+            content_hash: self.content_hash,
+        }
+    }
 }
 
 /// One suggestion in a completion table.

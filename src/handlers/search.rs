@@ -49,6 +49,7 @@ pub fn template() -> StoredTemplate {
         },
         content_hash: *blake3::hash(TEMPLATE.as_bytes()).as_bytes(),
         last_modified: 0,
+        version: None,
     }
 }
 

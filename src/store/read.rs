@@ -545,7 +545,7 @@ pub fn templates_within(
     let among = among(within, 3);
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT id, uri_template, name, title, description, mime_type, icons, collection,
-         content_hash, last_modified FROM resource_templates
+         content_hash, last_modified, version FROM resource_templates
          WHERE uri_template > ?1{among} ORDER BY uri_template LIMIT ?2"
     ))?;
     let bounds = window_bounds(window, within)?;
@@ -566,6 +566,7 @@ pub fn templates_within(
                     },
                     content_hash: hash_column(row, 8)?,
                     last_modified: row.get(9)?,
+                    version: row.get(10)?,
                 },
             ))
         })?

@@ -2,6 +2,7 @@
 -- versions, and the change log's rows for moves.
 DROP TRIGGER versions_numbered_prompts;
 DROP TRIGGER versions_numbered_resources;
+DROP TRIGGER versions_numbered_templates;
 DROP TRIGGER prompts_update;
 DROP TRIGGER resources_update;
 CREATE TRIGGER prompts_update AFTER UPDATE ON prompts
@@ -18,4 +19,5 @@ ALTER TABLE prompts DROP COLUMN source_commit;
 ALTER TABLE prompts DROP COLUMN version;
 ALTER TABLE resources DROP COLUMN source_commit;
 ALTER TABLE resources DROP COLUMN version;
+ALTER TABLE resource_templates DROP COLUMN version;
 PRAGMA user_version = 9;

@@ -66,6 +66,7 @@ fn team_repository(ctx: &TestContext) -> (std::path::PathBuf, String) {
 fn stored(ctx: &TestContext, kind: &str, key: &str) -> (i64, String) {
     let (table, column) = match kind {
         "prompt" => ("prompts", "name"),
+        "template" => ("resource_templates", "uri_template"),
         _ => ("resources", "uri"),
     };
     let conn = ctx.open_db();
@@ -137,6 +138,14 @@ fn an_imported_git_folder_is_served_with_its_provenance_in_every_list_and_result
     );
     let read = server.request("resources/read", json!({"uri": uri}));
     assert_eq!(read["result"]["contents"][0]["_meta"][KEY], document);
+    // The collection's template has no file: its collection, version and hash.
+    let template = "shelf://team/{+path}";
+    let listed = server.request("resources/templates/list", json!({}));
+    let (version, hash) = stored(&ctx, "template", template);
+    assert_eq!(
+        entry(&listed, "resourceTemplates", "uriTemplate", template)["_meta"][KEY],
+        json!({"collection": "team", "version": version, "contentHash": hash})
+    );
     // The stateless revision serves the same.
     let got = server.modern("prompts/get", json!({"name": "greet"}));
     assert_eq!(got["result"]["_meta"][KEY], prompt);

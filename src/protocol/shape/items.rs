@@ -188,6 +188,10 @@ impl Shaper<'_> {
         put(&mut map, "description", template.description.as_deref());
         put(&mut map, "mimeType", template.mime_type.as_deref());
         self.add_icons(&mut map, &template.icons);
+        map.insert(
+            "_meta".into(),
+            json!({ META_PROVENANCE: stored.provenance() }),
+        );
         Value::Object(map)
     }
 }

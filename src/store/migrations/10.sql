@@ -1,15 +1,20 @@
 -- Version 9 to 10: provenance (see schema.sql). Each prompt and resource keeps its newest
--- version's number and the commit its folder was at, and a move to another file or
--- collection is logged as a change, since a server serves both. The items already stored
--- take their numbers from the history; their commits were not known.
+-- version's number and the commit its folder was at, each template its newest version's
+-- number, and a move to another file or collection is logged as a change, since a server
+-- serves both. The items already stored take their numbers from the history; their commits
+-- were not known.
 ALTER TABLE prompts ADD COLUMN version INTEGER;
 ALTER TABLE prompts ADD COLUMN source_commit TEXT;
 ALTER TABLE resources ADD COLUMN version INTEGER;
 ALTER TABLE resources ADD COLUMN source_commit TEXT;
+ALTER TABLE resource_templates ADD COLUMN version INTEGER;
 UPDATE prompts SET version = (SELECT max(id) FROM versions
                               WHERE kind = 'prompt' AND key = prompts.name);
 UPDATE resources SET version = (SELECT max(id) FROM versions
                                 WHERE kind = 'resource' AND key = resources.uri);
+UPDATE resource_templates SET version = (SELECT max(id) FROM versions
+                                         WHERE kind = 'template'
+                                         AND key = resource_templates.uri_template);
 DROP TRIGGER prompts_update;
 DROP TRIGGER resources_update;
 CREATE TRIGGER prompts_update AFTER UPDATE ON prompts
@@ -24,11 +29,14 @@ WHEN OLD.content_hash IS NOT NEW.content_hash OR OLD.uri IS NOT NEW.uri
     INSERT INTO change_log (at, kind, op, key)
     VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'resource', 'update', NEW.uri);
 END;
--- Each prompt's and resource's newest version's number, kept on its row for a server to
--- serve (serving never reads the history).
+-- Each prompt's, resource's and template's newest version's number, kept on its row for a
+-- server to serve (serving never reads the history).
 CREATE TRIGGER versions_numbered_prompts AFTER INSERT ON versions WHEN NEW.kind = 'prompt' BEGIN
     UPDATE prompts SET version = NEW.id WHERE name = NEW.key;
 END;
 CREATE TRIGGER versions_numbered_resources AFTER INSERT ON versions WHEN NEW.kind = 'resource' BEGIN
     UPDATE resources SET version = NEW.id WHERE uri = NEW.key;
+END;
+CREATE TRIGGER versions_numbered_templates AFTER INSERT ON versions WHEN NEW.kind = 'template' BEGIN
+    UPDATE resource_templates SET version = NEW.id WHERE uri_template = NEW.key;
 END;
