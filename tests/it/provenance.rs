@@ -335,3 +335,36 @@ fn the_official_python_sdk_reads_the_provenance_of_a_prompt_and_a_resource() {
         }
     }
 }
+
+/// HEAD is followed wherever git keeps it: a branch packed into `packed-refs`, and a linked
+/// worktree's own HEAD on a branch of the common repository.
+#[test]
+fn a_packed_branch_and_a_linked_worktree_give_the_commit_their_head_names() {
+    let ctx = TestContext::new();
+    let (dir, first) = team_repository(&ctx);
+    git(&dir, &["pack-refs", "--all"]);
+    let linked = ctx.path("linked");
+    git(
+        &dir,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "draft",
+            &linked.display().to_string(),
+        ],
+    );
+    std::fs::write(linked.join("guide.md"), "# Guide\n\nA draft.\n").expect("write");
+    let second = commit_all(&linked, "a draft of the guide");
+    assert_ne!(first, second);
+    ctx.ok(&["import", &dir.display().to_string()]);
+    ctx.ok(&["import", &linked.display().to_string()]);
+    for (uri, commit) in [
+        ("shelf://team/guide.md", &first),
+        ("shelf://linked/guide.md", &second),
+    ] {
+        let shown = ctx.json(&["resource", "show", uri, "--json"]);
+        assert_eq!(shown["provenance"]["commit"], commit.as_str(), "{uri}");
+    }
+}
