@@ -24,10 +24,11 @@ CREATE TABLE blobs (
 -- does not read (a host's own, `allowed-tools`, `applyTo`), kept as a JSON object; NULL when
 -- there are none. Migration 9 added it, so it is written as SQLite writes an added column.
 -- `version` and `source_commit` (migration 10, written so too): what a server serves as the
--- item's provenance. `version` is its newest version's number in `versions` (kept by the
--- `versions_numbered_*` triggers; NULL for an item written before there was a history and
--- not changed since); `source_commit` the commit (hex) of the folder's git working tree
--- when the import that wrote this version, or moved it to its file, ran (NULL outside git).
+-- item's provenance. `version` is its newest version's number in `versions`, written with
+-- the row by the write that records that version (NULL for an item written before there
+-- was a history and not changed since); `source_commit` the commit (hex) of the folder's
+-- git working tree when the import that wrote this version, or moved it to its file, ran
+-- (NULL outside git).
 CREATE TABLE prompts (
     id            INTEGER PRIMARY KEY,
     name          TEXT NOT NULL UNIQUE CHECK (length(name) > 0),
@@ -379,14 +380,3 @@ CREATE TABLE versions (
 CREATE INDEX versions_by_item ON versions (kind, key, id);
 CREATE INDEX versions_by_write ON versions (write_id);
 CREATE INDEX versions_by_content ON versions (content) WHERE content IS NOT NULL;
--- Each prompt's, resource's and template's newest version's number, kept on its row for a
--- server to serve (serving never reads the history).
-CREATE TRIGGER versions_numbered_prompts AFTER INSERT ON versions WHEN NEW.kind = 'prompt' BEGIN
-    UPDATE prompts SET version = NEW.id WHERE name = NEW.key;
-END;
-CREATE TRIGGER versions_numbered_resources AFTER INSERT ON versions WHEN NEW.kind = 'resource' BEGIN
-    UPDATE resources SET version = NEW.id WHERE uri = NEW.key;
-END;
-CREATE TRIGGER versions_numbered_templates AFTER INSERT ON versions WHEN NEW.kind = 'template' BEGIN
-    UPDATE resource_templates SET version = NEW.id WHERE uri_template = NEW.key;
-END;

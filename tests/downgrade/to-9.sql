@@ -1,8 +1,5 @@
--- What migration 10 added, gone: each item's version and commit, the triggers that number
--- versions, and the change log's rows for moves.
-DROP TRIGGER versions_numbered_prompts;
-DROP TRIGGER versions_numbered_resources;
-DROP TRIGGER versions_numbered_templates;
+-- What migration 10 added, gone: each item's version and commit, and the change log's rows
+-- for moves.
 DROP TRIGGER prompts_update;
 DROP TRIGGER resources_update;
 CREATE TRIGGER prompts_update AFTER UPDATE ON prompts

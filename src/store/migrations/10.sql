@@ -29,14 +29,3 @@ WHEN OLD.content_hash IS NOT NEW.content_hash OR OLD.uri IS NOT NEW.uri
     INSERT INTO change_log (at, kind, op, key)
     VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'resource', 'update', NEW.uri);
 END;
--- Each prompt's, resource's and template's newest version's number, kept on its row for a
--- server to serve (serving never reads the history).
-CREATE TRIGGER versions_numbered_prompts AFTER INSERT ON versions WHEN NEW.kind = 'prompt' BEGIN
-    UPDATE prompts SET version = NEW.id WHERE name = NEW.key;
-END;
-CREATE TRIGGER versions_numbered_resources AFTER INSERT ON versions WHEN NEW.kind = 'resource' BEGIN
-    UPDATE resources SET version = NEW.id WHERE uri = NEW.key;
-END;
-CREATE TRIGGER versions_numbered_templates AFTER INSERT ON versions WHEN NEW.kind = 'template' BEGIN
-    UPDATE resource_templates SET version = NEW.id WHERE uri_template = NEW.key;
-END;
