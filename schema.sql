@@ -1,4 +1,4 @@
--- The whole promptshelf database schema, version 10.
+-- The whole promptshelf database schema, version 11.
 --
 -- Embedded in the binary (`include_str!`) and run once, in one transaction, when a new
 -- database is created; `PRAGMA user_version` then records the version so that a later
@@ -23,6 +23,12 @@ CREATE TABLE blobs (
 -- `meta` (of prompts and resources): the front matter keys of the item's file that the format
 -- does not read (a host's own, `allowed-tools`, `applyTo`), kept as a JSON object; NULL when
 -- there are none. Migration 9 added it, so it is written as SQLite writes an added column.
+-- `version` and `source_commit` (migration 10, written so too): what a server serves as the
+-- item's provenance. `version` is its newest version's number in `versions`, written with
+-- the row by the write that records that version (NULL for an item written before there
+-- was a history and not changed since); `source_commit` the commit (hex) of the folder's
+-- git working tree when the import that wrote this version, or moved it to its file, ran
+-- (NULL outside git).
 CREATE TABLE prompts (
     id            INTEGER PRIMARY KEY,
     name          TEXT NOT NULL UNIQUE CHECK (length(name) > 0),
@@ -33,7 +39,7 @@ CREATE TABLE prompts (
     last_modified INTEGER NOT NULL,
     origin        TEXT,     -- the file it was imported from, relative to its collection folder
     collection    TEXT      -- the imported folder it belongs to; NULL when added by hand
-, meta TEXT CHECK (meta IS NULL OR json_valid(meta))) STRICT;
+, meta TEXT CHECK (meta IS NULL OR json_valid(meta)), version INTEGER, source_commit TEXT) STRICT;
 
 -- Arguments are typed: MCP sends every value as a string, `prompts/get` checks it.
 CREATE TABLE prompt_arguments (
@@ -82,7 +88,7 @@ CREATE TABLE resources (
     last_modified INTEGER NOT NULL,
     origin        TEXT,
     collection    TEXT
-, meta TEXT CHECK (meta IS NULL OR json_valid(meta))) STRICT;
+, meta TEXT CHECK (meta IS NULL OR json_valid(meta)), version INTEGER, source_commit TEXT) STRICT;
 CREATE INDEX resources_by_blob ON resources (blob_hash);
 CREATE INDEX resources_by_collection ON resources (collection, uri);
 -- What a token limited to some collections sees (`serve --http`): its collections' items
@@ -112,6 +118,7 @@ CREATE TABLE tokens (
     expires_at  INTEGER       -- NULL: never expires
 ) STRICT;
 
+-- `version`: as a prompt's (migration 10, written as SQLite writes an added column).
 CREATE TABLE resource_templates (
     id            INTEGER PRIMARY KEY,
     uri_template  TEXT NOT NULL UNIQUE,
@@ -123,7 +130,7 @@ CREATE TABLE resource_templates (
     collection    TEXT,      -- set for the template an imported folder gets
     content_hash  BLOB NOT NULL CHECK (length(content_hash) = 32),
     last_modified INTEGER NOT NULL
-) STRICT;
+, version INTEGER) STRICT;
 CREATE INDEX templates_by_collection ON resource_templates (collection, uri_template);
 
 -- Where each variable of a template takes its completions from; a variable with no row
@@ -164,7 +171,8 @@ CREATE TABLE completion_indexes (
 
 -- Every change to a prompt, resource, template or completion table, in order; a running
 -- server reads the rows after the last one it saw to learn exactly what changed. Updates
--- that leave the content hash as it was leave no row.
+-- that leave the content hash as it was leave no row, unless they move a prompt or resource
+-- to another file or collection: a server serves where each comes from (its provenance).
 --
 -- Every statement of this file reads in SQLite 3.40 (Debian 12's `sqlite3`, the oldest
 -- SQLite of a supported distribution), since operators open the file with their own tools
@@ -185,7 +193,8 @@ CREATE TRIGGER prompts_insert AFTER INSERT ON prompts BEGIN
     VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'prompt', 'insert', NEW.name);
 END;
 CREATE TRIGGER prompts_update AFTER UPDATE ON prompts
-WHEN OLD.content_hash IS NOT NEW.content_hash OR OLD.name IS NOT NEW.name BEGIN
+WHEN OLD.content_hash IS NOT NEW.content_hash OR OLD.name IS NOT NEW.name
+  OR OLD.origin IS NOT NEW.origin OR OLD.collection IS NOT NEW.collection BEGIN
     INSERT INTO change_log (at, kind, op, key)
     VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'prompt', 'update', NEW.name);
 END;
@@ -199,7 +208,8 @@ CREATE TRIGGER resources_insert AFTER INSERT ON resources BEGIN
     VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'resource', 'insert', NEW.uri);
 END;
 CREATE TRIGGER resources_update AFTER UPDATE ON resources
-WHEN OLD.content_hash IS NOT NEW.content_hash OR OLD.uri IS NOT NEW.uri BEGIN
+WHEN OLD.content_hash IS NOT NEW.content_hash OR OLD.uri IS NOT NEW.uri
+  OR OLD.origin IS NOT NEW.origin OR OLD.collection IS NOT NEW.collection BEGIN
     INSERT INTO change_log (at, kind, op, key)
     VALUES (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 'resource', 'update', NEW.uri);
 END;

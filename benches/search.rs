@@ -93,6 +93,7 @@ fn generate(store: &Store) -> Result<u64> {
                         origin: Origin {
                             collection: Some("bench".into()),
                             path: Some(format!("area-{:03}/doc-{n}.md", n % 500)),
+                            commit: None,
                         },
                     },
                     content: Content::Text(body),

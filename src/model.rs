@@ -175,6 +175,55 @@ pub struct Origin {
     pub collection: Option<String>,
     /// The file, relative to the collection's folder.
     pub path: Option<String>,
+    /// The commit (hex) the folder's git working tree was at when the import that wrote
+    /// this version of the item ran; None outside git. Versions kept before there was one
+    /// have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+}
+
+impl Origin {
+    /// Whether both name the same collection and file, whatever commit each was read at.
+    pub fn same_file(&self, other: &Origin) -> bool {
+        self.collection == other.collection && self.path == other.path
+    }
+}
+
+/// What a served item says of where it comes from (in `_meta` and by `prompt show`): its
+/// collection, its version in the history and its content hash, and when it was imported
+/// its file (relative to the folder) and the commit the folder was at. Serialized as that
+/// object, a field the item lacks left out rather than null (an item added by hand has no
+/// collection, file or commit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Provenance {
+    pub origin: Origin,
+    /// The number of the item's newest version in the history (`store::history`); None for
+    /// an item written before the history was kept and not changed since.
+    pub version: Option<i64>,
+    pub content_hash: ContentHash,
+}
+
+impl Serialize for Provenance {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let origin = &self.origin;
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(collection) = &origin.collection {
+            map.serialize_entry("collection", collection)?;
+        }
+        if let Some(version) = self.version {
+            map.serialize_entry("version", &version)?;
+        }
+        let hash = blake3::Hash::from_bytes(self.content_hash).to_hex();
+        map.serialize_entry("contentHash", hash.as_str())?;
+        if let Some(file) = &origin.path {
+            map.serialize_entry("file", file)?;
+        }
+        if let Some(commit) = &origin.commit {
+            map.serialize_entry("commit", commit)?;
+        }
+        map.end()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -197,6 +246,18 @@ pub struct StoredPrompt {
     pub content_hash: ContentHash,
     /// Unix milliseconds; moves only when `content_hash` does.
     pub last_modified: i64,
+    /// Its newest version's number (`Provenance::version`).
+    pub version: Option<i64>,
+}
+
+impl StoredPrompt {
+    pub fn provenance(&self) -> Provenance {
+        Provenance {
+            origin: self.prompt.origin.clone(),
+            version: self.version,
+            content_hash: self.content_hash,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -262,6 +323,18 @@ pub struct StoredResource {
     pub blob_hash: ContentHash,
     pub content_hash: ContentHash,
     pub last_modified: i64,
+    /// Its newest version's number (`Provenance::version`).
+    pub version: Option<i64>,
+}
+
+impl StoredResource {
+    pub fn provenance(&self) -> Provenance {
+        Provenance {
+            origin: self.info.origin.clone(),
+            version: self.version,
+            content_hash: self.content_hash,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -282,6 +355,22 @@ pub struct StoredTemplate {
     pub template: ResourceTemplate,
     pub content_hash: ContentHash,
     pub last_modified: i64,
+    /// Its newest version's number (`Provenance::version`).
+    pub version: Option<i64>,
+}
+
+impl StoredTemplate {
+    /// A template has no file: it is its collection's, or added by hand.
+    pub fn provenance(&self) -> Provenance {
+        Provenance {
+            origin: Origin {
+                collection: self.template.collection.clone(),
+                ..Origin::default()
+            },
+            version: self.version,
+            content_hash: self.content_hash,
+        }
+    }
 }
 
 /// One suggestion in a completion table.

@@ -528,6 +528,7 @@ pub(crate) fn as_stored(prompt: Prompt) -> StoredPrompt {
         content_hash: crate::store::hash_prompt(&prompt),
         prompt,
         last_modified: 0,
+        version: None,
     }
 }
 

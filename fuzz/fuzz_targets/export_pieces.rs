@@ -67,6 +67,7 @@ fn renders_as_read(body: &str, found: &[Piece]) {
         content_hash: promptshelf::store::hash_prompt(&prompt),
         prompt,
         last_modified: 0,
+        version: None,
     };
     let Ok(rendered) = render::render(&stored, &values) else {
         return;

@@ -82,6 +82,7 @@ fuzz_target!(|data: &[u8]| {
         content_hash: promptshelf::store::hash_prompt(&prompt),
         prompt,
         last_modified: 0,
+        version: None,
     };
     let _ = render::render_within(&stored, &given, LIMITS);
     if let Ok(values) = promptshelf::arguments::resolve(&stored.prompt, &given) {

@@ -9,7 +9,7 @@ use anyhow::{Result, anyhow};
 use serde::Serialize;
 
 use crate::library::{self, Collection, Item};
-use crate::model::{Kind, Meta, Origin};
+use crate::model::{Kind, Meta, Origin, Provenance};
 use crate::store::{self, Store};
 
 /// Stdout, locked once and buffered: listings write many short lines.
@@ -323,6 +323,25 @@ pub fn origin(origin: &Origin) -> String {
         (None, Some(path)) => path.clone(),
         (None, None) => "added by hand".to_string(),
     }
+}
+
+/// What `prompt show` and `resource show` say of where an item comes from beyond its file
+/// and hash: its version in the history and the commit its folder was at (left out when it
+/// has none).
+pub fn provenance_facts(provenance: &Provenance) -> [(&'static str, String); 2] {
+    [
+        (
+            "version",
+            provenance
+                .version
+                .map(|version| version.to_string())
+                .unwrap_or_default(),
+        ),
+        (
+            "commit",
+            provenance.origin.commit.clone().unwrap_or_default(),
+        ),
+    ]
 }
 
 /// What a rename found in its transaction.

@@ -13,7 +13,7 @@ use super::common::{self, Table};
 use crate::arguments::ArgumentProblem;
 use crate::cli::PromptCommand;
 use crate::library::{self, FileError, Item};
-use crate::model::{Meta, Origin, Prompt, PromptArgument, StoredPrompt};
+use crate::model::{Meta, Origin, Prompt, PromptArgument, Provenance, StoredPrompt};
 use crate::store::history::Kind;
 use crate::store::{self, Outcome, Store};
 use crate::validate;
@@ -48,6 +48,8 @@ struct PromptView<'a> {
     origin: Option<&'a str>,
     last_modified: String,
     content_hash: String,
+    /// What a server gives as its `_meta` provenance.
+    provenance: Provenance,
     /// The front matter keys of its file that the format does not read, kept as they are.
     #[serde(skip_serializing_if = "Meta::is_empty")]
     front_matter: &'a Meta,
@@ -103,6 +105,7 @@ fn view(stored: &StoredPrompt, with_messages: bool) -> PromptView<'_> {
         origin: prompt.origin.path.as_deref(),
         last_modified: common::timestamp(stored.last_modified),
         content_hash: store::hex(&stored.content_hash),
+        provenance: stored.provenance(),
         front_matter: &prompt.meta,
     }
 }
@@ -173,20 +176,19 @@ fn show(store: &Store, name: &str, json: bool) -> Result<()> {
     }
     let prompt = &stored.prompt;
     let mut out = common::stdout();
-    common::write_facts(
-        &mut out,
-        &[
-            ("name", prompt.name.clone()),
-            ("title", prompt.title.clone().unwrap_or_default()),
-            (
-                "description",
-                prompt.description.clone().unwrap_or_default(),
-            ),
-            ("from", common::origin(&prompt.origin)),
-            ("modified", common::timestamp(stored.last_modified)),
-            ("hash", store::hex(&stored.content_hash)),
-        ],
-    )?;
+    let mut facts = vec![
+        ("name", prompt.name.clone()),
+        ("title", prompt.title.clone().unwrap_or_default()),
+        (
+            "description",
+            prompt.description.clone().unwrap_or_default(),
+        ),
+        ("from", common::origin(&prompt.origin)),
+        ("modified", common::timestamp(stored.last_modified)),
+        ("hash", store::hex(&stored.content_hash)),
+    ];
+    facts.extend(common::provenance_facts(&stored.provenance()));
+    common::write_facts(&mut out, &facts)?;
     if !prompt.arguments.is_empty() {
         writeln!(out)?;
         let mut table = Table::new(&[
@@ -358,6 +360,7 @@ pub(super) fn problems(
         prompt: prompt.clone(),
         content_hash: store::hash_prompt(prompt),
         last_modified: store::now_ms(),
+        version: None,
     };
     let findings = validate::prompt(&stored, &library)?;
     let text = String::from_utf8_lossy(bytes);

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::common::{self, Table};
 use crate::cli::ResourceCommand;
 use crate::library::{self, Item};
-use crate::model::{Content, Kind, Meta, Origin, Role, StoredResource};
+use crate::model::{Content, Kind, Meta, Origin, Provenance, Role, StoredResource};
 use crate::store::{self, Outcome, Store};
 
 pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
@@ -68,6 +68,8 @@ struct ResourceView<'a> {
     last_modified: String,
     content_hash: String,
     blob_hash: String,
+    /// What a server gives as its `_meta` provenance.
+    provenance: Provenance,
     /// The front matter keys of its file that the format does not read, kept as they are.
     #[serde(skip_serializing_if = "Meta::is_empty")]
     front_matter: &'a Meta,
@@ -90,6 +92,7 @@ fn view(stored: &StoredResource) -> ResourceView<'_> {
         last_modified: common::timestamp(stored.last_modified),
         content_hash: store::hex(&stored.content_hash),
         blob_hash: store::hex(&stored.blob_hash),
+        provenance: stored.provenance(),
         front_matter: &info.meta,
     }
 }
@@ -137,35 +140,34 @@ fn show(store: &Store, uri: &str, json: bool) -> Result<()> {
     let info = &stored.info;
     let audience: Vec<&str> = info.annotations.audience_names();
     let mut out = common::stdout();
-    common::write_facts(
-        &mut out,
-        &[
-            ("uri", info.uri.clone()),
-            ("name", info.name.clone()),
-            ("title", info.title.clone().unwrap_or_default()),
-            ("description", info.description.clone().unwrap_or_default()),
-            ("mime type", info.mime_type.clone()),
-            (
-                "content",
-                format!(
-                    "{}, {}",
-                    if stored.is_text { "text" } else { "binary" },
-                    common::human_size(stored.size)
-                ),
+    let mut facts = vec![
+        ("uri", info.uri.clone()),
+        ("name", info.name.clone()),
+        ("title", info.title.clone().unwrap_or_default()),
+        ("description", info.description.clone().unwrap_or_default()),
+        ("mime type", info.mime_type.clone()),
+        (
+            "content",
+            format!(
+                "{}, {}",
+                if stored.is_text { "text" } else { "binary" },
+                common::human_size(stored.size)
             ),
-            ("audience", audience.join(", ")),
-            (
-                "priority",
-                info.annotations
-                    .priority
-                    .map(|p| p.to_string())
-                    .unwrap_or_default(),
-            ),
-            ("from", common::origin(&info.origin)),
-            ("modified", common::timestamp(stored.last_modified)),
-            ("hash", store::hex(&stored.content_hash)),
-        ],
-    )?;
+        ),
+        ("audience", audience.join(", ")),
+        (
+            "priority",
+            info.annotations
+                .priority
+                .map(|p| p.to_string())
+                .unwrap_or_default(),
+        ),
+        ("from", common::origin(&info.origin)),
+        ("modified", common::timestamp(stored.last_modified)),
+        ("hash", store::hex(&stored.content_hash)),
+    ];
+    facts.extend(common::provenance_facts(&stored.provenance()));
+    common::write_facts(&mut out, &facts)?;
     common::write_kept(&mut out, &info.meta)?;
     out.flush()?;
     Ok(())

@@ -915,6 +915,7 @@ mod tests {
         let origin = crate::model::Origin {
             collection: Some("c".into()),
             path: Some("../x.md".into()),
+            commit: None,
         };
         assert_eq!(safe_origin(&origin, "c"), None);
     }

@@ -63,6 +63,7 @@ pub fn read(stored: &StoredPrompt, uri: &str) -> Arc<ReadResult> {
         blob_hash: *blake3::hash(text.as_bytes()).as_bytes(),
         content_hash: stored.content_hash,
         last_modified: stored.last_modified,
+        version: stored.version,
     };
     Arc::new(ReadResult::new(resource, Content::Text(text)))
 }

@@ -312,6 +312,7 @@ pub fn get<E: From<Failure>>(
         prompt: RenderedPrompt {
             description: prompt.description.clone(),
             messages,
+            provenance: stored.provenance(),
         },
         retried,
     })

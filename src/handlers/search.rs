@@ -49,6 +49,7 @@ pub fn template() -> StoredTemplate {
         },
         content_hash: *blake3::hash(TEMPLATE.as_bytes()).as_bytes(),
         last_modified: 0,
+        version: None,
     }
 }
 
@@ -114,6 +115,7 @@ pub fn read(
         blob_hash: *blake3::hash(bytes).as_bytes(),
         content_hash: *blake3::hash(bytes).as_bytes(),
         last_modified,
+        version: None,
     };
     Ok(Arc::new(ReadResult::new(resource, Content::Text(listing))))
 }

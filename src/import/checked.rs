@@ -88,6 +88,7 @@ pub(super) fn validated(
                 prompt: prompt.clone(),
                 content_hash,
                 last_modified: file.modified_ms,
+                version: None,
             };
             validate::prompt(&stored, &incoming)
         }

@@ -19,6 +19,7 @@
 
 mod apply;
 mod checked;
+mod commit;
 mod names;
 mod open;
 mod plan;
@@ -47,8 +48,8 @@ use apply::apply;
 use checked::validated;
 use plan::{Plan, plan};
 use read::{
-    Parsed, made_by_hand, qualify_shared_command_names, read_all, resolve_links, with_metadata,
-    without_duplicates, without_failed_skills,
+    Parsed, at_commit, made_by_hand, qualify_shared_command_names, read_all, resolve_links,
+    with_metadata, without_duplicates, without_failed_skills,
 };
 // `names` reads files again and hashes what it renames.
 use read::{hash, reread};
@@ -397,6 +398,9 @@ pub fn run_parts(
                     (&mut report.failures, &mut report.warnings),
                 )?;
                 resolve_links(&mut parsed);
+                if let Some(commit) = &source.commit {
+                    at_commit(&mut parsed, commit);
+                }
             }
         }
         for file in &parsed {

@@ -153,7 +153,7 @@ pub(super) fn plan(
         };
         if Some(stored.content_hash) == file.hash {
             plan.unchanged += 1;
-            if stored.origin != *origin {
+            if !stored.origin.same_file(origin) {
                 // Same content from another file: only its origin is recorded.
                 plan.writes.push(Write {
                     index,

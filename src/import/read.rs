@@ -163,6 +163,18 @@ pub(super) fn made_by_hand(parsed: &mut [Parsed], uris: &HashMap<String, String>
     }
 }
 
+/// Items of a folder in a git working tree: each records the commit the folder is at.
+pub(super) fn at_commit(parsed: &mut [Parsed], commit: &str) {
+    for file in parsed {
+        let origin = match &mut file.item {
+            Item::Prompt(prompt) => &mut prompt.origin,
+            Item::Resource(resource) => &mut resource.info.origin,
+            Item::Values { .. } => continue,
+        };
+        origin.commit = Some(commit.to_string());
+    }
+}
+
 /// What reading one file gave.
 pub(super) enum Read {
     /// The file's item; a skill's `SKILL.md` is two, its prompt and itself as a resource
@@ -286,6 +298,7 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
         let origin = Origin {
             collection: Some(source.collection.name.clone()),
             path: Some(found.relative.clone()),
+            commit: None,
         };
         let list = library::prompt_list(&found.relative, &bytes, &origin)?;
         let items = list

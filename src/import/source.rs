@@ -25,6 +25,8 @@ pub(super) struct Source {
     /// How prompt names are given: `Options::naming`, or for a part of a whole-library
     /// import, the prefix its manifest recorded.
     pub(super) naming: Naming,
+    /// The commit the folder's git working tree is at, if it is in one.
+    pub(super) commit: Option<String>,
 }
 
 impl Source {
@@ -88,6 +90,11 @@ impl Source {
             Some(_) => Folder::of(&folder_name),
             None => read_as(&root, &folder_name),
         };
+        // The items added by hand have no folder of their own, whatever holds the export.
+        let commit = match part.by_hand {
+            Some(_) => None,
+            None => super::commit::head_commit(&root),
+        };
         Ok(Source {
             root,
             list,
@@ -103,6 +110,7 @@ impl Source {
                 Some(prefix) => Naming::PrefixAll(prefix.clone()),
                 None => options.naming.clone(),
             },
+            commit,
         })
     }
 }

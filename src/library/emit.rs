@@ -563,6 +563,7 @@ mod tests {
                 origin: Origin {
                     collection: Some("docs".into()),
                     path: Some("commands/a.md".into()),
+                    commit: None,
                 },
             },
             content: Content::Text("---\nnot: front\n---\nbody".into()),

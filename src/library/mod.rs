@@ -200,6 +200,7 @@ fn read_item(
     let origin = Origin {
         collection: Some(collection.name.clone()),
         path: Some(relative_path.to_string()),
+        commit: None,
     };
     if let Some(table_file) = relative_path.strip_prefix("_values/") {
         return parse_values(relative_path, table_file, bytes).map(Some);
@@ -369,6 +370,7 @@ pub fn skill_document(
     let origin = Origin {
         collection: Some(collection.name.clone()),
         path: Some(relative_path.to_string()),
+        commit: None,
     };
     let source = dialect::Source {
         path: relative_path,

@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 
 use super::revision::Revision;
 use crate::arguments::ObjectSchema;
-use crate::model::{Content, Role, StoredResource};
+use crate::model::{Content, Provenance, Role, StoredResource};
 
 /// One page of a list.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,6 +96,8 @@ pub struct InputRequest {
 pub struct RenderedPrompt {
     pub description: Option<String>,
     pub messages: Vec<RenderedMessage>,
+    /// Where the prompt comes from, carried in the result's `_meta`.
+    pub provenance: Provenance,
 }
 
 #[derive(Debug, Clone, PartialEq)]

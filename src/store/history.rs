@@ -203,6 +203,8 @@ pub(super) fn open_write(tx: &Transaction) -> Result<i64> {
         })
 }
 
+/// Records one version of an item; returns its number, which a prompt's, resource's or
+/// template's row keeps (`version`, what a server serves as its provenance).
 fn record(
     tx: &Transaction,
     kind: Kind,
@@ -211,7 +213,7 @@ fn record(
     content_hash: Option<&[u8]>,
     snapshot: Option<String>,
     content: Option<&[u8]>,
-) -> Result<()> {
+) -> Result<i64> {
     let write_id = open_write(tx)?;
     tx.prepare_cached(
         "INSERT INTO versions (write_id, kind, key, change, content_hash, snapshot, content)
@@ -226,7 +228,7 @@ fn record(
         snapshot,
         content
     ])?;
-    Ok(())
+    Ok(tx.last_insert_rowid())
 }
 
 fn json<T: Serialize>(value: &T) -> Result<String> {
@@ -238,7 +240,7 @@ pub(super) fn prompt_written(
     prompt: &Prompt,
     change: Change,
     hash: &[u8],
-) -> Result<()> {
+) -> Result<i64> {
     record(
         tx,
         Kind::Prompt,
@@ -256,7 +258,7 @@ pub(super) fn resource_written(
     change: Change,
     hash: &[u8],
     blob: &[u8],
-) -> Result<()> {
+) -> Result<i64> {
     let snapshot = ResourceSnapshot {
         info: resource.info.clone(),
         text: resource.content.is_text(),
@@ -278,7 +280,7 @@ pub(super) fn template_written(
     template: &ResourceTemplate,
     change: Change,
     hash: &[u8],
-) -> Result<()> {
+) -> Result<i64> {
     let key = &template.uri_template;
     record(
         tx,
@@ -305,10 +307,11 @@ pub(super) fn values_written(tx: &Transaction, name: &str, change: Change) -> Re
         Some(snapshot),
         None,
     )
+    .map(drop)
 }
 
 pub(super) fn removed(tx: &Transaction, kind: Kind, key: &str) -> Result<()> {
-    record(tx, kind, key, Change::Removed, None, None, None)
+    record(tx, kind, key, Change::Removed, None, None, None).map(drop)
 }
 
 /// The completion table `name` as stored (empty when there is none).

@@ -40,8 +40,8 @@ fn json_column<T: serde::de::DeserializeOwned + Default>(
     }
 }
 
-const PROMPT_COLUMNS: &str =
-    "id, name, title, description, icons, content_hash, last_modified, origin, collection, meta";
+const PROMPT_COLUMNS: &str = "id, name, title, description, icons, content_hash, last_modified,
+    origin, collection, meta, version, source_commit";
 
 fn prompt_row(row: &Row) -> rusqlite::Result<(i64, StoredPrompt)> {
     let icons: Vec<Icon> = json_column(row, 4)?;
@@ -58,11 +58,13 @@ fn prompt_row(row: &Row) -> rusqlite::Result<(i64, StoredPrompt)> {
                 origin: Origin {
                     path: row.get(7)?,
                     collection: row.get(8)?,
+                    commit: row.get(11)?,
                 },
                 meta: json_column(row, 9)?,
             },
             content_hash: hash_column(row, 5)?,
             last_modified: row.get(6)?,
+            version: row.get(10)?,
         },
     ))
 }
@@ -259,7 +261,7 @@ const RESOURCE_COLUMNS: &str = "resources.uri, resources.name, resources.title,
      resources.description, resources.mime_type, resources.is_text, resources.blob_hash,
      resources.size, resources.audience, resources.priority, resources.icons,
      resources.content_hash, resources.last_modified, resources.origin, resources.collection,
-     resources.meta";
+     resources.meta, resources.version, resources.source_commit";
 
 fn resource_row(row: &Row) -> rusqlite::Result<StoredResource> {
     let audience: Vec<String> = json_column(row, 8)?;
@@ -281,6 +283,7 @@ fn resource_row(row: &Row) -> rusqlite::Result<StoredResource> {
             origin: Origin {
                 path: row.get(13)?,
                 collection: row.get(14)?,
+                commit: row.get(17)?,
             },
             meta: json_column(row, 15)?,
         },
@@ -289,6 +292,7 @@ fn resource_row(row: &Row) -> rusqlite::Result<StoredResource> {
         size: row.get::<_, i64>(7)?.max(0) as u64,
         content_hash: hash_column(row, 11)?,
         last_modified: row.get(12)?,
+        version: row.get(16)?,
     })
 }
 
@@ -329,7 +333,7 @@ pub fn resource_content(conn: &Connection, uri: &str) -> Result<Option<(StoredRe
     let found = stmt
         .query_row([uri], |row| {
             let stored = resource_row(row)?;
-            let data: Vec<u8> = row.get(16)?;
+            let data: Vec<u8> = row.get(18)?;
             Ok((stored, data))
         })
         .optional()?;
@@ -541,7 +545,7 @@ pub fn templates_within(
     let among = among(within, 3);
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT id, uri_template, name, title, description, mime_type, icons, collection,
-         content_hash, last_modified FROM resource_templates
+         content_hash, last_modified, version FROM resource_templates
          WHERE uri_template > ?1{among} ORDER BY uri_template LIMIT ?2"
     ))?;
     let bounds = window_bounds(window, within)?;
@@ -562,6 +566,7 @@ pub fn templates_within(
                     },
                     content_hash: hash_column(row, 8)?,
                     last_modified: row.get(9)?,
+                    version: row.get(10)?,
                 },
             ))
         })?
@@ -628,6 +633,7 @@ pub struct ItemState {
     pub key: String,
     pub content_hash: ContentHash,
     pub last_modified: i64,
+    /// Its collection and file; not its commit (a plan compares files, `Origin::same_file`).
     pub origin: Origin,
 }
 
@@ -658,6 +664,7 @@ fn item_states(conn: &Connection, sql: &str) -> Result<Vec<ItemState>> {
                 origin: Origin {
                     path: row.get(3)?,
                     collection: row.get(4)?,
+                    commit: None,
                 },
             })
         })?

@@ -7,7 +7,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::{Result, StoreError, opening};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 
@@ -23,6 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/8.sql"),
     include_str!("migrations/9.sql"),
     include_str!("migrations/10.sql"),
+    include_str!("migrations/11.sql"),
 ];
 
 /// The version from which each completion table's index is stored beside it.
@@ -200,7 +201,8 @@ mod tests {
 
     /// The downgrades, newest first: `to-N.sql` takes a database of version N + 1 back to N,
     /// the way version N left it (tests/downgrade/README.md).
-    const DOWNGRADES: [&str; 9] = [
+    const DOWNGRADES: [&str; 10] = [
+        include_str!("../../tests/downgrade/to-10.sql"),
         include_str!("../../tests/downgrade/to-9.sql"),
         include_str!("../../tests/downgrade/to-8.sql"),
         include_str!("../../tests/downgrade/to-7.sql"),
@@ -334,5 +336,10 @@ mod tests {
     #[test]
     fn a_database_migrated_from_version_9_is_what_schema_sql_creates() {
         migrated_from(downgrades_to(9));
+    }
+
+    #[test]
+    fn a_database_migrated_from_version_10_is_what_schema_sql_creates() {
+        migrated_from(downgrades_to(10));
     }
 }

@@ -1,6 +1,7 @@
 //! Every change to the library. Each function takes an open transaction, so a caller can
 //! group many changes (a whole import) into one commit; `Store::write` opens one. Each change
-//! to an item is recorded as a version of it in the same transaction (`history`).
+//! to an item is recorded as a version of it in the same transaction (`history`), first, so
+//! that a prompt's, resource's or template's row is written with that version's number.
 //! `put_prompts` and `put_resources` store many items at once, the new ones many rows to a
 //! statement (`ROWS_PER_INSERT`); `put_prompt` and `put_resource` are those of one item. The
 //! statements run once per item are prepared once per connection (`prepare_cached`):
@@ -52,7 +53,7 @@ pub const ROWS_PER_INSERT: usize = 256;
 
 /// Stores `prompt` under its name. `modified_at` becomes its lastModified only if its content
 /// hash differs from the stored one; an unchanged prompt is not written at all (its origin
-/// is refreshed if it moved).
+/// and commit are refreshed if it moved).
 pub fn put_prompt(tx: &Transaction, prompt: &Prompt, modified_at: i64) -> Result<Outcome> {
     Ok(put_prompts(tx, &[(prompt, modified_at)])?[0])
 }
@@ -71,22 +72,20 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
             .optional()?;
         match existing {
             Some((id, stored)) if stored == hash => {
-                tx.prepare_cached(
-                    "UPDATE prompts SET origin = ?2, collection = ?3 WHERE id = ?1
-                     AND (origin IS NOT ?2 OR collection IS NOT ?3)",
-                )?
-                .execute(params![
+                tx.prepare_cached(MOVE_PROMPT)?.execute(params![
                     id,
                     prompt.origin.path,
-                    prompt.origin.collection
+                    prompt.origin.collection,
+                    prompt.origin.commit
                 ])?;
                 outcomes.push(Outcome::Unchanged);
             }
             Some((id, _)) => {
+                let version = history::prompt_written(tx, prompt, Change::Updated, &hash)?;
                 tx.prepare_cached(
                     "UPDATE prompts SET title = ?2, description = ?3, icons = ?4,
                      content_hash = ?5, last_modified = ?6, origin = ?7, collection = ?8,
-                     meta = ?9 WHERE id = ?1",
+                     meta = ?9, source_commit = ?10, version = ?11 WHERE id = ?1",
                 )?
                 .execute(params![
                     id,
@@ -97,14 +96,15 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
                     modified_at,
                     prompt.origin.path,
                     prompt.origin.collection,
-                    meta_or_null(&prompt.meta)?
+                    meta_or_null(&prompt.meta)?,
+                    prompt.origin.commit,
+                    version
                 ])?;
                 tx.prepare_cached("DELETE FROM prompt_arguments WHERE prompt_id = ?1")?
                     .execute([id])?;
                 tx.prepare_cached("DELETE FROM prompt_messages WHERE prompt_id = ?1")?
                     .execute([id])?;
                 put_body(tx, &[(id, prompt)])?;
-                history::prompt_written(tx, prompt, Change::Updated, &hash)?;
                 outcomes.push(Outcome::Updated);
             }
             None => {
@@ -123,9 +123,16 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
             .prepare_cached("SELECT coalesce(max(id), 0) + 1 FROM prompts")?
             .query_row([], |row| row.get(0))?;
         let ids: Vec<i64> = (first..).take(batch.len()).collect();
-        let mut values: Vec<&dyn ToSql> = Vec::with_capacity(batch.len() * 10);
+        // Each version is recorded first, so that its number goes in with the row.
+        let versions = batch
+            .iter()
+            .map(|(prompt, hash, _, _)| history::prompt_written(tx, prompt, Change::Added, hash))
+            .collect::<Result<Vec<i64>>>()?;
+        let mut values: Vec<&dyn ToSql> = Vec::with_capacity(batch.len() * 12);
         let mut bodies = Vec::with_capacity(batch.len());
-        for ((prompt, hash, modified_at, (icons, meta)), id) in batch.iter().zip(&ids).rev() {
+        for (((prompt, hash, modified_at, (icons, meta)), id), version) in
+            batch.iter().zip(&ids).zip(&versions).rev()
+        {
             values.extend_from_slice(&[
                 id,
                 &prompt.name,
@@ -137,19 +144,18 @@ pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<O
                 &prompt.origin.path,
                 &prompt.origin.collection,
                 meta,
+                &prompt.origin.commit,
+                version,
             ]);
             bodies.push((*id, *prompt));
         }
         let sql = insert_sql(
             "prompts (id, name, title, description, icons, content_hash, last_modified, origin,
-             collection, meta)",
+             collection, meta, source_commit, version)",
             batch.len(),
         );
         tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
         put_body(tx, &bodies)?;
-        for (prompt, hash, _, _) in batch {
-            history::prompt_written(tx, prompt, Change::Added, hash)?;
-        }
     }
     Ok(outcomes)
 }
@@ -240,11 +246,13 @@ struct ResourceRow<'a> {
     icons: Option<String>,
     meta: Option<String>,
     modified_at: i64,
+    /// The number of the version the write records.
+    version: i64,
 }
 
 impl ResourceRow<'_> {
     /// Its values in the order of `RESOURCE_COLUMNS`.
-    fn values(&self) -> [&dyn ToSql; 16] {
+    fn values(&self) -> [&dyn ToSql; 18] {
         let info = &self.resource.info;
         [
             &info.uri,
@@ -263,13 +271,23 @@ impl ResourceRow<'_> {
             &info.origin.path,
             &info.origin.collection,
             &self.meta,
+            &info.origin.commit,
+            &self.version,
         ]
     }
 }
 
 const RESOURCE_COLUMNS: &str = "resources (uri, name, title, description, mime_type, is_text,
     blob_hash, size, audience, priority, icons, content_hash, last_modified, origin, collection,
-    meta)";
+    meta, source_commit, version)";
+
+/// An unchanged item's row given the file, collection and commit it was read from, when it
+/// was read from another file or collection (its content, hash and version stay): the
+/// same item, moved.
+const MOVE_PROMPT: &str = "UPDATE prompts SET origin = ?2, collection = ?3, source_commit = ?4
+    WHERE id = ?1 AND (origin IS NOT ?2 OR collection IS NOT ?3)";
+const MOVE_RESOURCE: &str = "UPDATE resources SET origin = ?2, collection = ?3,
+    source_commit = ?4 WHERE id = ?1 AND (origin IS NOT ?2 OR collection IS NOT ?3)";
 
 /// `put_resource` for each of `resources` (no two with the same URI), with its
 /// `modified_at`; what each put did, in their order. The new ones are inserted
@@ -290,16 +308,23 @@ pub fn put_resources(tx: &Transaction, resources: &[(&Resource, i64)]) -> Result
         if let Some((id, stored, _)) = &existing
             && *stored == hash
         {
-            tx.prepare_cached(
-                "UPDATE resources SET origin = ?2, collection = ?3 WHERE id = ?1
-                 AND (origin IS NOT ?2 OR collection IS NOT ?3)",
-            )?
-            .execute(params![id, info.origin.path, info.origin.collection])?;
+            tx.prepare_cached(MOVE_RESOURCE)?.execute(params![
+                id,
+                info.origin.path,
+                info.origin.collection,
+                info.origin.commit
+            ])?;
             outcomes.push(Outcome::Unchanged);
             continue;
         }
         let bytes = resource.content.as_bytes();
         let blob = blobs::put(tx, bytes)?;
+        let change = match existing {
+            Some(_) => Change::Updated,
+            None => Change::Added,
+        };
+        // Recorded first, so that its number goes in with the row.
+        let version = history::resource_written(tx, resource, change, &hash, &blob)?;
         let audience: Vec<&str> = info.annotations.audience_names();
         let row = ResourceRow {
             resource,
@@ -311,6 +336,7 @@ pub fn put_resources(tx: &Transaction, resources: &[(&Resource, i64)]) -> Result
             icons: json_or_null(&info.icons)?,
             meta: meta_or_null(&info.meta)?,
             modified_at,
+            version,
         };
         match existing {
             Some((_, _, old_blob)) => {
@@ -318,10 +344,10 @@ pub fn put_resources(tx: &Transaction, resources: &[(&Resource, i64)]) -> Result
                     "UPDATE resources SET name = ?2, title = ?3, description = ?4,
                      mime_type = ?5, is_text = ?6, blob_hash = ?7, size = ?8, audience = ?9,
                      priority = ?10, icons = ?11, content_hash = ?12, last_modified = ?13,
-                     origin = ?14, collection = ?15, meta = ?16 WHERE uri = ?1",
+                     origin = ?14, collection = ?15, meta = ?16, source_commit = ?17,
+                     version = ?18 WHERE uri = ?1",
                 )?
                 .execute(&row.values()[..])?;
-                history::resource_written(tx, resource, Change::Updated, &hash, &blob)?;
                 replaced.push(old_blob);
                 outcomes.push(Outcome::Updated);
             }
@@ -335,9 +361,6 @@ pub fn put_resources(tx: &Transaction, resources: &[(&Resource, i64)]) -> Result
         let values: Vec<&dyn ToSql> = batch.iter().flat_map(ResourceRow::values).collect();
         let sql = insert_sql(RESOURCE_COLUMNS, batch.len());
         tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
-        for row in batch {
-            history::resource_written(tx, row.resource, Change::Added, &row.hash, &row.blob)?;
-        }
     }
     // Only now that the new rows are in: one may hold the content an updated one let go.
     for blob in &replaced {
@@ -378,13 +401,19 @@ pub fn put_template(
         )
         .optional()?;
     let icons = json_or_null(&template.icons)?;
-    let (id, outcome) = match existing {
-        Some((_, stored)) if stored == hash => return Ok(Outcome::Unchanged),
+    let outcome = match existing {
+        Some((_, ref stored)) if *stored == hash => return Ok(Outcome::Unchanged),
+        Some(_) => Outcome::Updated,
+        None => Outcome::Added,
+    };
+    // Recorded first, so that its number goes in with the row.
+    let version = history::template_written(tx, template, change_of(outcome), &hash)?;
+    let id = match existing {
         Some((id, _)) => {
             tx.execute(
                 "UPDATE resource_templates SET name = ?2, title = ?3, description = ?4,
                  mime_type = ?5, icons = ?6, collection = ?7, content_hash = ?8,
-                 last_modified = ?9 WHERE id = ?1",
+                 last_modified = ?9, version = ?10 WHERE id = ?1",
                 params![
                     id,
                     template.name,
@@ -394,20 +423,21 @@ pub fn put_template(
                     icons,
                     template.collection,
                     &hash[..],
-                    modified_at
+                    modified_at,
+                    version
                 ],
             )?;
             tx.execute(
                 "DELETE FROM template_variables WHERE template_id = ?1",
                 [id],
             )?;
-            (id, Outcome::Updated)
+            id
         }
         None => {
             tx.execute(
                 "INSERT INTO resource_templates (uri_template, name, title, description, mime_type,
-                 icons, collection, content_hash, last_modified)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                 icons, collection, content_hash, last_modified, version)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![
                     template.uri_template,
                     template.name,
@@ -417,10 +447,11 @@ pub fn put_template(
                     icons,
                     template.collection,
                     &hash[..],
-                    modified_at
+                    modified_at,
+                    version
                 ],
             )?;
-            (tx.last_insert_rowid(), Outcome::Added)
+            tx.last_insert_rowid()
         }
     };
     for (variable, table) in &template.completions {
@@ -429,7 +460,6 @@ pub fn put_template(
             params![id, variable, table],
         )?;
     }
-    history::template_written(tx, template, change_of(outcome), &hash)?;
     Ok(outcome)
 }
 

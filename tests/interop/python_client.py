@@ -6,6 +6,7 @@ spawns `BINARY --db DB serve`, speaks to it over stdio, and validates every resu
 negotiated revision's types before we look at it.
 
 Usage: python_client.py BINARY DB [--era legacy|modern|both] [--http URL [--token TOKEN]]
+       python_client.py BINARY DB --provenance PROMPT URI
 
 The server speaks both eras, and so does the SDK, so by default the checks run twice, each time
 against a fresh server process on the same database: once after the legacy `initialize`
@@ -16,6 +17,11 @@ With `--http URL` the SDK's Streamable HTTP client speaks to a `promptshelf serv
 serving DB at URL instead, and the same checks run in each era over it (the tool mirrors and the
 forms, which need servers started with other flags, are left to the stdio runs).
 
+With `--provenance PROMPT URI` it only reads, in each era, where the prompt PROMPT and the
+resource URI come from: the `_meta` of a `prompts/get` result and of a `resources/read`
+result's contents, as the SDK's own types give them, each printed on a line
+`provenance [ERA] METHOD JSON` for the caller to check against the library.
+
 Prints one line per check ("ok ..." or "FAIL ...") and ends with `interop: N passed, M failed`
 (CI reads that shape). Exits 0 only when nothing failed.
 """
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import json
 import sys
 import tempfile
 import time
@@ -65,6 +72,9 @@ ERA_TIMEOUT_SECONDS = 120.0
 
 # Revisions in order, so a check can ask "does the negotiated revision define this?".
 REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
+
+# The `_meta` key under which the server says where an item comes from.
+PROVENANCE_KEY = "promptshelf/provenance"
 
 
 class CheckFailed(Exception):
@@ -584,6 +594,49 @@ async def check_legacy_elicitation(binary: str, db: str, report: Report) -> None
     await report.check("[legacy] elicitation/create unanswered until --elicitation-timeout", unanswered)
 
 
+async def check_provenance(binary: str, db: str, prompt: str, uri: str, report: Report) -> None:
+    """Reads the provenance of `prompt` and `uri` in each era and prints it for the caller."""
+
+    def printed(tag: str, method: str, meta: Any) -> str:
+        expect(meta is not None, f"{method} carries no _meta")
+        provenance = dict(meta).get(PROVENANCE_KEY)
+        expect(isinstance(provenance, dict), f"{method}'s _meta has no {PROVENANCE_KEY}: {meta}")
+        print(f"provenance {tag} {method} {json.dumps(provenance, sort_keys=True)}", flush=True)
+        return f"{len(provenance)} fields"
+
+    for era in ["legacy", "modern"]:
+        tag = f"[{era}]"
+        server = StdioServerParameters(command=binary, args=["--db", db, "serve"])
+        async with stdio_client(server) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS) as session:
+                if era == "legacy":
+                    await session.initialize()
+                else:
+                    await session.discover()
+
+                async def get() -> str:
+                    result = await session.get_prompt(prompt)
+                    return printed(tag, "prompts/get", result.meta)
+
+                async def read_contents() -> str:
+                    result = await session.read_resource(uri)
+                    expect(len(result.contents) == 1, f"resources/read {uri} returned {len(result.contents)} contents")
+                    return printed(tag, "resources/read", result.contents[0].meta)
+
+                await report.check(f"{tag} provenance of prompts/get {prompt}", get)
+                await report.check(f"{tag} provenance of resources/read {uri}", read_contents)
+
+
+async def main_provenance(binary: str, db: str, prompt: str, uri: str) -> Report:
+    report = Report()
+    try:
+        with anyio.fail_after(ERA_TIMEOUT_SECONDS):
+            await check_provenance(binary, db, prompt, uri, report)
+    except TimeoutError:
+        report.fail("[provenance] session", f"did not finish within {ERA_TIMEOUT_SECONDS:.0f}s")
+    return report
+
+
 async def main_http(url: str, token: str | None, binary: str, db: str, eras: list[str]) -> Report:
     report = Report()
     for era in eras:
@@ -640,10 +693,15 @@ def main() -> int:
     parser.add_argument("--era", choices=["legacy", "modern", "both"], default="both")
     parser.add_argument("--http", metavar="URL", help="use the server serving DB over Streamable HTTP at URL")
     parser.add_argument("--token", help="the bearer token the HTTP server takes (`promptshelf token add`)")
+    parser.add_argument(
+        "--provenance", nargs=2, metavar=("PROMPT", "URI"), help="only print where PROMPT and URI come from"
+    )
     args = parser.parse_args()
     eras = ["legacy", "modern"] if args.era == "both" else [args.era]
 
-    if args.http:
+    if args.provenance:
+        report = anyio.run(main_provenance, args.binary, args.db, *args.provenance)
+    elif args.http:
         report = anyio.run(main_http, args.http, args.token, args.binary, args.db, eras)
     else:
         report = anyio.run(main_async, args.binary, args.db, eras)

@@ -22,7 +22,7 @@ const MCP_SDK: &str = "2.3.0";
 const PYTHON_MIN: (u32, u32) = (3, 10);
 
 /// A bound on the whole script; it bounds each era itself, this only catches a hung interpreter.
-const SCRIPT_TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) const SCRIPT_TIMEOUT: Duration = Duration::from_secs(300);
 
 #[test]
 fn the_official_python_sdk_can_use_the_server() {
@@ -159,7 +159,7 @@ fn the_official_python_sdk_can_use_the_server_over_http() {
 /// Fails (never skips) with what to install when Python, `venv` or `pip` is missing: a missing
 /// tool must not turn the interop check into a silent pass. Tests running at once wait for
 /// one install: a second `venv --clear` would empty the folder under the first one's pip.
-fn interop_python() -> PathBuf {
+pub(crate) fn interop_python() -> PathBuf {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(install_interop_python).clone()
 }

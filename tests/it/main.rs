@@ -33,6 +33,7 @@ mod node;
 mod notifications;
 mod oauth;
 mod ownership;
+mod provenance;
 mod readonly;
 mod render;
 mod replaced;

@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::escape::write_json_string;
-use super::items::{META_HASH, META_LAST_MODIFIED};
+use super::items::{META_HASH, META_LAST_MODIFIED, META_PROVENANCE};
 use super::{Shaper, iso, raw};
 use crate::model::{Content, StoredResource};
 use crate::protocol::Revision;
@@ -126,11 +126,13 @@ impl Shaper<'_> {
                     Some(base64::engine::general_purpose::STANDARD.encode(bytes)),
                 ),
             };
-            // Contents have no annotations, so the freshness a cache needs goes in `_meta`.
+            // Contents have no annotations, so the freshness a cache needs goes in `_meta`,
+            // with where the resource comes from.
             let meta = (self.revision >= Revision::V2025_06_18).then(|| {
                 json!({
                     META_HASH: hex(&read.resource.content_hash),
                     META_LAST_MODIFIED: iso(read.resource.last_modified),
+                    META_PROVENANCE: read.resource.provenance(),
                 })
             });
             raw(&Contents {

@@ -1,19 +1,24 @@
 //! List entries as each revision writes them: prompts (with their arguments), resources
 //! and resource templates. Older revisions lose `title` and `icons`; our own facts
-//! (content hash, last change, argument type) go under our `_meta` prefix.
+//! (content hash, last change, provenance, argument type) go under our `_meta` prefix.
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::{Shaper, iso};
 use crate::arguments;
-use crate::model::{Icon, PromptArgument, StoredPrompt, StoredResource, StoredTemplate};
+use crate::model::{
+    Icon, PromptArgument, Provenance, StoredPrompt, StoredResource, StoredTemplate,
+};
 use crate::protocol::Revision;
 use crate::store::hex;
 
 /// Our own `_meta` keys, under our prefix as the specification asks.
 pub(super) const META_HASH: &str = "promptshelf/contentHash";
 pub(super) const META_LAST_MODIFIED: &str = "promptshelf/lastModified";
+/// Where the item comes from (`model::Provenance`); a result's `_meta` names it too
+/// (`ResultMeta`, a `prompts/get`).
+pub(super) const META_PROVENANCE: &str = "promptshelf/provenance";
 
 fn put(map: &mut Map<String, Value>, key: &str, value: Option<&str>) {
     if let Some(value) = value {
@@ -40,19 +45,21 @@ pub(super) struct PromptEntry<'a> {
     meta: PromptMeta,
 }
 
-/// A prompt's `_meta`: its content hash and last change, under `META_HASH` and
-/// `META_LAST_MODIFIED` as a resource's contents carry them.
+/// A prompt's `_meta`: its content hash, last change and provenance, under `META_HASH`,
+/// `META_LAST_MODIFIED` and `META_PROVENANCE` as a resource's contents carry them.
 struct PromptMeta {
     content_hash: String,
     last_modified: String,
+    provenance: Provenance,
 }
 
 impl Serialize for PromptMeta {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(2))?;
+        let mut map = serializer.serialize_map(Some(3))?;
         map.serialize_entry(META_HASH, &self.content_hash)?;
         map.serialize_entry(META_LAST_MODIFIED, &self.last_modified)?;
+        map.serialize_entry(META_PROVENANCE, &self.provenance)?;
         map.end()
     }
 }
@@ -91,6 +98,7 @@ impl Shaper<'_> {
             meta: PromptMeta {
                 content_hash: hex(&stored.content_hash),
                 last_modified: iso(stored.last_modified),
+                provenance: stored.provenance(),
             },
         }
     }
@@ -161,7 +169,10 @@ impl Shaper<'_> {
         let mut map = self.resource_fields(stored);
         map.insert(
             "_meta".into(),
-            json!({ META_HASH: hex(&stored.content_hash) }),
+            json!({
+                META_HASH: hex(&stored.content_hash),
+                META_PROVENANCE: stored.provenance(),
+            }),
         );
         Value::Object(map)
     }
@@ -177,6 +188,10 @@ impl Shaper<'_> {
         put(&mut map, "description", template.description.as_deref());
         put(&mut map, "mimeType", template.mime_type.as_deref());
         self.add_icons(&mut map, &template.icons);
+        map.insert(
+            "_meta".into(),
+            json!({ META_PROVENANCE: stored.provenance() }),
+        );
         Value::Object(map)
     }
 }

@@ -34,7 +34,7 @@ use super::skills::{Extensions, SKILLS_EXTENSION};
 use crate::arguments::ObjectSchema;
 use crate::complete::Ranking;
 use crate::config::{CacheScope, Mirrors, ServeConfig};
-use crate::model::{StoredPrompt, StoredResource, StoredTemplate};
+use crate::model::{Provenance, StoredPrompt, StoredResource, StoredTemplate};
 
 #[cfg(test)]
 const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
@@ -148,11 +148,17 @@ struct ResultMeta<'a> {
         skip_serializing_if = "Option::is_none"
     )]
     subscription: Option<&'a RequestId>,
+    /// On a `prompts/get` result: where the prompt comes from (`items::META_PROVENANCE`).
+    #[serde(
+        rename = "promptshelf/provenance",
+        skip_serializing_if = "Option::is_none"
+    )]
+    provenance: Option<&'a Provenance>,
 }
 
 impl ResultMeta<'_> {
     fn is_empty(&self) -> bool {
-        self.server_info.is_none() && self.subscription.is_none()
+        self.server_info.is_none() && self.subscription.is_none() && self.provenance.is_none()
     }
 }
 
@@ -552,9 +558,10 @@ impl Shaper<'_> {
         id: &RequestId,
         size: usize,
         hints: Option<Hints>,
+        meta: ResultMeta,
         members: impl FnOnce(&mut Vec<u8>),
     ) -> Vec<u8> {
-        let close = serde_json::to_vec(&self.close("complete", hints, ResultMeta::default()))
+        let close = serde_json::to_vec(&self.close("complete", hints, meta))
             .unwrap_or_else(|_| b"{}".to_vec());
         let mut line = Vec::with_capacity(size + close.len() + 64);
         line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
@@ -585,7 +592,11 @@ impl Shaper<'_> {
             .map(content::Message::size_hint)
             .sum::<usize>()
             + 64;
-        self.written_line(id, size, hints, |line| {
+        let meta = ResultMeta {
+            provenance: Some(&prompt.provenance),
+            ..ResultMeta::default()
+        };
+        self.written_line(id, size, hints, meta, |line| {
             if let Some(description) = &prompt.description {
                 line.extend_from_slice(b"\"description\":");
                 write_json_string(line, description);
@@ -606,7 +617,7 @@ impl Shaper<'_> {
     pub fn completion(&self, id: &RequestId, completion: &Ranking) -> Vec<u8> {
         let values = &completion.values;
         let size = values.text().len() + 3 * values.len() + 64;
-        self.written_line(id, size, None, |line| {
+        self.written_line(id, size, None, ResultMeta::default(), |line| {
             line.extend_from_slice(b"\"completion\":{\"values\":[");
             write_json_strings(line, values.text(), values.iter());
             line.push(b']');
@@ -678,6 +689,19 @@ mod tests {
         result_type: Option<String>,
     }
 
+    /// The provenance of an item imported from a git working tree.
+    fn imported() -> Provenance {
+        Provenance {
+            origin: crate::model::Origin {
+                collection: Some("team".into()),
+                path: Some("prompts/a \"b\".prompt.md".into()),
+                commit: Some("0123456789abcdef0123456789abcdef01234567".into()),
+            },
+            version: Some(7),
+            content_hash: [3; 32],
+        }
+    }
+
     fn every_answer(shaper: &Shaper) -> Vec<Vec<u8>> {
         let id = crate::protocol::id_of(br#"{"id":7}"#);
         let rendered = |retried| PromptOutcome::Rendered {
@@ -687,6 +711,7 @@ mod tests {
                     role: crate::model::Role::User,
                     block: Block::Text("hello \"world\"\n".into()),
                 }],
+                provenance: imported(),
             },
             retried,
         };
@@ -778,6 +803,7 @@ mod tests {
             blob_hash: [3; 32],
             content_hash: [7; 32],
             last_modified: 1_700_000_000_000,
+            version: Some(3),
         };
         std::sync::Arc::new(ReadResult::new(stored, content))
     }
@@ -892,6 +918,7 @@ mod tests {
             let prompt = RenderedPrompt {
                 description: description.clone(),
                 messages: messages.clone(),
+                provenance: imported(),
             };
             for revision in std::iter::once(Revision::MODERN).chain(Revision::LEGACY) {
                 let shaper = Shaper {
@@ -913,9 +940,13 @@ mod tests {
                         messages: prompt.messages.iter().map(|m| shaper.message(m)).collect(),
                     };
                     let hints = retried.then_some(Hints::NotCacheable);
+                    let meta = ResultMeta {
+                        provenance: Some(&prompt.provenance),
+                        ..ResultMeta::default()
+                    };
+                    let line = shaper.respond_with_meta(&id, body, "complete", hints, meta, 0);
                     let shaped: Value =
-                        serde_json::from_slice(&shaper.respond(&id, body, "complete", hints))
-                            .expect("the serde line is JSON");
+                        serde_json::from_slice(&line).expect("the serde line is JSON");
                     assert_eq!(written, shaped, "{} retried={retried}", revision.as_str());
                 }
             }
