@@ -459,6 +459,11 @@ pub struct ImportArgs {
     /// Refuse files larger than this
     #[arg(long, default_value_t = crate::import::DEFAULT_MAX_FILE_SIZE, value_name = "BYTES")]
     pub max_file_size: u64,
+    /// Import only a folder signed by this key (an OpenSSH public key file, or an
+    /// allowed_signers file) with `export --sign`, and only as it was signed: a file
+    /// changed, added or missing refuses the whole import
+    #[arg(long, value_name = "PUBLIC_KEY", conflicts_with = "watch")]
+    pub verify: Option<PathBuf>,
     /// Name every prompt of the folder PREFIX-NAME (by default only a prompt whose name
     /// another collection has already is renamed, to COLLECTION-NAME)
     #[arg(long, value_name = "PREFIX", conflicts_with = "no_prefix")]
@@ -532,6 +537,12 @@ pub struct ExportArgs {
     /// with the stored versions)
     #[arg(long)]
     pub force: bool,
+    /// Sign the export with this OpenSSH private key (ed25519, ecdsa or rsa, without a
+    /// passphrase): DIR gets promptshelf-library.sha256 (every file's SHA-256) and its SSH
+    /// signature, promptshelf-library.sha256.sig, which `import --verify` and
+    /// `ssh-keygen -Y verify` check; without --sign, an earlier export's are removed
+    #[arg(long, value_name = "KEY")]
+    pub sign: Option<PathBuf>,
     /// Print the outcome (counts and warnings) as one JSON object
     #[arg(long)]
     pub json: bool,

@@ -519,6 +519,27 @@ pub fn run_parts(
         .collect())
 }
 
+/// The files an import of the folder `dir` finds (relative paths, `/`-separated), the
+/// database's and a signature's own files left out: what `import --verify` checks against
+/// the signed list. A file that cannot be walked (unreadable, over `max_file_size`) is an
+/// error that names it.
+pub fn files_of(dir: &Path, db: &Path, max_file_size: u64) -> Result<Vec<String>> {
+    let root = dir
+        .canonicalize()
+        .map_err(|err| anyhow!("cannot read {}: {}", dir.display(), plain_error(&err)))?;
+    let mut exclude = database_files(db);
+    exclude.extend(source::signature_files(&root));
+    let walk = walk::walk(&root, &exclude, max_file_size);
+    if let Some(failure) = walk.failures.first() {
+        return Err(anyhow!(
+            "cannot check {}: {}",
+            shown_path(dir, &failure.path),
+            failure.message
+        ));
+    }
+    Ok(walk.files.into_iter().map(|found| found.relative).collect())
+}
+
 /// The resources' URIs and the tables of every part of an import.
 #[derive(Default)]
 pub(super) struct Brought {

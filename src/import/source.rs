@@ -83,7 +83,8 @@ impl Source {
         let name = options.collection.clone().unwrap_or(default_name);
         check_collection_name(&name, options.collection.is_some())?;
         check_scheme(&options.scheme)?;
-        let exclude = database_files(db);
+        let mut exclude = database_files(db);
+        exclude.extend(signature_files(&root));
         let folder = match list {
             Some(_) => Folder::of(&folder_name),
             None => read_as(&root, &folder_name),
@@ -169,6 +170,12 @@ pub fn database_files(db: &Path) -> Vec<PathBuf> {
         files.push(PathBuf::from(name));
     }
     files
+}
+
+/// The list and signature of a signed export at the top of `root` (canonical): they vouch
+/// for the folder's files and are none of them.
+pub(super) fn signature_files(root: &Path) -> [PathBuf; 2] {
+    [crate::signing::LIST, crate::signing::SIGNATURE].map(|name| root.join(name))
 }
 
 /// How the folder `root`, called `folder_name`, is read: a Claude Code plugin says so by its
