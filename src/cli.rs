@@ -75,7 +75,7 @@ pub enum Command {
     Sync(SyncArgs),
     /// Check the library: every prompt renders, every embedded or linked URI resolves,
     /// every completion source exists, every template parses; or, with --host, how a host
-    /// will show each prompt
+    /// will show each prompt; or, with DIR --verify, a signed export's folder
     Check(CheckArgs),
     /// Search prompts and resources (names, titles, descriptions, bodies), best match first
     Search(SearchArgs),
@@ -550,6 +550,14 @@ pub struct ExportArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
+    /// With --verify: the signed folder to check, instead of the library
+    #[arg(value_name = "DIR", requires = "verify")]
+    pub dir: Option<PathBuf>,
+    /// Check that DIR is signed by this key (an OpenSSH public key file, or an
+    /// allowed_signers file) with `export --sign` and is as it was signed, as
+    /// `import --verify` would, importing nothing
+    #[arg(long, value_name = "PUBLIC_KEY", requires = "dir", conflicts_with_all = ["host", "json"])]
+    pub verify: Option<PathBuf>,
     /// Instead, report how this host will show each prompt (not at all, dropped, first
     /// message only, arguments split on spaces, ...) and what to do about it
     #[arg(long, value_enum, value_name = "HOST")]

@@ -224,6 +224,12 @@ impl Mismatch {
     }
 }
 
+/// The folder is not as it was signed, or not signed at all: what `check --verify` reports
+/// as a finding, where an error reading the key or the folder is one that it could not run.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(String);
+
 /// Checks the folder `dir`, whose files (relative paths, `/`-separated, the list and the
 /// signature left out) are `present`: its list is signed by a key of `trusted`, and every
 /// file is as listed. Returns the number of files checked.
@@ -232,11 +238,11 @@ pub fn verify(dir: &Path, trusted: &Trusted, present: &[String]) -> Result<usize
     let list_path = dir.join(LIST);
     let signature_path = dir.join(SIGNATURE);
     if !list_path.is_file() || !signature_path.is_file() {
-        bail!(
+        return Err(Refused(format!(
             "{shown} is not signed (it has no {LIST} and {SIGNATURE}); sign it with \
-             `promptshelf export {shown} --sign KEY` from the library it came from, or import \
-             it without --verify"
-        );
+             `promptshelf export {shown} --sign KEY` from the library it came from"
+        ))
+        .into());
     }
     let read = |path: &Path| {
         std::fs::read(path).map_err(|err| anyhow!("cannot read {}: {err}", path.display()))
@@ -244,14 +250,16 @@ pub fn verify(dir: &Path, trusted: &Trusted, present: &[String]) -> Result<usize
     let list = read(&list_path)?;
     let signature = read(&signature_path)?;
     check_signature(&list, &signature, trusted)
-        .map_err(|why| anyhow!("{}: {why}", signature_path.display()))?;
-    let listed = parse_list(&list).map_err(|why| anyhow!("{}: {why}", list_path.display()))?;
+        .map_err(|why| Refused(format!("{}: {why}", signature_path.display())))?;
+    let listed =
+        parse_list(&list).map_err(|why| Refused(format!("{}: {why}", list_path.display())))?;
     let mismatch = compare(dir, &listed, present);
     if !mismatch.is_empty() {
-        bail!(
+        return Err(Refused(format!(
             "{shown} is not as it was signed ({LIST}):\n  {}",
             mismatch.lines().join("\n  ")
-        );
+        ))
+        .into());
     }
     Ok(listed.len())
 }
@@ -376,5 +384,18 @@ mod tests {
                 .contains("second time")
         );
         assert!(list(&[("a\\b".into(), digest(b""))]).is_err());
+    }
+
+    #[test]
+    fn a_key_line_or_an_allowed_signers_line_is_trusted_but_not_one_with_options() {
+        let key =
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMKjsQehnbmJ6yTk7kTYoCHfB9po2YJn795YWci82CeZ";
+        let plain = trusted_key(&format!("{key} me@example")).unwrap();
+        let signer = trusted_key(&format!("me@example,you@example {key}")).unwrap();
+        assert_eq!(plain.key_data(), signer.key_data());
+        let limited = trusted_key(&format!("me@example namespaces=\"git\" {key}")).unwrap_err();
+        assert!(limited.contains("options"), "{limited}");
+        let garbage = trusted_key("me@example not-a-key").unwrap_err();
+        assert!(garbage.contains("not an OpenSSH public key"), "{garbage}");
     }
 }

@@ -14,7 +14,6 @@ use crate::cli::ImportArgs;
 use crate::import::{self, Action, Options, Progress, Report};
 use crate::library::FileError;
 use crate::library::manifest::{self, Manifest};
-use crate::signing;
 use crate::store::Store;
 
 pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
@@ -30,7 +29,8 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
         naming: args.naming()?,
     };
     if let Some(key) = &args.verify {
-        verify(store, &args, key)?;
+        common::verify_folder(store, &args.dir, key, args.max_file_size)
+            .map_err(|err| anyhow!("nothing was imported: {err:#}"))?;
     }
     // A whole-library export says so in its manifest, and is restored as a whole.
     if args.dir.is_dir()
@@ -113,27 +113,6 @@ fn restore(store: &Store, args: &ImportArgs, options: &Options, manifest: &Manif
         }
     }
     failed(reports.iter().map(Report::failed_files).sum(), options)
-}
-
-/// `import --verify`: the folder's signature and every one of its files checked against the
-/// signed list before anything of it is read into the library.
-fn verify(store: &Store, args: &ImportArgs, key: &Path) -> Result<()> {
-    if !args.dir.is_dir() {
-        return Err(anyhow!(
-            "--verify checks a folder signed by `promptshelf export DIR --sign KEY`, and {} is \
-             not a folder",
-            args.dir.display()
-        ));
-    }
-    let trusted = signing::Trusted::read(key)?;
-    let present = import::files_of(&args.dir, store.path(), args.max_file_size)?;
-    let checked = signing::verify(&args.dir, &trusted, &present)
-        .map_err(|err| anyhow!("nothing was imported: {err:#}"))?;
-    eprintln!(
-        "verified the signature of {} and its {checked} files",
-        args.dir.display()
-    );
-    Ok(())
 }
 
 /// A progress bar on stderr when it is a terminal; nothing otherwise.

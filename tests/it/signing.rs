@@ -1,8 +1,8 @@
 //! Signed exports: `export DIR --sign KEY` with a key the real `ssh-keygen -t ed25519` made,
 //! checked by the real `ssh-keygen -Y verify` and `sha256sum -c`, and by `import --verify`,
 //! which refuses a folder with a file changed, added or missing (naming every one) and leaves
-//! the database as it was; a signature `ssh-keygen -Y sign` made is accepted, one by another
-//! key or for another namespace is not.
+//! the database as it was (`check DIR --verify` finds the same); a signature `ssh-keygen -Y
+//! sign` made is accepted, one by another key or for another namespace is not.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -126,6 +126,9 @@ fn a_signed_export_is_checked_by_ssh_keygen_and_sha256sum_and_imported_with_veri
     assert_eq!(said.lines().count(), exported.len(), "{said}");
     assert!(said.lines().all(|line| line.ends_with(": OK")), "{said}");
 
+    let checked = ctx.run(&["check", &text(&out), "--verify", &public(&key)]);
+    assert!(checked.status.success(), "{checked:?}");
+
     // import --verify takes it, with the public key or the allowed_signers file, and the
     // restored library is the exported one.
     for trusted in [public(&key), text(&allowed)] {
@@ -154,11 +157,16 @@ fn a_changed_an_added_and_a_removed_file_are_each_named_and_nothing_is_imported(
     let removed = "local/note.md";
     let target = empty_library();
     let before = snapshot(&target.db);
+    // `check DIR --verify` finds the same (exit status 1), and the import imports nothing.
     let refused = |expected: &[String]| {
+        let checked = target.run(&["check", &text(&out), "--verify", &public(&key)]);
+        assert_eq!(checked.status.code(), Some(1));
         let stderr = target.fails(&["import", &text(&out), "--verify", &public(&key)]);
         assert!(stderr.contains("nothing was imported"), "{stderr}");
         for line in expected {
             assert!(stderr.contains(line), "{line} not in:\n{stderr}");
+            let said = String::from_utf8_lossy(&checked.stderr);
+            assert!(said.contains(line), "{line} not in:\n{said}");
         }
         assert_eq!(snapshot(&target.db), before, "the database changed");
     };
