@@ -199,10 +199,10 @@ fn trusted_key(line: &str) -> Result<PublicKey, String> {
 
 /// What is wrong with a folder against its signed list.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Mismatch {
-    pub changed: Vec<String>,
-    pub added: Vec<String>,
-    pub missing: Vec<String>,
+struct Mismatch {
+    changed: Vec<String>,
+    added: Vec<String>,
+    missing: Vec<String>,
 }
 
 impl Mismatch {
@@ -211,7 +211,7 @@ impl Mismatch {
     }
 
     /// One line each: `changed: PATH`, `added: PATH`, `missing: PATH`.
-    pub fn lines(&self) -> Vec<String> {
+    fn lines(&self) -> Vec<String> {
         let mut lines = Vec::new();
         for (what, paths) in [
             ("changed", &self.changed),
