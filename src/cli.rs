@@ -461,8 +461,8 @@ pub struct ImportArgs {
     pub max_file_size: u64,
     /// Import only a folder signed by this key (an OpenSSH public key file, or an
     /// allowed_signers file) with `export --sign`, and only as it was signed: a file
-    /// changed, added or missing refuses the whole import
-    #[arg(long, value_name = "PUBLIC_KEY", conflicts_with = "watch")]
+    /// changed, added or missing refuses the whole import (so not with --keep-going)
+    #[arg(long, value_name = "PUBLIC_KEY", conflicts_with_all = ["watch", "keep_going"])]
     pub verify: Option<PathBuf>,
     /// Name every prompt of the folder PREFIX-NAME (by default only a prompt whose name
     /// another collection has already is renamed, to COLLECTION-NAME)

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow, bail};
 use sha2::{Digest as _, Sha256};
@@ -230,10 +230,68 @@ impl Mismatch {
 #[error("{0}")]
 pub struct Refused(String);
 
+/// A folder found as it was signed: its files, as the signed list gives them. The import
+/// that follows checks each file it reads against it, so that what is imported is what was
+/// checked, even should the folder change in between.
+#[derive(Debug)]
+pub struct Signed {
+    /// The folder, canonical.
+    root: PathBuf,
+    files: BTreeMap<String, Digest>,
+}
+
+impl Signed {
+    pub fn count(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Where the folder `folder` (canonical) is in the signed one: `""` for itself,
+    /// `library/` for a subfolder.
+    fn prefix(&self, folder: &Path) -> Option<String> {
+        let inside = folder.strip_prefix(&self.root).ok()?;
+        let mut prefix = String::new();
+        for part in inside.components() {
+            prefix.push_str(part.as_os_str().to_str()?);
+            prefix.push('/');
+        }
+        Some(prefix)
+    }
+
+    /// Whether `bytes`, read from `relative` in the folder `folder`, are the signed file's.
+    pub fn check(&self, folder: &Path, relative: &str, bytes: &[u8]) -> Result<(), String> {
+        let Some(prefix) = self.prefix(folder) else {
+            return Err("outside the folder import --verify checked".into());
+        };
+        match self.files.get(&(prefix + relative)) {
+            Some(expected) if *expected == digest(bytes) => Ok(()),
+            Some(_) => Err(format!(
+                "changed since import --verify checked {LIST}; nothing was imported"
+            )),
+            None => Err(format!(
+                "not in {LIST}: added since import --verify checked it; nothing was imported"
+            )),
+        }
+    }
+
+    /// The signed files of the folder `folder` (canonical) that `found` (its files, relative
+    /// to it) lacks: removed since the check.
+    pub fn missing(&self, folder: &Path, found: &BTreeSet<&str>) -> Vec<String> {
+        let Some(prefix) = self.prefix(folder) else {
+            return Vec::new();
+        };
+        self.files
+            .keys()
+            .filter_map(|path| path.strip_prefix(&prefix))
+            .filter(|relative| !found.contains(relative))
+            .map(str::to_string)
+            .collect()
+    }
+}
+
 /// Checks the folder `dir`, whose files (relative paths, `/`-separated, the list and the
 /// signature left out) are `present`: its list is signed by a key of `trusted`, and every
-/// file is as listed. Returns the number of files checked.
-pub fn verify(dir: &Path, trusted: &Trusted, present: &[String]) -> Result<usize> {
+/// file is as listed.
+pub fn verify(dir: &Path, trusted: &Trusted, present: &[String]) -> Result<Signed> {
     let shown = dir.display();
     let list_path = dir.join(LIST);
     let signature_path = dir.join(SIGNATURE);
@@ -261,7 +319,13 @@ pub fn verify(dir: &Path, trusted: &Trusted, present: &[String]) -> Result<usize
         ))
         .into());
     }
-    Ok(listed.len())
+    let root = dir
+        .canonicalize()
+        .map_err(|err| anyhow!("cannot read {shown}: {err}"))?;
+    Ok(Signed {
+        root,
+        files: listed,
+    })
 }
 
 /// Whether `signature` is a `promptshelf` SSHSIG of `list` by a key `trusted` holds.
@@ -384,6 +448,38 @@ mod tests {
                 .contains("second time")
         );
         assert!(list(&[("a\\b".into(), digest(b""))]).is_err());
+    }
+
+    #[test]
+    fn a_file_read_after_the_check_is_taken_only_as_it_was_checked() {
+        let root = PathBuf::from("/signed");
+        let signed = Signed {
+            root: root.clone(),
+            files: [
+                ("promptshelf-library.json".to_string(), digest(b"{}")),
+                ("library/a.md".to_string(), digest(b"a")),
+                ("library/b.md".to_string(), digest(b"b")),
+            ]
+            .into(),
+        };
+        let part = root.join("library");
+        assert_eq!(
+            signed.check(&root, "promptshelf-library.json", b"{}"),
+            Ok(())
+        );
+        assert_eq!(signed.check(&part, "a.md", b"a"), Ok(()));
+        let changed = signed.check(&part, "a.md", b"A").unwrap_err();
+        assert!(changed.starts_with("changed since"), "{changed}");
+        let added = signed.check(&part, "c.md", b"c").unwrap_err();
+        assert!(added.starts_with("not in "), "{added}");
+        let outside = signed.check(Path::new("/elsewhere"), "a.md", b"a");
+        assert!(outside.is_err());
+        assert_eq!(signed.missing(&part, &["a.md"].into()), ["b.md"]);
+        assert!(
+            signed
+                .missing(&root.join("local"), &BTreeSet::new())
+                .is_empty()
+        );
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub mod watch;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Result, anyhow};
@@ -41,6 +42,7 @@ pub use walk::Skipped;
 
 use crate::library::manifest::{LocalTemplate, Manifest};
 use crate::library::{self, FileError, Folder, Item};
+use crate::signing::Signed;
 use crate::store::{self, Store};
 
 use apply::apply;
@@ -76,6 +78,9 @@ pub struct Options {
     pub max_file_size: u64,
     /// What a prompt name another collection already has becomes.
     pub naming: Naming,
+    /// `import --verify`: the folder as its signature vouched for it; a file read that
+    /// differs, is not listed or is gone fails (`signing::Signed`).
+    pub verified: Option<Arc<Signed>>,
 }
 
 impl Default for Options {
@@ -90,6 +95,7 @@ impl Default for Options {
             strict: false,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             naming: Naming::default(),
+            verified: None,
         }
     }
 }
@@ -368,6 +374,19 @@ pub fn run_parts(
             .map(|found| found.relative.clone())
             .collect();
         report.failures = walk.failures;
+        if let Some(signed) = &options.verified {
+            let found = report.files.iter().map(String::as_str).collect();
+            for path in signed.missing(&source.root, &found) {
+                report.failures.push(FileError {
+                    path,
+                    line: None,
+                    column: None,
+                    message: "gone since import --verify checked the folder; nothing was \
+                              imported"
+                        .into(),
+                });
+            }
+        }
         let (parsed, problems, skipped) =
             read_all(&source, &walk.files, options.max_file_size, progress);
         tracing::debug!(elapsed = ?started.elapsed(), "read and parsed the files");

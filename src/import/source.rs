@@ -1,10 +1,12 @@
 //! The folder or prompt list being imported, resolved once, and the checks of its names.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Result, bail};
 
 use crate::library::{self, Collection, Folder};
+use crate::signing::Signed;
 
 use super::{ByHand, Naming, Options, Part, plain_error};
 
@@ -22,6 +24,8 @@ pub(super) struct Source {
     pub(super) by_hand: Option<ByHand>,
     /// `Options::strict`.
     pub(super) strict: bool,
+    /// `Options::verified`: each file read is checked against it.
+    pub(super) verified: Option<Arc<Signed>>,
     /// How prompt names are given: `Options::naming`, or for a part of a whole-library
     /// import, the prefix its manifest recorded.
     pub(super) naming: Naming,
@@ -100,6 +104,7 @@ impl Source {
             exclude,
             by_hand: None,
             strict: options.strict,
+            verified: options.verified.clone(),
             naming: match &part.prefix {
                 Some(prefix) => Naming::PrefixAll(prefix.clone()),
                 None => options.naming.clone(),
