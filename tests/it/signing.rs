@@ -51,6 +51,17 @@ fn keygen(ctx: &TestContext, name: &str) -> PathBuf {
     key
 }
 
+/// The key's fingerprint as `ssh-keygen -l` shows it (`SHA256:...`).
+fn fingerprint(ctx: &TestContext, key: &Path) -> String {
+    let listed = tool("ssh-keygen", &["-l", "-f", &public(key)], ctx.dir.path());
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    listed
+        .split_whitespace()
+        .nth(1)
+        .expect("a fingerprint")
+        .to_string()
+}
+
 fn public(key: &Path) -> String {
     format!("{}.pub", key.display())
 }
@@ -231,9 +242,7 @@ fn a_folder_signed_by_another_key_for_another_purpose_or_not_at_all_is_refused()
     let before = snapshot(&target.db);
 
     let stderr = target.fails(&["import", &text(&out), "--verify", &public(&other)]);
-    let fingerprint = tool("ssh-keygen", &["-l", "-f", &public(&key)], ctx.dir.path());
-    let fingerprint = String::from_utf8_lossy(&fingerprint.stdout);
-    let fingerprint = fingerprint.split_whitespace().nth(1).unwrap();
+    let fingerprint = fingerprint(&ctx, &key);
     assert!(
         stderr.contains(&format!("signed by the key {fingerprint}")),
         "{stderr}"
@@ -278,14 +287,16 @@ fn a_signed_collection_imports_without_its_signature_files_as_resources() {
     let key = keygen(&ctx, "signer");
     ctx.ok(&["init"]);
     let out = ctx.path("one");
-    ctx.ok(&[
+    let report = ctx.json(&[
         "export",
         &text(&out),
         "--collection",
         "library",
         "--sign",
         &text(&key),
+        "--json",
     ]);
+    assert_eq!(report["signedBy"], fingerprint(&ctx, &key));
     assert!(out.join(LIST).is_file() && out.join(SIGNATURE).is_file());
     let target = empty_library();
     target.ok(&[
