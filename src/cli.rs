@@ -75,7 +75,7 @@ pub enum Command {
     Sync(SyncArgs),
     /// Check the library: every prompt renders, every embedded or linked URI resolves,
     /// every completion source exists, every template parses; or, with --host, how a host
-    /// will show each prompt
+    /// will show each prompt; or, with DIR --verify, a signed export's folder
     Check(CheckArgs),
     /// Search prompts and resources (names, titles, descriptions, bodies), best match first
     Search(SearchArgs),
@@ -459,6 +459,11 @@ pub struct ImportArgs {
     /// Refuse files larger than this
     #[arg(long, default_value_t = crate::import::DEFAULT_MAX_FILE_SIZE, value_name = "BYTES")]
     pub max_file_size: u64,
+    /// Import only a folder signed by this key (an OpenSSH public key file, or an
+    /// allowed_signers file) with `export --sign`, and only as it was signed: a file
+    /// changed, added or missing refuses the whole import (so not with --keep-going)
+    #[arg(long, value_name = "PUBLIC_KEY", conflicts_with_all = ["watch", "keep_going"])]
+    pub verify: Option<PathBuf>,
     /// Name every prompt of the folder PREFIX-NAME (by default only a prompt whose name
     /// another collection has already is renamed, to COLLECTION-NAME)
     #[arg(long, value_name = "PREFIX", conflicts_with = "no_prefix")]
@@ -532,6 +537,12 @@ pub struct ExportArgs {
     /// with the stored versions)
     #[arg(long)]
     pub force: bool,
+    /// Sign the export with this OpenSSH private key (ed25519, ecdsa or rsa, without a
+    /// passphrase): DIR gets promptshelf-library.sha256 (every file's SHA-256) and its SSH
+    /// signature, promptshelf-library.sha256.sig, which `import --verify` and
+    /// `ssh-keygen -Y verify` check; without --sign, an earlier export's are removed
+    #[arg(long, value_name = "KEY")]
+    pub sign: Option<PathBuf>,
     /// Print the outcome (counts and warnings) as one JSON object
     #[arg(long)]
     pub json: bool,
@@ -539,6 +550,14 @@ pub struct ExportArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
+    /// With --verify: the signed folder to check, instead of the library
+    #[arg(value_name = "DIR", requires = "verify")]
+    pub dir: Option<PathBuf>,
+    /// Check that DIR is signed by this key (an OpenSSH public key file, or an
+    /// allowed_signers file) with `export --sign` and is as it was signed, as
+    /// `import --verify` would, importing nothing
+    #[arg(long, value_name = "PUBLIC_KEY", requires = "dir", conflicts_with_all = ["host", "json"])]
+    pub verify: Option<PathBuf>,
     /// Instead, report how this host will show each prompt (not at all, dropped, first
     /// message only, arguments split on spaces, ...) and what to do about it
     #[arg(long, value_enum, value_name = "HOST")]

@@ -51,6 +51,7 @@ pub mod render;
 pub mod seed;
 pub mod server;
 pub mod shell;
+pub mod signing;
 pub mod store;
 pub mod suggest;
 pub mod sync;

@@ -1,5 +1,6 @@
 //! `promptshelf check`: prints each problem the library lint finds and fails if there is one;
-//! with `--host`, what that host makes of each prompt (`hosts::profile`) instead.
+//! with `--host`, what that host makes of each prompt (`hosts::profile`) instead; with
+//! `DIR --verify KEY`, whether a signed export's folder is as it was signed.
 
 use std::io::Write;
 
@@ -15,6 +16,16 @@ use crate::store::{self, Store};
 pub fn run(store: &Store, flags: CheckArgs) -> Result<()> {
     if let Some(host) = flags.host {
         return host_report(store, host, flags.json);
+    }
+    if let (Some(dir), Some(key)) = (&flags.dir, &flags.verify) {
+        // A folder not as signed is a finding (exit 1); a key or folder that cannot be
+        // read is a check that could not run (exit 2).
+        return common::verify_folder(store, dir, key, crate::import::DEFAULT_MAX_FILE_SIZE)
+            .map(drop)
+            .map_err(|err| match err.downcast::<crate::signing::Refused>() {
+                Ok(refused) => ProblemsFound(refused.to_string()).into(),
+                Err(err) => err,
+            });
     }
     let report = crate::check::check(&*store.conn()?)?;
     if flags.json {

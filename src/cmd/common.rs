@@ -634,6 +634,33 @@ pub fn last_segment(uri: &str) -> String {
     }
 }
 
+/// `import --verify` and `check --verify`: the folder `dir`'s signature and every one of its
+/// files checked against its signed list (`signing`), by the public key file `key`; says so
+/// on stderr.
+pub fn verify_folder(
+    store: &Store,
+    dir: &Path,
+    key: &Path,
+    max_file_size: u64,
+) -> Result<crate::signing::Signed> {
+    if !dir.is_dir() {
+        return Err(anyhow!(
+            "--verify checks a folder signed by `promptshelf export DIR --sign KEY`, and {} is \
+             not a folder",
+            dir.display()
+        ));
+    }
+    let trusted = crate::signing::Trusted::read(key)?;
+    let present = crate::import::files_of(dir, store.path(), max_file_size)?;
+    let signed = crate::signing::verify(dir, &trusted, &present)?;
+    eprintln!(
+        "verified the signature of {} and its {} files",
+        dir.display(),
+        signed.count()
+    );
+    Ok(signed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,6 +29,9 @@ struct ExportJson<'a> {
     dry_run: bool,
     /// With `--dry-run`: each file that would be written, overwritten or removed.
     planned: Vec<PlannedJson>,
+    /// With `--sign`: the signing key's fingerprint (`SHA256:...`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signed_by: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -44,6 +47,7 @@ pub fn run(store: &Store, args: ExportArgs) -> Result<()> {
         format: args.format,
         dry_run: args.dry_run,
         force: args.force,
+        sign: args.sign,
     };
     let report = export::run(store, &args.dir, &options)?;
     if args.json {
@@ -64,6 +68,7 @@ pub fn run(store: &Store, args: ExportArgs) -> Result<()> {
                     file: file.display().to_string(),
                 })
                 .collect(),
+            signed_by: report.signed_by.as_deref(),
         });
     }
     for warning in &report.warnings {
@@ -97,8 +102,12 @@ pub fn run(store: &Store, args: ExportArgs) -> Result<()> {
             report.unchanged
         ));
     }
+    let signed = match &report.signed_by {
+        Some(fingerprint) => format!("; signed by {fingerprint}"),
+        None => String::new(),
+    };
     common::say(&format!(
-        "exported {} prompts, {} resources and {} completion tables to {} ({} files written, {} unchanged)",
+        "exported {} prompts, {} resources and {} completion tables to {} ({} files written, {} unchanged){signed}",
         report.prompts,
         report.resources,
         report.tables,

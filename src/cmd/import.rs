@@ -4,6 +4,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{Result, anyhow};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -17,6 +18,15 @@ use crate::library::manifest::{self, Manifest};
 use crate::store::Store;
 
 pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
+    // A signed folder is checked before anything of it is read; the import then checks each
+    // file it reads against what was checked.
+    let verified = match &args.verify {
+        Some(key) => Some(Arc::new(
+            common::verify_folder(store, &args.dir, key, args.max_file_size)
+                .map_err(|err| anyhow!("nothing was imported: {err:#}"))?,
+        )),
+        None => None,
+    };
     let options = Options {
         collection: args.collection.clone(),
         scheme: args.scheme.clone(),
@@ -27,11 +37,18 @@ pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
         strict: args.strict,
         max_file_size: args.max_file_size,
         naming: args.naming()?,
+        verified,
     };
     // A whole-library export says so in its manifest, and is restored as a whole.
     if args.dir.is_dir()
-        && let Some(manifest) = Manifest::read(&args.dir).map_err(|message| anyhow!("{message}"))?
+        && let Some((manifest, bytes)) =
+            Manifest::read(&args.dir).map_err(|message| anyhow!("{message}"))?
     {
+        if let Some(signed) = &options.verified {
+            signed
+                .check(&args.dir.canonicalize()?, manifest::FILE, &bytes)
+                .map_err(|why| anyhow!("{}: {why}", args.dir.join(manifest::FILE).display()))?;
+        }
         return restore(store, &args, &options, &manifest);
     }
     if !args.watch {

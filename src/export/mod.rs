@@ -19,6 +19,7 @@ use percent_encoding::percent_decode_str;
 
 use crate::library::{self, Collection, Folder, Item, emit, manifest};
 use crate::model::{Resource, StoredPrompt, StoredResource};
+use crate::signing;
 use crate::store::{self, Store};
 
 /// Items that belong to no collection (added by hand) are exported as this one, whose URIs
@@ -36,6 +37,9 @@ pub struct Options {
     pub dry_run: bool,
     /// Write into the folder a collection was imported from too.
     pub force: bool,
+    /// Sign the export with this OpenSSH private key (`signing`); without it, a signature
+    /// an earlier export left in the folder is removed, since it no longer vouches for it.
+    pub sign: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -53,6 +57,10 @@ pub struct Report {
     pub dry_run: bool,
     /// In a dry run, each file that would be written (its path under DIR) and how.
     pub planned: Vec<(PathBuf, Planned)>,
+    /// Every file of the export, written or unchanged (its path under DIR), and its SHA-256.
+    pub files: Vec<(PathBuf, signing::Digest)>,
+    /// With `--sign`: the signing key's fingerprint.
+    pub signed_by: Option<String>,
 }
 
 /// What a dry run would do to a file.
@@ -85,6 +93,16 @@ struct Group<'a> {
 }
 
 pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
+    // The key is read before anything is written: a key that cannot sign stops the export.
+    let key = match &options.sign {
+        Some(_) if options.format != Format::Promptshelf => bail!(
+            "--sign signs an export in promptshelf's own format, which import --verify \
+             checks; export --format {} without it",
+            options.format.as_str()
+        ),
+        Some(path) => Some(signing::SigningKey::read(path)?),
+        None => None,
+    };
     let conn = store.conn()?;
     // One read transaction: a consistent snapshot even while an import commits.
     let tx = conn.unchecked_transaction()?;
@@ -288,7 +306,98 @@ pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
             &mut report,
         )?;
     }
+    match key {
+        Some(key) => sign(store, dir, &key, &mut report)?,
+        None => remove_signature(dir, &mut report)?,
+    }
     Ok(report)
+}
+
+/// Writes the list of the export's files and its signature beside them, and warns of what
+/// `import --verify` would refuse: a file in the folder this export did not write, or one
+/// it wrote that an import does not read.
+fn sign(store: &Store, dir: &Path, key: &signing::SigningKey, report: &mut Report) -> Result<()> {
+    let exported: Vec<(String, signing::Digest)> = report
+        .files
+        .iter()
+        .filter_map(|(path, digest)| Some((relative_to(dir, path)?, *digest)))
+        .collect();
+    let list = signing::list(&exported)?;
+    let signature = key.sign(&list)?;
+    write_file(dir, signing::LIST, &list, store::now_ms(), report)?;
+    write_file(dir, signing::SIGNATURE, &signature, store::now_ms(), report)?;
+    report.signed_by = Some(key.fingerprint());
+    if report.dry_run {
+        return Ok(());
+    }
+    // The files are written and signed by now: a folder that cannot be walked is a warning.
+    let found = match crate::import::files_of(dir, store.path(), u64::MAX) {
+        Ok(found) => found,
+        Err(err) => {
+            report.warnings.push(format!(
+                "{err:#}, so whether import --verify takes the folder is not known"
+            ));
+            return Ok(());
+        }
+    };
+    let exported: BTreeSet<&str> = exported.iter().map(|(path, _)| path.as_str()).collect();
+    for path in &found {
+        if !exported.contains(path.as_str()) {
+            report.warnings.push(format!(
+                "{path} is in {} but not part of this export, so import --verify refuses the \
+                 folder while it is there; remove it and export again",
+                dir.display()
+            ));
+        }
+    }
+    for path in exported {
+        if !found.iter().any(|found| found == path) {
+            report.warnings.push(format!(
+                "{path} is exported but an import of {} does not read it (a hidden or ignored \
+                 path), so import --verify refuses the folder as missing it",
+                dir.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An export without `--sign` leaves no signature of an earlier one: the files it vouched
+/// for may have changed.
+fn remove_signature(dir: &Path, report: &mut Report) -> Result<()> {
+    let mut removed = false;
+    for name in [signing::LIST, signing::SIGNATURE] {
+        let path = dir.join(name);
+        if !path.is_file() {
+            continue;
+        }
+        if report.dry_run {
+            report.planned.push((path, Planned::Remove));
+        } else {
+            std::fs::remove_file(&path)
+                .with_context(|| format!("cannot remove {}", path.display()))?;
+            removed = true;
+        }
+    }
+    if removed {
+        report.warnings.push(format!(
+            "removed the signature an earlier export left in {}: this export is not signed \
+             (--sign KEY signs it)",
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
+/// `path` under `dir` as a relative path with `/`, as the list and the import name files.
+fn relative_to(dir: &Path, path: &Path) -> Option<String> {
+    let parts: Option<Vec<&str>> = path
+        .strip_prefix(dir)
+        .ok()?
+        .components()
+        .map(|part| part.as_os_str().to_str())
+        .collect();
+    parts.map(|parts| parts.join("/"))
 }
 
 /// Which prompts `host_files` writes.
@@ -792,6 +901,7 @@ fn write_file(
     report: &mut Report,
 ) -> Result<()> {
     let target = root.join(path);
+    report.files.push((target.clone(), signing::digest(bytes)));
     if std::fs::read(&target).is_ok_and(|existing| existing == bytes) {
         report.unchanged += 1;
         return Ok(());

@@ -30,6 +30,7 @@ pub mod watch;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Result, anyhow};
@@ -42,6 +43,7 @@ pub use walk::Skipped;
 
 use crate::library::manifest::{LocalTemplate, Manifest};
 use crate::library::{self, FileError, Folder, Item};
+use crate::signing::Signed;
 use crate::store::{self, Store};
 
 use apply::apply;
@@ -77,6 +79,9 @@ pub struct Options {
     pub max_file_size: u64,
     /// What a prompt name another collection already has becomes.
     pub naming: Naming,
+    /// `import --verify`: the folder as its signature vouched for it; a file read that
+    /// differs, is not listed or is gone fails (`signing::Signed`).
+    pub verified: Option<Arc<Signed>>,
 }
 
 impl Default for Options {
@@ -91,6 +96,7 @@ impl Default for Options {
             strict: false,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             naming: Naming::default(),
+            verified: None,
         }
     }
 }
@@ -369,6 +375,19 @@ pub fn run_parts(
             .map(|found| found.relative.clone())
             .collect();
         report.failures = walk.failures;
+        if let Some(signed) = &options.verified {
+            let found = report.files.iter().map(String::as_str).collect();
+            for path in signed.missing(&source.root, &found) {
+                report.failures.push(FileError {
+                    path,
+                    line: None,
+                    column: None,
+                    message: "gone since import --verify checked the folder; nothing was \
+                              imported"
+                        .into(),
+                });
+            }
+        }
         let (parsed, problems, skipped) =
             read_all(&source, &walk.files, options.max_file_size, progress);
         tracing::debug!(elapsed = ?started.elapsed(), "read and parsed the files");
@@ -521,6 +540,27 @@ pub fn run_parts(
             report
         })
         .collect())
+}
+
+/// The files an import of the folder `dir` finds (relative paths, `/`-separated), the
+/// database's and a signature's own files left out: what `import --verify` checks against
+/// the signed list. A file that cannot be walked (unreadable, over `max_file_size`) is an
+/// error that names it.
+pub fn files_of(dir: &Path, db: &Path, max_file_size: u64) -> Result<Vec<String>> {
+    let root = dir
+        .canonicalize()
+        .map_err(|err| anyhow!("cannot read {}: {}", dir.display(), plain_error(&err)))?;
+    let mut exclude = database_files(db);
+    exclude.extend(source::signature_files(&root));
+    let walk = walk::walk(&root, &exclude, max_file_size);
+    if let Some(failure) = walk.failures.first() {
+        return Err(anyhow!(
+            "cannot check {}: {}",
+            shown_path(dir, &failure.path),
+            failure.message
+        ));
+    }
+    Ok(walk.files.into_iter().map(|found| found.relative).collect())
 }
 
 /// The resources' URIs and the tables of every part of an import.

@@ -286,6 +286,17 @@ fn read_one(source: &Source, found: &walk::Found, max_file_size: u64) -> Result<
             max_file_size,
         ));
     }
+    // What is imported is what `import --verify` checked, whatever happened since.
+    if let Some(signed) = &source.verified {
+        signed
+            .check(&source.root, &found.relative, &bytes)
+            .map_err(|message| FileError {
+                path: found.relative.clone(),
+                line: None,
+                column: None,
+                message,
+            })?;
+    }
     let parsed = |item: Item, line: Option<u64>, host_file: bool| Parsed {
         path: found.relative.clone(),
         line,

@@ -1,10 +1,12 @@
 //! The folder or prompt list being imported, resolved once, and the checks of its names.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Result, bail};
 
 use crate::library::{self, Collection, Folder};
+use crate::signing::Signed;
 
 use super::{ByHand, Naming, Options, Part, plain_error};
 
@@ -22,6 +24,8 @@ pub(super) struct Source {
     pub(super) by_hand: Option<ByHand>,
     /// `Options::strict`.
     pub(super) strict: bool,
+    /// `Options::verified`: each file read is checked against it.
+    pub(super) verified: Option<Arc<Signed>>,
     /// How prompt names are given: `Options::naming`, or for a part of a whole-library
     /// import, the prefix its manifest recorded.
     pub(super) naming: Naming,
@@ -85,7 +89,8 @@ impl Source {
         let name = options.collection.clone().unwrap_or(default_name);
         check_collection_name(&name, options.collection.is_some())?;
         check_scheme(&options.scheme)?;
-        let exclude = database_files(db);
+        let mut exclude = database_files(db);
+        exclude.extend(signature_files(&root));
         let folder = match list {
             Some(_) => Folder::of(&folder_name),
             None => read_as(&root, &folder_name),
@@ -106,6 +111,7 @@ impl Source {
             exclude,
             by_hand: None,
             strict: options.strict,
+            verified: options.verified.clone(),
             naming: match &part.prefix {
                 Some(prefix) => Naming::PrefixAll(prefix.clone()),
                 None => options.naming.clone(),
@@ -177,6 +183,12 @@ pub fn database_files(db: &Path) -> Vec<PathBuf> {
         files.push(PathBuf::from(name));
     }
     files
+}
+
+/// The list and signature of a signed export at the top of `root` (canonical): they vouch
+/// for the folder's files and are none of them.
+pub(super) fn signature_files(root: &Path) -> [PathBuf; 2] {
+    [crate::signing::LIST, crate::signing::SIGNATURE].map(|name| root.join(name))
 }
 
 /// How the folder `root`, called `folder_name`, is read: a Claude Code plugin says so by its

@@ -178,9 +178,9 @@ impl Manifest {
         text.into_bytes()
     }
 
-    /// The manifest of the folder `dir`, if it has one; an error says what is wrong with one
-    /// that does not read.
-    pub fn read(dir: &Path) -> Result<Option<Manifest>, String> {
+    /// The manifest of the folder `dir`, if it has one, and the bytes it was read from (which
+    /// `import --verify` checks); an error says what is wrong with one that does not read.
+    pub fn read(dir: &Path) -> Result<Option<(Manifest, Vec<u8>)>, String> {
         let path = dir.join(FILE);
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
@@ -253,6 +253,6 @@ impl Manifest {
                 ));
             }
         }
-        Ok(Some(manifest))
+        Ok(Some((manifest, bytes)))
     }
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::collections_real::{arg, fixture, imported};
-use crate::common::TestContext;
+use crate::common::{TestContext, files_under};
 
 /// Each warning of a report as (the file's name, line, message).
 fn warnings(report: &Value) -> Vec<(String, Value, String)> {
@@ -28,23 +28,14 @@ fn warnings(report: &Value) -> Vec<(String, Value, String)> {
 }
 
 /// Every file under `dir`, by its path under it, with its bytes.
-fn files_under(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).expect("read folder") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                folders.push(path);
-            } else {
-                let relative = path.strip_prefix(dir).expect("under dir");
-                let bytes = std::fs::read(&path).expect("read file");
-                files.push((relative.to_string_lossy().into_owned(), bytes));
-            }
-        }
-    }
-    files.sort();
-    files
+fn files_with_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    files_under(dir)
+        .into_iter()
+        .map(|file| {
+            let bytes = std::fs::read(dir.join(&file)).expect("read file");
+            (file, bytes)
+        })
+        .collect()
 }
 
 #[test]
@@ -193,7 +184,7 @@ fn exporting_to_the_same_dialect_writes_the_hosts_keys_back_and_again_byte_for_b
     let second = again.path("second");
     export(&again, &second, "claude-commands", "c");
     export(&again, &second, "vscode-prompts", "v");
-    assert_eq!(files_under(&second), files_under(&first));
+    assert_eq!(files_with_bytes(&second), files_with_bytes(&first));
 }
 
 #[test]

@@ -41,6 +41,7 @@ mod replica;
 mod round_trip;
 mod search;
 mod server;
+mod signing;
 mod skill_folders;
 mod skills;
 mod sqlite_tools;

@@ -7,29 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use crate::common::{Home, SEED_PROMPTS as SEED, command_on, describe};
-
-/// The files under `dir`, relative to it, sorted.
-fn files_under(dir: &Path) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&at) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let relative = path.strip_prefix(dir).expect("under dir");
-                found.push(relative.display().to_string());
-            }
-        }
-    }
-    found.sort();
-    found
-}
+use crate::common::{Home, SEED_PROMPTS as SEED, command_on, describe, files_under};
 
 /// A home with a project folder and the seed library.
 struct Synced {
