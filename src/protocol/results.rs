@@ -52,7 +52,8 @@ impl ReadResult {
 /// and the revision.
 #[derive(Debug, Default)]
 pub struct ShapedBlocks {
-    pub(super) contents: [OnceLock<Box<RawValue>>; Revision::COUNT],
+    /// JSON text written by hand (`Shaper::contents`), copied into answers as it is.
+    pub(super) contents: [OnceLock<Box<str>>; Revision::COUNT],
     pub(super) embedded: [OnceLock<Box<RawValue>>; Revision::COUNT],
     /// Its image or audio block, apart from `embedded`: one prompt may ask for both
     /// (`embed(uri, as="resource")`).

@@ -37,10 +37,11 @@ const MAX_KEPT_PROMPT_BYTES: usize = 4 * 1024 * 1024;
 const MAX_TIMING_BYTES: usize = 1024 * 1024;
 /// Resources are kept only when this small, and only this many bytes of them in all (their
 /// content and, counted the same again, the JSON shaped from it), so a large library cannot
-/// grow the server's memory. 2 MiB keeps the last few hundred documents a host read; reads
-/// spread over half a million documents find nothing kept whatever the size, and with
-/// 4 MiB the server under them peaked at 28-29 MB, with 2 MiB at 26 (docs/benchmarks.md,
-/// `large`).
+/// grow the server's memory. 2 MiB keeps the last few hundred documents a host read (a
+/// 2 KB document is charged 4 KB and takes about 7 KB: its text, its JSON, its record and
+/// the allocator's slack; docs/benchmarks.md, "A read not kept"); reads spread over half a
+/// million documents find nothing kept whatever the size, and with 4 MiB the server under
+/// them peaked at 28-29 MB, with 2 MiB at 26 (docs/benchmarks.md, `large`).
 const MAX_KEPT_RESOURCE: usize = 64 * 1024;
 const MAX_KEPT_RESOURCE_BYTES: usize = 2 * 1024 * 1024;
 /// The library's templates with their matchers, parsed: kept while they take at most this,

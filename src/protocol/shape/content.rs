@@ -38,27 +38,12 @@ struct TextBlock<'a> {
     text: &'a str,
 }
 
-/// `{uri, mimeType, text | blob}`, borrowing the content so that it is written out once
-/// rather than copied first.
-#[derive(Serialize)]
-struct Contents<'a> {
-    uri: &'a str,
-    #[serde(rename = "mimeType")]
-    mime_type: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    blob: Option<String>,
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    meta: Option<Value>,
-}
-
 /// An embedded resource block.
 #[derive(Serialize)]
-pub(super) struct Embedded<'a> {
+pub(super) struct Embedded {
     #[serde(rename = "type")]
     kind: &'static str,
-    resource: &'a RawValue,
+    resource: Box<RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     annotations: Option<Value>,
 }
@@ -116,40 +101,75 @@ impl Shaper<'_> {
         }
     }
 
-    /// The resource's contents as `resources/read` and embedded resources carry them.
-    pub(super) fn contents<'a>(&self, read: &'a ReadResult) -> &'a RawValue {
+    /// The resource's contents as `resources/read` and embedded resources carry them:
+    /// `{uri, mimeType, text | blob, _meta}`. Written by hand, as `rendered_line` is: a
+    /// document's text is most of its answer, and serde_json's writer looks at every byte of
+    /// it on its own (for a 2 KB document not kept, that was a third of the read's
+    /// instructions: docs/benchmarks.md, "A read not kept").
+    pub(super) fn contents<'a>(&self, read: &'a ReadResult) -> &'a str {
         read.shaped.contents[self.revision.index()].get_or_init(|| {
-            let (text, blob) = match &read.content {
-                Content::Text(text) => (Some(text.as_str()), None),
-                Content::Binary(bytes) => (
-                    None,
-                    Some(base64::engine::general_purpose::STANDARD.encode(bytes)),
-                ),
-            };
+            let resource = &read.resource;
+            let bytes = read.content.as_bytes();
+            // Base64 is 4/3 of the bytes; text rarely needs more than an eighth for escapes.
+            let mut out = Vec::with_capacity(bytes.len() * 4 / 3 + 256);
+            out.extend_from_slice(b"{\"uri\":");
+            write_json_string(&mut out, &resource.info.uri);
+            out.extend_from_slice(b",\"mimeType\":");
+            write_json_string(&mut out, &resource.info.mime_type);
+            match &read.content {
+                Content::Text(text) => {
+                    out.extend_from_slice(b",\"text\":");
+                    write_json_string(&mut out, text);
+                }
+                Content::Binary(bytes) => {
+                    out.extend_from_slice(b",\"blob\":\"");
+                    write_base64(&mut out, bytes);
+                    out.push(b'"');
+                }
+            }
             // Contents have no annotations, so the freshness a cache needs goes in `_meta`,
             // with where the resource comes from.
-            let meta = (self.revision >= Revision::V2025_06_18).then(|| {
-                json!({
-                    META_HASH: hex(&read.resource.content_hash),
-                    META_LAST_MODIFIED: iso(read.resource.last_modified),
-                    META_PROVENANCE: read.resource.provenance(),
-                })
-            });
-            raw(&Contents {
-                uri: &read.resource.info.uri,
-                mime_type: &read.resource.info.mime_type,
-                text,
-                blob,
-                meta,
-            })
+            if self.revision >= Revision::V2025_06_18 {
+                out.extend_from_slice(b",\"_meta\":{");
+                write_json_string(&mut out, META_HASH);
+                out.push(b':');
+                write_json_string(&mut out, &hex(&resource.content_hash));
+                out.push(b',');
+                write_json_string(&mut out, META_LAST_MODIFIED);
+                out.push(b':');
+                write_json_string(&mut out, &iso(resource.last_modified));
+                out.push(b',');
+                write_json_string(&mut out, META_PROVENANCE);
+                out.push(b':');
+                // A few short fields: serde's writer is fine for them (into a Vec it cannot
+                // fail).
+                let provenance =
+                    serde_json::to_vec(&resource.provenance()).unwrap_or_else(|_| b"{}".to_vec());
+                out.extend_from_slice(&provenance);
+                out.push(b'}');
+            }
+            out.push(b'}');
+            // Only strings and ASCII were written.
+            String::from_utf8(out)
+                .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned())
+                .into_boxed_str()
+        })
+    }
+
+    /// `contents` as a `RawValue`, for the results serde writes (an embedded resource, a
+    /// tool's answer): checked as JSON once more, which `read_line` spares a read.
+    pub(super) fn contents_value(&self, read: &ReadResult) -> Box<RawValue> {
+        RawValue::from_string(self.contents(read).to_string()).unwrap_or_else(|err| {
+            tracing::error!("a resource's contents were written as invalid JSON: {err}");
+            RawValue::from_string("null".into()).unwrap_or_default()
         })
     }
 
     /// The resource as an embedded resource block.
-    pub(super) fn embedded<'a>(&self, read: &'a ReadResult) -> Embedded<'a> {
+    pub(super) fn embedded(&self, read: &ReadResult) -> Embedded {
         Embedded {
             kind: "resource",
-            resource: self.contents(read),
+            resource: self.contents_value(read),
             annotations: self.annotations(&read.resource),
         }
     }
@@ -177,4 +197,16 @@ impl Shaper<'_> {
             json!({"type": "text", "text": format!("Resource: {label} <{}> ({})", stored.info.uri, stored.info.mime_type)})
         }
     }
+}
+
+/// Appends `bytes` in base64, which needs no escape inside a JSON string.
+fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
+    let engine = &base64::engine::general_purpose::STANDARD;
+    let start = out.len();
+    out.resize(
+        start + base64::encoded_len(bytes.len(), true).unwrap_or(0),
+        0,
+    );
+    let written = engine.encode_slice(bytes, &mut out[start..]).unwrap_or(0);
+    out.truncate(start + written);
 }

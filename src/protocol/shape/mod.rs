@@ -502,21 +502,21 @@ impl Shaper<'_> {
         )
     }
 
-    /// A `resources/read` answer line; the contents come from the resource's memo.
+    /// A `resources/read` answer line (through `written_line`); the contents come from the
+    /// resource's memo, copied in as they are.
     pub fn read_line(&self, id: &RequestId, read: &ReadResult) -> Vec<u8> {
         let contents = self.contents(read);
-        let expected = contents.get().len() + CLOSE_BYTES;
-        let body = ReadBody {
-            contents: [contents],
-        };
         let hints = Hints::Since(read.resource.last_modified, Kind::Contents);
-        self.respond_with_meta(
+        self.written_line(
             id,
-            body,
-            "complete",
+            contents.len() + 16,
             Some(hints),
             ResultMeta::default(),
-            expected,
+            |line| {
+                line.extend_from_slice(b"\"contents\":[");
+                line.extend_from_slice(contents.as_bytes());
+                line.push(b']');
+            },
         )
     }
 
@@ -551,8 +551,9 @@ impl Shaper<'_> {
     /// `Close`, serialized as for every other result. For the two answers whose members are
     /// mostly strings new in every answer (see `rendered_line` and `completion`), escaped
     /// by `escape`: serde_json's writer took a fifth more instructions a `prompts/get` and
-    /// a tenth more a completion (docs/benchmarks.md). A unit test pins each, parsed, to
-    /// its serde-shaped result in every revision.
+    /// a tenth more a completion (docs/benchmarks.md). For `read_line`, whose contents are
+    /// JSON already: made a `RawValue` for serde, they would be read once more to be
+    /// checked. A unit test pins each, parsed, to its serde-shaped result in every revision.
     fn written_line(
         &self,
         id: &RequestId,
@@ -806,6 +807,102 @@ mod tests {
             version: Some(3),
         };
         std::sync::Arc::new(ReadResult::new(stored, content))
+    }
+
+    /// The serde shape of a resource's contents, which `Shaper::contents` writes by hand.
+    #[derive(Serialize)]
+    struct Contents<'a> {
+        uri: &'a str,
+        #[serde(rename = "mimeType")]
+        mime_type: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        blob: Option<String>,
+        #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+        meta: Option<ContentsMeta>,
+    }
+
+    /// The serde shape of the contents' `_meta`, its members in the order written (a `json!`
+    /// map would sort the provenance's).
+    #[derive(Serialize)]
+    struct ContentsMeta {
+        #[serde(rename = "promptshelf/contentHash")]
+        hash: String,
+        #[serde(rename = "promptshelf/lastModified")]
+        last_modified: String,
+        #[serde(rename = "promptshelf/provenance")]
+        provenance: crate::model::Provenance,
+    }
+
+    /// The hand-written contents are, byte for byte, what serde writes, and the read's line
+    /// says, parsed, what the serde-shaped result says: every revision, text that needs
+    /// escapes, empty text, binary of every byte value and of one byte.
+    #[test]
+    fn the_read_line_is_the_serde_shaped_result() {
+        use crate::model::Content;
+        use base64::Engine as _;
+        let config = ServeConfig::default();
+        let reads = [
+            resource(
+                "shelf://a b/\"q\"\\.md",
+                "text/markdown",
+                Content::Text("# A\n\"b\"\t\u{1} back \\ é ✓ 🦀\u{7f}".repeat(40)),
+            ),
+            resource("shelf://e.md", "text/plain", Content::Text(String::new())),
+            resource(
+                "shelf://i.png",
+                "image/png",
+                Content::Binary((0..=255).collect()),
+            ),
+            resource(
+                "shelf://1.bin",
+                "application/octet-stream",
+                Content::Binary(vec![7]),
+            ),
+        ];
+        for read in &reads {
+            for revision in std::iter::once(Revision::MODERN).chain(Revision::LEGACY) {
+                let shaper = Shaper {
+                    revision,
+                    config: &config,
+                    now: 0,
+                };
+                let (text, blob) = match &read.content {
+                    Content::Text(text) => (Some(text.as_str()), None),
+                    Content::Binary(bytes) => (
+                        None,
+                        Some(base64::engine::general_purpose::STANDARD.encode(bytes)),
+                    ),
+                };
+                let meta = (revision >= Revision::V2025_06_18).then(|| ContentsMeta {
+                    hash: crate::store::hex(&read.resource.content_hash),
+                    last_modified: iso(read.resource.last_modified),
+                    provenance: read.resource.provenance(),
+                });
+                let shaped = serde_json::to_string(&Contents {
+                    uri: &read.resource.info.uri,
+                    mime_type: &read.resource.info.mime_type,
+                    text,
+                    blob,
+                    meta,
+                })
+                .expect("serde writes the contents");
+                assert_eq!(shaper.contents(read), shaped, "{}", revision.as_str());
+                let id = crate::protocol::id_of(br#"{"id":"r-1"}"#);
+                let written: Value = serde_json::from_slice(&shaper.read_line(&id, read))
+                    .expect("the hand-written line is JSON");
+                let contents = RawValue::from_string(shaped).expect("serde wrote JSON");
+                let hints = Hints::Since(read.resource.last_modified, Kind::Contents);
+                let body = ReadBody {
+                    contents: [&contents],
+                };
+                let shaped: Value =
+                    serde_json::from_slice(&shaper.respond(&id, body, "complete", Some(hints)))
+                        .expect("the serde line is JSON");
+                assert_eq!(written, shaped, "{}", revision.as_str());
+            }
+        }
     }
 
     /// The serde shape of a completion's result, which `completion` writes by hand.

@@ -123,7 +123,7 @@ impl Shaper<'_> {
             }
             ToolAnswer::Read(read) => {
                 let members = raw(&ReadBody {
-                    contents: [self.contents(read)],
+                    contents: [&self.contents_value(read)],
                 });
                 (members, vec![raw(&self.embedded(read))])
             }
