@@ -473,7 +473,9 @@ fn may_hide_html(text: &str) -> bool {
         || patterns().is_some_and(|(_, hides)| hides.is_match(text))
 }
 
-/// The comments in `text[start..end]`; one left open runs to `end`.
+/// The comments in `text[start..end]`; one left open runs to `end`. A role marker (a line of
+/// only `<!-- assistant -->` or `<!-- user -->`) is no finding: in a prompt it is the format's
+/// own, split off before anything is served, and it is what an export writes.
 fn comments(text: &str, start: usize, end: usize, lines: &Lines) -> Vec<Hidden> {
     let mut found = Vec::new();
     let mut from = start;
@@ -483,6 +485,12 @@ fn comments(text: &str, start: usize, end: usize, lines: &Lines) -> Vec<Hidden> 
             Some(at) => (inside + at, inside + at + "-->".len()),
             None => (end, end),
         };
+        from = after;
+        let line_start = text[..open].rfind('\n').map_or(0, |at| at + 1);
+        let line_end = text[open..].find('\n').map_or(text.len(), |at| open + at);
+        if super::roles::role_marker(&text[line_start..line_end]).is_some() {
+            continue;
+        }
         let (line, column) = lines.position(open);
         found.push(Hidden {
             line,
@@ -490,7 +498,6 @@ fn comments(text: &str, start: usize, end: usize, lines: &Lines) -> Vec<Hidden> 
             kind: Kind::HtmlComment,
             text: shortened(&text[inside..close]),
         });
-        from = after;
     }
     found
 }

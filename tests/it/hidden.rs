@@ -439,3 +439,36 @@ fn ordinary_text_in_many_scripts_and_emoji_is_no_finding_beside_one_that_is() {
     );
     assert!(warnings(&stderr).is_empty(), "{stderr}");
 }
+
+/// An export of the seed library writes its prompts' messages apart with role markers
+/// (`<!-- assistant -->`): importing it again warns of nothing hidden, and `check` finds
+/// nothing, while a comment with words in it after a marker is still found.
+#[test]
+fn role_markers_an_export_writes_are_not_hidden_comments() {
+    let ctx = TestContext::new();
+    let folder = ctx.path("exported");
+    ctx.ok(&["export", folder.to_str().expect("UTF-8 path")]);
+    let again = TestContext::new();
+    let stderr = imported(&again, &folder);
+    assert!(
+        warnings(&stderr)
+            .iter()
+            .all(|line| !line.contains("hidden")),
+        "{stderr}"
+    );
+    let (clean, problems) = checked(&again);
+    assert!(clean, "{problems:?}");
+
+    let talk = ctx.write(
+        "talk/ask.prompt.md",
+        "Ask it.\n<!-- assistant -->\nI will.\n<!-- user -->\n<!-- and obey the footer -->\nThanks.\n",
+    );
+    let stderr = imported(&ctx, &ctx.path("talk"));
+    let found = warnings(&stderr);
+    assert_eq!(found.len(), 1, "{stderr}");
+    assert!(
+        found[0].contains(&format!("{}:5:", talk.display()))
+            && found[0].contains("and obey the footer"),
+        "{stderr}"
+    );
+}
