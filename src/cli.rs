@@ -124,6 +124,11 @@ pub struct ConfigArgs {
     /// The user's file (in the home folder) or the project's (under the current folder)
     #[arg(long, value_enum, default_value_t)]
     pub scope: hosts::Scope,
+    /// Start the server through a package runner, which fetches the published package,
+    /// instead of by this binary's path: `uvx promptshelf` (PyPI) or `npx -y promptshelf`
+    /// (npm)
+    #[arg(long, value_enum, value_name = "RUNNER")]
+    pub via: Option<hosts::Via>,
     /// Not a flag of `config`, which prints the host's own format already: taken only to be
     /// refused with what to run, where clap's tip would be to pass it as a value.
     #[arg(long, hide = true)]

@@ -1,6 +1,7 @@
-//! `promptshelf config HOST [--write] [--scope user|project]`: the entry that registers this
-//! server with an MCP host (this binary's path and the database's absolute path filled in),
-//! printed as a snippet of the host's file or merged into that file (`hosts`).
+//! `promptshelf config HOST [--write] [--scope user|project] [--via uvx|npx]`: the entry that
+//! registers this server with an MCP host (this binary's path, or the package runner's
+//! command, and the database's absolute path filled in), printed as a snippet of the host's
+//! file or merged into that file (`hosts`).
 
 use std::path::{Path, PathBuf};
 
@@ -12,11 +13,16 @@ use crate::cli::ConfigArgs;
 use crate::hosts::{self, Change, Launch, Target};
 
 pub fn run(db: &Path, args: ConfigArgs) -> Result<()> {
-    let command = std::env::current_exe()
-        .and_then(|exe| exe.canonicalize())
-        .map_err(|err| anyhow!("cannot find the path of this promptshelf binary: {err}"))?;
     let db = absolute_db(db)?;
-    let launch = Launch::new(&command, &db, args.host);
+    let launch = match args.via {
+        Some(via) => Launch::via(via, &db, args.host),
+        None => {
+            let command = std::env::current_exe()
+                .and_then(|exe| exe.canonicalize())
+                .map_err(|err| anyhow!("cannot find the path of this promptshelf binary: {err}"))?;
+            Launch::new(&command, &db, args.host)
+        }
+    };
     let target = hosts::target(args.host, args.scope, &launch)?;
     let host = hosts::display_name(args.host);
     if args.json {

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 pub use file::{Written, write};
-pub use table::{Launch, display_name, target};
+pub use table::{Launch, Via, display_name, target};
 
 /// The name the entry is registered under in every host.
 pub const NAME: &str = "promptshelf";

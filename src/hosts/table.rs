@@ -14,23 +14,53 @@ pub struct Launch {
     pub args: Vec<String>,
 }
 
+/// A package runner that fetches the published package and runs its `promptshelf`, for a
+/// host on a machine where promptshelf was not built (docs/packaging.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Via {
+    /// `uvx promptshelf`: the PyPI package, through uv
+    Uvx,
+    /// `npx -y promptshelf`: the npm package
+    Npx,
+}
+
 impl Launch {
-    /// `COMMAND --db DB serve`, with `--tools prompts,resources` for hosts that show no
-    /// prompts but call tools.
+    /// `COMMAND --db DB serve`: this binary by its path.
     pub fn new(command: &Path, db: &Path, host: Host) -> Launch {
-        let mut args = vec![
-            "--db".to_string(),
-            db.display().to_string(),
-            "serve".to_string(),
-        ];
-        if tools_only(host) {
-            args.extend(["--tools".to_string(), "prompts,resources".to_string()]);
-        }
         Launch {
             command: command.display().to_string(),
+            args: serve_args(db, host),
+        }
+    }
+
+    /// `uvx promptshelf --db DB serve` or `npx -y promptshelf --db DB serve`. `-y` keeps npx
+    /// from asking to install the package, which a host's pipe could not answer.
+    pub fn via(via: Via, db: &Path, host: Host) -> Launch {
+        let (command, package): (&str, &[&str]) = match via {
+            Via::Uvx => ("uvx", &[NAME]),
+            Via::Npx => ("npx", &["-y", NAME]),
+        };
+        let mut args: Vec<String> = package.iter().map(|arg| arg.to_string()).collect();
+        args.extend(serve_args(db, host));
+        Launch {
+            command: command.to_string(),
             args,
         }
     }
+}
+
+/// `--db DB serve`, with `--tools prompts,resources` for hosts that show no prompts but call
+/// tools.
+fn serve_args(db: &Path, host: Host) -> Vec<String> {
+    let mut args = vec![
+        "--db".to_string(),
+        db.display().to_string(),
+        "serve".to_string(),
+    ];
+    if tools_only(host) {
+        args.extend(["--tools".to_string(), "prompts,resources".to_string()]);
+    }
+    args
 }
 
 /// Hosts that show no MCP prompts, so the library reaches them only as tools.

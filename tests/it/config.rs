@@ -1,7 +1,8 @@
 //! `promptshelf config HOST [--write] [--scope user|project]` for every host, with `HOME`
 //! pointing at a temporary folder: the snippet printed, a missing file created, an existing
 //! file merged into (its other servers, keys and comments kept, a backup written), a second
-//! write changing nothing, a different entry replaced, and a broken file refused untouched.
+//! write changing nothing, a different entry replaced, a broken file refused untouched, and
+//! `--via uvx|npx` entries that run the published package.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -282,22 +283,20 @@ impl Home {
     /// the test's database by its absolute path.
     fn expected_command_and_args(&self, case: &Case) -> (String, Value) {
         let command = std::fs::canonicalize(BIN).expect("the binary's path");
-        let db = self
-            .ctx
-            .dir
-            .path()
-            .canonicalize()
-            .expect("the temporary folder")
-            .join("library.db");
-        let mut args = vec![
-            json!("--db"),
-            json!(db.display().to_string()),
-            json!("serve"),
-        ];
+        let mut args = vec![json!("--db"), json!(self.db_path()), json!("serve")];
         if case.tools_only {
             args.extend([json!("--tools"), json!("prompts,resources")]);
         }
         (command.display().to_string(), Value::Array(args))
+    }
+}
+
+impl Home {
+    /// The test's database by its absolute path, as an entry names it.
+    fn db_path(&self) -> String {
+        let folder = self.ctx.dir.path().canonicalize();
+        let db = folder.expect("the temporary folder").join("library.db");
+        db.display().to_string()
     }
 }
 
@@ -669,4 +668,44 @@ fn continues_own_parser_reads_both_files_config_writes_when_they_are_new() {
         std::fs::read_to_string(&user).unwrap_or_default()
     );
     assert_eq!(stdout.matches(": ok").count(), 2, "{stdout}");
+}
+
+#[test]
+fn config_via_a_package_runner_writes_the_runners_command_and_the_same_arguments() {
+    let home = Home::new();
+    let db = home.db_path();
+
+    home.ok(&["claude-desktop", "--via", "npx", "--write"]);
+    let file = home
+        .home()
+        .join(".config/Claude/claude_desktop_config.json");
+    let written = std::fs::read_to_string(&file).expect("the Claude Desktop file");
+    assert_eq!(
+        serde_json::from_str::<Value>(&written).expect("valid JSON"),
+        json!({"mcpServers": {"promptshelf": {
+            "command": "npx",
+            "args": ["-y", "promptshelf", "--db", db, "serve"],
+        }}}),
+        "{written}"
+    );
+
+    home.ok(&["codex", "--via", "uvx", "--write"]);
+    let file = home.home().join(".codex/config.toml");
+    let written = std::fs::read_to_string(&file).expect("the Codex file");
+    assert_eq!(
+        written,
+        format!(
+            "[mcp_servers.promptshelf]\ncommand = \"uvx\"\nargs = [\"promptshelf\", \"--db\", \"{db}\", \"serve\", \"--tools\", \"prompts,resources\"]\n"
+        )
+    );
+
+    // Goose's key for the command is its own (`cmd`).
+    let (stdout, _) = home.ok(&["goose", "--via", "uvx"]);
+    let entry = &parse(Format::Yaml, &stdout)["extensions"]["promptshelf"];
+    assert_eq!(entry["cmd"], "uvx", "{stdout}");
+    assert_eq!(
+        entry["args"],
+        json!(["promptshelf", "--db", db, "serve"]),
+        "{stdout}"
+    );
 }
