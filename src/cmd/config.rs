@@ -11,7 +11,7 @@ use super::common;
 use crate::cli::ConfigArgs;
 use crate::hosts::{self, Change, Launch, Target};
 
-pub fn run(db: &Path, args: ConfigArgs) -> Result<()> {
+pub(super) fn run(db: &Path, args: ConfigArgs) -> Result<()> {
     let command = std::env::current_exe()
         .and_then(|exe| exe.canonicalize())
         .map_err(|err| anyhow!("cannot find the path of this promptshelf binary: {err}"))?;

@@ -9,7 +9,7 @@ use super::paths::{app_config, codex_home, home, xdg_config};
 use super::{Entry, Field, Format, Host, Json, NAME, Place, Scope, Shape, Target};
 
 /// How the host starts this server: the binary and its arguments.
-pub struct Launch {
+pub(crate) struct Launch {
     pub command: String,
     pub args: Vec<String>,
 }
@@ -17,7 +17,7 @@ pub struct Launch {
 impl Launch {
     /// `COMMAND --db DB serve`, with `--tools prompts,resources` for hosts that show no
     /// prompts but call tools.
-    pub fn new(command: &Path, db: &Path, host: Host) -> Launch {
+    pub(crate) fn new(command: &Path, db: &Path, host: Host) -> Launch {
         let mut args = vec![
             "--db".to_string(),
             db.display().to_string(),
@@ -56,7 +56,7 @@ const MCP_SERVERS: Place = Place {
     shape: Shape::Map,
 };
 
-pub fn target(host: Host, scope: Scope, launch: &Launch) -> Result<Target> {
+pub(crate) fn target(host: Host, scope: Scope, launch: &Launch) -> Result<Target> {
     let project =
         |relative: &str| -> Result<PathBuf> { Ok(std::env::current_dir()?.join(relative)) };
     let json = Format::Json(Json::Strict);
@@ -204,7 +204,7 @@ pub fn target(host: Host, scope: Scope, launch: &Launch) -> Result<Target> {
 }
 
 /// The host's name as its makers write it.
-pub fn display_name(host: Host) -> &'static str {
+pub(crate) fn display_name(host: Host) -> &'static str {
     match host {
         Host::ClaudeDesktop => "Claude Desktop",
         Host::ClaudeCode => "Claude Code",
