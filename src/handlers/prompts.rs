@@ -109,7 +109,7 @@ pub(crate) const USED_STATES_LIMIT: usize = 65_536;
 /// restart a state not yet expired could be used once more (serving never writes the
 /// database). Bounded: when `limit` states are kept and none has expired, a new one is
 /// refused rather than kept.
-pub struct UsedStates {
+pub(crate) struct UsedStates {
     limit: usize,
     kept: Mutex<Kept>,
 }
@@ -123,7 +123,7 @@ struct Kept {
 }
 
 impl UsedStates {
-    pub fn new(limit: usize) -> UsedStates {
+    pub(crate) fn new(limit: usize) -> UsedStates {
         UsedStates {
             limit,
             kept: Mutex::default(),
@@ -161,14 +161,14 @@ impl UsedStates {
 /// state for as long as it serves, a one-off for the CLI, which sends no requestState):
 /// the `requestState`s accepted, and the templates and patterns compiled.
 pub struct Retained {
-    pub used: UsedStates,
-    pub templates: render::Templates,
-    pub patterns: arguments::Patterns,
+    pub(crate) used: UsedStates,
+    pub(crate) templates: render::Templates,
+    pub(crate) patterns: arguments::Patterns,
 }
 
 impl Retained {
     /// Keeping at most `states` accepted `requestState`s.
-    pub(crate) fn new(states: usize) -> Retained {
+    pub fn new(states: usize) -> Retained {
         Retained {
             used: UsedStates::new(states),
             templates: render::Templates::default(),
