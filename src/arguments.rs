@@ -30,19 +30,11 @@ pub enum ArgumentProblem {
 
 /// Why a value was not accepted.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Misfit {
+pub(crate) enum Misfit {
     /// The value does not fit the argument: the whole sentence for the client.
     Value(String),
     /// The argument's `pattern` is not a valid regex, so no value can be checked.
     Pattern(String),
-}
-
-impl Misfit {
-    pub fn message(&self) -> &str {
-        match self {
-            Misfit::Value(message) | Misfit::Pattern(message) => message,
-        }
-    }
 }
 
 /// The values to render with: given ones (checked), then defaults. An empty string counts
@@ -89,7 +81,7 @@ pub fn resolve<'a>(
 }
 
 /// A value that fits `arg`, for messages and for `promptshelf check`.
-pub fn example(arg: &PromptArgument) -> String {
+pub(crate) fn example(arg: &PromptArgument) -> String {
     if let Some(default) = &arg.default {
         return default.clone();
     }
@@ -108,7 +100,7 @@ pub fn example(arg: &PromptArgument) -> String {
 }
 
 /// Whether `value` fits `arg` of the prompt `prompt`.
-pub fn check(
+pub(crate) fn check(
     prompt: &str,
     arg: &PromptArgument,
     value: &str,
@@ -206,7 +198,7 @@ const MAX_PATTERN_BYTES: usize = 4 << 20;
 
 /// An argument's `pattern` compiled as it is checked: anchored, so the whole value must
 /// match, as in JSON Schema's intent for a form field. The error says why it is invalid.
-pub fn compiled_pattern(patterns: &Patterns, pattern: &str) -> Result<Arc<Pattern>, String> {
+pub(crate) fn compiled_pattern(patterns: &Patterns, pattern: &str) -> Result<Arc<Pattern>, String> {
     if let Some(kept) = patterns.0.get(pattern, ANY_POSITION) {
         return Ok(kept);
     }
@@ -220,7 +212,7 @@ pub fn compiled_pattern(patterns: &Patterns, pattern: &str) -> Result<Arc<Patter
 }
 
 /// "a, b, c" or "a, b, c and 12 more", for error messages that list what exists.
-pub fn some_of(names: &[String]) -> String {
+pub(crate) fn some_of(names: &[String]) -> String {
     const SHOWN: usize = 10;
     if names.is_empty() {
         return "none".to_string();
@@ -275,7 +267,7 @@ fn shorten(value: &str) -> String {
 
 /// What a person in a host needs to know to type a value: the author's description plus the
 /// type, the allowed values and the default.
-pub fn describe(arg: &PromptArgument) -> String {
+pub(crate) fn describe(arg: &PromptArgument) -> String {
     use std::fmt::Write;
     // Written into one string rather than a list of facts joined afterwards: every argument
     // of a `prompts/list` page is described, and making and joining the pieces was two
@@ -363,7 +355,7 @@ pub fn describe(arg: &PromptArgument) -> String {
 /// Its fields are in the order a JSON object map keeps keys, so it writes what such a map
 /// would.
 #[derive(Debug, Serialize)]
-pub struct ArgumentSchema<'a> {
+pub(crate) struct ArgumentSchema<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     default: Option<Value>,
     #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
@@ -383,7 +375,7 @@ pub struct ArgumentSchema<'a> {
 }
 
 /// `arg`'s JSON Schema: its type, the bounds or values it allows, and its default typed.
-pub fn json_schema(arg: &PromptArgument) -> ArgumentSchema<'_> {
+pub(crate) fn json_schema(arg: &PromptArgument) -> ArgumentSchema<'_> {
     let mut schema = ArgumentSchema {
         default: None,
         values: None,
@@ -440,7 +432,7 @@ pub fn json_schema(arg: &PromptArgument) -> ArgumentSchema<'_> {
 
 /// One argument as a field of a form or of a tool's input: its JSON Schema with a `title`
 /// (the author's, else the argument's name) and the `describe` text as its description.
-pub fn field_schema(arg: &PromptArgument) -> Map<String, Value> {
+pub(crate) fn field_schema(arg: &PromptArgument) -> Map<String, Value> {
     let mut field = match serde_json::to_value(json_schema(arg)) {
         Ok(Value::Object(schema)) => schema,
         _ => Map::new(),
@@ -455,7 +447,7 @@ pub fn field_schema(arg: &PromptArgument) -> Map<String, Value> {
 /// order the prompt declares them: a form lays its fields out in the order of the JSON it
 /// is sent, and the author's order is the one that reads well (code, then language, ...).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ObjectSchema {
+pub(crate) struct ObjectSchema {
     #[serde(rename = "type")]
     kind: &'static str,
     properties: InOrder,
@@ -471,7 +463,7 @@ pub struct ObjectSchema {
 impl ObjectSchema {
     /// `args` as properties, each shaped by `field`; `required` are the names that must
     /// be given; `closed` refuses other names.
-    pub fn of<'a>(
+    pub(crate) fn of<'a>(
         args: impl IntoIterator<Item = &'a PromptArgument>,
         field: impl Fn(&PromptArgument) -> Map<String, Value>,
         required: Vec<String>,
@@ -495,7 +487,7 @@ impl ObjectSchema {
 /// (an index kept beside each one, and every other object's order changed), where only
 /// these objects need an order.
 #[derive(Debug, Clone, PartialEq)]
-pub struct InOrder(Vec<(String, Value)>);
+pub(crate) struct InOrder(Vec<(String, Value)>);
 
 impl Serialize for InOrder {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -20,7 +20,7 @@ use crate::validate::{self, Files, Finding};
 
 /// One thing wrong, and where.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Problem {
+pub(crate) struct Problem {
     /// `prompt 'name'`, `resource 'uri'` or `template 'uri'`.
     pub item: String,
     pub problem: String,
@@ -33,7 +33,7 @@ pub struct Problem {
 /// and column in that part (from 1, the column in characters), the kind and the text made
 /// visible.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct HiddenAt {
+pub(crate) struct HiddenAt {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     /// `message 1`, `description`, `text`, `name` or `uri`.
@@ -46,7 +46,7 @@ pub struct HiddenAt {
 
 /// What a check found.
 #[derive(Debug, Default)]
-pub struct Report {
+pub(crate) struct Report {
     pub prompts: usize,
     pub resources: usize,
     pub templates: usize,
@@ -108,7 +108,7 @@ impl<'a> Stored<'a> {
     }
 }
 
-pub fn check(conn: &Connection) -> store::Result<Report> {
+pub(crate) fn check(conn: &Connection) -> store::Result<Report> {
     let library = Stored::read(conn)?;
     let mut report = Report::default();
     for stored in read::prompts(conn, read::Window::ALL, true)? {

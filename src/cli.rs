@@ -34,12 +34,12 @@ pub struct Cli {
     pub keep: u32,
 
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum Command {
+pub(crate) enum Command {
     /// Serve the library over MCP on stdin/stdout (what a host runs), or over HTTP with --http
     // Boxed: its flags make it many times the size of every other command.
     Serve(Box<ServeArgs>),
@@ -113,7 +113,7 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
-pub struct ConfigArgs {
+pub(crate) struct ConfigArgs {
     /// The host to register the server with
     #[arg(value_parser = HostParser)]
     pub host: hosts::Host,
@@ -185,7 +185,7 @@ impl clap::builder::TypedValueParser for HostParser {
 
 /// The kind of item a history command is about, when a key names more than one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum KindArg {
+pub(crate) enum KindArg {
     Prompt,
     Resource,
     Template,
@@ -193,7 +193,7 @@ pub enum KindArg {
 }
 
 impl KindArg {
-    pub fn kind(self) -> crate::model::Kind {
+    pub(crate) fn kind(self) -> crate::model::Kind {
         use crate::model::Kind;
         match self {
             KindArg::Prompt => Kind::Prompt,
@@ -205,7 +205,7 @@ impl KindArg {
 }
 
 #[derive(Debug, Args)]
-pub struct HistoryArgs {
+pub(crate) struct HistoryArgs {
     /// The prompt name, resource URI, URI template or completion table
     pub key: String,
     /// Which kind of item, when the key names more than one
@@ -217,7 +217,7 @@ pub struct HistoryArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// The prompt name, resource URI, URI template or completion table
     pub key: String,
     /// The older version (default: the one before NEW)
@@ -230,7 +230,7 @@ pub struct DiffArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct RollbackArgs {
+pub(crate) struct RollbackArgs {
     /// The prompt name, resource URI, URI template or completion table
     pub key: String,
     /// The version to write back (`promptshelf history KEY` lists them)
@@ -245,14 +245,14 @@ pub struct RollbackArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct JsonFlag {
+pub(crate) struct JsonFlag {
     /// Print JSON instead of a table
     #[arg(long)]
     pub json: bool,
 }
 
 #[derive(Debug, Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Prompts, resources or templates per page of a list
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub page_size: u32,
@@ -413,7 +413,7 @@ pub struct ServeArgs {
 
 /// How `serve --http` authenticates clients.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum AuthArg {
+pub(crate) enum AuthArg {
     /// A bearer token from `promptshelf token add`, on every request.
     Token,
     /// An OAuth access token (a JWT) from an authorization server, on every request.
@@ -425,14 +425,14 @@ pub enum AuthArg {
 
 /// What `serve --tools` can mirror.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MirrorArg {
+pub(crate) enum MirrorArg {
     Prompts,
     Resources,
     Search,
 }
 
 #[derive(Debug, Args)]
-pub struct ImportArgs {
+pub(crate) struct ImportArgs {
     /// The folder to import, or a CSV list of prompts (FILE.csv); its name (without .csv) is
     /// the collection's unless --collection says otherwise
     pub dir: PathBuf,
@@ -482,7 +482,7 @@ pub struct ImportArgs {
 impl ImportArgs {
     /// What a prompt name another collection already has becomes; a prefix that cannot
     /// begin a prompt name is refused.
-    pub fn naming(&self) -> anyhow::Result<crate::import::Naming> {
+    pub(crate) fn naming(&self) -> anyhow::Result<crate::import::Naming> {
         use crate::import::Naming;
         Ok(match &self.prefix {
             Some(prefix) => {
@@ -498,7 +498,7 @@ impl ImportArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// The words to look for: every word must be there; `word*` matches words it starts,
     /// "two words" a phrase; other punctuation separates words
     #[arg(required = true, num_args = 1.., value_name = "TEXT")]
@@ -519,13 +519,13 @@ pub struct SearchArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SearchKind {
+pub(crate) enum SearchKind {
     Prompt,
     Resource,
 }
 
 #[derive(Debug, Args)]
-pub struct ExportArgs {
+pub(crate) struct ExportArgs {
     /// The folder to write into (created if missing); files there are overwritten, none removed
     pub dir: PathBuf,
     /// Export this collection straight into DIR; without it, each collection goes into DIR/<collection>
@@ -554,7 +554,7 @@ pub struct ExportArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// With --verify: the signed folder to check, instead of the library
     #[arg(value_name = "DIR", requires = "verify")]
     pub dir: Option<PathBuf>,
@@ -573,7 +573,7 @@ pub struct CheckArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct SyncArgs {
+pub(crate) struct SyncArgs {
     /// The hosts whose folders to write: claude-code, vscode, copilot-cli, cursor, gemini,
     /// codex
     #[arg(value_enum, required = true)]
@@ -610,14 +610,14 @@ pub struct SyncArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CacheScopeArg {
+pub(crate) enum CacheScopeArg {
     Public,
     Private,
 }
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum PromptCommand {
+pub(crate) enum PromptCommand {
     /// List prompts
     List(JsonFlag),
     /// Show one prompt: its arguments and message templates
@@ -693,7 +693,7 @@ pub enum PromptCommand {
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum ResourceCommand {
+pub(crate) enum ResourceCommand {
     /// List resources
     List(JsonFlag),
     /// Show one resource's metadata
@@ -783,7 +783,7 @@ pub enum ResourceCommand {
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum CollectionCommand {
+pub(crate) enum CollectionCommand {
     /// List the collections: what each holds, when it was last imported, from which folder
     List(JsonFlag),
     /// Remove a collection's prompts, resources and templates (its folder is left alone)
@@ -799,7 +799,7 @@ pub enum CollectionCommand {
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum TemplateCommand {
+pub(crate) enum TemplateCommand {
     /// List resource templates
     List(JsonFlag),
     /// Add or replace a resource template (RFC 6570)
@@ -838,7 +838,7 @@ pub enum TemplateCommand {
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum ValuesCommand {
+pub(crate) enum ValuesCommand {
     /// List completion tables, or the values of one table
     List {
         /// List this table's values instead of the tables
@@ -893,7 +893,7 @@ pub enum ValuesCommand {
 
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
-pub enum TokenCommand {
+pub(crate) enum TokenCommand {
     /// Make a token and print it (once: only a keyed hash of it is kept)
     Add {
         /// A name for people, to list and remove it by (e.g. the host or the person)

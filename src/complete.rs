@@ -13,7 +13,9 @@
 
 mod index;
 
-pub use index::{IndexBuilder, TableIndex, TooLarge, Undecodable};
+pub(crate) use index::IndexBuilder;
+pub use index::TooLarge;
+pub use index::{TableIndex, Undecodable};
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -24,7 +26,7 @@ pub const MAX_VALUES: usize = 100;
 
 /// How well a value matches; lower is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum MatchClass {
+pub(crate) enum MatchClass {
     Exact,
     Prefix,
     PrefixIgnoringCase,
@@ -38,12 +40,12 @@ pub enum MatchClass {
 /// of a value is a prefix, suffix or substring of the value's folded form: that is what lets
 /// the index compare byte ranges of one folded copy, and what makes every match class imply
 /// that the folded query is a subsequence of the folded value.
-pub fn fold(text: &str) -> String {
+pub(crate) fn fold(text: &str) -> String {
     text.chars().flat_map(char::to_lowercase).collect()
 }
 
 /// Whether `fold(text)` starts with `folded`, without building `fold(text)`.
-pub fn folded_starts_with(text: &str, folded: &str) -> bool {
+pub(crate) fn folded_starts_with(text: &str, folded: &str) -> bool {
     let mut wanted = folded.chars();
     for c in text.chars().flat_map(char::to_lowercase) {
         match wanted.next() {
@@ -56,12 +58,12 @@ pub fn folded_starts_with(text: &str, folded: &str) -> bool {
 }
 
 /// Whether a word inside `value` (not its start) begins with `query_folded`.
-pub fn is_word_prefix(value: &str, query_folded: &str) -> bool {
+pub(crate) fn is_word_prefix(value: &str, query_folded: &str) -> bool {
     word_starts(value).any(|at| folded_starts_with(&value[at..], query_folded))
 }
 
 /// Whether the characters of `needle` appear in `haystack` in order (both folded).
-pub fn is_subsequence(haystack: &str, needle: &str) -> bool {
+pub(crate) fn is_subsequence(haystack: &str, needle: &str) -> bool {
     if needle.is_ascii() {
         // An ASCII byte is never part of a multi-byte character, so bytes suffice (and the
         // index's scans run this for every candidate).
@@ -84,7 +86,7 @@ pub fn is_subsequence(haystack: &str, needle: &str) -> bool {
 }
 
 /// The class of `value` for `query` (`query_folded` is `fold(query)`), or None.
-pub fn classify(value: &str, query: &str, query_folded: &str) -> Option<MatchClass> {
+pub(crate) fn classify(value: &str, query: &str, query_folded: &str) -> Option<MatchClass> {
     if query.is_empty() || value == query {
         return Some(MatchClass::Exact);
     }
@@ -107,7 +109,7 @@ pub fn classify(value: &str, query: &str, query_folded: &str) -> Option<MatchCla
 }
 
 /// Byte offsets where a word inside `value` starts (not 0: that is a plain prefix).
-pub fn word_starts(value: &str) -> impl Iterator<Item = usize> + '_ {
+pub(crate) fn word_starts(value: &str) -> impl Iterator<Item = usize> + '_ {
     let mut previous: Option<char> = None;
     value.char_indices().filter_map(move |(at, c)| {
         let starts = match previous {
@@ -163,14 +165,14 @@ pub struct Values {
 
 impl Values {
     /// Room for `count` values of `bytes` in all.
-    pub fn with_capacity(count: usize, bytes: usize) -> Values {
+    pub(crate) fn with_capacity(count: usize, bytes: usize) -> Values {
         Values {
             text: String::with_capacity(bytes),
             ends: Vec::with_capacity(count),
         }
     }
 
-    pub fn push(&mut self, value: &str) {
+    pub(crate) fn push(&mut self, value: &str) {
         self.text.push_str(value);
         self.ends.push(self.text.len());
     }
@@ -184,11 +186,11 @@ impl Values {
     }
 
     /// Every value back to back.
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         &self.text
     }
 
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> {
+    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = &str> {
         self.ends.iter().enumerate().map(|(index, &end)| {
             let start = index.checked_sub(1).map_or(0, |before| self.ends[before]);
             &self.text[start..end]
@@ -218,7 +220,10 @@ pub struct Ranking {
 
 /// The best `MAX_VALUES` matches of `query` among `candidates` (value, weight), and how many
 /// distinct values matched in all. A value listed twice counts once, at its best weight.
-pub fn rank<'a>(candidates: impl IntoIterator<Item = (&'a str, f64)>, query: &str) -> Ranking {
+pub(crate) fn rank<'a>(
+    candidates: impl IntoIterator<Item = (&'a str, f64)>,
+    query: &str,
+) -> Ranking {
     let query_folded = fold(query);
     // Merge repeats first, so a repeat's better weight counts even when its first listing
     // would have been ranked out.

@@ -5,11 +5,11 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 /// The longest `serve --request-state-ttl` accepted, in seconds: one day.
-pub const MAX_REQUEST_STATE_TTL_SECS: u64 = 86_400;
+pub(crate) const MAX_REQUEST_STATE_TTL_SECS: u64 = 86_400;
 
 /// The longest `serve --elicitation-timeout` accepted, in seconds: one hour (a worker
 /// waits that long at most for a client that never answers).
-pub const MAX_ELICITATION_TIMEOUT_SECS: u64 = 3_600;
+pub(crate) const MAX_ELICITATION_TIMEOUT_SECS: u64 = 3_600;
 
 /// Whether cached results may be shared across callers (`cacheScope`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,17 +41,17 @@ impl Mirrors {
 
     /// Whether any mirror is on: only then are there tools at all (the `tools` capability,
     /// `tools/list` and `tools/call`).
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         !self.0.is_empty()
     }
 
-    pub fn has(&self, mirror: Mirror) -> bool {
+    pub(crate) fn has(&self, mirror: Mirror) -> bool {
         self.0.contains(&mirror)
     }
 
     /// Whether the tool list changes when the prompt list does: `get_prompt` names the
     /// prompts and their arguments in its input schema.
-    pub fn follow_prompts(&self) -> bool {
+    pub(crate) fn follow_prompts(&self) -> bool {
         self.has(Mirror::Prompts)
     }
 }
@@ -101,7 +101,7 @@ pub struct ServeConfig {
 
 /// `max_index_bytes` when not given: the indexes of three tables of a million values
 /// (about 40 MiB each, docs/benchmarks.md, `completion`), or of hundreds of ordinary ones.
-pub const MAX_INDEX_BYTES: usize = 128 * 1024 * 1024;
+pub(crate) const MAX_INDEX_BYTES: usize = 128 * 1024 * 1024;
 
 impl Default for ServeConfig {
     fn default() -> Self {
@@ -131,7 +131,7 @@ impl Default for ServeConfig {
 
 /// The settings of `serve --http` beyond those every transport shares.
 #[derive(Debug, Clone)]
-pub struct HttpConfig {
+pub(crate) struct HttpConfig {
     /// Where to listen (port 0: a free one).
     pub addr: SocketAddr,
     /// Origins allowed besides the server's own on loopback.
@@ -161,7 +161,7 @@ pub struct HttpConfig {
 
 /// The PEM files `serve --http` serves HTTPS with.
 #[derive(Debug, Clone)]
-pub struct TlsFiles {
+pub(crate) struct TlsFiles {
     /// The certificate chain, the server's own first.
     pub cert: std::path::PathBuf,
     /// Its private key.
@@ -170,7 +170,9 @@ pub struct TlsFiles {
 
 /// How `serve --http` knows who is asking.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Auth {
+// `OAuth` is the scheme's own name, not the enum's repeated.
+#[allow(clippy::enum_variant_names)]
+pub(crate) enum Auth {
     /// A bearer token made with `promptshelf token add`, on every request; what it sees is
     /// what its row grants.
     Token,
@@ -184,7 +186,7 @@ pub enum Auth {
 /// `serve --auth oauth`: the server is an OAuth resource server for one authorization
 /// server.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OAuthConfig {
+pub(crate) struct OAuthConfig {
     /// The authorization server's issuer identifier: what a token's `iss` must be, and what
     /// the protected resource metadata names.
     pub issuer: String,
@@ -199,7 +201,7 @@ pub struct OAuthConfig {
 
 /// Where a JWK Set is read from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JwksSource {
+pub(crate) enum JwksSource {
     File(std::path::PathBuf),
     /// An `http://` or `https://` URL.
     Url(String),

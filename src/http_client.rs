@@ -6,7 +6,7 @@ use std::time::Duration;
 
 /// An agent whose every request ends within `timeout` (None: no limit, for a stream that
 /// stays open), and whose HTTP error statuses are answers to read, not errors.
-pub fn agent(timeout: Option<Duration>) -> ureq::Agent {
+pub(crate) fn agent(timeout: Option<Duration>) -> ureq::Agent {
     let tls = ureq::tls::TlsConfig::builder()
         .provider(ureq::tls::TlsProvider::Rustls)
         .root_certs(ureq::tls::RootCerts::PlatformVerifier)

@@ -29,32 +29,36 @@
 //! - `visibility`: what a caller sees; `oauth`: `serve --auth oauth`'s token check;
 //!   `http_client`: the HTTP requests the program makes itself (OAuth key sets, `sync --from`).
 
+// Only what main, the benches and the fuzz crate use is `pub`; the rest is `pub(crate)`, so
+// rustc's dead_code lint finds what nothing uses, and this lint keeps a stray `pub` out.
+#![warn(unreachable_pub)]
+
 pub mod arguments;
-pub mod check;
+mod check;
 pub mod cli;
 pub mod cmd;
 pub mod complete;
 pub mod config;
 pub mod export;
 pub mod handlers;
-pub mod hosts;
-pub mod http_client;
+mod hosts;
+mod http_client;
 pub mod import;
 pub mod library;
 pub mod logging;
 mod memo;
 pub mod model;
-pub mod oauth;
-pub mod pattern;
+mod oauth;
+mod pattern;
 pub mod protocol;
 pub mod render;
 pub mod seed;
 pub mod server;
 pub mod shell;
-pub mod signing;
+mod signing;
 pub mod store;
-pub mod suggest;
-pub mod sync;
+mod suggest;
+mod sync;
 pub mod uri_template;
-pub mod validate;
+mod validate;
 pub mod visibility;

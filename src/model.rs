@@ -7,13 +7,13 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 /// The most characters of a description that a list a host shows holds.
-pub const LISTED_DESCRIPTION: usize = 300;
+pub(crate) const LISTED_DESCRIPTION: usize = 300;
 
 /// A description as a list shows it: whole up to `LISTED_DESCRIPTION` characters, else cut
 /// at a word with an ellipsis. A host shows a prompt list as a menu, where an agent file's
 /// thousand-character description would bury every other entry; the whole text stays with
 /// the item (`prompts/get`, `prompt show`).
-pub fn listed_description(text: &str) -> Cow<'_, str> {
+pub(crate) fn listed_description(text: &str) -> Cow<'_, str> {
     if text.chars().count() <= LISTED_DESCRIPTION {
         return Cow::Borrowed(text);
     }
@@ -26,18 +26,18 @@ pub fn listed_description(text: &str) -> Cow<'_, str> {
 }
 
 /// A blake3 digest of an item's canonical form; equal hashes mean nothing changed.
-pub type ContentHash = [u8; 32];
+pub(crate) type ContentHash = [u8; 32];
 
 /// Front matter keys of an item's file that the format does not read (a host's own, such as
 /// Claude Code's `allowed-tools` or VS Code's `applyTo`), kept with their values as the file
 /// gave them so that an export can write them back.
-pub type Meta = std::collections::BTreeMap<String, serde_json::Value>;
+pub(crate) type Meta = std::collections::BTreeMap<String, serde_json::Value>;
 
 /// The kinds of item the library holds, each under its own key (a prompt's name, a resource's
 /// URI, a template's URI template, a completion table's name): what the history versions,
 /// what a collection's items are detached as, and what an import changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
+pub(crate) enum Kind {
     Prompt,
     Resource,
     Template,
@@ -45,10 +45,10 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 4] = [Kind::Prompt, Kind::Resource, Kind::Template, Kind::Values];
+    pub(crate) const ALL: [Kind; 4] = [Kind::Prompt, Kind::Resource, Kind::Template, Kind::Values];
 
     /// The name schema.sql and the CLI use.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Kind::Prompt => "prompt",
             Kind::Resource => "resource",
@@ -58,7 +58,7 @@ impl Kind {
     }
 
     /// The kind `as_str` names `name`, if any.
-    pub fn named(name: &str) -> Option<Kind> {
+    pub(crate) fn named(name: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|kind| kind.as_str() == name)
     }
 }
@@ -91,7 +91,7 @@ pub enum ArgumentType {
 }
 
 impl ArgumentType {
-    pub const ALL: [ArgumentType; 7] = [
+    pub(crate) const ALL: [ArgumentType; 7] = [
         ArgumentType::String,
         ArgumentType::Enum,
         ArgumentType::Integer,
@@ -102,7 +102,7 @@ impl ArgumentType {
     ];
 
     /// The name used in schema.sql, front matter and the CLI.
-    pub fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             ArgumentType::String => "string",
             ArgumentType::Enum => "enum",
@@ -114,7 +114,7 @@ impl ArgumentType {
         }
     }
 
-    pub fn parse(name: &str) -> Option<ArgumentType> {
+    pub(crate) fn parse(name: &str) -> Option<ArgumentType> {
         Self::ALL.into_iter().find(|kind| kind.as_str() == name)
     }
 }
@@ -146,14 +146,14 @@ pub enum Role {
 }
 
 impl Role {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Role::User => "user",
             Role::Assistant => "assistant",
         }
     }
 
-    pub fn parse(name: &str) -> Option<Role> {
+    pub(crate) fn parse(name: &str) -> Option<Role> {
         match name {
             "user" => Some(Role::User),
             "assistant" => Some(Role::Assistant),
@@ -184,7 +184,7 @@ pub struct Origin {
 
 impl Origin {
     /// Whether both name the same collection and file, whatever commit each was read at.
-    pub fn same_file(&self, other: &Origin) -> bool {
+    pub(crate) fn same_file(&self, other: &Origin) -> bool {
         self.collection == other.collection && self.path == other.path
     }
 }
@@ -195,7 +195,7 @@ impl Origin {
 /// object, a field the item lacks left out rather than null (an item added by hand has no
 /// collection, file or commit).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Provenance {
+pub(crate) struct Provenance {
     pub origin: Origin,
     /// The number of the item's newest version in the history (`store::history`); None for
     /// an item written before the history was kept and not changed since.
@@ -251,7 +251,7 @@ pub struct StoredPrompt {
 }
 
 impl StoredPrompt {
-    pub fn provenance(&self) -> Provenance {
+    pub(crate) fn provenance(&self) -> Provenance {
         Provenance {
             origin: self.prompt.origin.clone(),
             version: self.version,
@@ -267,14 +267,14 @@ pub enum Content {
 }
 
 impl Content {
-    pub fn as_bytes(&self) -> &[u8] {
+    pub(crate) fn as_bytes(&self) -> &[u8] {
         match self {
             Content::Text(text) => text.as_bytes(),
             Content::Binary(bytes) => bytes,
         }
     }
 
-    pub fn is_text(&self) -> bool {
+    pub(crate) fn is_text(&self) -> bool {
         matches!(self, Content::Text(_))
     }
 }
@@ -288,7 +288,7 @@ pub struct Annotations {
 
 impl Annotations {
     /// The audience as MCP spells it (`["user", "assistant"]`).
-    pub fn audience_names(&self) -> Vec<&'static str> {
+    pub(crate) fn audience_names(&self) -> Vec<&'static str> {
         self.audience.iter().map(|role| role.as_str()).collect()
     }
 }
@@ -328,7 +328,7 @@ pub struct StoredResource {
 }
 
 impl StoredResource {
-    pub fn provenance(&self) -> Provenance {
+    pub(crate) fn provenance(&self) -> Provenance {
         Provenance {
             origin: self.info.origin.clone(),
             version: self.version,
@@ -338,7 +338,7 @@ impl StoredResource {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ResourceTemplate {
+pub(crate) struct ResourceTemplate {
     pub uri_template: String,
     pub name: String,
     pub title: Option<String>,
@@ -352,7 +352,7 @@ pub struct ResourceTemplate {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredTemplate {
-    pub template: ResourceTemplate,
+    pub(crate) template: ResourceTemplate,
     pub content_hash: ContentHash,
     pub last_modified: i64,
     /// Its newest version's number (`Provenance::version`).
@@ -361,7 +361,7 @@ pub struct StoredTemplate {
 
 impl StoredTemplate {
     /// A template has no file: it is its collection's, or added by hand.
-    pub fn provenance(&self) -> Provenance {
+    pub(crate) fn provenance(&self) -> Provenance {
         Provenance {
             origin: Origin {
                 collection: self.template.collection.clone(),
@@ -383,7 +383,7 @@ pub struct CompletionValue {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CompletionTable {
+pub(crate) struct CompletionTable {
     pub name: String,
     pub description: Option<String>,
     pub values: Vec<CompletionValue>,
@@ -391,7 +391,7 @@ pub struct CompletionTable {
 
 /// A completion table's summary, for listings.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TableSummary {
+pub(crate) struct TableSummary {
     pub name: String,
     pub description: Option<String>,
     pub values: u64,

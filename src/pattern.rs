@@ -13,7 +13,7 @@ use regex_automata::{Input, MatchKind};
 
 /// A compiled regular expression and what keeping it costs.
 #[derive(Debug, Clone)]
-pub struct Pattern {
+pub(crate) struct Pattern {
     regex: meta::Regex,
     /// Its compiled form and one search cache, as the engine counts them, and its text.
     bytes: usize,
@@ -23,7 +23,7 @@ impl Pattern {
     /// `source` compiled with the `regex` crate's defaults (Unicode, leftmost-first,
     /// matches on character boundaries, at most 10 MiB for the compiled form); the error
     /// says why it does not compile.
-    pub fn new(source: &str) -> Result<Pattern, String> {
+    pub(crate) fn new(source: &str) -> Result<Pattern, String> {
         let config = meta::Config::new()
             .match_kind(MatchKind::LeftmostFirst)
             .utf8_empty(true)
@@ -49,13 +49,13 @@ impl Pattern {
     }
 
     /// Whether the expression matches somewhere in `text` (anchor it to match the whole).
-    pub fn is_match(&self, text: &str) -> bool {
+    pub(crate) fn is_match(&self, text: &str) -> bool {
         self.regex.is_match(text)
     }
 
     /// The text of each capture group (group 0 is the whole match) in the first match in
     /// `text`, if there is one; `None` for a group that took no part in it.
-    pub fn captures<'t>(&self, text: &'t str) -> Option<Vec<Option<&'t str>>> {
+    pub(crate) fn captures<'t>(&self, text: &'t str) -> Option<Vec<Option<&'t str>>> {
         let mut captures = self.regex.create_captures();
         self.regex.captures(Input::new(text), &mut captures);
         captures.is_match().then(|| {
@@ -67,14 +67,14 @@ impl Pattern {
 
     /// Bytes of memory keeping it costs, as the engine counts its compiled form and a fresh
     /// search cache, plus its text.
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.bytes
     }
 }
 
 /// `text` with every character that means something in a pattern escaped, so that a
 /// pattern holding it matches it literally.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     regex_syntax::escape(text)
 }
 

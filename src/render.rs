@@ -60,7 +60,7 @@ pub struct Limits {
 
 impl Limits {
     /// No limit beyond fuel: for checks of the library rather than answers.
-    pub const NONE: Limits = Limits {
+    pub(crate) const NONE: Limits = Limits {
         bytes: usize::MAX,
         blocks: usize::MAX,
     };
@@ -374,7 +374,7 @@ fn compiled(
 /// For each message template of `stored`, the names it looks up that neither it defines
 /// (`set`, `for`) nor the environment (`embed`, `link`, minijinja's own functions): what
 /// only an argument can give. Fails as a render would when a template does not parse.
-pub fn looked_up(
+pub(crate) fn looked_up(
     stored: &StoredPrompt,
     templates: &Templates,
 ) -> Result<Vec<BTreeSet<String>>, RenderError> {
@@ -535,7 +535,7 @@ pub(crate) fn as_stored(prompt: Prompt) -> StoredPrompt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::library::split_roles;
+    use crate::library::roles::split_roles;
     use crate::model::{Origin, PromptArgument};
 
     fn prompt(body: &str) -> StoredPrompt {

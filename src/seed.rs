@@ -9,7 +9,7 @@ use crate::store::{self, StoreError};
 include!(concat!(env!("OUT_DIR"), "/seed_files.rs"));
 
 /// The collection the seed is loaded as; its URIs are `shelf://library/...`.
-pub const SEED_COLLECTION: &str = "library";
+pub(crate) const SEED_COLLECTION: &str = "library";
 
 /// Writes the whole seed library inside `tx` (the transaction that creates the database).
 pub fn load(tx: &Transaction) -> store::Result<()> {

@@ -25,7 +25,7 @@ const MAX_CANDIDATES: usize = 1_000;
 
 /// The shells `completions` writes a script for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Shell {
+pub(crate) enum Shell {
     Bash,
     Zsh,
     Fish,
@@ -34,7 +34,7 @@ pub enum Shell {
 
 /// Writes the script that registers completion of the command `promptshelf` for `shell`,
 /// calling back `binary` (a full path) for candidates.
-pub fn write_script(shell: Shell, binary: &str, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_script(shell: Shell, binary: &str, out: &mut dyn Write) -> std::io::Result<()> {
     let completer: &dyn EnvCompleter = match shell {
         Shell::Bash => &Bash,
         Shell::Zsh => &Zsh,
@@ -45,7 +45,7 @@ pub fn write_script(shell: Shell, binary: &str, out: &mut dyn Write) -> std::io:
 }
 
 /// Prompt names starting with what is typed.
-pub fn prompt_names(typed: &OsStr) -> Vec<CompletionCandidate> {
+pub(crate) fn prompt_names(typed: &OsStr) -> Vec<CompletionCandidate> {
     let typed = typed.to_string_lossy();
     from_library(|conn| {
         Ok(store::read::prompt_names(conn)?
@@ -56,13 +56,13 @@ pub fn prompt_names(typed: &OsStr) -> Vec<CompletionCandidate> {
 }
 
 /// Resource URIs starting with what is typed (a range of the URI index).
-pub fn resource_uris(typed: &OsStr) -> Vec<CompletionCandidate> {
+pub(crate) fn resource_uris(typed: &OsStr) -> Vec<CompletionCandidate> {
     let typed = typed.to_string_lossy();
     from_library(|conn| store::read::resource_uris_with_prefix(conn, &typed))
 }
 
 /// Completion table names starting with what is typed.
-pub fn table_names(typed: &OsStr) -> Vec<CompletionCandidate> {
+pub(crate) fn table_names(typed: &OsStr) -> Vec<CompletionCandidate> {
     let typed = typed.to_string_lossy();
     from_library(|conn| {
         Ok(store::read::tables(conn)?
@@ -74,7 +74,7 @@ pub fn table_names(typed: &OsStr) -> Vec<CompletionCandidate> {
 }
 
 /// Collection names starting with what is typed.
-pub fn collection_names(typed: &OsStr) -> Vec<CompletionCandidate> {
+pub(crate) fn collection_names(typed: &OsStr) -> Vec<CompletionCandidate> {
     let typed = typed.to_string_lossy();
     from_library(|conn| {
         Ok(store::read::collections(conn)?

@@ -18,16 +18,16 @@ use sha2::{Digest as _, Sha256};
 use ssh_key::{Algorithm, EcdsaCurve, HashAlg, LineEnding, PrivateKey, PublicKey, SshSig};
 
 /// The list of files and their hashes, at the top of the signed folder.
-pub const LIST: &str = "promptshelf-library.sha256";
+pub(crate) const LIST: &str = "promptshelf-library.sha256";
 /// The signature of the list: the name `ssh-keygen -Y sign` gives it.
-pub const SIGNATURE: &str = "promptshelf-library.sha256.sig";
+pub(crate) const SIGNATURE: &str = "promptshelf-library.sha256.sig";
 /// The SSHSIG namespace: a signature made for another purpose (`git`, `file`) is not one.
-pub const NAMESPACE: &str = "promptshelf";
+pub(crate) const NAMESPACE: &str = "promptshelf";
 
 /// A file's SHA-256.
-pub type Digest = [u8; 32];
+pub(crate) type Digest = [u8; 32];
 
-pub fn digest(bytes: &[u8]) -> Digest {
+pub(crate) fn digest(bytes: &[u8]) -> Digest {
     Sha256::digest(bytes).into()
 }
 
@@ -55,10 +55,10 @@ fn supported(algorithm: &Algorithm) -> bool {
 }
 
 /// An OpenSSH private key that can sign, read from its file.
-pub struct SigningKey(PrivateKey);
+pub(crate) struct SigningKey(PrivateKey);
 
 impl SigningKey {
-    pub fn read(path: &Path) -> Result<SigningKey> {
+    pub(crate) fn read(path: &Path) -> Result<SigningKey> {
         let shown = path.display();
         let text = std::fs::read_to_string(path).map_err(|err| {
             anyhow!(
@@ -96,7 +96,7 @@ impl SigningKey {
     }
 
     /// The signature of `list`, as `ssh-keygen -Y sign -n promptshelf` writes it.
-    pub fn sign(&self, list: &[u8]) -> Result<Vec<u8>> {
+    pub(crate) fn sign(&self, list: &[u8]) -> Result<Vec<u8>> {
         let signature = self
             .0
             .sign(NAMESPACE, HashAlg::Sha512, list)
@@ -108,14 +108,14 @@ impl SigningKey {
     }
 
     /// The key's fingerprint as `ssh-keygen -l` shows it (`SHA256:...`).
-    pub fn fingerprint(&self) -> String {
+    pub(crate) fn fingerprint(&self) -> String {
         self.0.public_key().fingerprint(HashAlg::Sha256).to_string()
     }
 }
 
 /// The list of `files` (paths relative to the folder, `/`-separated, and their digests) as
 /// `sha256sum` writes it, in path order.
-pub fn list(files: &[(String, Digest)]) -> Result<Vec<u8>> {
+pub(crate) fn list(files: &[(String, Digest)]) -> Result<Vec<u8>> {
     let sorted: BTreeMap<&str, &Digest> = files
         .iter()
         .map(|(path, digest)| (path.as_str(), digest))
@@ -133,13 +133,13 @@ pub fn list(files: &[(String, Digest)]) -> Result<Vec<u8>> {
 
 /// The public keys a signature is accepted from: an OpenSSH public key file (`KEY.pub`,
 /// one or more keys) or an `allowed_signers` file as `ssh-keygen -Y verify` reads it.
-pub struct Trusted {
+pub(crate) struct Trusted {
     keys: Vec<PublicKey>,
     shown: String,
 }
 
 impl Trusted {
-    pub fn read(path: &Path) -> Result<Trusted> {
+    pub(crate) fn read(path: &Path) -> Result<Trusted> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|err| {
             anyhow!(
@@ -228,20 +228,20 @@ impl Mismatch {
 /// as a finding, where an error reading the key or the folder is one that it could not run.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct Refused(String);
+pub(crate) struct Refused(String);
 
 /// A folder found as it was signed: its files, as the signed list gives them. The import
 /// that follows checks each file it reads against it, so that what is imported is what was
 /// checked, even should the folder change in between.
 #[derive(Debug)]
-pub struct Signed {
+pub(crate) struct Signed {
     /// The folder, canonical.
     root: PathBuf,
     files: BTreeMap<String, Digest>,
 }
 
 impl Signed {
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.files.len()
     }
 
@@ -258,7 +258,7 @@ impl Signed {
     }
 
     /// Whether `bytes`, read from `relative` in the folder `folder`, are the signed file's.
-    pub fn check(&self, folder: &Path, relative: &str, bytes: &[u8]) -> Result<(), String> {
+    pub(crate) fn check(&self, folder: &Path, relative: &str, bytes: &[u8]) -> Result<(), String> {
         let Some(prefix) = self.prefix(folder) else {
             return Err("outside the folder import --verify checked".into());
         };
@@ -275,7 +275,7 @@ impl Signed {
 
     /// The signed files of the folder `folder` (canonical) that `found` (its files, relative
     /// to it) lacks: removed since the check.
-    pub fn missing(&self, folder: &Path, found: &BTreeSet<&str>) -> Vec<String> {
+    pub(crate) fn missing(&self, folder: &Path, found: &BTreeSet<&str>) -> Vec<String> {
         let Some(prefix) = self.prefix(folder) else {
             return Vec::new();
         };
@@ -291,7 +291,7 @@ impl Signed {
 /// Checks the folder `dir`, whose files (relative paths, `/`-separated, the list and the
 /// signature left out) are `present`: its list is signed by a key of `trusted`, and every
 /// file is as listed.
-pub fn verify(dir: &Path, trusted: &Trusted, present: &[String]) -> Result<Signed> {
+pub(crate) fn verify(dir: &Path, trusted: &Trusted, present: &[String]) -> Result<Signed> {
     let shown = dir.display();
     let list_path = dir.join(LIST);
     let signature_path = dir.join(SIGNATURE);

@@ -44,7 +44,7 @@ fn nearest<'a>(asked: &str, known: &'a [String]) -> Vec<&'a str> {
 
 /// `did you mean 'a' or 'b'?` when some known names are near `asked`, for an error that says
 /// something else when none is.
-pub fn did_you_mean(asked: &str, known: &[String]) -> Option<String> {
+pub(crate) fn did_you_mean(asked: &str, known: &[String]) -> Option<String> {
     let near = nearest(asked, known);
     (!near.is_empty()).then(|| format!("did you mean {}?", either(&near)))
 }
@@ -52,7 +52,7 @@ pub fn did_you_mean(asked: &str, known: &[String]) -> Option<String> {
 /// What an error says after naming the unknown `asked`: `did you mean 'a' or 'b'?` when some
 /// known names are near it, else `known PLURAL: a, b, c, d, e and 4 more`, or `the library
 /// has no PLURAL`.
-pub fn advice(asked: &str, known: &[String], plural: &str) -> String {
+pub(crate) fn advice(asked: &str, known: &[String], plural: &str) -> String {
     if let Some(suggestion) = did_you_mean(asked, known) {
         return suggestion;
     }

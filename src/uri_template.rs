@@ -83,7 +83,7 @@ impl UriTemplate {
     }
 
     /// Bytes of memory keeping it costs: its matcher (`Pattern::bytes`) and its text.
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.pattern.bytes()
             + self.source.len()
             + self

@@ -18,7 +18,7 @@ use crate::store;
 
 /// One thing wrong with an item: where, and the sentence that says it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Finding {
+pub(crate) struct Finding {
     pub place: Option<Place>,
     pub message: String,
     /// A relative link to no file: in a host's own file (a command, a VS Code prompt file,
@@ -28,7 +28,7 @@ pub struct Finding {
 
 /// What the items an item refers to are checked against: the library, and for an import
 /// the files being imported.
-pub trait Library {
+pub(crate) trait Library {
     /// Whether a resource with this URI exists.
     fn has_resource(&self, uri: &str) -> store::Result<bool>;
     /// Whether a completion table of this name exists.
@@ -40,13 +40,13 @@ pub trait Library {
 /// The paths of a collection's files, relative to its folder, and the folders that hold
 /// them: what a relative link may point at.
 #[derive(Debug, Default)]
-pub struct Files {
+pub(crate) struct Files {
     paths: HashSet<String>,
     folders: HashSet<String>,
 }
 
 impl Files {
-    pub fn new<'a>(paths: impl IntoIterator<Item = &'a str>) -> Files {
+    pub(crate) fn new<'a>(paths: impl IntoIterator<Item = &'a str>) -> Files {
         let mut files = Files::default();
         for path in paths {
             let mut folder = path;
@@ -62,7 +62,7 @@ impl Files {
     }
 
     /// Whether `path` names one of the files or folders ("" is the collection's own).
-    pub fn contains(&self, path: &str) -> bool {
+    pub(crate) fn contains(&self, path: &str) -> bool {
         let path = path.trim_end_matches('/');
         path.is_empty() || self.paths.contains(path) || self.folders.contains(path)
     }
@@ -70,7 +70,7 @@ impl Files {
 
 /// Everything wrong with a stored prompt. Its templates and patterns are compiled once for
 /// all the checks, and kept no longer.
-pub fn prompt(stored: &StoredPrompt, library: &dyn Library) -> store::Result<Vec<Finding>> {
+pub(crate) fn prompt(stored: &StoredPrompt, library: &dyn Library) -> store::Result<Vec<Finding>> {
     let prompt = &stored.prompt;
     let templates = render::Templates::default();
     let patterns = arguments::Patterns::default();
@@ -125,7 +125,7 @@ pub fn prompt(stored: &StoredPrompt, library: &dyn Library) -> store::Result<Vec
 }
 
 /// Everything wrong with a markdown document of `origin`'s collection, whose text is `text`.
-pub fn document(text: &str, origin: &Origin, library: &dyn Library) -> Vec<Finding> {
+pub(crate) fn document(text: &str, origin: &Origin, library: &dyn Library) -> Vec<Finding> {
     links(text, 0, origin, library)
 }
 

@@ -31,7 +31,7 @@ pub enum Visibility {
 
 impl Visibility {
     /// What `grant` lets its token's holder see.
-    pub fn of(grant: &Grant) -> Visibility {
+    pub(crate) fn of(grant: &Grant) -> Visibility {
         match &grant.collections {
             None => Visibility::Everything,
             Some(names) => {
@@ -44,7 +44,7 @@ impl Visibility {
     }
 
     /// Whether an item of `collection` (None: of none) is seen.
-    pub fn shows(&self, collection: Option<&str>) -> bool {
+    pub(crate) fn shows(&self, collection: Option<&str>) -> bool {
         match self {
             Visibility::Everything => true,
             Visibility::Collections(names) => {
@@ -54,7 +54,7 @@ impl Visibility {
     }
 
     /// The collections seen, or None for the whole library: what the store's reads keep to.
-    pub fn collections(&self) -> Option<&[String]> {
+    pub(crate) fn collections(&self) -> Option<&[String]> {
         match self {
             Visibility::Everything => None,
             Visibility::Collections(names) => Some(names),
@@ -63,7 +63,7 @@ impl Visibility {
 
     /// Whether some of the library is hidden: answers are then made for this caller alone
     /// (never kept for others nor taken from what was kept for them, `cacheScope` private).
-    pub fn is_limited(&self) -> bool {
+    pub(crate) fn is_limited(&self) -> bool {
         matches!(self, Visibility::Collections(_))
     }
 }

@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use libfuzzer_sys::fuzz_target;
-use promptshelf::handlers::prompts::{self, Caller, UsedStates};
+use promptshelf::handlers::prompts::{self, Caller, Retained};
 use promptshelf::handlers::{resources, templates};
 use promptshelf::model::StoredPrompt;
 use promptshelf::protocol::{GetPromptParams, PromptOutcome};
@@ -96,7 +96,7 @@ fn fixed() -> &'static Fixed {
             &fixed.prompts[0],
             json!({}),
             true,
-            &UsedStates::new(1),
+            &Retained::new(1),
         );
         let Ok(PromptOutcome::InputRequired { state, .. }) = asked else {
             panic!("the first seed prompt asks for its arguments: {asked:?}");
@@ -117,7 +117,7 @@ fn get(
     stored: &StoredPrompt,
     params: Value,
     can_elicit: bool,
-    used: &UsedStates,
+    retained: &Retained,
 ) -> Result<PromptOutcome, promptshelf::protocol::Failure> {
     let mut params = params;
     params["name"] = json!(stored.prompt.name);
@@ -135,7 +135,7 @@ fn get(
         stored,
         &resolve,
         caller,
-        used,
+        retained,
     )
 }
 
@@ -190,9 +190,9 @@ fuzz_target!(|data: &[u8]| {
                 params["inputResponses"] = Value::Object(responses);
             }
             let can_elicit = choice & 0x80 != 0;
-            let used = UsedStates::new(4);
-            let first = get(fixed, stored, params.clone(), can_elicit, &used);
-            let again = get(fixed, stored, params, can_elicit, &used);
+            let retained = Retained::new(4);
+            let first = get(fixed, stored, params.clone(), can_elicit, &retained);
+            let again = get(fixed, stored, params, can_elicit, &retained);
             if first.is_ok() {
                 assert!(again.is_err(), "a requestState answered twice: {again:?}");
             }

@@ -69,7 +69,7 @@ fn renders_as_read(body: &str, found: &[Piece]) {
         last_modified: 0,
         version: None,
     };
-    let Ok(rendered) = render::render(&stored, &values) else {
+    let Ok(rendered) = render::render(&stored, &values, &Default::default()) else {
         return;
     };
     let text: String = rendered
@@ -81,7 +81,11 @@ fn renders_as_read(body: &str, found: &[Piece]) {
         })
         .collect();
     let expected = expected.trim_matches(['\n', '\r']);
-    let expected = if expected.trim().is_empty() { "" } else { expected };
+    let expected = if expected.trim().is_empty() {
+        ""
+    } else {
+        expected
+    };
     assert_eq!(text, expected, "{body:?} as {found:?}");
 }
 
@@ -121,12 +125,21 @@ fuzz_target!(|data: &[u8]| {
         .into_iter()
         .enumerate()
         .map(|(at, body)| MessageTemplate {
-            role: if at % 2 == 0 { Role::User } else { Role::Assistant },
+            role: if at % 2 == 0 {
+                Role::User
+            } else {
+                Role::Assistant
+            },
             body,
         })
         .collect();
     let several = messages.len() > 1;
     let prompt = prompt_of(messages);
     let (_, roles) = prompt_pieces(&prompt);
-    assert_eq!(roles, several, "the roles of {} messages", prompt.messages.len());
+    assert_eq!(
+        roles,
+        several,
+        "the roles of {} messages",
+        prompt.messages.len()
+    );
 });

@@ -84,8 +84,10 @@ fuzz_target!(|data: &[u8]| {
         last_modified: 0,
         version: None,
     };
-    let _ = render::render_within(&stored, &given, LIMITS);
-    if let Ok(values) = promptshelf::arguments::resolve(&stored.prompt, &given) {
-        let _ = render::render_within(&stored, &values, LIMITS);
+    let templates = render::Templates::default();
+    let _ = render::render_within(&stored, &given, LIMITS, &templates);
+    let patterns = Default::default();
+    if let Ok(values) = promptshelf::arguments::resolve(&stored.prompt, &given, &patterns) {
+        let _ = render::render_within(&stored, &values, LIMITS, &templates);
     }
 });

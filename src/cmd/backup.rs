@@ -10,7 +10,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use super::common;
 use crate::store::Store;
 
-pub fn run(store: &Store, file: &Path) -> Result<()> {
+pub(super) fn run(store: &Store, file: &Path) -> Result<()> {
     if file.exists() {
         bail!(
             "{} exists already; give a new file (a backup never overwrites one)",

@@ -13,7 +13,7 @@ use crate::cli::CheckArgs;
 use crate::hosts::{Host, display_name, profile};
 use crate::store::{self, Store};
 
-pub fn run(store: &Store, flags: CheckArgs) -> Result<()> {
+pub(super) fn run(store: &Store, flags: CheckArgs) -> Result<()> {
     if let Some(host) = flags.host {
         return host_report(store, host, flags.json);
     }
@@ -58,7 +58,7 @@ pub fn run(store: &Store, flags: CheckArgs) -> Result<()> {
 /// exits 2 (`cmd::CouldNotRun`), so that a script can tell the two apart.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct ProblemsFound(String);
+pub(super) struct ProblemsFound(String);
 
 /// One line of `check --host --json`.
 #[derive(Serialize)]

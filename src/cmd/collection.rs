@@ -12,7 +12,7 @@ use crate::store::{self, Store};
 /// What the SOURCE column says of the seed's collection, which has no folder.
 const SEED_SOURCE: &str = "(built-in seed)";
 
-pub fn run(store: &Store, command: CollectionCommand) -> Result<()> {
+pub(super) fn run(store: &Store, command: CollectionCommand) -> Result<()> {
     match command {
         CollectionCommand::List(flags) => list(store, flags.json),
         CollectionCommand::Rm { name, json } => remove(store, &name, json),

@@ -13,12 +13,12 @@ use crate::model::{Kind, Meta, Origin, Provenance};
 use crate::store::{self, Store};
 
 /// Stdout, locked once and buffered: listings write many short lines.
-pub fn stdout() -> BufWriter<StdoutLock<'static>> {
+pub(super) fn stdout() -> BufWriter<StdoutLock<'static>> {
     BufWriter::new(std::io::stdout().lock())
 }
 
 /// Prints `value` as pretty JSON and a newline.
-pub fn print_json<T: Serialize>(value: &T) -> Result<()> {
+pub(super) fn print_json<T: Serialize>(value: &T) -> Result<()> {
     // Serialized first so that a write error reaches main as an io::Error (a closed pipe is
     // recognised there), not wrapped inside serde_json's error.
     let mut text = serde_json::to_vec_pretty(value)?;
@@ -30,7 +30,7 @@ pub fn print_json<T: Serialize>(value: &T) -> Result<()> {
 }
 
 /// Prints one line to stdout (a command's confirmation, e.g. "added prompt x").
-pub fn say(line: &str) -> Result<()> {
+pub(super) fn say(line: &str) -> Result<()> {
     let mut out = stdout();
     writeln!(out, "{line}")?;
     out.flush()?;
@@ -40,7 +40,7 @@ pub fn say(line: &str) -> Result<()> {
 /// What `--json` prints for a prompt, resource or template written or removed.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ItemReport<'a> {
+pub(super) struct ItemReport<'a> {
     /// `added`, `updated`, `unchanged` or `removed`.
     pub action: &'static str,
     /// `prompt`, `resource` or `template`.
@@ -54,7 +54,7 @@ pub struct ItemReport<'a> {
 }
 
 impl<'a> ItemReport<'a> {
-    pub fn new(action: &'static str, kind: &'static str, key: &'a str) -> ItemReport<'a> {
+    pub(super) fn new(action: &'static str, kind: &'static str, key: &'a str) -> ItemReport<'a> {
         ItemReport {
             action,
             kind,
@@ -66,7 +66,7 @@ impl<'a> ItemReport<'a> {
 }
 
 /// A write's outcome as `ItemReport::action` says it.
-pub fn action(outcome: crate::store::Outcome) -> &'static str {
+pub(super) fn action(outcome: crate::store::Outcome) -> &'static str {
     match outcome {
         crate::store::Outcome::Added => "added",
         crate::store::Outcome::Updated => "updated",
@@ -75,36 +75,36 @@ pub fn action(outcome: crate::store::Outcome) -> &'static str {
 }
 
 /// Prints a command's outcome: `line` for people, or `value` as JSON with `--json`.
-pub fn report<T: Serialize>(json: bool, line: &str, value: &T) -> Result<()> {
+pub(super) fn report<T: Serialize>(json: bool, line: &str, value: &T) -> Result<()> {
     if json { print_json(value) } else { say(line) }
 }
 
 /// Rows printed as columns aligned on their widest cell, under an upper-case header.
-pub struct Table {
+pub(super) struct Table {
     header: Vec<&'static str>,
     rows: Vec<Vec<String>>,
 }
 
 impl Table {
-    pub fn new(header: &[&'static str]) -> Table {
+    pub(super) fn new(header: &[&'static str]) -> Table {
         Table {
             header: header.to_vec(),
             rows: Vec::new(),
         }
     }
 
-    pub fn row(&mut self, cells: Vec<String>) {
+    pub(super) fn row(&mut self, cells: Vec<String>) {
         self.rows
             .push(cells.iter().map(|cell| one_line(cell)).collect());
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
 
     /// Writes the table; with `width`, each line is cut to that many characters, ending in
     /// `…`, so that a long last column (a title, a description) does not wrap.
-    pub fn write(&self, out: &mut impl Write, width: Option<usize>) -> std::io::Result<()> {
+    pub(super) fn write(&self, out: &mut impl Write, width: Option<usize>) -> std::io::Result<()> {
         let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
         for row in &self.rows {
             for (at, cell) in row.iter().enumerate() {
@@ -142,7 +142,7 @@ impl Table {
 
     /// Prints the table to stdout, or `empty` to stderr when it has no rows (so a script
     /// reading stdout sees nothing rather than a lone header).
-    pub fn print(&self, empty: &str) -> Result<()> {
+    pub(super) fn print(&self, empty: &str) -> Result<()> {
         if self.is_empty() {
             eprintln!("{empty}");
             return Ok(());
@@ -156,25 +156,25 @@ impl Table {
 
 /// The width of the terminal stdout is, to cut table lines to; None when stdout is not a
 /// terminal, so that piped output keeps every character.
-pub fn terminal_width() -> Option<usize> {
+pub(super) fn terminal_width() -> Option<usize> {
     terminal_size::terminal_size().map(|(width, _)| usize::from(width.0))
 }
 
 /// Names and titles come from files; a newline or an escape sequence in one must not break
 /// the columns or drive the terminal.
-pub fn one_line(text: &str) -> String {
+pub(super) fn one_line(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
 }
 
 /// `1 prompt`, `2 prompts`: a count with the word that fits it.
-pub fn count(n: u64, one: &str, many: &str) -> String {
+pub(super) fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// `1023 B`, `1.5 KiB`, `12.0 MiB`.
-pub fn human_size(bytes: u64) -> String {
+pub(super) fn human_size(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
     if bytes < 1024 {
         return format!("{bytes} B");
@@ -189,24 +189,24 @@ pub fn human_size(bytes: u64) -> String {
 }
 
 /// Unix milliseconds as RFC 3339 UTC (the form MCP's `lastModified` takes).
-pub fn timestamp(ms: i64) -> String {
+pub(super) fn timestamp(ms: i64) -> String {
     jiff::Timestamp::from_millisecond(ms)
         .map(|at| at.to_string())
         .unwrap_or_else(|_| ms.to_string())
 }
 
 /// The whole file, or an error that names it and says why it cannot be read.
-pub fn read_file(path: &Path) -> Result<Vec<u8>> {
+pub(super) fn read_file(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|err| anyhow!("cannot read {}: {}", path.display(), reason(&err)))
 }
 
 /// Whether a file argument is `-`, standard input.
-pub fn is_stdin(path: &Path) -> bool {
+pub(super) fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
 /// How messages name a file argument.
-pub fn shown(path: &Path) -> String {
+pub(super) fn shown(path: &Path) -> String {
     if is_stdin(path) {
         "standard input".to_string()
     } else {
@@ -215,7 +215,7 @@ pub fn shown(path: &Path) -> String {
 }
 
 /// A file argument's bytes: the file, or standard input for `-`.
-pub fn read_input(path: &Path) -> Result<Vec<u8>> {
+pub(super) fn read_input(path: &Path) -> Result<Vec<u8>> {
     if !is_stdin(path) {
         return read_file(path);
     }
@@ -235,7 +235,7 @@ fn reason(err: &std::io::Error) -> String {
 }
 
 /// The last component of `file`, as text; a file on the command line must have one.
-pub fn file_name(file: &Path) -> Result<String> {
+pub(super) fn file_name(file: &Path) -> Result<String> {
     let name = file
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
@@ -247,7 +247,7 @@ pub fn file_name(file: &Path) -> Result<String> {
 }
 
 /// The collection a file added by hand is read as; its URIs are `shelf://local/<file name>`.
-pub fn local_collection() -> Collection {
+pub(super) fn local_collection() -> Collection {
     Collection {
         name: "local".to_string(),
         scheme: library::DEFAULT_SCHEME.to_string(),
@@ -256,7 +256,7 @@ pub fn local_collection() -> Collection {
 
 /// What the folder holding `file` says about it: a file in a `commands/` folder is a Claude
 /// Code command, as it would be on import.
-pub fn folder_of(file: &Path) -> library::Folder {
+pub(super) fn folder_of(file: &Path) -> library::Folder {
     file.parent()
         .and_then(|parent| parent.file_name())
         .and_then(|parent| parent.to_str())
@@ -267,7 +267,7 @@ pub fn folder_of(file: &Path) -> library::Folder {
 /// Reads one file the way `import` reads a file of a collection, as if it sat alone at the
 /// top of the collection `local` in a folder like `folder`. Errors name the file as the user
 /// gave it.
-pub fn parse_local_file(file: &Path, bytes: &[u8], folder: library::Folder) -> Result<Item> {
+pub(super) fn parse_local_file(file: &Path, bytes: &[u8], folder: library::Folder) -> Result<Item> {
     // The format skips hidden files when importing a folder; one named on the command line
     // is meant to be read.
     let name = file_name(file)?;
@@ -281,7 +281,7 @@ pub fn parse_local_file(file: &Path, bytes: &[u8], folder: library::Folder) -> R
 
 /// Warns of the hidden text in a file added or edited by hand (`library::hidden_in`, the
 /// file read as `name`), as `import` warns of a file of a folder, naming it `shown`.
-pub fn warn_hidden(shown: &str, name: &str, bytes: &[u8]) {
+pub(super) fn warn_hidden(shown: &str, name: &str, bytes: &[u8]) {
     for found in library::hidden_in(name, bytes) {
         warn(&library::FileError {
             path: shown.to_string(),
@@ -292,7 +292,7 @@ pub fn warn_hidden(shown: &str, name: &str, bytes: &[u8]) {
 
 /// Warns of lookalike letters in a name or URI given by hand (`what`, say `--name`); a URI
 /// is read percent-decoded, as a host shows it.
-pub fn warn_lookalike(what: &str, name: &str) {
+pub(super) fn warn_lookalike(what: &str, name: &str) {
     let decoded = percent_encoding::percent_decode_str(name).decode_utf8_lossy();
     if let Some(found) = library::hidden::lookalike(&decoded) {
         warn(&library::FileError::new(what, None, found.message()));
@@ -300,12 +300,17 @@ pub fn warn_lookalike(what: &str, name: &str) {
 }
 
 /// A warning on standard error, as `import` prints its own.
-pub fn warn(problem: &library::FileError) {
+pub(super) fn warn(problem: &library::FileError) {
     eprintln!("warning: {}", one_line(&problem.to_string()));
 }
 
 /// Reads `bytes` as the file `name` of the format would be read; errors name `shown`.
-pub fn parse_named(shown: &str, name: &str, bytes: &[u8], folder: library::Folder) -> Result<Item> {
+pub(super) fn parse_named(
+    shown: &str,
+    name: &str,
+    bytes: &[u8],
+    folder: library::Folder,
+) -> Result<Item> {
     let item = library::parse_file_in(&local_collection(), name, folder, bytes).map_err(|err| {
         anyhow!(library::FileError {
             path: shown.to_string(),
@@ -316,7 +321,7 @@ pub fn parse_named(shown: &str, name: &str, bytes: &[u8], folder: library::Folde
 }
 
 /// Where an item came from, for `show`.
-pub fn origin(origin: &Origin) -> String {
+pub(super) fn origin(origin: &Origin) -> String {
     match (&origin.collection, &origin.path) {
         (Some(collection), Some(path)) => format!("{path} in collection {collection}"),
         (Some(collection), None) => format!("collection {collection}"),
@@ -328,7 +333,7 @@ pub fn origin(origin: &Origin) -> String {
 /// What `prompt show` and `resource show` say of where an item comes from beyond its file
 /// and hash: its version in the history and the commit its folder was at (left out when it
 /// has none).
-pub fn provenance_facts(provenance: &Provenance) -> [(&'static str, String); 2] {
+pub(super) fn provenance_facts(provenance: &Provenance) -> [(&'static str, String); 2] {
     [
         (
             "version",
@@ -345,7 +350,7 @@ pub fn provenance_facts(provenance: &Provenance) -> [(&'static str, String); 2] 
 }
 
 /// What a rename found in its transaction.
-pub enum Moved {
+pub(super) enum Moved {
     Done,
     /// No item has the old key.
     Missing,
@@ -358,7 +363,7 @@ pub enum Moved {
 /// What `prompt mv` and `resource mv` print with `--json`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct MoveReport<'a> {
+pub(super) struct MoveReport<'a> {
     /// Always `renamed`.
     pub action: &'static str,
     /// `prompt` or `resource`.
@@ -373,7 +378,7 @@ pub struct MoveReport<'a> {
 }
 
 #[derive(Serialize)]
-pub struct Reference<'a> {
+pub(super) struct Reference<'a> {
     pub kind: &'static str,
     pub key: &'a str,
 }
@@ -381,7 +386,7 @@ pub struct Reference<'a> {
 /// The file of a collection's item from `path` (its origin), given where the collection
 /// was last imported from (`collection_source`): the path in that folder, or the source itself
 /// when that is a file (a CSV list of prompts, every prompt's file).
-pub fn item_file(source: &Path, path: &str) -> PathBuf {
+pub(super) fn item_file(source: &Path, path: &str) -> PathBuf {
     if source.is_file() {
         source.to_path_buf()
     } else {
@@ -390,7 +395,7 @@ pub fn item_file(source: &Path, path: &str) -> PathBuf {
 }
 
 /// The folder (or CSV list of prompts) a collection was last imported from, when it is known.
-pub fn collection_source(store: &Store, collection: &str) -> Result<Option<PathBuf>> {
+pub(super) fn collection_source(store: &Store, collection: &str) -> Result<Option<PathBuf>> {
     Ok(store::read::collection(&*store.conn()?, collection)?
         .and_then(|row| row.source)
         .map(PathBuf::from))
@@ -398,7 +403,7 @@ pub fn collection_source(store: &Store, collection: &str) -> Result<Option<PathB
 
 /// Refuses to rename an item of a collection: its name or URI comes from its file, so the
 /// way is to change the file (`change`, said of `file`) and import the folder again.
-pub fn imported_item(
+pub(super) fn imported_item(
     store: &Store,
     what: &str,
     origin: &Origin,
@@ -431,7 +436,7 @@ pub fn imported_item(
 /// Where a collection's item comes from, for a refusal to change it by hand: the collection
 /// and the item's file (in the folder it was last imported from, when that is known), and
 /// that folder, for the command that imports it again.
-pub fn owner(store: &Store, origin: &Origin) -> Result<(String, String)> {
+pub(super) fn owner(store: &Store, origin: &Origin) -> Result<(String, String)> {
     let collection = origin.collection.as_deref().unwrap_or_default();
     let path = origin.path.as_deref().unwrap_or("its file");
     let shown = one_line(collection);
@@ -454,7 +459,11 @@ pub fn owner(store: &Store, origin: &Origin) -> Result<(String, String)> {
 }
 
 /// The origin of the prompt or resource `key` when a collection owns it.
-pub fn owned(conn: &rusqlite::Connection, kind: Kind, key: &str) -> store::Result<Option<Origin>> {
+pub(super) fn owned(
+    conn: &rusqlite::Connection,
+    kind: Kind,
+    key: &str,
+) -> store::Result<Option<Origin>> {
     let origin = match kind {
         Kind::Prompt => store::read::prompt(conn, key)?.map(|stored| stored.prompt.origin),
         _ => store::read::resource(conn, key)?.map(|stored| stored.info.origin),
@@ -463,7 +472,7 @@ pub fn owned(conn: &rusqlite::Connection, kind: Kind, key: &str) -> store::Resul
 }
 
 /// What `prompt add` or `resource add` may write over, found in the writing transaction.
-pub enum Replacing {
+pub(super) enum Replacing {
     /// A hand-added item or none: the write goes ahead.
     Free,
     /// A collection's item, detached (`--detach`) from that collection.
@@ -472,7 +481,7 @@ pub enum Replacing {
 
 /// Refuses to replace a collection's item unless `detach`, in which case it is marked as
 /// detached from it, in the same transaction as the write that replaces it.
-pub fn replacing(
+pub(super) fn replacing(
     tx: &rusqlite::Transaction,
     kind: Kind,
     key: &str,
@@ -490,7 +499,7 @@ pub fn replacing(
 }
 
 /// What `prompt rm` or `resource rm` did in its transaction.
-pub enum Removal {
+pub(super) enum Removal {
     /// Whether an item was removed, and the collection a detached one came from (whose
     /// imports take the item from its file again).
     Done {
@@ -505,7 +514,7 @@ pub enum Removal {
 /// `detach` (its file would bring it back otherwise), and then marked as detached; removing
 /// a detached item, or the key of one removed with `--detach`, gives the key back to its
 /// collection.
-pub fn remove_item(
+pub(super) fn remove_item(
     tx: &rusqlite::Transaction,
     kind: Kind,
     key: &str,
@@ -535,7 +544,7 @@ pub fn remove_item(
 }
 
 /// The line `prompt rm` or `resource rm` prints (`what`: `prompt x`, `resource u`).
-pub fn removed_line(what: &str, removed: bool, returned: Option<&str>) -> String {
+pub(super) fn removed_line(what: &str, removed: bool, returned: Option<&str>) -> String {
     let mut line = if removed {
         format!("removed {what}")
     } else {
@@ -552,7 +561,7 @@ pub fn removed_line(what: &str, removed: bool, returned: Option<&str>) -> String
 
 /// The front matter keys an item kept from its file (`Meta`), each `key: value` (the value
 /// as JSON) under a heading; nothing when it kept none.
-pub fn write_kept(out: &mut impl Write, meta: &Meta) -> std::io::Result<()> {
+pub(super) fn write_kept(out: &mut impl Write, meta: &Meta) -> std::io::Result<()> {
     if meta.is_empty() {
         return Ok(());
     }
@@ -564,7 +573,7 @@ pub fn write_kept(out: &mut impl Write, meta: &Meta) -> std::io::Result<()> {
 }
 
 /// `label: value` lines with the values aligned; empty values are left out.
-pub fn write_facts(out: &mut impl Write, facts: &[(&str, String)]) -> std::io::Result<()> {
+pub(super) fn write_facts(out: &mut impl Write, facts: &[(&str, String)]) -> std::io::Result<()> {
     let width = facts
         .iter()
         .map(|(label, _)| label.len())
@@ -579,7 +588,7 @@ pub fn write_facts(out: &mut impl Write, facts: &[(&str, String)]) -> std::io::R
 
 /// "unknown prompt 'x'; did you mean 'y'? (see `promptshelf prompt list`)", or when no
 /// known name is near it a few of them (`suggest::advice`).
-pub fn unknown(
+pub(super) fn unknown(
     kind: &str,
     plural: &str,
     asked: &str,
@@ -594,7 +603,7 @@ pub fn unknown(
 }
 
 /// The names of the library's completion tables.
-pub fn table_names(store: &Store) -> Result<Vec<String>> {
+pub(super) fn table_names(store: &Store) -> Result<Vec<String>> {
     Ok(store::read::tables(&*store.conn()?)?
         .into_iter()
         .map(|table| table.name)
@@ -604,7 +613,10 @@ pub fn table_names(store: &Store) -> Result<Vec<String>> {
 /// A note on stderr for each table of `named` that is not among `known` (the library's):
 /// `prompt add` and `template add` take a table that is filled later, but a typo of one that
 /// is there is the likelier cause.
-pub fn note_missing_tables<'a>(named: impl IntoIterator<Item = &'a String>, known: &[String]) {
+pub(super) fn note_missing_tables<'a>(
+    named: impl IntoIterator<Item = &'a String>,
+    known: &[String],
+) {
     let mut noted = Vec::new();
     for table in named {
         if known.contains(table) || noted.contains(&table) {
@@ -623,7 +635,7 @@ pub fn note_missing_tables<'a>(named: impl IntoIterator<Item = &'a String>, know
 
 /// The last segment of a URI's path, percent-decoded (`notes.md` of
 /// `shelf://local/notes.md`), or `stdin` when it has none.
-pub fn last_segment(uri: &str) -> String {
+pub(super) fn last_segment(uri: &str) -> String {
     let path = uri.split(['?', '#']).next().unwrap_or_default();
     let segment = path.rsplit('/').next().unwrap_or_default();
     let decoded = percent_encoding::percent_decode_str(segment).decode_utf8_lossy();
@@ -637,7 +649,7 @@ pub fn last_segment(uri: &str) -> String {
 /// `import --verify` and `check --verify`: the folder `dir`'s signature and every one of its
 /// files checked against its signed list (`signing`), by the public key file `key`; says so
 /// on stderr.
-pub fn verify_folder(
+pub(super) fn verify_folder(
     store: &Store,
     dir: &Path,
     key: &Path,

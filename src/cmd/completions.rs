@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use super::common;
 use crate::shell::{self, Shell};
 
-pub fn run(shell: Shell) -> Result<()> {
+pub(super) fn run(shell: Shell) -> Result<()> {
     let binary = std::env::current_exe()
         .context("cannot tell where this promptshelf binary is, which the script must call back")?;
     let binary = binary.to_str().context(

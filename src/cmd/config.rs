@@ -12,7 +12,7 @@ use super::common;
 use crate::cli::ConfigArgs;
 use crate::hosts::{self, Change, Launch, Target};
 
-pub fn run(db: &Path, args: ConfigArgs) -> Result<()> {
+pub(super) fn run(db: &Path, args: ConfigArgs) -> Result<()> {
     let db = absolute_db(db)?;
     let launch = match args.via {
         Some(via) => Launch::via(via, &db, args.host),

@@ -30,7 +30,7 @@ use crate::store::{self, Outcome, Store};
 /// removed, and only once the file has been given them.
 const COMMENT: &str = "# promptshelf:";
 
-pub fn prompt(store: &Store, name: &str) -> Result<()> {
+pub(super) fn prompt(store: &Store, name: &str) -> Result<()> {
     let stored = {
         let conn = store.conn()?;
         match store::read::prompt(&conn, name)? {
@@ -64,7 +64,7 @@ pub fn prompt(store: &Store, name: &str) -> Result<()> {
     prompt_by_hand(store, &editor, stored, false)
 }
 
-pub fn resource(store: &Store, uri: &str) -> Result<()> {
+pub(super) fn resource(store: &Store, uri: &str) -> Result<()> {
     let found = store::read::resource_content(&*store.conn()?, uri)?;
     let Some((stored, content)) = found else {
         let known: Vec<String> = store::read::resources(&*store.conn()?, store::read::Window::ALL)?

@@ -41,7 +41,7 @@ struct PlannedJson {
     file: String,
 }
 
-pub fn run(store: &Store, args: ExportArgs) -> Result<()> {
+pub(super) fn run(store: &Store, args: ExportArgs) -> Result<()> {
     let options = Options {
         collection: args.collection,
         format: args.format,

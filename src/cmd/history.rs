@@ -13,7 +13,7 @@ use crate::model::{Content, Kind};
 use crate::store::history::{self, Item, Version};
 use crate::store::{Store, hex, revert};
 
-pub fn history(store: &Store, args: HistoryArgs) -> Result<()> {
+pub(super) fn history(store: &Store, args: HistoryArgs) -> Result<()> {
     let conn = store.conn()?;
     let kind = kind_of(&conn, &args.key, args.kind)?;
     let versions = history::versions(&conn, kind, &args.key)?;
@@ -33,7 +33,7 @@ pub fn history(store: &Store, args: HistoryArgs) -> Result<()> {
     table.print("no versions kept")
 }
 
-pub fn diff(store: &Store, args: DiffArgs) -> Result<()> {
+pub(super) fn diff(store: &Store, args: DiffArgs) -> Result<()> {
     let conn = store.conn()?;
     let kind = kind_of(&conn, &args.key, args.kind)?;
     let versions = history::versions(&conn, kind, &args.key)?;
@@ -85,7 +85,7 @@ pub fn diff(store: &Store, args: DiffArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn rollback(store: &Store, args: RollbackArgs) -> Result<()> {
+pub(super) fn rollback(store: &Store, args: RollbackArgs) -> Result<()> {
     let kind = {
         let conn = store.conn()?;
         let kind = kind_of(&conn, &args.key, args.kind)?;
@@ -122,7 +122,7 @@ pub fn rollback(store: &Store, args: RollbackArgs) -> Result<()> {
     )
 }
 
-pub fn undo(store: &Store, json: bool) -> Result<()> {
+pub(super) fn undo(store: &Store, json: bool) -> Result<()> {
     let Some(undone) = store.write(revert::undo)? else {
         bail!("there is nothing to undo: every write the history keeps is undone already");
     };

@@ -17,7 +17,7 @@ use crate::library::FileError;
 use crate::library::manifest::{self, Manifest};
 use crate::store::Store;
 
-pub fn run(store: &Store, args: ImportArgs) -> Result<()> {
+pub(super) fn run(store: &Store, args: ImportArgs) -> Result<()> {
     // A signed folder is checked before anything of it is read; the import then checks each
     // file it reads against what was checked.
     let verified = match &args.verify {

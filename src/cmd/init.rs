@@ -9,7 +9,7 @@ use anyhow::{Result, anyhow};
 use super::common;
 use crate::store::{self, Access, Store};
 
-pub fn run(db: &Path, empty: bool) -> Result<()> {
+pub(super) fn run(db: &Path, empty: bool) -> Result<()> {
     let shown = std::path::absolute(db)
         .unwrap_or_else(|_| db.to_path_buf())
         .display()

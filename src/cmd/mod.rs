@@ -119,7 +119,7 @@ fn command_line() -> String {
 /// and `diff` do; clap's usage errors exit 2 as well.
 #[derive(Debug, thiserror::Error)]
 #[error("{0:#}")]
-pub struct CouldNotRun(anyhow::Error);
+pub(crate) struct CouldNotRun(anyhow::Error);
 
 /// The exit status for a command's error: 2 when it could not run (`CouldNotRun`), else 1.
 pub fn exit_code(err: &anyhow::Error) -> u8 {

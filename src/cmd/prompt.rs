@@ -18,7 +18,7 @@ use crate::store::history::Kind;
 use crate::store::{self, Outcome, Store};
 use crate::validate;
 
-pub fn run(store: &Store, command: PromptCommand) -> Result<()> {
+pub(super) fn run(store: &Store, command: PromptCommand) -> Result<()> {
     match command {
         PromptCommand::List(flags) => list(store, flags.json),
         PromptCommand::Show { name, json } => show(store, &name, json),

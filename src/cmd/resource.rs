@@ -13,7 +13,7 @@ use crate::library::{self, Item};
 use crate::model::{Content, Kind, Meta, Origin, Provenance, Role, StoredResource};
 use crate::store::{self, Outcome, Store};
 
-pub fn run(store: &Store, command: ResourceCommand) -> Result<()> {
+pub(super) fn run(store: &Store, command: ResourceCommand) -> Result<()> {
     match command {
         ResourceCommand::List(flags) => list(store, flags.json),
         ResourceCommand::Show { uri, json } => show(store, &uri, json),

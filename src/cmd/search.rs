@@ -12,9 +12,9 @@ use crate::store::search::{self, Hit, Kind, Query};
 
 /// What a snippet puts around each matched word: markdown's bold, readable as it is in a
 /// terminal and in JSON alike.
-pub const MARKS: (&str, &str) = ("**", "**");
+pub(super) const MARKS: (&str, &str) = ("**", "**");
 
-pub fn run(store: &Store, args: SearchArgs) -> Result<()> {
+pub(super) fn run(store: &Store, args: SearchArgs) -> Result<()> {
     let text = args.text.join(" ");
     let expression = search::match_expression(&text)?;
     let conn = store.conn()?;

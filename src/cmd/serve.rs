@@ -20,7 +20,7 @@ use crate::store::{Access, Store};
 const STDIO_MAX_STREAMS: usize = 64;
 const HTTP_MAX_STREAMS: usize = 1_000;
 
-pub fn run(db: &Path, args: ServeArgs) -> Result<()> {
+pub(super) fn run(db: &Path, args: ServeArgs) -> Result<()> {
     crate::server::bound_allocator();
     let http = args.http.map(|addr| http_config(addr, &args)).transpose()?;
     for (flag, max) in [

@@ -24,7 +24,7 @@ struct StatsView {
     changes: u64,
 }
 
-pub fn run(store: &Store, flags: JsonFlag) -> Result<()> {
+pub(super) fn run(store: &Store, flags: JsonFlag) -> Result<()> {
     let stats = store::read::stats(&*store.conn()?)?;
     // The store keeps the path as given; people want to know which file that is.
     let database = std::path::absolute(store.path())

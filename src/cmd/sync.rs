@@ -31,7 +31,7 @@ fn options(args: &SyncArgs) -> Options {
     }
 }
 
-pub fn run(store: &Store, args: SyncArgs) -> Result<()> {
+pub(super) fn run(store: &Store, args: SyncArgs) -> Result<()> {
     let options = options(&args);
     let round = |whole: bool| print(&sync::run(store, &options)?, &options, whole);
     if !args.watch {
@@ -59,7 +59,7 @@ pub fn run(store: &Store, args: SyncArgs) -> Result<()> {
 /// `sync --from URL`: each run copies what the token sees into a library in a temporary
 /// folder and syncs from it; `--watch` follows the server's listen stream, listening again
 /// after an outage.
-pub fn run_from(args: SyncArgs) -> Result<()> {
+pub(super) fn run_from(args: SyncArgs) -> Result<()> {
     let url = args.from.clone().unwrap_or_default();
     let token = match &args.token_file {
         Some(file) => Some(

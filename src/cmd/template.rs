@@ -11,7 +11,7 @@ use crate::cli::TemplateCommand;
 use crate::model::{ResourceTemplate, StoredTemplate};
 use crate::store::{self, Outcome, Store};
 
-pub fn run(store: &Store, command: TemplateCommand) -> Result<()> {
+pub(super) fn run(store: &Store, command: TemplateCommand) -> Result<()> {
     match command {
         TemplateCommand::List(flags) => list(store, flags.json),
         TemplateCommand::Add {

@@ -11,7 +11,7 @@ use crate::cli::TokenCommand;
 use crate::store::tokens::{self, Grant};
 use crate::store::{self, Store};
 
-pub fn run(store: &Store, command: TokenCommand) -> Result<()> {
+pub(super) fn run(store: &Store, command: TokenCommand) -> Result<()> {
     match command {
         TokenCommand::Add {
             name,

@@ -13,7 +13,7 @@ use crate::library;
 use crate::model::CompletionValue;
 use crate::store::{self, Store, ValuesMode};
 
-pub fn run(store: &Store, command: ValuesCommand) -> Result<()> {
+pub(super) fn run(store: &Store, command: ValuesCommand) -> Result<()> {
     match command {
         ValuesCommand::List { table, json } => match table {
             None => list_tables(store, json),

@@ -131,7 +131,7 @@ struct Pending {
 }
 
 /// Collects a table's rows (in any order) and builds its `TableIndex`.
-pub struct IndexBuilder {
+pub(crate) struct IndexBuilder {
     text: String,
     rows: Vec<Pending>,
     /// Context `(argument, value)` -> group; group 0 is "no context".
@@ -147,7 +147,7 @@ pub struct IndexBuilder {
 
 impl IndexBuilder {
     /// A builder of an index that takes at most `max_bytes`.
-    pub fn within(max_bytes: usize) -> IndexBuilder {
+    pub(crate) fn within(max_bytes: usize) -> IndexBuilder {
         IndexBuilder {
             text: String::new(),
             rows: Vec::new(),
@@ -158,7 +158,7 @@ impl IndexBuilder {
     }
 
     /// Adds one row; `context` None means the value is always offered.
-    pub fn push(
+    pub(crate) fn push(
         &mut self,
         value: &str,
         weight: f64,
@@ -197,7 +197,7 @@ impl IndexBuilder {
         Ok(())
     }
 
-    pub fn finish(self) -> Result<TableIndex, TooLarge> {
+    pub(crate) fn finish(self) -> Result<TableIndex, TooLarge> {
         let IndexBuilder {
             text,
             rows: pending,
@@ -675,7 +675,7 @@ impl Query<'_> {
 
 impl TableIndex {
     /// How many rows the index holds (a value with several contexts counts each time).
-    pub fn rows(&self) -> usize {
+    pub(crate) fn rows(&self) -> usize {
         self.starts.len() - 1
     }
 
@@ -743,7 +743,7 @@ impl TableIndex {
 
     /// The index's heap memory in bytes: what it is charged against the kept indexes'
     /// limit (`handlers::completion::indexes`), and what the log line that reports it says.
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         let originals = self
             .originals
             .as_ref()

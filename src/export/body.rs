@@ -41,7 +41,7 @@ pub fn prompt_pieces(prompt: &Prompt) -> (Vec<Piece>, bool) {
 /// without a placeholder for it writes it: `{% if NAME %}LEAD{{ NAME }}{% endif %}`, LEAD what
 /// a host puts before that text (`library::is_appended_lead`). The argument, and where those
 /// pieces start.
-pub fn appended(pieces: &[Piece]) -> Option<(&str, usize)> {
+pub(crate) fn appended(pieces: &[Piece]) -> Option<(&str, usize)> {
     let [
         ..,
         Piece::Code(open),

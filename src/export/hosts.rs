@@ -24,7 +24,7 @@ use crate::store;
 
 /// The file formats `export --format` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// Our own folder format (docs/format.md), which can say everything the library holds
     #[default]
     Promptshelf,
@@ -42,7 +42,7 @@ pub enum Format {
 
 impl Format {
     /// The folder under the project root that the host reads.
-    pub fn folder(self) -> &'static str {
+    pub(crate) fn folder(self) -> &'static str {
         match self {
             Format::Promptshelf => "",
             Format::ClaudeCommands => ".claude/commands",
@@ -53,7 +53,7 @@ impl Format {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Format::Promptshelf => "promptshelf",
             Format::ClaudeCommands => "claude-commands",
@@ -399,12 +399,12 @@ pub(super) struct Lost {
 impl Lost {
     /// The format writes the arguments into the text (`why` says how) rather than as
     /// placeholders the host fills in.
-    pub fn arguments_in_text(&mut self, why: &str) {
+    pub(super) fn arguments_in_text(&mut self, why: &str) {
         self.arguments_in_text = true;
         self.say(&format!("its arguments as fields ({why})"));
     }
 
-    pub fn say(&mut self, what: &str) {
+    pub(super) fn say(&mut self, what: &str) {
         if !self.items.iter().any(|item| item == what) {
             self.items.push(what.to_string());
         }
@@ -414,7 +414,7 @@ impl Lost {
     /// arguments drops. Whether a description comes back is for the read back to say where
     /// the arguments are placeholders; where they are written into the text, the closing list
     /// of `arguments_note` keeps it.
-    pub fn argument_details(&mut self, prompt: &Prompt) {
+    pub(super) fn argument_details(&mut self, prompt: &Prompt) {
         for argument in &prompt.arguments {
             let mut details = Vec::new();
             if argument.kind != ArgumentType::String {

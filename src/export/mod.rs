@@ -8,7 +8,7 @@
 pub mod body;
 mod hosts;
 
-pub use hosts::Format;
+pub(crate) use hosts::Format;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -24,10 +24,10 @@ use crate::store::{self, Store};
 
 /// Items that belong to no collection (added by hand) are exported as this one, whose URIs
 /// `resource add` gives them.
-pub const LOCAL: &str = "local";
+pub(crate) const LOCAL: &str = "local";
 
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// Export only this collection, straight into the folder; otherwise every collection
     /// goes into a subfolder of its name.
     pub collection: Option<String>,
@@ -43,7 +43,7 @@ pub struct Options {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Report {
+pub(crate) struct Report {
     pub prompts: usize,
     pub resources: usize,
     pub tables: usize,
@@ -65,7 +65,7 @@ pub struct Report {
 
 /// What a dry run would do to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Planned {
+pub(crate) enum Planned {
     /// It is missing: it would be made.
     Create,
     /// It holds something else: it would be overwritten.
@@ -76,7 +76,7 @@ pub enum Planned {
 }
 
 impl Planned {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Planned::Create => "write",
             Planned::Overwrite => "overwrite",
@@ -92,7 +92,7 @@ struct Group<'a> {
     resources: Vec<&'a StoredResource>,
 }
 
-pub fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
+pub(crate) fn run(store: &Store, dir: &Path, options: &Options) -> Result<Report> {
     // The key is read before anything is written: a key that cannot sign stops the export.
     let key = match &options.sign {
         Some(_) if options.format != Format::Promptshelf => bail!(
@@ -402,7 +402,7 @@ fn relative_to(dir: &Path, path: &Path) -> Option<String> {
 
 /// Which prompts `host_files` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Which {
+pub(crate) enum Which {
     All,
     /// Those imported from a skill folder (`SKILL.md`).
     Skills,
@@ -412,7 +412,7 @@ pub enum Which {
 
 /// A host's own files for some of the library's prompts, as `export --format` makes them.
 #[derive(Debug, Default)]
-pub struct HostFiles {
+pub(crate) struct HostFiles {
     pub prompts: Vec<HostPrompt>,
     /// The prompts left out, and why, one sentence each.
     pub left_out: Vec<String>,
@@ -420,7 +420,7 @@ pub struct HostFiles {
 
 /// One prompt's files in a host's format.
 #[derive(Debug)]
-pub struct HostPrompt {
+pub(crate) struct HostPrompt {
     /// Each file's path under the format's folder (`review.md` for
     /// `.claude/commands/review.md`), and its bytes.
     pub files: Vec<(String, Vec<u8>)>,
@@ -433,7 +433,7 @@ pub struct HostPrompt {
 /// The files `format` (not our own folder format) makes of the prompts of `collections`
 /// (every collection when empty, the items added by hand being `local`) that `which` picks,
 /// read in one transaction; `sync` writes them into the hosts' folders.
-pub fn host_files(
+pub(crate) fn host_files(
     store: &Store,
     collections: &[String],
     format: Format,
@@ -923,7 +923,7 @@ fn write_file(
 
 /// Writes `bytes` to `target`, its folders made as needed, so that the file appears whole
 /// (written beside it, then renamed) with `modified_ms` as its mtime.
-pub fn write_whole(target: &Path, bytes: &[u8], modified_ms: i64) -> Result<()> {
+pub(crate) fn write_whole(target: &Path, bytes: &[u8], modified_ms: i64) -> Result<()> {
     let parent = target.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent)
         .map_err(|err| anyhow!("cannot create {}: {err}", parent.display()))?;

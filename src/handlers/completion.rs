@@ -8,7 +8,7 @@ use rusqlite::Connection;
 
 mod indexes;
 
-pub use indexes::CompletionIndexes;
+pub(crate) use indexes::CompletionIndexes;
 
 use super::templates::Templates;
 use crate::arguments::some_of;
@@ -37,7 +37,7 @@ enum List<'a> {
 }
 
 /// What a completion's `ref` names, as the caller found it.
-pub enum Target<'a> {
+pub(crate) enum Target<'a> {
     /// `ref/prompt`: the prompt of that name, None when the library holds none.
     Prompt(Option<&'a StoredPrompt>),
     /// `ref/resource`: the library's templates, among which the reference is looked up.
@@ -47,13 +47,13 @@ pub enum Target<'a> {
 /// A connection to the library, taken only when an answer needs the database (a table's
 /// index not known to be current, the stored URIs of a template, an unknown prompt's
 /// neighbours); a caller that has none at hand answers `E` saying so.
-pub type Connect<'c, E> = &'c dyn Fn() -> Result<&'c Connection, E>;
+pub(crate) type Connect<'c, E> = &'c dyn Fn() -> Result<&'c Connection, E>;
 
 /// Completes `params` for `target`, as the caller found it among what `seen` shows;
 /// `position` is the change-log position the caller read before anything else, which the
 /// table indexes are checked against. Suggestions that are the library's own items (the
 /// stored URIs a template matches, the search index's terms) are of what `seen` shows.
-pub fn complete<E: From<Failure> + From<StoreError>>(
+pub(crate) fn complete<E: From<Failure> + From<StoreError>>(
     conn: Connect<E>,
     indexes: &CompletionIndexes,
     position: i64,

@@ -12,7 +12,7 @@ use crate::visibility::Visibility;
 /// does not see, and its own would take a pass over its collections at every handshake
 /// (the library's come from `item_counts`, kept by the write triggers). Nothing in its
 /// answer then depends on the library, so it is dated 0.
-pub fn discover(
+pub(crate) fn discover(
     conn: &Connection,
     mirrors: &Mirrors,
     seen: &Visibility,

@@ -4,16 +4,16 @@
 //!
 //! One module per method group. Handlers never see JSON-RPC, ids or the transport.
 
-pub mod completion;
-pub mod discover;
+pub(crate) mod completion;
+pub(crate) mod discover;
 mod paging;
-pub mod prompt_source;
+pub(crate) mod prompt_source;
 pub mod prompts;
 pub mod resources;
-pub mod search;
-pub mod skills;
+pub(crate) mod search;
+pub(crate) mod skills;
 pub mod templates;
-pub mod tools;
+pub(crate) mod tools;
 
 use std::sync::Arc;
 
@@ -22,4 +22,4 @@ use crate::protocol::{Failure, ReadResult};
 /// How a handler finds a resource by its exact URI, as the caller keeps them: the server's
 /// cache, or the database for the command line. None: the library holds no such resource.
 /// `E` is the caller's error, a `Failure` or one that can carry it.
-pub type Resolve<'a, E = Failure> = &'a dyn Fn(&str) -> Result<Option<Arc<ReadResult>>, E>;
+pub(crate) type Resolve<'a, E = Failure> = &'a dyn Fn(&str) -> Result<Option<Arc<ReadResult>>, E>;

@@ -16,7 +16,7 @@ use crate::store::{self, StoreError};
 /// list's items in a window, `key_of` is the key the list is ordered by. The list's version
 /// and the page are read in one read transaction, so the page is of the list its next
 /// cursor is bound to.
-pub fn list<T>(
+pub(super) fn list<T>(
     conn: &Connection,
     list: Listed,
     cursor: Option<&str>,
@@ -38,7 +38,7 @@ pub fn list<T>(
 /// Dates a page read for a caller limited to some collections by its own items: the list's
 /// `last_modified` is the whole library's, and would tell when items it does not see last
 /// changed (through the caching hint made from it).
-pub fn dated_by_items<T>(page: &mut Page<T>, modified_of: impl Fn(&T) -> i64) {
+pub(super) fn dated_by_items<T>(page: &mut Page<T>, modified_of: impl Fn(&T) -> i64) {
     page.last_modified = page.items.iter().map(modified_of).max().unwrap_or(0);
 }
 

@@ -13,11 +13,11 @@ use crate::model::{Annotations, Content, ResourceInfo, StoredPrompt, StoredResou
 use crate::protocol::ReadResult;
 
 /// What every such URI starts with; the prompt's name, percent-encoded, follows.
-pub const PREFIX: &str = "promptshelf://prompt/";
+pub(crate) const PREFIX: &str = "promptshelf://prompt/";
 
 /// The path the file is written for and read back at: a name other than `prompt` is then
 /// always in its front matter, whatever characters it has.
-pub const FILE: &str = "prompt.prompt.md";
+pub(crate) const FILE: &str = "prompt.prompt.md";
 
 /// What a name keeps unencoded: RFC 3986's unreserved characters.
 const NAME: &AsciiSet = &NON_ALPHANUMERIC
@@ -27,12 +27,12 @@ const NAME: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~');
 
 /// The URI of the prompt `name`'s file.
-pub fn uri_of(name: &str) -> String {
+pub(crate) fn uri_of(name: &str) -> String {
     format!("{PREFIX}{}", utf8_percent_encode(name, NAME))
 }
 
 /// The prompt name `uri` asks for, when it is one of these URIs.
-pub fn name_of(uri: &str) -> Option<String> {
+pub(crate) fn name_of(uri: &str) -> Option<String> {
     let encoded = uri.strip_prefix(PREFIX)?;
     let name = percent_decode_str(encoded).decode_utf8().ok()?;
     (!name.is_empty()).then(|| name.into_owned())
@@ -40,7 +40,7 @@ pub fn name_of(uri: &str) -> Option<String> {
 
 /// The prompt's file as the resource `uri`, with the prompt's hash and lastModified: the
 /// caching hints of a read follow the prompt's.
-pub fn read(stored: &StoredPrompt, uri: &str) -> Arc<ReadResult> {
+pub(crate) fn read(stored: &StoredPrompt, uri: &str) -> Arc<ReadResult> {
     let text = emit::prompt_file(&stored.prompt, FILE);
     let prompt = &stored.prompt;
     let resource = StoredResource {

@@ -38,7 +38,7 @@ pub fn list(
 
 /// The page of the prompt list `cursor` points at, of at most `size` prompts (their
 /// arguments without their messages), of those `seen` shows.
-pub fn page(
+pub(crate) fn page(
     conn: &Connection,
     cursor: Option<&str>,
     size: usize,
@@ -71,7 +71,7 @@ pub struct Caller {
 /// The failure for a prompt name the library does not hold (or `seen` does not show: the
 /// same words, so a caller cannot tell one from the other), suggesting the names it shows
 /// that are near it (`suggest::advice`).
-pub fn unknown(conn: &Connection, name: &str, seen: &Visibility) -> Failure {
+pub(crate) fn unknown(conn: &Connection, name: &str, seen: &Visibility) -> Failure {
     match read::prompt_names_within(conn, seen.collections()) {
         Ok(names) => Failure::InvalidParams(format!(
             "unknown prompt '{name}'; {}",
@@ -83,7 +83,7 @@ pub fn unknown(conn: &Connection, name: &str, seen: &Visibility) -> Failure {
 
 /// "prompt 'p' has no argument 'cod'; did you mean 'code'? (its arguments are: code, focus)":
 /// the words of every request naming arguments the prompt does not declare.
-pub fn no_argument(prompt: &Prompt, names: &[String]) -> String {
+pub(crate) fn no_argument(prompt: &Prompt, names: &[String]) -> String {
     let known: Vec<String> = prompt.arguments.iter().map(|a| a.name.clone()).collect();
     let listed = format!("its arguments are: {}", some_of(&known));
     let advice = match names {
@@ -102,14 +102,14 @@ pub fn no_argument(prompt: &Prompt, names: &[String]) -> String {
 
 /// How many accepted `requestState`s a serving process keeps at most (each until it
 /// expires): about 100 bytes each.
-pub const USED_STATES_LIMIT: usize = 65_536;
+pub(crate) const USED_STATES_LIMIT: usize = 65_536;
 
 /// The `requestState`s this process has accepted, each kept (by its signature, a digest
 /// of the state) until it expires, so that a state answers once. Per process: after a
 /// restart a state not yet expired could be used once more (serving never writes the
 /// database). Bounded: when `limit` states are kept and none has expired, a new one is
 /// refused rather than kept.
-pub struct UsedStates {
+pub(crate) struct UsedStates {
     limit: usize,
     kept: Mutex<Kept>,
 }
@@ -123,7 +123,7 @@ struct Kept {
 }
 
 impl UsedStates {
-    pub fn new(limit: usize) -> UsedStates {
+    pub(crate) fn new(limit: usize) -> UsedStates {
         UsedStates {
             limit,
             kept: Mutex::default(),
@@ -161,9 +161,9 @@ impl UsedStates {
 /// state for as long as it serves, a one-off for the CLI, which sends no requestState):
 /// the `requestState`s accepted, and the templates and patterns compiled.
 pub struct Retained {
-    pub used: UsedStates,
-    pub templates: render::Templates,
-    pub patterns: arguments::Patterns,
+    pub(crate) used: UsedStates,
+    pub(crate) templates: render::Templates,
+    pub(crate) patterns: arguments::Patterns,
 }
 
 impl Retained {

@@ -48,7 +48,7 @@ pub fn stored(conn: &Connection, uri: &str) -> Result<Option<Arc<ReadResult>>, F
 /// (`handlers::search`), `prompt` gives a prompt the caller may get, by name, for a prompt's
 /// file (`handlers::prompt_source`), `templates` gives the library's resource templates;
 /// each is asked only when the one before has no answer.
-pub fn read<E: From<Failure>>(
+pub(crate) fn read<E: From<Failure>>(
     uri: &str,
     resolve: Resolve<E>,
     search: impl FnOnce(&str) -> Result<Arc<ReadResult>, E>,

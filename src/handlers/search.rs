@@ -17,8 +17,8 @@ use crate::store::search::{self, Hit, Kind, Query};
 use crate::uri_template::UriTemplate;
 
 /// The template's text and its one variable.
-pub const TEMPLATE: &str = "shelf://search/{query}";
-pub const VARIABLE: &str = "query";
+pub(crate) const TEMPLATE: &str = "shelf://search/{query}";
+pub(crate) const VARIABLE: &str = "query";
 
 /// How many hits a read lists, best first.
 const HITS: usize = 20;
@@ -31,7 +31,7 @@ static PARSED: LazyLock<UriTemplate> =
     LazyLock::new(|| UriTemplate::parse(TEMPLATE).expect("the search template parses"));
 
 /// The template as `resources/templates/list` shows it.
-pub fn template() -> StoredTemplate {
+pub(crate) fn template() -> StoredTemplate {
     StoredTemplate {
         template: ResourceTemplate {
             uri_template: TEMPLATE.to_string(),
@@ -54,7 +54,7 @@ pub fn template() -> StoredTemplate {
 }
 
 /// The URI that reads the hits for `query`: the template expanded, `query` percent-encoded.
-pub fn uri_of(query: &str) -> Result<String, Failure> {
+pub(crate) fn uri_of(query: &str) -> Result<String, Failure> {
     let values = std::collections::HashMap::from([(VARIABLE.to_string(), query.to_string())]);
     PARSED
         .expand(&values)
@@ -62,13 +62,13 @@ pub fn uri_of(query: &str) -> Result<String, Failure> {
 }
 
 /// The query `uri` asks for, when it is an expansion of the template.
-pub fn query_of(uri: &str) -> Option<String> {
+pub(crate) fn query_of(uri: &str) -> Option<String> {
     PARSED.matches(uri)?.remove(VARIABLE)
 }
 
 /// Whether a completion's `ref/resource` names this template: by its text, or by a URI
 /// (perhaps partly typed) under its literal start.
-pub fn is_referred_to(uri: &str) -> bool {
+pub(crate) fn is_referred_to(uri: &str) -> bool {
     uri == TEMPLATE || uri.starts_with(PARSED.literal_prefix())
 }
 
@@ -76,7 +76,7 @@ pub fn is_referred_to(uri: &str) -> bool {
 /// resource `uri`: a markdown listing. Its lastModified is the
 /// library's last change, which every write moves, so the caching hint made from it is as
 /// short as the library is lively.
-pub fn read(
+pub(crate) fn read(
     conn: &Connection,
     uri: &str,
     query: &str,
@@ -153,7 +153,7 @@ fn listing(query: &str, hits: &[Hit]) -> String {
 /// Completions for the `query` being typed: its last word completed from the index's
 /// terms that start with it, ranked as every completion is (the number of items holding
 /// a term is its weight), each offered as the whole query with that word completed.
-pub fn complete(conn: &Connection, typed: &str) -> Result<Ranking, Failure> {
+pub(crate) fn complete(conn: &Connection, typed: &str) -> Result<Ranking, Failure> {
     let head = typed.trim_end_matches(char::is_alphanumeric);
     let word = &typed[head.len()..];
     let folded = complete::fold(word);

@@ -20,7 +20,7 @@ use crate::visibility::Visibility;
 
 /// How the SHA-256 of a stored file is found: the server keeps them by content, so each
 /// content is hashed once, whatever asks for it.
-pub type Sha256<'a> = &'a dyn Fn(&Connection, &StoredResource) -> Result<[u8; 32], Failure>;
+pub(crate) type Sha256<'a> = &'a dyn Fn(&Connection, &StoredResource) -> Result<[u8; 32], Failure>;
 
 /// Every skill's URI starts with this and ends with `SKILL_FILE`.
 const SCHEME: &str = "skill://";
@@ -35,7 +35,7 @@ const MAX_BYTES: u64 = 16 * 1024 * 1024;
 /// skill's URI. A stored `SKILL.md` that is no skill the extension can serve (its front
 /// matter does not name it after its folder, say) is left out, and said in the debug log
 /// (an import refuses such a skill, so only one added by hand can be one).
-pub fn list(
+pub(crate) fn list(
     conn: &Connection,
     config: &ServeConfig,
     cursor: Option<&str>,
@@ -72,7 +72,7 @@ pub fn list(
 
 /// The skill whose `SKILL.md` is `uri`, if `seen` shows it; otherwise invalid params, as the
 /// draft has it for a URI that names no skill.
-pub fn get(
+pub(crate) fn get(
     conn: &Connection,
     uri: &str,
     seen: &Visibility,
@@ -98,7 +98,7 @@ pub fn get(
 /// URI index, a folder skipped over whole, so a page costs its size whatever the folder
 /// holds. A URI under which nothing is stored (a file's, say) is no directory: invalid
 /// params, as the draft has it.
-pub fn read_directory(
+pub(crate) fn read_directory(
     conn: &Connection,
     config: &ServeConfig,
     uri: &str,
@@ -233,7 +233,7 @@ fn entry(
 }
 
 /// The SHA-256 of a stored file's bytes, read from the database: what the server keeps.
-pub fn sha256_of(conn: &Connection, file: &StoredResource) -> Result<[u8; 32], Failure> {
+pub(crate) fn sha256_of(conn: &Connection, file: &StoredResource) -> Result<[u8; 32], Failure> {
     use sha2::Digest;
     let bytes = read::blob(conn, &file.blob_hash)?.ok_or_else(|| {
         Failure::Internal(format!(

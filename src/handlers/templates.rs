@@ -41,14 +41,14 @@ pub fn list(
 /// Every stored template with its parsed form: parsing (and compiling the matcher) costs
 /// far more than matching, so the server keeps this until the library changes.
 #[derive(Debug)]
-pub struct Templates {
+pub(crate) struct Templates {
     /// In the store's order; `None` where the stored text does not parse (a template the
     /// store accepted always does; such a one is passed over).
     entries: Vec<(StoredTemplate, Option<UriTemplate>)>,
 }
 
 impl Templates {
-    pub fn load(conn: &Connection) -> Result<Templates, Failure> {
+    pub(crate) fn load(conn: &Connection) -> Result<Templates, Failure> {
         let entries = read::templates(conn, Window::ALL)?
             .into_iter()
             .map(|stored| {
@@ -65,7 +65,7 @@ impl Templates {
 
     /// Those of the templates `seen` shows: what a completion for a caller limited to some
     /// collections looks among.
-    pub fn seen_by(&self, seen: &Visibility) -> Templates {
+    pub(crate) fn seen_by(&self, seen: &Visibility) -> Templates {
         Templates {
             entries: self
                 .entries
@@ -77,14 +77,14 @@ impl Templates {
     }
 
     /// The templates that parse.
-    pub fn parsed(&self) -> impl Iterator<Item = &UriTemplate> {
+    pub(crate) fn parsed(&self) -> impl Iterator<Item = &UriTemplate> {
         self.entries
             .iter()
             .filter_map(|(_, parsed)| parsed.as_ref())
     }
 
     /// Every stored template with its parsed form, if it has one.
-    pub fn entries(&self) -> impl Iterator<Item = (&StoredTemplate, Option<&UriTemplate>)> {
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&StoredTemplate, Option<&UriTemplate>)> {
         self.entries
             .iter()
             .map(|(stored, parsed)| (stored, parsed.as_ref()))
@@ -92,7 +92,7 @@ impl Templates {
 
     /// About what keeping them costs, in bytes: each one's text, and its matcher as
     /// `UriTemplate::bytes` counts it (most of it).
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         let text = |text: &Option<String>| text.as_ref().map_or(0, String::len);
         self.entries
             .iter()

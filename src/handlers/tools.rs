@@ -34,14 +34,14 @@ const SEARCH_LIBRARY: &str = "search_library";
 
 /// How many prompts `get_prompt`'s schema and description name at most: beyond them, the
 /// tool list would grow with the library (`list_prompts` pages through the rest).
-pub const DESCRIBED_PROMPTS: usize = 100;
+pub(crate) const DESCRIBED_PROMPTS: usize = 100;
 
 const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// What a `tools/call` asks for: a request the prompts and resources handlers answer, or
 /// input that does not fit the tool.
 #[derive(Debug)]
-pub enum Call {
+pub(crate) enum Call {
     ListPrompts {
         cursor: Option<String>,
     },
@@ -58,7 +58,7 @@ pub enum Call {
 
 /// The tools the mirrors that are on offer, in a fixed order (prompts' first, then
 /// resources'). `conn` reads the first prompts `seen` shows, which `get_prompt` describes.
-pub fn list(
+pub(crate) fn list(
     conn: &Connection,
     mirrors: &Mirrors,
     cursor: Option<&str>,
@@ -140,7 +140,7 @@ pub fn list(
 /// What `params` asks for. A tool no mirror that is on offers is the request's error (the
 /// client named something that is not there); input that does not fit the tool is the
 /// tool's (`Call::Refused`).
-pub fn call(mirrors: &Mirrors, params: &CallToolParams) -> Result<Call, Failure> {
+pub(crate) fn call(mirrors: &Mirrors, params: &CallToolParams) -> Result<Call, Failure> {
     let name = params.name.as_str();
     let offered = match name {
         LIST_PROMPTS | GET_PROMPT => mirrors.has(Mirror::Prompts),
@@ -191,7 +191,7 @@ pub fn call(mirrors: &Mirrors, params: &CallToolParams) -> Result<Call, Failure>
 /// about the call's input (an unknown prompt or resource, a value that does not fit, a
 /// missing argument); the library's and the server's own failures stay errors of the
 /// request.
-pub fn refusal(failure: Failure) -> Result<String, Failure> {
+pub(crate) fn refusal(failure: Failure) -> Result<String, Failure> {
     match failure {
         Failure::InvalidParams(message) | Failure::ResourceNotFound { message, .. } => Ok(message),
         Failure::Internal(_) => Err(failure),

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 /// What `write` did.
-pub struct Written {
+pub(crate) struct Written {
     /// The file written (a symlink's target: the link is kept).
     pub file: PathBuf,
     /// Where the old file was copied, when there was one.
@@ -18,7 +18,7 @@ pub struct Written {
 
 /// Writes `text` to `path`, creating its folder. When the file exists (`old` holds its bytes),
 /// they are first written to `<file>.bak`, replacing an older backup.
-pub fn write(path: &Path, old: Option<&[u8]>, text: &str) -> Result<Written> {
+pub(crate) fn write(path: &Path, old: Option<&[u8]>, text: &str) -> Result<Written> {
     // Hosts' files are often symlinks into a dotfiles repository: write where the link points.
     let file = match old {
         Some(_) => fs::canonicalize(path)

@@ -23,7 +23,7 @@ fn options(dialect: Json) -> ParseOptions {
     }
 }
 
-pub fn parse(text: &str, dialect: Json) -> Result<Value, MergeError> {
+pub(super) fn parse(text: &str, dialect: Json) -> Result<Value, MergeError> {
     jsonc_parser::parse_to_serde_value::<Value>(text, &options(dialect)).map_err(|err| {
         MergeError::Syntax {
             format: super::Format::Json(dialect).describe(),
@@ -36,7 +36,7 @@ pub fn parse(text: &str, dialect: Json) -> Result<Value, MergeError> {
 
 /// `text` with the entry set at `place` (and, in a new file, the preamble's keys first).
 /// Only called once `parse` accepted `text` (with comments allowed, the looser reading).
-pub fn edit(
+pub(super) fn edit(
     text: &str,
     place: &Place,
     entry: &Entry,

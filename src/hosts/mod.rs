@@ -4,8 +4,8 @@
 
 mod file;
 mod json;
-pub mod paths;
-pub mod profile;
+pub(crate) mod paths;
+pub(crate) mod profile;
 mod table;
 mod toml;
 mod yaml;
@@ -14,15 +14,15 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-pub use file::{Written, write};
-pub use table::{Launch, Via, display_name, target};
+pub(crate) use file::write;
+pub(crate) use table::{Launch, Via, display_name, target};
 
 /// The name the entry is registered under in every host.
-pub const NAME: &str = "promptshelf";
+pub(crate) const NAME: &str = "promptshelf";
 
 /// The hosts `config`, `sync` and `check --host` know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
-pub enum Host {
+pub(crate) enum Host {
     ClaudeDesktop,
     ClaudeCode,
     Vscode,
@@ -39,7 +39,7 @@ pub enum Host {
 
 impl Host {
     /// The name on the command line: `claude-code`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Host::ClaudeDesktop => "claude-desktop",
             Host::ClaudeCode => "claude-code",
@@ -59,7 +59,7 @@ impl Host {
 /// Whose configuration: the user's (in the home folder) or the project's (under the current
 /// folder).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Scope {
+pub(crate) enum Scope {
     #[default]
     User,
     Project,
@@ -67,14 +67,14 @@ pub enum Scope {
 
 /// How a host's file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     Json(Json),
     Toml,
     Yaml,
 }
 
 impl Format {
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Format::Json(Json::Strict) => "JSON",
             Format::Json(_) => "JSON with comments",
@@ -86,7 +86,7 @@ impl Format {
 
 /// What a host's JSON reader accepts beyond strict JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Json {
+pub(crate) enum Json {
     Strict,
     /// `//` and `/* */` comments (Gemini CLI strips them before parsing).
     Comments,
@@ -97,20 +97,20 @@ pub enum Json {
 /// Where the entry goes inside the file: under a top-level key, either as the member `NAME`
 /// of a mapping or as the item of a list whose `name` is `NAME`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Place {
+pub(crate) struct Place {
     pub key: &'static str,
     pub shape: Shape,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
+pub(crate) enum Shape {
     Map,
     ListByName,
 }
 
 impl Place {
     /// The entry's place as the messages name it: `mcpServers.promptshelf`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self.shape {
             Shape::Map => format!("{}.{NAME}", self.key),
             Shape::ListByName => format!("the {} item named {NAME}", self.key),
@@ -120,7 +120,7 @@ impl Place {
 
 /// One field of an entry, in a form every format can write.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Field {
+pub(crate) enum Field {
     Text(String),
     Texts(Vec<String>),
     Flag(bool),
@@ -130,12 +130,12 @@ pub enum Field {
 
 /// A server entry: its fields in the order they are written.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub fields: Vec<(&'static str, Field)>,
 }
 
 impl Entry {
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let fields = self.fields.iter().map(|(key, field)| {
             let value = match field {
                 Field::Text(text) => Value::from(text.as_str()),
@@ -152,7 +152,7 @@ impl Entry {
 
 /// Everything `config` needs about one host in one scope.
 #[derive(Debug, Clone)]
-pub struct Target {
+pub(crate) struct Target {
     pub file: PathBuf,
     pub format: Format,
     pub place: Place,
@@ -165,7 +165,7 @@ pub struct Target {
 
 /// What a merge did to the entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     Added,
     Replaced,
     Unchanged,
@@ -173,7 +173,7 @@ pub enum Change {
 
 /// Why a file's text could not take the entry.
 #[derive(Debug, thiserror::Error)]
-pub enum MergeError {
+pub(crate) enum MergeError {
     #[error("it is not valid {format}: {message} at line {line}, column {column}")]
     Syntax {
         format: &'static str,
@@ -189,7 +189,7 @@ pub enum MergeError {
 
 /// The text with the entry merged in, and what changed. The result is parsed back and must
 /// equal the old file's contents with only the entry set; otherwise the merge is refused.
-pub fn merge(target: &Target, text: &str) -> Result<(String, Change), MergeError> {
+pub(crate) fn merge(target: &Target, text: &str) -> Result<(String, Change), MergeError> {
     let format = target.format;
     let before = parse(format, text)?;
     let entry = target.entry.to_json();
@@ -219,7 +219,7 @@ pub fn merge(target: &Target, text: &str) -> Result<(String, Change), MergeError
 }
 
 /// The snippet printed without `--write`: the entry merged into an empty file.
-pub fn snippet(target: &Target) -> Result<String, MergeError> {
+pub(crate) fn snippet(target: &Target) -> Result<String, MergeError> {
     merge(target, "").map(|(text, _)| text)
 }
 

@@ -13,14 +13,14 @@ fn absolute_var(name: &str) -> Option<PathBuf> {
 }
 
 /// The home folder: `HOME` (`USERPROFILE` on Windows, as the hosts read it).
-pub fn home() -> Result<PathBuf> {
+pub(crate) fn home() -> Result<PathBuf> {
     let var = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
     absolute_var(var)
         .ok_or_else(|| anyhow!("{var} is not set to an absolute path; set it to your home folder"))
 }
 
 /// The XDG configuration folder: `XDG_CONFIG_HOME`, else `~/.config`.
-pub fn xdg_config() -> Result<PathBuf> {
+pub(crate) fn xdg_config() -> Result<PathBuf> {
     match absolute_var("XDG_CONFIG_HOME") {
         Some(folder) => Ok(folder),
         None => Ok(home()?.join(".config")),
@@ -29,7 +29,7 @@ pub fn xdg_config() -> Result<PathBuf> {
 
 /// Where desktop applications keep their settings: `%APPDATA%` on Windows,
 /// `~/Library/Application Support` on macOS, the XDG configuration folder elsewhere.
-pub fn app_config() -> Result<PathBuf> {
+pub(crate) fn app_config() -> Result<PathBuf> {
     if cfg!(windows) {
         absolute_var("APPDATA").ok_or_else(|| anyhow!("APPDATA is not set to an absolute path"))
     } else if cfg!(target_os = "macos") {
@@ -40,7 +40,7 @@ pub fn app_config() -> Result<PathBuf> {
 }
 
 /// Codex's folder: `CODEX_HOME`, else `~/.codex`.
-pub fn codex_home() -> Result<PathBuf> {
+pub(crate) fn codex_home() -> Result<PathBuf> {
     match absolute_var("CODEX_HOME") {
         Some(folder) => Ok(folder),
         None => Ok(home()?.join(".codex")),

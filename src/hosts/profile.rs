@@ -12,7 +12,7 @@ use crate::model::Prompt;
 
 /// Whether a host does something, as far as its sources say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Support {
+pub(crate) enum Support {
     Yes,
     No,
     Unknown,
@@ -20,7 +20,7 @@ pub enum Support {
 
 /// One host's line of the table.
 #[derive(Debug, Clone, Copy)]
-pub struct Profile {
+pub(crate) struct Profile {
     /// Whether it shows a server's MCP prompts to the person at all.
     pub prompts: bool,
     /// A prompt with more arguments than this is not shown.
@@ -44,7 +44,7 @@ pub struct Profile {
 
 impl Profile {
     /// Whether it reads prompt or skill files of its own that `sync` writes.
-    pub fn reads_folders(&self) -> bool {
+    pub(crate) fn reads_folders(&self) -> bool {
         self.commands.is_some() || self.skills.is_some()
     }
 }
@@ -52,21 +52,21 @@ impl Profile {
 /// A folder of the user's: under the home folder, or under the platform's folder of
 /// applications' settings (`hosts::paths::app_config`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UserFolder {
+pub(crate) enum UserFolder {
     Home(&'static str),
     AppConfig(&'static str),
 }
 
 /// A host's folder of commands or prompt files: under a project, `format.folder()`.
 #[derive(Debug, Clone, Copy)]
-pub struct Commands {
+pub(crate) struct Commands {
     pub format: Format,
     pub user: UserFolder,
 }
 
 /// A host's folder of Agent Skills (`NAME/SKILL.md`).
 #[derive(Debug, Clone, Copy)]
-pub struct Skills {
+pub(crate) struct Skills {
     pub project: &'static str,
     pub user: UserFolder,
     /// Every prompt goes there as a skill (a host that reads no prompt files), not only those
@@ -115,7 +115,7 @@ const SHOWS_NO_PROMPTS: Profile = Profile {
 };
 
 /// The host's line.
-pub fn profile(host: Host) -> Profile {
+pub(crate) fn profile(host: Host) -> Profile {
     use UserFolder::{AppConfig, Home};
     match host {
         Host::ClaudeDesktop => Profile {
@@ -188,7 +188,7 @@ pub fn profile(host: Host) -> Profile {
 
 /// One thing a host does to a prompt, in a sentence that says what to do about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// The prompt is not shown, or not sent as written; else it is a note (completion not
     /// offered).
     pub problem: bool,
@@ -197,7 +197,7 @@ pub struct Finding {
 
 /// What `host` makes of `prompt`, by its line of the table; nothing when the host shows it
 /// as written.
-pub fn findings(host: Host, prompt: &Prompt) -> Vec<Finding> {
+pub(crate) fn findings(host: Host, prompt: &Prompt) -> Vec<Finding> {
     let profile = profile(host);
     let name = display_name(host);
     let cli = host.as_str();

@@ -9,7 +9,7 @@ use super::paths::{app_config, codex_home, home, xdg_config};
 use super::{Entry, Field, Format, Host, Json, NAME, Place, Scope, Shape, Target};
 
 /// How the host starts this server: the binary and its arguments.
-pub struct Launch {
+pub(crate) struct Launch {
     pub command: String,
     pub args: Vec<String>,
 }
@@ -17,7 +17,7 @@ pub struct Launch {
 /// A package runner that fetches the published package and runs its `promptshelf`, for a
 /// host on a machine where promptshelf was not built (docs/packaging.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Via {
+pub(crate) enum Via {
     /// `uvx promptshelf`: the PyPI package, through uv
     Uvx,
     /// `npx -y promptshelf`: the npm package
@@ -26,7 +26,7 @@ pub enum Via {
 
 impl Launch {
     /// `COMMAND --db DB serve`: this binary by its path.
-    pub fn new(command: &Path, db: &Path, host: Host) -> Launch {
+    pub(crate) fn new(command: &Path, db: &Path, host: Host) -> Launch {
         Launch {
             command: command.display().to_string(),
             args: serve_args(db, host),
@@ -35,7 +35,7 @@ impl Launch {
 
     /// `uvx promptshelf --db DB serve` or `npx -y promptshelf --db DB serve`. `-y` keeps npx
     /// from asking to install the package, which a host's pipe could not answer.
-    pub fn via(via: Via, db: &Path, host: Host) -> Launch {
+    pub(crate) fn via(via: Via, db: &Path, host: Host) -> Launch {
         let (command, package): (&str, &[&str]) = match via {
             Via::Uvx => ("uvx", &[NAME]),
             Via::Npx => ("npx", &["-y", NAME]),
@@ -86,7 +86,7 @@ const MCP_SERVERS: Place = Place {
     shape: Shape::Map,
 };
 
-pub fn target(host: Host, scope: Scope, launch: &Launch) -> Result<Target> {
+pub(crate) fn target(host: Host, scope: Scope, launch: &Launch) -> Result<Target> {
     let project =
         |relative: &str| -> Result<PathBuf> { Ok(std::env::current_dir()?.join(relative)) };
     let json = Format::Json(Json::Strict);
@@ -234,7 +234,7 @@ pub fn target(host: Host, scope: Scope, launch: &Launch) -> Result<Target> {
 }
 
 /// The host's name as its makers write it.
-pub fn display_name(host: Host) -> &'static str {
+pub(crate) fn display_name(host: Host) -> &'static str {
     match host {
         Host::ClaudeDesktop => "Claude Desktop",
         Host::ClaudeCode => "Claude Code",

@@ -6,7 +6,7 @@ use toml_edit::{Array, DocumentMut, InlineTable, Item, Table};
 
 use super::{Entry, Field, MergeError, NAME, Place, Shape, line_and_column};
 
-pub fn parse(text: &str) -> Result<Value, MergeError> {
+pub(super) fn parse(text: &str) -> Result<Value, MergeError> {
     let syntax = |message: &str, span: Option<std::ops::Range<usize>>| {
         let (line, column) = line_and_column(text, span.map_or(0, |span| span.start));
         MergeError::Syntax {
@@ -22,7 +22,7 @@ pub fn parse(text: &str) -> Result<Value, MergeError> {
     toml_edit::de::from_document(document).map_err(|err| syntax(err.message(), err.span()))
 }
 
-pub fn edit(
+pub(super) fn edit(
     text: &str,
     place: &Place,
     entry: &Entry,

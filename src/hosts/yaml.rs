@@ -14,7 +14,7 @@ use super::{Entry, Field, MergeError, NAME, Place, Shape, is_named};
 /// How much deeper each level of the lines written is indented.
 const STEP: usize = 2;
 
-pub fn parse(text: &str) -> Result<Value, MergeError> {
+pub(super) fn parse(text: &str) -> Result<Value, MergeError> {
     serde_saphyr::from_str::<Value>(text).map_err(|err| {
         let location = err.location();
         let message = err.to_string();
@@ -40,7 +40,7 @@ fn without_position(message: &str) -> &str {
     }
 }
 
-pub fn edit(
+pub(super) fn edit(
     text: &str,
     place: &Place,
     before: &Value,

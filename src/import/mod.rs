@@ -26,7 +26,7 @@ mod plan;
 mod read;
 mod source;
 mod walk;
-pub mod watch;
+pub(crate) mod watch;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -37,9 +37,9 @@ use anyhow::{Result, anyhow};
 use rusqlite::Connection;
 
 // The kind of each `Change` (`cmd::edit` names it `import::Kind`).
-pub use crate::model::Kind;
-pub use names::{Naming, SEPARATOR, prefix_of, rename_advice, rename_fix};
-pub use walk::Skipped;
+pub(crate) use crate::model::Kind;
+pub(crate) use names::{Naming, SEPARATOR, prefix_of, rename_advice, rename_fix};
+pub(crate) use walk::Skipped;
 
 use crate::library::manifest::{LocalTemplate, Manifest};
 use crate::library::{self, FileError, Folder, Item};
@@ -56,10 +56,10 @@ use read::{
 // `names` reads files again and hashes what it renames.
 use read::{hash, reread};
 use source::Source;
-pub use source::database_files;
+pub(crate) use source::database_files;
 
 /// The largest file read unless `--max-file-size` says otherwise.
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -78,10 +78,10 @@ pub struct Options {
     pub strict: bool,
     pub max_file_size: u64,
     /// What a prompt name another collection already has becomes.
-    pub naming: Naming,
+    pub(crate) naming: Naming,
     /// `import --verify`: the folder as its signature vouched for it; a file read that
     /// differs, is not listed or is gone fails (`signing::Signed`).
-    pub verified: Option<Arc<Signed>>,
+    pub(crate) verified: Option<Arc<Signed>>,
 }
 
 impl Default for Options {
@@ -126,7 +126,7 @@ pub enum Action {
 }
 
 impl Action {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Action::Add => "add",
             Action::Update => "update",
@@ -139,7 +139,7 @@ impl Action {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Change {
     pub action: Action,
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// The prompt's name, the resource's URI, the table's name or the URI template.
     pub key: String,
     /// The file it comes from (None for removals and the collection's template).
@@ -160,7 +160,7 @@ pub struct Report {
     /// description longer than Agent Skills allows), or changed to be read (a prompt list's
     /// row renamed), at their lines.
     pub warnings: Vec<FileError>,
-    pub skipped: Vec<Skipped>,
+    pub(crate) skipped: Vec<Skipped>,
     /// The collection's stored prompts and resources whose files are gone and that this
     /// import did not remove (it was not asked to prune them): what `--prune` would remove.
     pub without_file: usize,
@@ -173,7 +173,7 @@ pub struct Report {
 
 impl Report {
     /// How many files failed (a file can fail for several reasons, each a failure).
-    pub fn failed_files(&self) -> usize {
+    pub(crate) fn failed_files(&self) -> usize {
         self.failures
             .iter()
             .map(|failure| failure.path.as_str())
@@ -215,7 +215,7 @@ pub fn run(
 /// One folder of an import of several (a whole library, `restore`): a collection, or the
 /// items added by hand.
 #[derive(Debug, Clone)]
-pub struct Part {
+pub(crate) struct Part {
     pub dir: PathBuf,
     /// The collection's name; the folder's name when None.
     pub collection: Option<String>,
@@ -231,7 +231,7 @@ pub struct Part {
 
 /// What a whole-library export's manifest says of the items added by hand.
 #[derive(Debug, Clone, Default)]
-pub struct ByHand {
+pub(crate) struct ByHand {
     /// The URI of each resource's file (relative path), which their import keeps instead of
     /// the collection's.
     pub uris: HashMap<String, String>,
@@ -241,7 +241,7 @@ pub struct ByHand {
 
 /// The parts of the whole-library export `dir` whose manifest is `manifest`: each collection
 /// under its name and scheme, then the items added by hand.
-pub fn parts_of(dir: &Path, manifest: &Manifest) -> Vec<Part> {
+pub(crate) fn parts_of(dir: &Path, manifest: &Manifest) -> Vec<Part> {
     let mut parts: Vec<Part> = manifest
         .collections
         .iter()
@@ -279,7 +279,7 @@ pub fn parts_of(dir: &Path, manifest: &Manifest) -> Vec<Part> {
 /// host's folder, `.agents/skills/NAME/`, which its path keeps). Its folder is read so again
 /// whatever the folder is called: by an import into it, `prompt edit`, and the manifest of a
 /// whole-library export.
-pub fn is_skills_collection(conn: &Connection, collection: &str) -> store::Result<bool> {
+pub(crate) fn is_skills_collection(conn: &Connection, collection: &str) -> store::Result<bool> {
     let within = [collection.to_string()];
     let scheme = format!("{}://", library::SKILL_SCHEME);
     let window = store::read::Window {
@@ -307,7 +307,7 @@ pub fn is_skills_collection(conn: &Connection, collection: &str) -> store::Resul
 
 /// How the stored collection `collection`'s folder `dir` is read by an import of it: as its
 /// folder says (`source::read_as`), or as a folder of skills when the collection is one.
-pub fn layout_of(conn: &Connection, collection: &str, dir: &Path) -> store::Result<Folder> {
+pub(crate) fn layout_of(conn: &Connection, collection: &str, dir: &Path) -> store::Result<Folder> {
     let name = dir.file_name().unwrap_or_default().to_string_lossy();
     let folder = source::read_as(dir, &name);
     if folder == Folder::Plain && is_skills_collection(conn, collection)? {
@@ -327,7 +327,7 @@ struct Stage {
 /// Imports every part in one transaction: all of them or, when one fails (without
 /// `keep_going`), none. A part's prompts may embed another part's resources. The reports
 /// are in the parts' order.
-pub fn run_parts(
+pub(crate) fn run_parts(
     store: &Store,
     parts: &[Part],
     options: &Options,
@@ -546,7 +546,7 @@ pub fn run_parts(
 /// database's and a signature's own files left out: what `import --verify` checks against
 /// the signed list. A file that cannot be walked (unreadable, over `max_file_size`) is an
 /// error that names it.
-pub fn files_of(dir: &Path, db: &Path, max_file_size: u64) -> Result<Vec<String>> {
+pub(crate) fn files_of(dir: &Path, db: &Path, max_file_size: u64) -> Result<Vec<String>> {
     let root = dir
         .canonicalize()
         .map_err(|err| anyhow!("cannot read {}: {}", dir.display(), plain_error(&err)))?;
@@ -580,7 +580,7 @@ pub(super) fn plain_error(err: &std::io::Error) -> String {
 }
 
 /// `path` inside `dir`, as the user would write it (for messages).
-pub fn shown_path(dir: &Path, relative: &str) -> String {
+pub(crate) fn shown_path(dir: &Path, relative: &str) -> String {
     if relative.is_empty() {
         return dir.display().to_string();
     }

@@ -18,7 +18,7 @@ use crate::store;
 
 /// What an import does with a prompt name another collection already has.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Naming {
+pub(crate) enum Naming {
     /// The clashing prompts take the collection's name as a prefix (`COLLECTION-NAME`).
     #[default]
     PrefixClashes,
@@ -29,7 +29,7 @@ pub enum Naming {
 }
 
 /// What joins a prefix and a prompt's name.
-pub const SEPARATOR: char = '-';
+pub(crate) const SEPARATOR: char = '-';
 
 /// Gives the prompts of `parsed` (one folder, of the collection of `source`) their names in
 /// the library, as `naming` says. `claimed` holds the names the parts imported before this
@@ -208,7 +208,7 @@ pub(super) fn name_source(source: &Source, file: &Parsed) -> NameSource {
 /// How to give the prompt of the file at `path` (of a folder read as `folder`, with the text
 /// `text` when it could be read) another name, as its dialect names it; and whether the
 /// file's name is the prompt's.
-pub fn rename_fix(path: &str, folder: Folder, text: Option<&str>) -> (bool, &'static str) {
+pub(crate) fn rename_fix(path: &str, folder: Folder, text: Option<&str>) -> (bool, &'static str) {
     let kind = text.is_some_and(|text| front_matter_keys(text).1);
     if path.ends_with(".csv") {
         (false, "change its row's name")
@@ -242,7 +242,7 @@ pub fn rename_fix(path: &str, folder: Folder, text: Option<&str>) -> (bool, &'st
 /// The prefix the collection `collection` put before the name a prompt's file gives, when
 /// its stored `name` has one: the collection's recorded `--prefix`, or the collection's own
 /// name where a clash gave it one (`own`, the name the file gives, when it could be read).
-pub fn prefix_of(
+pub(crate) fn prefix_of(
     conn: &Connection,
     name: &str,
     collection: &str,
@@ -260,7 +260,7 @@ pub fn prefix_of(
 /// What to change in `file`, a collection's prompt's file, for the prompt to be named `new`:
 /// `fix` (`rename_fix`), and, where the collection puts `prefix` before the name the file
 /// gives, which name to give there, or that a name without it needs `--no-prefix`.
-pub fn rename_advice(file: &str, fix: &str, prefix: Option<&str>, new: &str) -> String {
+pub(crate) fn rename_advice(file: &str, fix: &str, prefix: Option<&str>, new: &str) -> String {
     let change = format!("to name it '{new}', for {file}: {fix}");
     let Some(prefix) = prefix else {
         return change;

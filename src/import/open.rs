@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 /// Why a file was not opened.
 #[derive(Debug)]
-pub enum Refused {
+pub(super) enum Refused {
     /// Not a file of the folder (now): skipped with this reason, never read.
     Skip(String),
     /// It could not be opened.
@@ -31,7 +31,7 @@ pub enum Refused {
 const ATTEMPTS: usize = 3;
 
 /// Opens `path`, a file the walk found under `root` (canonical), for reading.
-pub fn open_inside(root: &Path, path: &Path) -> Result<File, Refused> {
+pub(super) fn open_inside(root: &Path, path: &Path) -> Result<File, Refused> {
     for _ in 0..ATTEMPTS {
         let (target, before) = examine(root, path)?;
         let file = match open_no_follow(&target) {
@@ -58,7 +58,7 @@ pub fn open_inside(root: &Path, path: &Path) -> Result<File, Refused> {
     ))
 }
 
-pub const OUTSIDE: &str = "a symlink leading outside the folder";
+pub(super) const OUTSIDE: &str = "a symlink leading outside the folder";
 
 /// Opens `path` for reading without following a symlink in its last component, and without
 /// waiting on a FIFO or device that was swapped in (Unix); elsewhere a plain open, the checks
@@ -108,7 +108,7 @@ fn examine(root: &Path, path: &Path) -> Result<(PathBuf, Metadata), Refused> {
 }
 
 /// Why the symlink at `path` cannot be followed, `err` being what following it said.
-pub fn link_problem(path: &Path, err: &io::Error) -> String {
+pub(super) fn link_problem(path: &Path, err: &io::Error) -> String {
     if err.kind() == io::ErrorKind::NotFound {
         return "a symlink to nothing".into();
     }

@@ -172,7 +172,7 @@ fn check_scheme(scheme: &str) -> Result<()> {
 
 /// The database file and its companions (canonical paths, as the walk and the watcher meet
 /// them): never read as part of a folder, and their changes are the import's own.
-pub fn database_files(db: &Path) -> Vec<PathBuf> {
+pub(crate) fn database_files(db: &Path) -> Vec<PathBuf> {
     let Ok(db) = db.canonicalize() else {
         return Vec::new();
     };

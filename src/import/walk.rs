@@ -13,7 +13,7 @@ use crate::library::{self, FileError};
 
 /// A file to read.
 #[derive(Debug, Clone)]
-pub struct Found {
+pub(super) struct Found {
     /// Relative to the folder, with forward slashes.
     pub relative: String,
     pub path: PathBuf,
@@ -23,13 +23,13 @@ pub struct Found {
 
 /// Something left out on purpose, with the reason: not an error, but worth a line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skipped {
+pub(crate) struct Skipped {
     pub path: String,
     pub reason: String,
 }
 
 #[derive(Debug, Default)]
-pub struct Walk {
+pub(super) struct Walk {
     /// In path order.
     pub files: Vec<Found>,
     pub skipped: Vec<Skipped>,
@@ -39,7 +39,7 @@ pub struct Walk {
 
 /// Walks `root` (canonical). `exclude` lists files never to read (the database itself, when
 /// it lives inside the folder).
-pub fn walk(root: &Path, exclude: &[PathBuf], max_file_size: u64) -> Walk {
+pub(super) fn walk(root: &Path, exclude: &[PathBuf], max_file_size: u64) -> Walk {
     let skipped: Arc<Mutex<Vec<Skipped>>> = Arc::default();
     let mut builder = WalkBuilder::new(root);
     builder
@@ -167,7 +167,7 @@ pub fn walk(root: &Path, exclude: &[PathBuf], max_file_size: u64) -> Walk {
 }
 
 /// The walk of one file, `name` in the folder `root` (a prompt list imported on its own).
-pub fn one(root: &Path, name: &str, max_file_size: u64) -> Walk {
+pub(super) fn one(root: &Path, name: &str, max_file_size: u64) -> Walk {
     let path = root.join(name);
     let mut walk = Walk::default();
     match std::fs::metadata(&path) {
@@ -201,7 +201,7 @@ fn modified_ms(metadata: &std::fs::Metadata) -> i64 {
 }
 
 /// The failure for a file over the limit.
-pub fn too_big(path: String, size: u64, limit: u64) -> FileError {
+pub(super) fn too_big(path: String, size: u64, limit: u64) -> FileError {
     FileError {
         path,
         line: None,

@@ -19,7 +19,7 @@ const QUIET: Duration = Duration::from_millis(300);
 
 /// A folder being watched. Started before the first import, so that a change made while it
 /// runs still starts a round afterwards.
-pub struct Watcher {
+pub(crate) struct Watcher {
     root: PathBuf,
     ignored: Vec<PathBuf>,
     events: mpsc::Receiver<DebounceEventResult>,
@@ -30,7 +30,7 @@ pub struct Watcher {
 impl Watcher {
     /// Starts watching `dir`. `ignored` lists files (canonical paths) whose changes start no
     /// round.
-    pub fn start(dir: &Path, ignored: &[PathBuf]) -> Result<Watcher> {
+    pub(crate) fn start(dir: &Path, ignored: &[PathBuf]) -> Result<Watcher> {
         let root = dir
             .canonicalize()
             .with_context(|| format!("cannot watch {}", dir.display()))?;
@@ -51,7 +51,7 @@ impl Watcher {
     /// Calls `round` after every debounced change until the watcher stops (in practice, until
     /// the process is interrupted). An error of the watcher itself (e.g. too many folders to
     /// watch) goes to `warn` and watching goes on.
-    pub fn run(
+    pub(crate) fn run(
         self,
         mut round: impl FnMut() -> Result<()>,
         mut warn: impl FnMut(&str),

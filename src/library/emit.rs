@@ -20,7 +20,7 @@ use crate::model::{
 };
 
 /// The text of a prompt file at `relative_path` that reads back as `prompt`.
-pub fn prompt_file(prompt: &Prompt, relative_path: &str) -> String {
+pub(crate) fn prompt_file(prompt: &Prompt, relative_path: &str) -> String {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     let default_name = file_name
         .strip_suffix(".prompt.md")
@@ -74,7 +74,7 @@ fn prompt_body(messages: &[MessageTemplate]) -> String {
 /// The bytes of a resource file at `relative_path` that reads back as `resource`. Only
 /// markdown and text files have front matter; other files, and the files of a skill folder
 /// (which are read as they are), are their content alone.
-pub fn resource_file(resource: &Resource, relative_path: &str, folder: Folder) -> Vec<u8> {
+pub(crate) fn resource_file(resource: &Resource, relative_path: &str, folder: Folder) -> Vec<u8> {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     let text = match &resource.content {
         Content::Text(text) if carries_metadata(resource, relative_path, folder) => text,
@@ -95,7 +95,7 @@ pub fn resource_file(resource: &Resource, relative_path: &str, folder: Folder) -
 
 /// Whether `resource_file` writes the resource's metadata into its file (as front matter):
 /// otherwise the file is its bytes alone, and `metadata_file` holds what it cannot.
-pub fn carries_metadata(resource: &Resource, relative_path: &str, folder: Folder) -> bool {
+pub(crate) fn carries_metadata(resource: &Resource, relative_path: &str, folder: Folder) -> bool {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     resource.content.is_text()
         && has_extension(file_name, &["md", "markdown", "txt"])
@@ -104,7 +104,7 @@ pub fn carries_metadata(resource: &Resource, relative_path: &str, folder: Folder
 
 /// The `NAME.meta.yaml` file (docs/format.md, "Metadata of other files") beside a resource
 /// whose file cannot carry its metadata, or None when it has none to say.
-pub fn metadata_file(resource: &Resource, relative_path: &str) -> Option<Vec<u8>> {
+pub(crate) fn metadata_file(resource: &Resource, relative_path: &str) -> Option<Vec<u8>> {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     let mut yaml = Yaml::default();
     metadata(&mut yaml, resource, file_name, None, None);
@@ -151,7 +151,7 @@ fn metadata(
 
 /// A completion table's file: `.txt` (one value a line) when that can hold it, else `.csv`
 /// with the `value,weight,context` header. Returns the extension and the bytes.
-pub fn values_file(values: &[CompletionValue]) -> (&'static str, Vec<u8>) {
+pub(crate) fn values_file(values: &[CompletionValue]) -> (&'static str, Vec<u8>) {
     let plain = values.iter().all(|value| {
         value.weight == 0.0
             && value.context.is_none()
@@ -309,7 +309,7 @@ impl Yaml {
 
 /// A kept front matter key and its value as a line of YAML: a string as a scalar, anything
 /// else in JSON's flow style, which YAML reads as the same value.
-pub fn kept_field(key: &str, value: &serde_json::Value) -> String {
+pub(crate) fn kept_field(key: &str, value: &serde_json::Value) -> String {
     let value = match value {
         serde_json::Value::String(text) => scalar(text),
         other => other.to_string(),
@@ -323,7 +323,7 @@ const YAML_WORDS: [&str; 10] = [
 ];
 
 /// A string as a YAML scalar: plain when it is unmistakably a string, else double-quoted.
-pub fn scalar(text: &str) -> String {
+pub(crate) fn scalar(text: &str) -> String {
     let plain = text.starts_with(|c: char| c.is_ascii_alphabetic())
         && !text.ends_with(' ')
         && !text.contains("  ")

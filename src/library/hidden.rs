@@ -18,7 +18,7 @@ use unicode_security::{RestrictionLevel, RestrictionLevelDetection};
 /// What kind of hidden text a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub(crate) enum Kind {
     /// Unicode tag characters outside an emoji flag: ASCII no host shows.
     TagCharacters,
     /// A bidi embedding, override or isolate control, which shows text in another order
@@ -38,25 +38,10 @@ pub enum Kind {
     Lookalike,
 }
 
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::TagCharacters => "tag-characters",
-            Kind::BidiControl => "bidi-control",
-            Kind::ZeroWidth => "zero-width",
-            Kind::VariationSelectors => "variation-selectors",
-            Kind::Invisible => "invisible",
-            Kind::HtmlComment => "html-comment",
-            Kind::HiddenHtml => "hidden-html",
-            Kind::Lookalike => "lookalike",
-        }
-    }
-}
-
 /// One piece of hidden text: where it starts (line and column from 1, columns in
 /// characters), what kind it is, and what it says, made visible.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Hidden {
+pub(crate) struct Hidden {
     pub line: u64,
     pub column: u64,
     pub kind: Kind,
@@ -67,7 +52,7 @@ pub struct Hidden {
 
 impl Hidden {
     /// The warning's sentence: what is hidden, what it says, what to do.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         let text = &self.text;
         match self.kind {
             Kind::TagCharacters => format!(
@@ -103,7 +88,7 @@ impl Hidden {
 
 /// Everything hidden in `text`; `markdown` looks for HTML a markdown view hides too (not in
 /// code spans or code blocks, where `<!-- -->` is an example shown as it is).
-pub fn scan(text: &str, markdown: bool) -> Vec<Hidden> {
+pub(crate) fn scan(text: &str, markdown: bool) -> Vec<Hidden> {
     let lines = Lines::new(text);
     // Nothing ASCII is invisible, and most text is ASCII: it is not read a character at a
     // time.
@@ -123,7 +108,7 @@ pub fn scan(text: &str, markdown: bool) -> Vec<Hidden> {
 /// that mixes scripts as UTS #39 does not allow even moderately (Latin with Cyrillic or
 /// Greek, say), or letters confusable with ASCII in a name otherwise of ASCII letters
 /// (`cоde-review` with a Cyrillic `о`). The finding is at the first such letter.
-pub fn lookalike(name: &str) -> Option<Hidden> {
+pub(crate) fn lookalike(name: &str) -> Option<Hidden> {
     let mixed = name
         .split(|c: char| !c.is_alphanumeric())
         .any(|word| word.detect_restriction_level() > RestrictionLevel::ModeratelyRestrictive);

@@ -49,7 +49,7 @@ pub fn resolve_links(
 /// relative paths an import reads as those URIs again: the inverse of `resolve_links`, so an
 /// export into the layout a collection came from keeps its authors' links relative. Returns
 /// whether anything changed.
-pub fn relative_links(
+pub(crate) fn relative_links(
     item: &mut Item,
     relative_path: &str,
     paths: &HashMap<String, String>,
@@ -247,7 +247,7 @@ fn each_link(text: &str, mut found: impl FnMut(Range<usize>, &str, &str)) {
 
 /// A relative link whose target is not a file of the collection.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MissingLink {
+pub(crate) struct MissingLink {
     /// As the author wrote it.
     pub dest: String,
     /// The line of `text` (from 1) it is on.
@@ -260,7 +260,7 @@ pub struct MissingLink {
 /// target `exists` does not know (it is given the target's path in the collection, without
 /// its `#fragment`). Links a template writes (`{{ ... }}` in the destination) are not
 /// checked: their target is known only when the prompt renders.
-pub fn missing_links(
+pub(crate) fn missing_links(
     text: &str,
     relative_path: &str,
     exists: impl Fn(&str) -> bool,

@@ -14,14 +14,14 @@ use super::Folder;
 use crate::model::{Icon, ResourceTemplate};
 
 /// The manifest's file name, at the top of the export's folder.
-pub const FILE: &str = "promptshelf-library.json";
+pub(crate) const FILE: &str = "promptshelf-library.json";
 
 /// What the manifest's `format` says, so that another file of that name is not taken for one.
 const FORMAT: &str = "promptshelf-library";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     /// Always `promptshelf-library`.
     pub format: String,
     /// The manifest's own version: 1.
@@ -34,7 +34,7 @@ pub struct Manifest {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CollectionEntry {
+pub(crate) struct CollectionEntry {
     pub name: String,
     /// The subfolder, relative to the manifest's folder.
     pub folder: String,
@@ -52,7 +52,7 @@ pub struct CollectionEntry {
 /// How a collection's folder is read (`library::Folder`), whatever the folder is called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Layout {
+pub(crate) enum Layout {
     /// Every file by its path (`.claude/skills/NAME/` and the like are still skills).
     Plain,
     /// A folder of skill folders: `NAME/SKILL.md` is a skill, its files `skill://NAME/PATH`.
@@ -88,7 +88,7 @@ impl From<Layout> for Folder {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Local {
+pub(crate) struct Local {
     /// The subfolder, relative to the manifest's folder.
     pub folder: String,
     /// Each resource's file (relative to `folder`) and URI.
@@ -101,7 +101,7 @@ pub struct Local {
 /// A resource template added by hand, as `template add` stored it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct LocalTemplate {
+pub(crate) struct LocalTemplate {
     pub uri_template: String,
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -120,7 +120,7 @@ pub struct LocalTemplate {
 }
 
 impl LocalTemplate {
-    pub fn of(template: &ResourceTemplate, last_modified: i64) -> LocalTemplate {
+    pub(crate) fn of(template: &ResourceTemplate, last_modified: i64) -> LocalTemplate {
         LocalTemplate {
             uri_template: template.uri_template.clone(),
             name: template.name.clone(),
@@ -135,7 +135,7 @@ impl LocalTemplate {
 
     /// The template as stored: of no collection, its completions in variable order (as the
     /// store reads them back, so the content hash is the one exported).
-    pub fn template(&self) -> ResourceTemplate {
+    pub(crate) fn template(&self) -> ResourceTemplate {
         ResourceTemplate {
             uri_template: self.uri_template.clone(),
             name: self.name.clone(),
@@ -155,13 +155,13 @@ impl LocalTemplate {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LocalResource {
+pub(crate) struct LocalResource {
     pub file: String,
     pub uri: String,
 }
 
 impl Manifest {
-    pub fn new(collections: Vec<CollectionEntry>, local: Option<Local>) -> Manifest {
+    pub(crate) fn new(collections: Vec<CollectionEntry>, local: Option<Local>) -> Manifest {
         Manifest {
             format: FORMAT.to_string(),
             version: 1,
@@ -172,7 +172,7 @@ impl Manifest {
 
     /// The manifest as written: pretty JSON with a final newline, so an unchanged library
     /// writes the same bytes.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
         text.push('\n');
         text.into_bytes()
@@ -180,7 +180,7 @@ impl Manifest {
 
     /// The manifest of the folder `dir`, if it has one, and the bytes it was read from (which
     /// `import --verify` checks); an error says what is wrong with one that does not read.
-    pub fn read(dir: &Path) -> Result<Option<(Manifest, Vec<u8>)>, String> {
+    pub(crate) fn read(dir: &Path) -> Result<Option<(Manifest, Vec<u8>)>, String> {
         let path = dir.join(FILE);
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,

@@ -14,7 +14,7 @@ use crate::model::Content;
 
 /// A file's content kind and MIME type.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Media {
+pub(super) struct Media {
     /// `type/subtype`, without parameters.
     pub mime_type: String,
     /// Whether the bytes are served as text.
@@ -22,7 +22,7 @@ pub struct Media {
 }
 
 /// What the file `file_name` holding `bytes` is.
-pub fn of(file_name: &str, bytes: &[u8]) -> Media {
+pub(super) fn of(file_name: &str, bytes: &[u8]) -> Media {
     let guessed = mime_guess::from_path(file_name).first_or_octet_stream();
     let text = is_text(bytes);
     let mime_type = if !text || is_textual(&guessed) {
@@ -35,7 +35,7 @@ pub fn of(file_name: &str, bytes: &[u8]) -> Media {
 
 /// Whether bytes are text: UTF-8 without a NUL (which no text file holds, and which marks
 /// the binary formats that happen to be valid UTF-8).
-pub fn is_text(bytes: &[u8]) -> bool {
+pub(super) fn is_text(bytes: &[u8]) -> bool {
     !bytes.contains(&0) && std::str::from_utf8(bytes).is_ok()
 }
 
@@ -53,7 +53,7 @@ fn text_type(file_name: &str) -> &'static str {
 }
 
 /// Text served as `text`: every `text/*` type and the structured-text application types.
-pub fn is_textual(mime: &Mime) -> bool {
+pub(crate) fn is_textual(mime: &Mime) -> bool {
     mime.type_() == mime_guess::mime::TEXT
         || matches!(
             mime.subtype().as_str(),
@@ -66,7 +66,7 @@ pub fn is_textual(mime: &Mime) -> bool {
 
 /// Content as a MIME type given by hand (`--mime-type`, a metadata file's `mimeType`)
 /// serves it: as text when the type is textual and the bytes are text, otherwise as binary.
-pub fn served_as(content: Content, mime: &Mime) -> Content {
+pub(crate) fn served_as(content: Content, mime: &Mime) -> Content {
     let textual = is_textual(mime);
     match content {
         Content::Text(text) if !textual => Content::Binary(text.into_bytes()),

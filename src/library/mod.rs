@@ -22,39 +22,39 @@
 //! - `emit`: the way back, from an item to the text of its file
 
 mod dialect;
-pub mod emit;
+pub(crate) mod emit;
 mod front_matter;
-pub mod hidden;
+pub(crate) mod hidden;
 mod kept;
 mod links;
-pub mod manifest;
+pub(crate) mod manifest;
 mod media;
 mod paths;
 mod prompt_file;
 mod resource_file;
-mod roles;
+pub(crate) mod roles;
 mod summary;
 mod value_table;
 
 use serde::Deserialize;
 
-pub use dialect::{
+pub(crate) use dialect::{
     CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, CLAUDE_HOST_KEYS,
-    MAX_SKILL_DESCRIPTION, PromptList, SKILL_FRONT_MATTER_KEYS, SKILL_HOST_KEYS, VSCODE_HOST_KEYS,
+    MAX_SKILL_DESCRIPTION, SKILL_FRONT_MATTER_KEYS, SKILL_HOST_KEYS, VSCODE_HOST_KEYS,
     claude_substitutes, is_appended_lead, prompt_list, skill_front_matter, validate_skill_name,
     vscode_fills, vscode_variable,
 };
-pub use links::{MissingLink, link_targets, missing_links, relative_links, resolve_links};
-pub use media::{is_textual, served_as};
-pub use paths::{
-    Collection, DEFAULT_SCHEME, Folder, PLUGIN_MANIFEST_FOLDER, command_folder,
-    gemini_command_name, is_command_path, is_cursor_command, is_gemini_commands_path, is_skipped,
-    skill_file, skips_folder,
+pub use links::{link_targets, resolve_links};
+pub(crate) use links::{missing_links, relative_links};
+pub(crate) use media::served_as;
+pub use paths::{Collection, DEFAULT_SCHEME, Folder};
+pub(crate) use paths::{
+    PLUGIN_MANIFEST_FOLDER, command_folder, gemini_command_name, is_command_path,
+    is_cursor_command, is_gemini_commands_path, is_skipped, skill_file, skips_folder,
 };
-pub use prompt_file::validate_name;
-pub use resource_file::{METADATA_SUFFIX, apply_metadata, described_by};
-pub use roles::split_roles;
-pub use value_table::{parse_context, parse_values_csv, parse_values_lines};
+pub(crate) use prompt_file::validate_name;
+pub(crate) use resource_file::{METADATA_SUFFIX, apply_metadata, described_by};
+pub(crate) use value_table::{parse_context, parse_values_csv, parse_values_lines};
 
 use front_matter::{opens_yaml_front_matter, parse_yaml, split_front_matter};
 use paths::has_extension;
@@ -91,7 +91,7 @@ pub struct FileError {
 }
 
 impl FileError {
-    pub fn new(path: &str, line: Option<u64>, message: impl Into<String>) -> FileError {
+    pub(crate) fn new(path: &str, line: Option<u64>, message: impl Into<String>) -> FileError {
         FileError {
             path: path.to_string(),
             line,
@@ -104,7 +104,7 @@ impl FileError {
 /// The hidden text of the file at `path` (see `hidden`), each at its line and column:
 /// invisible characters and, in markdown, HTML a markdown view does not show; and lookalike
 /// letters in `path` itself, which names its item. Nothing for a file that is not UTF-8.
-pub fn hidden_in(path: &str, bytes: &[u8]) -> Vec<FileError> {
+pub(crate) fn hidden_in(path: &str, bytes: &[u8]) -> Vec<FileError> {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Vec::new();
     };
@@ -147,7 +147,7 @@ pub fn parse_file_in(
 
 /// `parse_file_in` as an import reads the file: a key no reader of it takes is kept with its
 /// item, not refused (what `export` reads its files back with).
-pub fn parse_file_kept(
+pub(crate) fn parse_file_kept(
     collection: &Collection,
     relative_path: &str,
     folder: Folder,
@@ -157,7 +157,7 @@ pub fn parse_file_kept(
 }
 
 /// A file read by `read_file`.
-pub struct FileRead {
+pub(crate) struct FileRead {
     pub item: Item,
     /// What was kept or read leniently to read it.
     pub warnings: Vec<FileError>,
@@ -169,7 +169,7 @@ pub struct FileRead {
 /// `parse_file_in`, and the warnings of what was kept to read the file: a front matter key
 /// no reader of it takes is kept with its item (`kept`), with a warning, unless `strict`
 /// and the file is in our own format, where it is the error.
-pub fn read_file(
+pub(crate) fn read_file(
     collection: &Collection,
     relative_path: &str,
     folder: Folder,
@@ -347,7 +347,7 @@ fn read_item(
 
 /// Whether a file of this name may start with front matter (markdown and plain text files);
 /// any other file is its content alone.
-pub fn has_front_matter(file_name: &str) -> bool {
+pub(crate) fn has_front_matter(file_name: &str) -> bool {
     has_extension(file_name, &["md", "markdown", "txt"])
 }
 
@@ -357,7 +357,7 @@ pub fn has_front_matter(file_name: &str) -> bool {
 /// titled as its prompt is and described by its front matter's description, whole, so that
 /// a list shows the skill rather than a file called `SKILL.md`. None for any other file, and for a `SKILL.md` written
 /// in our format (its front matter names a `kind`).
-pub fn skill_document(
+pub(crate) fn skill_document(
     collection: &Collection,
     relative_path: &str,
     folder: Folder,
@@ -395,7 +395,11 @@ pub fn skill_document(
 
 /// What an import says of a skill's `SKILL.md` that it imports all the same: a description
 /// longer than Agent Skills allows, which the hosts load. None for any other file.
-pub fn skill_warning(relative_path: &str, folder: Folder, bytes: &[u8]) -> Option<FileError> {
+pub(crate) fn skill_warning(
+    relative_path: &str,
+    folder: Folder,
+    bytes: &[u8],
+) -> Option<FileError> {
     let (_, front, _, _) = skill_text(relative_path, folder, bytes)?.ok()?;
     dialect::description_warning(front, relative_path)
 }
@@ -432,11 +436,11 @@ fn skill_text<'a>(
 /// The file of a skill folder that is the skill.
 const SKILL_FILE: &str = "SKILL.md";
 /// The scheme of a skill's files (the skills extension of MCP names them `skill://NAME/PATH`).
-pub const SKILL_SCHEME: &str = "skill";
+pub(crate) const SKILL_SCHEME: &str = "skill";
 
 /// The URI of the file at `inside` (`references/forms.md`; "" for the skill's folder, with
 /// its `/`) of the skill `skill`: `skill://NAME/PATH`, each segment percent-encoded.
-pub fn skill_uri(skill: &str, inside: &str) -> String {
+pub(crate) fn skill_uri(skill: &str, inside: &str) -> String {
     Collection {
         name: skill.to_string(),
         scheme: SKILL_SCHEME.to_string(),
@@ -448,7 +452,10 @@ pub fn skill_uri(skill: &str, inside: &str) -> String {
 /// prompt of the same import has its file's name: the folders and the name joined by `-`
 /// (`git/commit.md` is `git-commit`). Returns (the file's name, that name); None for a file
 /// that is not such a command.
-pub fn nested_command_names(relative_path: &str, folder: Folder) -> Option<(String, String)> {
+pub(crate) fn nested_command_names(
+    relative_path: &str,
+    folder: Folder,
+) -> Option<(String, String)> {
     let folders = command_folder(relative_path, folder)?;
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     let stem = file_name.strip_suffix(".md").unwrap_or(file_name);
@@ -459,7 +466,7 @@ pub fn nested_command_names(relative_path: &str, folder: Folder) -> Option<(Stri
 
 /// Where in an item's file a problem with the item lies.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Place {
+pub(crate) enum Place {
     /// A line (from 1) of a message template (from 0); a document's text is message 0.
     Message { message: usize, line: usize },
     /// The declaration of this argument in the front matter.
@@ -470,7 +477,7 @@ pub enum Place {
 
 /// The line of the file `text` (of a prompt, or else of a document) that `place` is on, when
 /// it can be found.
-pub fn line_in_file(text: &str, prompt: bool, place: &Place) -> Option<u64> {
+pub(crate) fn line_in_file(text: &str, prompt: bool, place: &Place) -> Option<u64> {
     let (front, body, body_line) = split_front_matter(text);
     match place {
         Place::Message { message, line } => {

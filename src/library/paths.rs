@@ -19,7 +19,7 @@ pub struct Collection {
 impl Collection {
     /// `<scheme>://<collection>/<relative path>`, each segment percent-encoded as RFC 3986
     /// requires, so the URI names the file without leaking where the folder lives.
-    pub fn resource_uri(&self, relative_path: &str) -> String {
+    pub(crate) fn resource_uri(&self, relative_path: &str) -> String {
         let path: Vec<String> = relative_path
             .split('/')
             .map(|segment| utf8_percent_encode(segment, PATH_SEGMENT).to_string())
@@ -33,7 +33,7 @@ impl Collection {
     }
 
     /// The template every collection gets; its `path` completes from the stored URIs.
-    pub fn template(&self) -> ResourceTemplate {
+    pub(crate) fn template(&self) -> ResourceTemplate {
         ResourceTemplate {
             uri_template: format!(
                 "{}://{}/{{+path}}",
@@ -92,7 +92,7 @@ pub enum Folder {
 
 impl Folder {
     /// The folder a collection is read from, known by its name.
-    pub fn of(folder_name: &str) -> Folder {
+    pub(crate) fn of(folder_name: &str) -> Folder {
         if folder_name == COMMANDS_FOLDER {
             Folder::Commands
         } else if folder_name == SKILLS_FOLDER {
@@ -113,7 +113,7 @@ const SKILLS_FOLDER: &str = "skills";
 const PLUGINS_FOLDER: &str = "plugins";
 
 /// The folder that makes a folder a Claude Code plugin (it holds `plugin.json`).
-pub const PLUGIN_MANIFEST_FOLDER: &str = ".claude-plugin";
+pub(crate) const PLUGIN_MANIFEST_FOLDER: &str = ".claude-plugin";
 
 /// A commands folder's read-me, which describes its commands and is never one.
 const README: &str = "README.md";
@@ -132,13 +132,13 @@ const TOOL_FOLDERS: [(&str, &[&str]); 5] = [
 
 /// Whether the format skips the file at `relative_path`: anything hidden (a segment starting
 /// with `.`), except inside the prompt folders of `TOOL_FOLDERS`.
-pub fn is_skipped(relative_path: &str) -> bool {
+pub(crate) fn is_skipped(relative_path: &str) -> bool {
     hidden(relative_path, false)
 }
 
 /// Whether the folder at `relative_path` holds nothing the format reads; `.claude` and
 /// `.github` themselves are entered to reach the prompt folders inside them.
-pub fn skips_folder(relative_path: &str) -> bool {
+pub(crate) fn skips_folder(relative_path: &str) -> bool {
     hidden(relative_path, true)
 }
 
@@ -163,7 +163,7 @@ fn hidden(relative_path: &str, is_folder: bool) -> bool {
 /// Whether a markdown file at `relative_path` is read as a Claude Code command: it is not a
 /// `*.prompt.md` nor a `README.md` and sits under a `commands` folder (unless its front
 /// matter says `kind`).
-pub fn is_command_path(relative_path: &str, folder: Folder) -> bool {
+pub(crate) fn is_command_path(relative_path: &str, folder: Folder) -> bool {
     let file_name = relative_path.rsplit('/').next().unwrap_or(relative_path);
     if file_name.eq_ignore_ascii_case(README) {
         return false;
@@ -180,7 +180,7 @@ pub fn is_command_path(relative_path: &str, folder: Folder) -> bool {
 /// The folders between a command's `commands` folder and its file, joined by `/` (`git` for
 /// `.claude/commands/git/commit.md`); None for a command directly in its `commands` folder
 /// and for a file that is not a command.
-pub fn command_folder(relative_path: &str, folder: Folder) -> Option<String> {
+pub(crate) fn command_folder(relative_path: &str, folder: Folder) -> Option<String> {
     if !is_command_path(relative_path, folder) {
         return None;
     }
@@ -203,7 +203,7 @@ pub fn command_folder(relative_path: &str, folder: Folder) -> Option<String> {
 /// plugin's (`plugins/PLUGIN/skills/NAME/...` in a marketplace, `skills/NAME/...` when the
 /// collection folder is the plugin), or the collection folder itself when it is a skills
 /// folder.
-pub fn skill_file(relative_path: &str, folder: Folder) -> Option<(&str, &str)> {
+pub(crate) fn skill_file(relative_path: &str, folder: Folder) -> Option<(&str, &str)> {
     let segments: Vec<&str> = relative_path.split('/').collect();
     let start = if folder == Folder::Skills {
         0
@@ -238,7 +238,7 @@ pub fn skill_file(relative_path: &str, folder: Folder) -> Option<(&str, &str)> {
 /// (`.gemini/commands/`, an extension's `commands/`, or the collection folder when that is a
 /// `commands` folder), or else under the collection folder, without `.toml` (`git/commit`
 /// for `.gemini/commands/git/commit.toml`, which Gemini CLI runs as `/git:commit`).
-pub fn gemini_command_name(relative_path: &str) -> &str {
+pub(crate) fn gemini_command_name(relative_path: &str) -> &str {
     let segments: Vec<&str> = relative_path.split('/').collect();
     let folders = &segments[..segments.len() - 1];
     let offset: usize = match folders.iter().rposition(|s| *s == COMMANDS_FOLDER) {
@@ -251,7 +251,7 @@ pub fn gemini_command_name(relative_path: &str) -> &str {
 
 /// Whether a `.toml` file is under `.gemini/commands/`, where every file is a Gemini CLI
 /// command (elsewhere, one is a command when it has a command's shape).
-pub fn is_gemini_commands_path(relative_path: &str) -> bool {
+pub(crate) fn is_gemini_commands_path(relative_path: &str) -> bool {
     relative_path
         .match_indices(".gemini/commands/")
         .any(|(at, _)| at == 0 || relative_path[..at].ends_with('/'))
@@ -259,7 +259,7 @@ pub fn is_gemini_commands_path(relative_path: &str) -> bool {
 
 /// Whether a markdown file is a Cursor command (under `.cursor/commands/`, not its
 /// `README.md`).
-pub fn is_cursor_command(relative_path: &str) -> bool {
+pub(crate) fn is_cursor_command(relative_path: &str) -> bool {
     let segments: Vec<&str> = relative_path.split('/').collect();
     let file_name = segments.last().copied().unwrap_or_default();
     !file_name.eq_ignore_ascii_case(README)

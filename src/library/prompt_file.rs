@@ -149,7 +149,7 @@ pub(super) fn sanitize_name(name: &str) -> String {
 }
 
 /// A prompt name is what a host shows and sends back: keep it to one plain token.
-pub fn validate_name(name: &str) -> Result<(), String> {
+pub(crate) fn validate_name(name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
         && name
             .chars()

@@ -164,10 +164,10 @@ fn checked_annotations(
 
 /// The suffix of a file that holds the metadata of the file it is named after
 /// (`diagram.png.meta.yaml` for `diagram.png`).
-pub const METADATA_SUFFIX: &str = ".meta.yaml";
+pub(crate) const METADATA_SUFFIX: &str = ".meta.yaml";
 
 /// The file (relative path) that the metadata file at `relative_path` describes, if it is one.
-pub fn described_by(relative_path: &str) -> Option<&str> {
+pub(crate) fn described_by(relative_path: &str) -> Option<&str> {
     relative_path
         .strip_suffix(METADATA_SUFFIX)
         .filter(|described| !described.is_empty() && !described.ends_with('/'))
@@ -175,7 +175,7 @@ pub fn described_by(relative_path: &str) -> Option<&str> {
 
 /// Sets the keys the metadata file `relative_path` (`yaml`, the keys of a resource's front
 /// matter) gives over what `resource`'s own file said.
-pub fn apply_metadata(
+pub(crate) fn apply_metadata(
     resource: &mut Resource,
     relative_path: &str,
     yaml: &str,

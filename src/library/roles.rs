@@ -14,7 +14,7 @@ pub(super) fn role_marker(line: &str) -> Option<Role> {
 }
 
 /// Splits a body at its role markers; runs that are only white space are dropped.
-pub fn split_roles(body: &str) -> Vec<MessageTemplate> {
+pub(crate) fn split_roles(body: &str) -> Vec<MessageTemplate> {
     split_roles_at_lines(body)
         .into_iter()
         .map(|(message, _)| message)

@@ -36,7 +36,10 @@ pub(super) fn parse_values(path: &str, table_file: &str, bytes: &[u8]) -> Result
 }
 
 /// One value per line; blank lines and `#` comments are skipped.
-pub fn parse_values_lines(path: &str, bytes: &[u8]) -> Result<Vec<CompletionValue>, FileError> {
+pub(crate) fn parse_values_lines(
+    path: &str,
+    bytes: &[u8],
+) -> Result<Vec<CompletionValue>, FileError> {
     let text = std::str::from_utf8(bytes)
         .map_err(|err| FileError::new(path, None, format!("not UTF-8 text: {err}")))?;
     // Editors on Windows often start a UTF-8 file with a byte order mark.
@@ -60,7 +63,10 @@ const COLUMNS: [&str; 3] = ["value", "weight", "context"];
 /// of those columns (in any case) is the header, which may put them in any order among
 /// columns of other names; any other first row is the first value, as a file written by hand
 /// from the README's `value,weight,context rows` has it.
-pub fn parse_values_csv(path: &str, bytes: &[u8]) -> Result<Vec<CompletionValue>, FileError> {
+pub(crate) fn parse_values_csv(
+    path: &str,
+    bytes: &[u8],
+) -> Result<Vec<CompletionValue>, FileError> {
     let mut reader = csv::ReaderBuilder::new()
         .comment(Some(b'#'))
         .flexible(true)
@@ -147,7 +153,7 @@ pub fn parse_values_csv(path: &str, bytes: &[u8]) -> Result<Vec<CompletionValue>
 }
 
 /// `argument=value`.
-pub fn parse_context(text: &str) -> Option<(String, String)> {
+pub(crate) fn parse_context(text: &str) -> Option<(String, String)> {
     let (name, value) = text.split_once('=')?;
     let (name, value) = (name.trim(), value.trim());
     (!name.is_empty() && !value.is_empty()).then(|| (name.to_string(), value.to_string()))

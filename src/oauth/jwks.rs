@@ -40,7 +40,7 @@ impl Key {
 }
 
 /// The key set in use, and when it was last read for an unknown key id.
-pub struct Keys {
+pub(super) struct Keys {
     source: JwksSource,
     keys: RwLock<Vec<Key>>,
     /// Held while the set is read again, so that one refresh runs at a time; None until the
@@ -51,7 +51,7 @@ pub struct Keys {
 impl Keys {
     /// Reads the key set from `source`; fails, naming the source, when it cannot be read or
     /// holds no signing key this server can use.
-    pub fn load(source: JwksSource) -> Result<Keys> {
+    pub(super) fn load(source: JwksSource) -> Result<Keys> {
         let keys = read(&source)?;
         if keys.is_empty() {
             bail!(
@@ -70,7 +70,7 @@ impl Keys {
     /// that id (or, for a token naming none, the set's one key for `alg`). A key id the set
     /// does not hold reads the set again first, unless it was read for that less than
     /// `REFRESH_EVERY` ago. Blocks while the set is read: call it off the async workers.
-    pub fn find(&self, kid: Option<&str>, alg: Algorithm) -> Option<DecodingKey> {
+    pub(super) fn find(&self, kid: Option<&str>, alg: Algorithm) -> Option<DecodingKey> {
         if let Some(key) = self.lookup(kid, alg) {
             return Some(key);
         }

@@ -18,7 +18,7 @@ use crate::visibility::Visibility;
 
 /// The algorithms a token may be signed with: asymmetric ones only, so that no public key
 /// can be used as an HMAC secret, and never `none`.
-pub const ALGORITHMS: [Algorithm; 9] = [
+pub(crate) const ALGORITHMS: [Algorithm; 9] = [
     Algorithm::RS256,
     Algorithm::RS384,
     Algorithm::RS512,
@@ -35,7 +35,7 @@ const LEEWAY: u64 = 30;
 
 /// What a token's check found.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// A valid token: what it sees, and whose it is (its `sub` claim; the empty string when
     /// it has none, which makes every such token one caller for the limits).
     Granted { seen: Visibility, subject: String },
@@ -48,25 +48,25 @@ pub enum Verdict {
 
 /// The scopes that grant what a token sees.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Scopes {
+pub(crate) struct Scopes {
     prefix: String,
 }
 
 impl Scopes {
     /// The scope that sees the whole library: `PREFIX:all`.
-    pub fn all(&self) -> String {
+    pub(crate) fn all(&self) -> String {
         format!("{}:all", self.prefix)
     }
 
     /// What every scope of ours begins with, before its `:`.
-    pub fn prefix(&self) -> &str {
+    pub(crate) fn prefix(&self) -> &str {
         &self.prefix
     }
 
     /// What a token with these scopes (its `scope` claim, space-separated) sees: the whole
     /// library with `PREFIX:all`, else the collections named by `PREFIX:collection:NAME`;
     /// None when no scope is one of these.
-    pub fn visibility(&self, scope: &str) -> Option<Visibility> {
+    pub(crate) fn visibility(&self, scope: &str) -> Option<Visibility> {
         let mut collections = Vec::new();
         for granted in scope.split_ascii_whitespace() {
             let Some(rest) = granted
@@ -94,7 +94,7 @@ impl Scopes {
 }
 
 /// Checks access tokens for one resource and one authorization server.
-pub struct Verifier {
+pub(crate) struct Verifier {
     issuer: String,
     resource: String,
     scopes: Scopes,
@@ -170,7 +170,7 @@ fn now_secs() -> u64 {
 
 impl Verifier {
     /// Reads the key set; fails when it cannot be read, or the settings cannot work.
-    pub fn new(config: &OAuthConfig) -> Result<Verifier> {
+    pub(crate) fn new(config: &OAuthConfig) -> Result<Verifier> {
         if config.scope_prefix.is_empty() || config.scope_prefix.contains(char::is_whitespace) {
             bail!(
                 "--oauth-scope-prefix '{}' cannot be a scope's beginning; give a word without spaces, e.g. promptshelf",
@@ -188,27 +188,27 @@ impl Verifier {
         })
     }
 
-    pub fn issuer(&self) -> &str {
+    pub(crate) fn issuer(&self) -> &str {
         &self.issuer
     }
 
-    pub fn resource(&self) -> &str {
+    pub(crate) fn resource(&self) -> &str {
         &self.resource
     }
 
-    pub fn scopes(&self) -> &Scopes {
+    pub(crate) fn scopes(&self) -> &Scopes {
         &self.scopes
     }
 
     /// What `token` was granted when it was last found valid, if that was before and it has
     /// not expired since; None: `check` it. A lookup in memory, never the network.
-    pub fn kept(&self, token: &str) -> Option<Verdict> {
+    pub(crate) fn kept(&self, token: &str) -> Option<Verdict> {
         self.kept.find(token, now_secs())
     }
 
     /// Checks `token`. May read the key set again (`jwks::Keys::find`), so it blocks: call
     /// it off the async workers.
-    pub fn check(&self, token: &str) -> Verdict {
+    pub(crate) fn check(&self, token: &str) -> Verdict {
         if let Some(verdict) = self.kept(token) {
             return verdict;
         }

@@ -8,21 +8,20 @@ use super::revision::{Revision, legacy_names};
 use crate::store::StoreError;
 
 /// JSON-RPC and MCP error codes this server sends.
-pub mod code {
-    pub const PARSE_ERROR: i64 = -32700;
-    pub const INVALID_REQUEST: i64 = -32600;
-    pub const METHOD_NOT_FOUND: i64 = -32601;
-    pub const INVALID_PARAMS: i64 = -32602;
-    pub const INTERNAL_ERROR: i64 = -32603;
+pub(crate) mod code {
+    pub(crate) const PARSE_ERROR: i64 = -32700;
+    pub(crate) const INVALID_REQUEST: i64 = -32600;
+    pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+    pub(crate) const INVALID_PARAMS: i64 = -32602;
+    pub(crate) const INTERNAL_ERROR: i64 = -32603;
     /// Legacy revisions' "resource not found".
-    pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    pub(crate) const RESOURCE_NOT_FOUND: i64 = -32002;
     /// Streamable HTTP: a required header is missing, invalid, or differs from the message.
-    pub const HEADER_MISMATCH: i64 = -32020;
-    pub const MISSING_CAPABILITY: i64 = -32021;
-    pub const UNSUPPORTED_VERSION: i64 = -32022;
+    pub(crate) const HEADER_MISMATCH: i64 = -32020;
+    pub(crate) const UNSUPPORTED_VERSION: i64 = -32022;
     /// Ours: too many requests of a kind (completion). MCP defines no such code and asks
     /// for new ones outside the JSON-RPC reserved range (-32768..=-32000); 429 as in HTTP.
-    pub const RATE_LIMITED: i64 = -31429;
+    pub(crate) const RATE_LIMITED: i64 = -31429;
 }
 
 /// Why a request could not be served, in terms a person can act on. `into_rpc` picks the
@@ -47,7 +46,7 @@ impl From<StoreError> for Failure {
 
 impl Failure {
     /// The sentence a person reads (the CLI's error line).
-    pub fn message(&self) -> &str {
+    pub(crate) fn message(&self) -> &str {
         match self {
             Failure::InvalidParams(message) | Failure::Internal(message) => message,
             Failure::ResourceNotFound { message, .. } => message,
@@ -55,7 +54,7 @@ impl Failure {
     }
 
     /// The error the client gets for this failure in `revision`.
-    pub fn into_rpc(self, revision: Revision) -> RpcError {
+    pub(crate) fn into_rpc(self, revision: Revision) -> RpcError {
         match self {
             Failure::InvalidParams(message) => RpcError::invalid_params(message),
             Failure::ResourceNotFound { uri, message } => {
@@ -81,7 +80,7 @@ pub struct RpcError {
 }
 
 impl RpcError {
-    pub fn new(code: i64, message: impl Into<String>) -> RpcError {
+    pub(crate) fn new(code: i64, message: impl Into<String>) -> RpcError {
         RpcError {
             code,
             message: message.into(),
@@ -89,16 +88,16 @@ impl RpcError {
         }
     }
 
-    pub fn with_data(mut self, data: Value) -> RpcError {
+    pub(crate) fn with_data(mut self, data: Value) -> RpcError {
         self.data = Some(data);
         self
     }
 
-    pub fn invalid_params(message: impl Into<String>) -> RpcError {
+    pub(crate) fn invalid_params(message: impl Into<String>) -> RpcError {
         RpcError::new(code::INVALID_PARAMS, message)
     }
 
-    pub fn internal(message: impl Into<String>) -> RpcError {
+    pub(crate) fn internal(message: impl Into<String>) -> RpcError {
         RpcError::new(code::INTERNAL_ERROR, message)
     }
 
@@ -108,7 +107,7 @@ impl RpcError {
     }
 
     /// A line over the server's limit, skipped unread.
-    pub fn too_long(limit: usize) -> RpcError {
+    pub(crate) fn too_long(limit: usize) -> RpcError {
         RpcError::new(
             code::INVALID_REQUEST,
             format!(
@@ -119,7 +118,11 @@ impl RpcError {
 
     /// A completion request over its caller's limit (the process on stdio, a token over
     /// HTTP); `data.retryAfterMs` says when a retry will be accepted.
-    pub fn rate_limited(per_second: u32, burst: u32, retry_after: std::time::Duration) -> RpcError {
+    pub(crate) fn rate_limited(
+        per_second: u32,
+        burst: u32,
+        retry_after: std::time::Duration,
+    ) -> RpcError {
         let retry_ms = whole_ms(retry_after);
         RpcError::new(
             code::RATE_LIMITED,
@@ -134,7 +137,7 @@ impl RpcError {
 
     /// Any request over its caller's request rate (`serve --rate-per-token`); `caller`
     /// says whose, `data.retryAfterMs` when a retry will be accepted.
-    pub fn request_rate_limited(
+    pub(crate) fn request_rate_limited(
         caller: &str,
         per_second: u32,
         burst: u32,
@@ -154,7 +157,7 @@ impl RpcError {
 
     /// How long a rate-limited request should wait before it is sent again (an HTTP
     /// response's `Retry-After`); None for any other error.
-    pub fn retry_after(&self) -> Option<std::time::Duration> {
+    pub(crate) fn retry_after(&self) -> Option<std::time::Duration> {
         if self.code != code::RATE_LIMITED {
             return None;
         }
@@ -162,7 +165,7 @@ impl RpcError {
         Some(std::time::Duration::from_millis(ms))
     }
 
-    pub fn unsupported_version(requested: &str) -> RpcError {
+    pub(crate) fn unsupported_version(requested: &str) -> RpcError {
         RpcError::new(
             code::UNSUPPORTED_VERSION,
             format!(

@@ -10,17 +10,17 @@ use super::request::Envelope;
 use super::revision::{Revision, legacy_names};
 
 /// The headers' names, lower case as `http` spells them (names are case-insensitive).
-pub mod header {
-    pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-    pub const METHOD: &str = "mcp-method";
-    pub const NAME: &str = "mcp-name";
+pub(crate) mod header {
+    pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+    pub(crate) const METHOD: &str = "mcp-method";
+    pub(crate) const NAME: &str = "mcp-name";
     /// A legacy session's id (2025-11-25 spells it `MCP-Session-Id`: the same header).
-    pub const SESSION_ID: &str = "mcp-session-id";
+    pub(crate) const SESSION_ID: &str = "mcp-session-id";
 }
 
 /// The MCP headers of one request, as sent (None: absent).
 #[derive(Debug, Default, Clone, Copy)]
-pub struct McpHeaders<'a> {
+pub(crate) struct McpHeaders<'a> {
     pub version: Option<&'a [u8]>,
     pub method: Option<&'a [u8]>,
     pub name: Option<&'a [u8]>,
@@ -29,7 +29,7 @@ pub struct McpHeaders<'a> {
 /// Checks a modern request's headers against its message: `MCP-Protocol-Version` is the
 /// `_meta` version (the only modern one), `Mcp-Method` the method, and for the methods that
 /// name something, `Mcp-Name` the name or URI (plain, or `=?base64?...?=`).
-pub fn check_modern(envelope: &Envelope, headers: &McpHeaders) -> Result<(), RpcError> {
+pub(crate) fn check_modern(envelope: &Envelope, headers: &McpHeaders) -> Result<(), RpcError> {
     let modern = Revision::MODERN.as_str();
     match headers.version {
         None => {
@@ -123,7 +123,10 @@ fn shown(sent: &[u8]) -> String {
 
 /// Checks the `MCP-Protocol-Version` of a legacy request after `initialize` against the
 /// revision its session negotiated. Absent is fine (2025-03-26 clients send none).
-pub fn check_legacy_version(sent: Option<&[u8]>, negotiated: Revision) -> Result<(), RpcError> {
+pub(crate) fn check_legacy_version(
+    sent: Option<&[u8]>,
+    negotiated: Revision,
+) -> Result<(), RpcError> {
     let Some(sent) = sent else {
         return Ok(());
     };
@@ -145,7 +148,7 @@ pub fn check_legacy_version(sent: Option<&[u8]>, negotiated: Revision) -> Result
 /// A message whose `_meta` names a version not served (`error`, -32022): when its
 /// `MCP-Protocol-Version` header names another version, header and body disagree, and that
 /// is said first (-32020), as it is for a served version; otherwise `error` stands.
-pub fn unserved_version(error: RpcError, sent: Option<&[u8]>) -> RpcError {
+pub(crate) fn unserved_version(error: RpcError, sent: Option<&[u8]>) -> RpcError {
     let requested = error
         .data
         .as_ref()
@@ -161,7 +164,7 @@ pub fn unserved_version(error: RpcError, sent: Option<&[u8]>) -> RpcError {
 
 /// A message sent with `MCP-Protocol-Version: 2026-07-28` and without the `_meta` such a
 /// request carries: malformed (-32602), not a legacy request without its session.
-pub fn modern_without_meta() -> RpcError {
+pub(crate) fn modern_without_meta() -> RpcError {
     let modern = Revision::MODERN.as_str();
     RpcError::invalid_params(format!(
         "MCP-Protocol-Version says {modern} but params._meta lacks \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\"; a {modern} request carries both there"
@@ -173,7 +176,7 @@ fn header_mismatch(detail: String) -> RpcError {
 }
 
 /// A legacy request after `initialize` came without `Mcp-Session-Id`.
-pub fn session_required() -> RpcError {
+pub(crate) fn session_required() -> RpcError {
     RpcError::new(
         code::INVALID_REQUEST,
         format!(
@@ -185,7 +188,7 @@ pub fn session_required() -> RpcError {
 
 /// A legacy session id that this server did not give (or no longer takes): answered with
 /// 404, so that the client initializes again.
-pub fn session_unknown(why: &str) -> RpcError {
+pub(crate) fn session_unknown(why: &str) -> RpcError {
     RpcError::new(
         code::INVALID_REQUEST,
         format!("the Mcp-Session-Id {why}; send initialize again for a new session"),
@@ -194,7 +197,7 @@ pub fn session_unknown(why: &str) -> RpcError {
 
 /// A request without a bearer token, or with one this library does not hold (`why`), to a
 /// server that asks for one: answered with 401 and `WWW-Authenticate: Bearer`.
-pub fn unauthorized(why: &str) -> RpcError {
+pub(crate) fn unauthorized(why: &str) -> RpcError {
     RpcError::new(
         code::INVALID_REQUEST,
         format!(
@@ -206,7 +209,7 @@ pub fn unauthorized(why: &str) -> RpcError {
 /// `serve --auth oauth`: a request without an access token, or with one that is not valid
 /// here (`why`): answered with 401 and a `WWW-Authenticate: Bearer` challenge naming the
 /// protected resource metadata.
-pub fn access_token_refused(why: &str) -> RpcError {
+pub(crate) fn access_token_refused(why: &str) -> RpcError {
     RpcError::new(
         code::INVALID_REQUEST,
         format!(
@@ -217,7 +220,7 @@ pub fn access_token_refused(why: &str) -> RpcError {
 
 /// `serve --auth oauth`: a valid access token whose scopes grant nothing of this library:
 /// answered with 403 and `error="insufficient_scope"`.
-pub fn insufficient_scope(all: &str, prefix: &str) -> RpcError {
+pub(crate) fn insufficient_scope(all: &str, prefix: &str) -> RpcError {
     RpcError::new(
         code::INVALID_REQUEST,
         format!(
@@ -227,7 +230,7 @@ pub fn insufficient_scope(all: &str, prefix: &str) -> RpcError {
 }
 
 /// A request's `Origin` is not one this server takes.
-pub fn origin_refused(origin: &str) -> RpcError {
+pub(crate) fn origin_refused(origin: &str) -> RpcError {
     RpcError::new(
         code::INVALID_REQUEST,
         format!(
@@ -238,7 +241,7 @@ pub fn origin_refused(origin: &str) -> RpcError {
 
 /// A request's `Host` is not a name this server is reached by: a page whose DNS name was
 /// rebound to this address sends its own name.
-pub fn host_refused(host: &str) -> RpcError {
+pub(crate) fn host_refused(host: &str) -> RpcError {
     RpcError::new(
         code::INVALID_REQUEST,
         format!(
@@ -248,7 +251,7 @@ pub fn host_refused(host: &str) -> RpcError {
 }
 
 /// A request whose body did not arrive whole within `seconds` (`--body-timeout`).
-pub fn body_timed_out(seconds: u64) -> RpcError {
+pub(crate) fn body_timed_out(seconds: u64) -> RpcError {
     RpcError::new(
         code::INVALID_REQUEST,
         format!(
@@ -259,7 +262,7 @@ pub fn body_timed_out(seconds: u64) -> RpcError {
 
 /// A request over its caller's share of the requests answered at once
 /// (`--max-in-flight-per-token`); `caller` says whose. Retried after a second.
-pub fn over_in_flight_share(caller: &str, share: usize) -> RpcError {
+pub(crate) fn over_in_flight_share(caller: &str, share: usize) -> RpcError {
     RpcError::new(
         code::RATE_LIMITED,
         format!(
@@ -270,7 +273,7 @@ pub fn over_in_flight_share(caller: &str, share: usize) -> RpcError {
 }
 
 /// An HTTP method the endpoint does not serve for this request.
-pub fn method_not_allowed(method: &str, allowed: &str) -> RpcError {
+pub(crate) fn method_not_allowed(method: &str, allowed: &str) -> RpcError {
     RpcError::new(
         code::INVALID_REQUEST,
         format!(
@@ -280,7 +283,7 @@ pub fn method_not_allowed(method: &str, allowed: &str) -> RpcError {
 }
 
 /// A request to a path other than the endpoint's.
-pub fn not_found(path: &str, endpoint: &str) -> RpcError {
+pub(crate) fn not_found(path: &str, endpoint: &str) -> RpcError {
     RpcError::new(
         code::INVALID_REQUEST,
         format!("there is nothing at '{path}'; MCP is served at {endpoint}"),
@@ -288,7 +291,7 @@ pub fn not_found(path: &str, endpoint: &str) -> RpcError {
 }
 
 /// A stream over the cap on open streams (`--max-streams`).
-pub fn too_many_streams(max: usize) -> RpcError {
+pub(crate) fn too_many_streams(max: usize) -> RpcError {
     RpcError::new(
         code::INVALID_REQUEST,
         format!(
@@ -298,7 +301,7 @@ pub fn too_many_streams(max: usize) -> RpcError {
 }
 
 /// A stream over its caller's cap (`--max-streams-per-token`); `caller` says whose.
-pub fn too_many_streams_for(caller: &str, max: usize) -> RpcError {
+pub(crate) fn too_many_streams_for(caller: &str, max: usize) -> RpcError {
     RpcError::new(
         code::INVALID_REQUEST,
         format!(
@@ -308,7 +311,7 @@ pub fn too_many_streams_for(caller: &str, max: usize) -> RpcError {
 }
 
 /// The server is shutting down: no new requests are taken.
-pub fn shutting_down() -> RpcError {
+pub(crate) fn shutting_down() -> RpcError {
     RpcError::new(
         code::INVALID_REQUEST,
         "the server is shutting down; retry on another instance or once it is back",
@@ -319,7 +322,7 @@ pub fn shutting_down() -> RpcError {
 /// method not served, 429 over a rate limit (completion, or a caller's requests), 400 for everything else (headers,
 /// version, `_meta`, session, malformed message). A handler's own errors (an unknown
 /// prompt) are answered 200.
-pub fn refusal_status(error: &RpcError) -> u16 {
+pub(crate) fn refusal_status(error: &RpcError) -> u16 {
     match error.code {
         code::METHOD_NOT_FOUND => 404,
         code::RATE_LIMITED => 429,
@@ -330,7 +333,7 @@ pub fn refusal_status(error: &RpcError) -> u16 {
 /// The HTTP status of an error answering a request of a legacy session: 200, since the
 /// message was taken and answered (a 404 would tell the client its session ended, a 400
 /// that the request was malformed), except 429 over the completion rate.
-pub fn legacy_refusal_status(error: &RpcError) -> u16 {
+pub(crate) fn legacy_refusal_status(error: &RpcError) -> u16 {
     match error.code {
         code::RATE_LIMITED => 429,
         _ => 200,

@@ -20,7 +20,7 @@ pub(super) enum IdText {
 
 impl RequestId {
     /// The id of a message whose id could not be read: left out of an answer.
-    pub fn null() -> RequestId {
+    pub(crate) fn null() -> RequestId {
         RequestId(RawValue::NULL.to_owned())
     }
 

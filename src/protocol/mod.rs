@@ -21,7 +21,7 @@
 
 mod era;
 mod error;
-pub mod http;
+pub(crate) mod http;
 mod id;
 mod notification;
 mod outbound;
@@ -32,18 +32,27 @@ mod shape;
 mod skills;
 
 pub use era::{Negotiated, revision_of};
-pub use error::{Failure, RpcError, code};
+pub(crate) use error::code;
+pub use error::{Failure, RpcError};
 pub use id::RequestId;
-pub use notification::{Changed, Lists, acknowledged, notification, stream_notification};
-pub use outbound::{cancellation, elicitation_request, outbound_id};
-pub use request::{
-    CallToolParams, CompleteParams, CompletionRef, Elicited, Envelope, Era, GetPromptParams,
-    Incoming, ListenParams, Method, Notification, Reply, id_of, parse_line,
+pub(crate) use notification::{Changed, Lists, acknowledged, notification, stream_notification};
+pub(crate) use outbound::{cancellation, elicitation_request, outbound_id};
+pub use request::Envelope;
+pub use request::Reply;
+pub(crate) use request::{
+    CallToolParams, CompleteParams, CompletionRef, Elicited, Era, ListenParams, Method,
 };
-pub use results::{
-    Block, Discovery, InputRequest, MediaKind, Page, PromptOutcome, ReadResult, RenderedMessage,
-    RenderedPrompt, ShapedBlocks, Tool, ToolList, ToolOutput,
+pub use request::{GetPromptParams, Incoming, Notification, id_of, parse_line};
+pub use results::InputRequest;
+pub use results::Page;
+pub use results::PromptOutcome;
+pub use results::ReadResult;
+pub use results::RenderedPrompt;
+pub(crate) use results::{
+    Block, Discovery, MediaKind, RenderedMessage, Tool, ToolList, ToolOutput,
 };
-pub use revision::{Revision, legacy_names};
-pub use shape::{ShapedPage, Shaper, ToolAnswer, error_line, is_error_line};
-pub use skills::{DirectoryChild, Extensions, SKILLS_EXTENSION, SkillEntry, SkillFile};
+pub use revision::Revision;
+pub use shape::error_line;
+pub(crate) use shape::{ShapedPage, Shaper, ToolAnswer, is_error_line};
+pub use skills::Extensions;
+pub(crate) use skills::{DirectoryChild, SKILLS_EXTENSION, SkillEntry, SkillFile};

@@ -11,7 +11,7 @@ use super::id::RequestId;
 
 /// What changed, as a notification names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Changed<'a> {
+pub(crate) enum Changed<'a> {
     Prompts,
     Resources,
     /// The tool list (when a mirror's tools describe the prompts).
@@ -39,7 +39,7 @@ impl Changed<'_> {
 }
 
 /// A legacy change notification line.
-pub fn notification(changed: Changed) -> Vec<u8> {
+pub(crate) fn notification(changed: Changed) -> Vec<u8> {
     match changed.uri() {
         Some(uri) => {
             line(&json!({"jsonrpc": "2.0", "method": changed.method(), "params": {"uri": uri}}))
@@ -64,7 +64,7 @@ struct StreamMessage<P: Serialize> {
 }
 
 /// A change notification on a modern stream, tagged with the listen request's id.
-pub fn stream_notification(changed: Changed, subscription: &RequestId) -> Vec<u8> {
+pub(crate) fn stream_notification(changed: Changed, subscription: &RequestId) -> Vec<u8> {
     #[derive(Serialize)]
     struct Params<'a> {
         #[serde(rename = "_meta")]
@@ -84,7 +84,7 @@ pub fn stream_notification(changed: Changed, subscription: &RequestId) -> Vec<u8
 
 /// Which list-changed notifications a stream will be sent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Lists {
+pub(crate) struct Lists {
     pub prompts: bool,
     pub resources: bool,
     /// Honoured only when the tool list changes with the prompts (`serve --tools prompts`).
@@ -92,7 +92,11 @@ pub struct Lists {
 }
 
 /// The first message of a stream: which of the requested notifications will be sent.
-pub fn acknowledged(subscription: &RequestId, lists: Lists, uris: &BTreeSet<String>) -> Vec<u8> {
+pub(crate) fn acknowledged(
+    subscription: &RequestId,
+    lists: Lists,
+    uris: &BTreeSet<String>,
+) -> Vec<u8> {
     #[derive(Serialize)]
     struct Params<'a> {
         #[serde(rename = "_meta")]

@@ -19,12 +19,16 @@ const ID_PREFIX: &str = "promptshelf-elicitation-";
 /// The server looks a response up only among its own waiting requests, and a client's
 /// cancellation only among the client's requests, so even a client that picks ids with our
 /// prefix is never confused with us.
-pub fn outbound_id(n: u64) -> RequestId {
+pub(crate) fn outbound_id(n: u64) -> RequestId {
     RequestId::of_string(&format!("{ID_PREFIX}{n}"))
 }
 
 /// The `elicitation/create` request `id` sending `request`'s form, as `revision` writes it.
-pub fn elicitation_request(id: &RequestId, revision: Revision, request: &InputRequest) -> Vec<u8> {
+pub(crate) fn elicitation_request(
+    id: &RequestId,
+    revision: Revision,
+    request: &InputRequest,
+) -> Vec<u8> {
     #[derive(Serialize)]
     struct Request<'a> {
         jsonrpc: &'static str,
@@ -44,7 +48,7 @@ pub fn elicitation_request(id: &RequestId, revision: Revision, request: &InputRe
 }
 
 /// `notifications/cancelled` for our request `id`: its answer is no longer wanted.
-pub fn cancellation(id: &RequestId, reason: &str) -> Vec<u8> {
+pub(crate) fn cancellation(id: &RequestId, reason: &str) -> Vec<u8> {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Params<'a> {

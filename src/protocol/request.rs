@@ -47,12 +47,12 @@ pub enum Notification {
 #[derive(Debug, PartialEq)]
 pub struct Reply {
     pub id: RequestId,
-    pub elicited: Elicited,
+    pub(crate) elicited: Elicited,
 }
 
 /// What an elicitation came to, as its response says.
 #[derive(Debug, PartialEq)]
-pub enum Elicited {
+pub(crate) enum Elicited {
     /// The user submitted the form: its values by field name.
     Accepted(Map<String, Value>),
     Declined,
@@ -126,8 +126,8 @@ pub fn id_of(line: &[u8]) -> RequestId {
 #[derive(Debug)]
 pub struct Envelope {
     pub id: RequestId,
-    pub era: Era,
-    pub method: Method,
+    pub(crate) era: Era,
+    pub(crate) method: Method,
     /// The length of the request's line in bytes: a bound on what its arguments can make a
     /// template do.
     pub size: usize,
@@ -135,7 +135,7 @@ pub struct Envelope {
 
 /// Which era a request belongs to; decided by its `_meta`, never by earlier requests.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Era {
+pub(crate) enum Era {
     /// Carried `io.modelcontextprotocol/protocolVersion`: served statelessly.
     /// `elicits_forms`: the client declared form elicitation in its capabilities (read for
     /// `prompts/get` alone); `extensions`: the extensions they declare (read for the methods
@@ -150,7 +150,7 @@ pub enum Era {
 
 impl Era {
     /// Whether the client declared form elicitation in this request's capabilities.
-    pub fn can_elicit_forms(&self) -> bool {
+    pub(crate) fn can_elicit_forms(&self) -> bool {
         matches!(
             self,
             Era::Modern {
@@ -162,7 +162,7 @@ impl Era {
 
     /// The extensions this request's capabilities declare (none for a legacy request, whose
     /// client declared them in its `initialize`).
-    pub fn extensions(&self) -> Extensions {
+    pub(crate) fn extensions(&self) -> Extensions {
         match self {
             Era::Modern { extensions, .. } => *extensions,
             Era::Legacy => Extensions::default(),
@@ -171,7 +171,7 @@ impl Era {
 }
 
 #[derive(Debug)]
-pub enum Method {
+pub(crate) enum Method {
     Discover,
     Initialize {
         version: String,
@@ -228,7 +228,7 @@ pub enum Method {
 
 impl Method {
     /// The method's name as a request spells it.
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         match self {
             Method::Discover => "server/discover",
             Method::Initialize { .. } => "initialize",
@@ -253,7 +253,7 @@ impl Method {
 
     /// What the request names, for the methods whose HTTP request carries it in
     /// `Mcp-Name`: a prompt's or tool's name, a resource's URI.
-    pub fn named(&self) -> Option<&str> {
+    pub(crate) fn named(&self) -> Option<&str> {
         match self {
             Method::GetPrompt(params) => Some(&params.name),
             Method::CallTool(params) => Some(&params.name),
@@ -281,7 +281,7 @@ pub struct GetPromptParams {
 impl GetPromptParams {
     /// Takes the content of a form the client accepted as the answer to the input request
     /// `key`, as a modern client would send it back in `inputResponses`.
-    pub fn answer_form(&mut self, key: &str, content: Map<String, Value>) {
+    pub(crate) fn answer_form(&mut self, key: &str, content: Map<String, Value>) {
         let result = serde_json::json!({"action": "accept", "content": content});
         self.input_responses
             .get_or_insert_with(Map::new)
@@ -290,7 +290,7 @@ impl GetPromptParams {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct CallToolParams {
+pub(crate) struct CallToolParams {
     pub name: String,
     /// The tool's input, checked by the tool (a misfit is the tool's error, not the
     /// request's).
@@ -300,7 +300,7 @@ pub struct CallToolParams {
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize)]
 #[serde(tag = "type")]
-pub enum CompletionRef {
+pub(crate) enum CompletionRef {
     #[serde(rename = "ref/prompt")]
     Prompt { name: String },
     #[serde(rename = "ref/resource")]
@@ -308,19 +308,19 @@ pub enum CompletionRef {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct CompletionArgument {
+pub(crate) struct CompletionArgument {
     pub name: String,
     pub value: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
-pub struct CompletionContext {
+pub(crate) struct CompletionContext {
     #[serde(default)]
     pub arguments: HashMap<String, String>,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct CompleteParams {
+pub(crate) struct CompleteParams {
     #[serde(rename = "ref")]
     pub reference: CompletionRef,
     pub argument: CompletionArgument,
@@ -330,7 +330,7 @@ pub struct CompleteParams {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ListenFilter {
+pub(crate) struct ListenFilter {
     #[serde(default)]
     pub prompts_list_changed: bool,
     #[serde(default)]
@@ -342,7 +342,7 @@ pub struct ListenFilter {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct ListenParams {
+pub(crate) struct ListenParams {
     pub notifications: ListenFilter,
 }
 

@@ -21,7 +21,7 @@ pub struct Page<T> {
 
 /// What discovery results say beyond the fixed capabilities.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Discovery {
+pub(crate) struct Discovery {
     pub instructions: String,
     /// The newest change anywhere in the library (drives the TTL hint).
     pub last_modified: i64,
@@ -33,11 +33,11 @@ pub struct ReadResult {
     pub resource: StoredResource,
     pub content: Content,
     /// The JSON made from it, kept with it for as long as it is kept.
-    pub shaped: ShapedBlocks,
+    pub(crate) shaped: ShapedBlocks,
 }
 
 impl ReadResult {
-    pub fn new(resource: StoredResource, content: Content) -> ReadResult {
+    pub(crate) fn new(resource: StoredResource, content: Content) -> ReadResult {
         ReadResult {
             resource,
             content,
@@ -51,7 +51,7 @@ impl ReadResult {
 /// (embedded, as an image or audio block, or as a link). It depends only on the resource
 /// and the revision.
 #[derive(Debug, Default)]
-pub struct ShapedBlocks {
+pub(crate) struct ShapedBlocks {
     /// JSON text written by hand (`Shaper::contents`), copied into answers as it is.
     pub(super) contents: [OnceLock<Box<str>>; Revision::COUNT],
     pub(super) embedded: [OnceLock<Box<RawValue>>; Revision::COUNT],
@@ -89,27 +89,27 @@ pub struct InputRequest {
     pub message: String,
     /// A flat JSON Schema object (the subset elicitation allows), its fields in the
     /// prompt's order.
-    pub schema: ObjectSchema,
+    pub(crate) schema: ObjectSchema,
 }
 
 /// A prompt filled with its arguments.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RenderedPrompt {
     pub description: Option<String>,
-    pub messages: Vec<RenderedMessage>,
+    pub(crate) messages: Vec<RenderedMessage>,
     /// Where the prompt comes from, carried in the result's `_meta`.
-    pub provenance: Provenance,
+    pub(crate) provenance: Provenance,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct RenderedMessage {
+pub(crate) struct RenderedMessage {
     pub role: Role,
     pub block: Block,
 }
 
 /// One content block of a prompt message.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Block {
+pub(crate) enum Block {
     Text(String),
     /// A resource's contents inside the message.
     Embedded(Arc<ReadResult>),
@@ -123,14 +123,14 @@ pub enum Block {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MediaKind {
+pub(crate) enum MediaKind {
     Image,
     Audio,
 }
 
 /// The tools the mirrors offer, as `tools/list` answers them.
 #[derive(Debug)]
-pub struct ToolList {
+pub(crate) struct ToolList {
     pub tools: Vec<Tool>,
     /// The newest change the list depends on (the prompts `get_prompt` describes; drives
     /// the TTL hint).
@@ -140,7 +140,7 @@ pub struct ToolList {
 /// One tool a mirror offers. Its input schema is the tool's own JSON Schema; what its
 /// results look like (`outputSchema`, `structuredContent`) is the protocol's, by `output`.
 #[derive(Debug)]
-pub struct Tool {
+pub(crate) struct Tool {
     pub name: &'static str,
     pub title: &'static str,
     pub description: String,
@@ -150,7 +150,7 @@ pub struct Tool {
 
 /// The MCP result a tool mirrors, which its output is shaped as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolOutput {
+pub(crate) enum ToolOutput {
     /// A page of `prompts/list`.
     Prompts,
     /// A rendered prompt, as `prompts/get`.

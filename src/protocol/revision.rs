@@ -13,7 +13,7 @@ pub enum Revision {
 
 impl Revision {
     /// The one modern revision (per-request `_meta`, no handshake).
-    pub const MODERN: Revision = Revision::V2026_07_28;
+    pub(crate) const MODERN: Revision = Revision::V2026_07_28;
     /// Revisions spoken after `initialize`, newest first (the order a client is offered).
     pub const LEGACY: [Revision; 4] = [
         Revision::V2025_11_25,
@@ -23,14 +23,14 @@ impl Revision {
     ];
 
     /// How many revisions there are: `index` is below it.
-    pub const COUNT: usize = 5;
+    pub(crate) const COUNT: usize = 5;
 
     /// A dense number for each revision, oldest 0, for tables kept per revision.
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Revision::V2024_11_05 => "2024-11-05",
             Revision::V2025_03_26 => "2025-03-26",
@@ -40,48 +40,48 @@ impl Revision {
         }
     }
 
-    pub fn parse(text: &str) -> Option<Revision> {
+    pub(crate) fn parse(text: &str) -> Option<Revision> {
         std::iter::once(Revision::MODERN)
             .chain(Revision::LEGACY)
             .find(|revision| revision.as_str() == text)
     }
 
-    pub fn is_modern(self) -> bool {
+    pub(crate) fn is_modern(self) -> bool {
         self == Revision::MODERN
     }
 
     /// `title` on prompts, resources and arguments; `resource_link` blocks.
-    pub fn has_titles_and_links(self) -> bool {
+    pub(crate) fn has_titles_and_links(self) -> bool {
         self >= Revision::V2025_06_18
     }
 
     /// A legacy revision in which a server may send `elicitation/create` requests (the
     /// modern one asks within a result instead).
-    pub fn has_elicitation_requests(self) -> bool {
+    pub(crate) fn has_elicitation_requests(self) -> bool {
         (Revision::V2025_06_18..Revision::MODERN).contains(&self)
     }
 
     /// `elicitation/create` names its `mode` (form or URL).
-    pub fn has_elicitation_modes(self) -> bool {
+    pub(crate) fn has_elicitation_modes(self) -> bool {
         self >= Revision::V2025_11_25
     }
 
-    pub fn has_icons(self) -> bool {
+    pub(crate) fn has_icons(self) -> bool {
         self >= Revision::V2025_11_25
     }
 
     /// A message may be a JSON-RPC batch (an array): only 2025-03-26 added them, and
     /// 2025-06-18 removed them.
-    pub fn has_batches(self) -> bool {
+    pub(crate) fn has_batches(self) -> bool {
         self == Revision::V2025_03_26
     }
 
-    pub fn has_audio(self) -> bool {
+    pub(crate) fn has_audio(self) -> bool {
         self >= Revision::V2025_03_26
     }
 }
 
 /// The names of the legacy revisions, for error messages.
-pub fn legacy_names() -> String {
+pub(crate) fn legacy_names() -> String {
     Revision::LEGACY.map(Revision::as_str).join(", ")
 }

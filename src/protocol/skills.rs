@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 /// The extension's identifier, the key of `capabilities.extensions` on both sides.
-pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
+pub(crate) const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
 
 /// The optional extensions a client declared that this server acts on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -42,7 +42,7 @@ pub(super) fn reads_extensions(method: &str) -> bool {
 
 /// One direct child of a directory, as `resources/directory/read` lists it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum DirectoryChild {
+pub(crate) enum DirectoryChild {
     /// A stored file, described as `resources/list` describes it.
     File(Box<crate::model::StoredResource>),
     /// A folder that holds stored files, a directory resource itself
@@ -57,7 +57,7 @@ pub enum DirectoryChild {
 
 impl DirectoryChild {
     /// The key a page of children is ordered and continued by.
-    pub fn key(&self) -> &str {
+    pub(crate) fn key(&self) -> &str {
         match self {
             DirectoryChild::File(file) => &file.info.uri,
             DirectoryChild::Directory { key, .. } => key,
@@ -67,7 +67,7 @@ impl DirectoryChild {
 
 /// One skill as `skills/list` and `skills/get` describe it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SkillEntry {
+pub(crate) struct SkillEntry {
     /// The URI of its `SKILL.md` (`skill://NAME/SKILL.md`).
     pub uri: String,
     /// Its `SKILL.md` front matter, every key as written, as JSON.
@@ -80,7 +80,7 @@ pub struct SkillEntry {
 
 /// One file of a skill: what a host checks the file it reads against.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SkillFile {
+pub(crate) struct SkillFile {
     pub uri: String,
     /// The SHA-256 of the bytes `resources/read` serves.
     pub sha256: [u8; 32],

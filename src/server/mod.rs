@@ -47,8 +47,8 @@ use anyhow::{Context, Result};
 use crate::config::ServeConfig;
 use crate::store::Store;
 use dispatch::Dispatcher;
-pub use http::host_name_of;
-pub use http::serve as serve_http;
+pub(crate) use http::host_name_of;
+pub(crate) use http::serve as serve_http;
 use session::Session;
 use state::{Library, Shared};
 
@@ -92,7 +92,7 @@ const MALLOC_ARENAS: libc::c_int = 2;
 
 /// Bounds the process's allocator before any thread starts (see `MALLOC_ARENAS`); for
 /// `serve`, on stdio and over HTTP alike.
-pub fn bound_allocator() {
+pub(crate) fn bound_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt with M_ARENA_MAX takes an int and may be called at any time; called
     // before the server starts its threads, so every arena made later obeys it.
@@ -102,7 +102,7 @@ pub fn bound_allocator() {
 }
 
 /// Serves MCP on stdin/stdout until stdin closes.
-pub fn serve(store: Store, config: ServeConfig) -> Result<()> {
+pub(crate) fn serve(store: Store, config: ServeConfig) -> Result<()> {
     let real = RealStdio {
         direct: stdio::stdout_file(),
         watch: true,

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 /// `burst` tokens at most, refilled at `per_second`; each request takes one.
 #[derive(Debug)]
-pub struct TokenBucket {
+pub(super) struct TokenBucket {
     per_second: f64,
     burst: f64,
     tokens: f64,
@@ -16,7 +16,7 @@ pub struct TokenBucket {
 
 impl TokenBucket {
     /// A full bucket; None when `per_second` is 0 (no limit).
-    pub fn new(per_second: u32, burst: u32, now: Instant) -> Option<TokenBucket> {
+    pub(super) fn new(per_second: u32, burst: u32, now: Instant) -> Option<TokenBucket> {
         (per_second > 0).then(|| TokenBucket {
             per_second: f64::from(per_second),
             // A burst below one token would refuse everything.
@@ -28,13 +28,13 @@ impl TokenBucket {
 
     /// Whether the bucket has refilled to its burst by `now`: then it is as good as a new
     /// one, and a caller's bucket may be forgotten (`server::http::callers`).
-    pub fn is_full(&self, now: Instant) -> bool {
+    pub(super) fn is_full(&self, now: Instant) -> bool {
         let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
         self.tokens + elapsed * self.per_second >= self.burst
     }
 
     /// Takes a token, or says how long until one is available.
-    pub fn take(&mut self, now: Instant) -> Result<(), Duration> {
+    pub(super) fn take(&mut self, now: Instant) -> Result<(), Duration> {
         // `now` before `last` (instants from different threads) counts as no time passed.
         let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
         self.last = self.last.max(now);

@@ -16,11 +16,11 @@ use std::sync::{Condvar, Mutex, PoisonError};
 
 /// Sent to the writer to make it flush and stop (a real message is never empty: every line
 /// ends with a newline).
-pub const END: &[u8] = b"";
+pub(super) const END: &[u8] = b"";
 
 /// What the reader hands the dispatcher.
 #[derive(Debug)]
-pub enum Input<'a> {
+pub(super) enum Input<'a> {
     /// One line, without its newline.
     Line(&'a [u8]),
     /// A line longer than the limit; it was skipped up to its newline.
@@ -32,7 +32,7 @@ pub enum Input<'a> {
 /// `before_read` runs before every read, which may wait for the client. A line that lies
 /// whole in the read buffer is handed over where it lies; only one that spans reads is
 /// copied.
-pub fn read_lines(
+pub(super) fn read_lines(
     input: impl BufRead,
     limit: usize,
     mut on_input: impl FnMut(Input, bool),
@@ -100,7 +100,7 @@ const DEFERRED_ANSWERS: usize = 8;
 /// its own, so the standard library's line buffering does not scan every write for
 /// newlines again.
 #[cfg(unix)]
-pub fn stdout() -> Box<dyn Write + Send> {
+pub(super) fn stdout() -> Box<dyn Write + Send> {
     use std::os::fd::AsFd;
     match std::io::stdout().as_fd().try_clone_to_owned() {
         Ok(fd) => Box::new(std::fs::File::from(fd)),
@@ -109,7 +109,7 @@ pub fn stdout() -> Box<dyn Write + Send> {
 }
 
 /// A handle of its own on stdout (Unix).
-pub fn stdout_file() -> Option<std::fs::File> {
+pub(super) fn stdout_file() -> Option<std::fs::File> {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
@@ -132,7 +132,7 @@ pub fn stdout() -> Box<dyn Write + Send> {
 ///
 /// One lock guards the queue and its accounts, and the writer takes everything queued in
 /// one go; each side wakes the other only when it is waiting (a wake is a system call).
-pub struct Output {
+pub(super) struct Output {
     queue: Mutex<Queue>,
     /// The writer waits here for answers.
     ready: Condvar,
@@ -164,7 +164,11 @@ struct Queue {
 }
 
 impl Output {
-    pub fn new(max_messages: usize, max_bytes: usize, direct: Option<std::fs::File>) -> Output {
+    pub(super) fn new(
+        max_messages: usize,
+        max_bytes: usize,
+        direct: Option<std::fs::File>,
+    ) -> Output {
         Output {
             direct,
             queue: Mutex::default(),
@@ -177,13 +181,13 @@ impl Output {
     }
 
     /// Notes whether the reader has more input buffered behind the line it handles now.
-    pub fn note_input(&self, more_buffered: bool) {
+    pub(super) fn note_input(&self, more_buffered: bool) {
         self.input_drained.store(!more_buffered, Ordering::Relaxed);
     }
 
     /// Queues `message` for the writer, waiting for room; does nothing once the writer has
     /// stopped.
-    pub fn send(&self, message: Vec<u8>) {
+    pub(super) fn send(&self, message: Vec<u8>) {
         self.deliver(message, false)
     }
 
@@ -195,7 +199,7 @@ impl Output {
     /// reader is about to wait for input (`reader_waits`), when `DEFERRED_ANSWERS` are
     /// queued, or when the reader must wait for room; the writer then takes several
     /// answers at a time.
-    pub fn send_from_reader(&self, message: Vec<u8>) {
+    pub(super) fn send_from_reader(&self, message: Vec<u8>) {
         self.send_answer_from(message, true)
     }
 
@@ -203,7 +207,7 @@ impl Output {
     /// on this thread when no more input is buffered and nothing is queued or being
     /// written, which saves the writer's wake (a context switch on one core, and part of
     /// every cold start); otherwise queued for the writer, woken at once.
-    pub fn send_answer(&self, message: Vec<u8>) {
+    pub(super) fn send_answer(&self, message: Vec<u8>) {
         self.send_answer_from(message, false)
     }
 
@@ -279,7 +283,7 @@ impl Output {
     }
 
     /// The reader is about to wait for input: the writer is woken for what it left queued.
-    pub fn reader_waits(&self) {
+    pub(super) fn reader_waits(&self) {
         let mut queue = self.lock();
         self.wake_if_pending(&mut queue);
     }
@@ -345,7 +349,7 @@ impl Output {
 
 /// Writes every queued message; flushes when nothing more is waiting. Ends at `END` or
 /// when the output is closed.
-pub fn write_lines(queue: &Output, output: impl Write) {
+pub(super) fn write_lines(queue: &Output, output: impl Write) {
     /// Closes the queue however the writer stops, so no sender waits for it forever.
     struct Closing<'a>(&'a Output);
     impl Drop for Closing<'_> {

@@ -21,7 +21,7 @@ use crate::visibility::Visibility;
 /// What one batch of commits changed, as the notifications need it. A whole import is one
 /// batch, so it becomes at most one list_changed per list.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Changes {
+pub(super) struct Changes {
     pub prompts: bool,
     /// Resources or resource templates.
     pub resources: bool,
@@ -36,7 +36,7 @@ pub struct Changes {
 
 /// Where a batch's changed items belong, as the library holds them after it.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Places {
+pub(super) struct Places {
     /// The collections of the prompts added or changed.
     pub prompts: BTreeSet<String>,
     /// The collections of the resources and templates added or changed.
@@ -108,7 +108,7 @@ impl Changes {
     /// subscriber (a list_changed names nothing; the subscriber lists again and sees its
     /// own); a removed resource's URI only to those that see everything, since telling
     /// another would say that a URI it named was in the library.
-    pub fn seen_by(&self, seen: &Visibility) -> Cow<'_, Changes> {
+    pub(super) fn seen_by(&self, seen: &Visibility) -> Cow<'_, Changes> {
         if !seen.is_limited() {
             return Cow::Borrowed(self);
         }
@@ -133,7 +133,7 @@ impl Changes {
     }
 
     /// Everything may have changed.
-    pub fn everything() -> Changes {
+    pub(super) fn everything() -> Changes {
         Changes {
             prompts: true,
             resources: true,
@@ -147,13 +147,13 @@ impl Changes {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         !self.prompts && !self.resources
     }
 }
 
 /// What the server did with the file now at its path (`Watched::replaced`).
-pub struct Reopened {
+pub(super) struct Reopened {
     /// The new file's change-log position.
     pub position: i64,
     /// The new file.
@@ -161,7 +161,7 @@ pub struct Reopened {
 }
 
 /// The server's side of watching: what the watcher reports to.
-pub trait Watched: Send + 'static {
+pub(super) trait Watched: Send + 'static {
     /// The change log reached `position` (a position of the watcher's own count, see
     /// `spawn`), with what the rows changed.
     fn moved(&self, position: i64, changes: &Changes);
@@ -177,7 +177,7 @@ pub trait Watched: Send + 'static {
 
 /// What watching needs to know of a served store, taken before the store goes into the
 /// library: which file it reads and how.
-pub struct Target {
+pub(super) struct Target {
     path: PathBuf,
     /// Why the store is read `immutable`, when it is: then there is nothing to watch.
     immutable: Option<String>,
@@ -186,7 +186,7 @@ pub struct Target {
 }
 
 impl Target {
-    pub fn of(store: &store::Store) -> Target {
+    pub(super) fn of(store: &store::Store) -> Target {
         Target {
             path: store.path().to_path_buf(),
             immutable: store.immutable().map(str::to_string),
@@ -197,7 +197,7 @@ impl Target {
 
     /// Starts watching (`spawn`), or, for a file read `immutable` (SQLite reads it as if
     /// nothing could change it), says once that it is not watched.
-    pub fn watch(
+    pub(super) fn watch(
         self,
         interval: Duration,
         after: i64,

@@ -16,7 +16,7 @@ fn key(kind: Kind, key: &str) -> String {
 }
 
 /// Records that the item `item` of `kind` no longer follows the collection `collection`.
-pub fn mark(tx: &Transaction, kind: Kind, item: &str, collection: &str) -> Result<()> {
+pub(crate) fn mark(tx: &Transaction, kind: Kind, item: &str, collection: &str) -> Result<()> {
     tx.execute(
         "INSERT INTO meta (key, value) VALUES (?1, ?2)
          ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -26,12 +26,12 @@ pub fn mark(tx: &Transaction, kind: Kind, item: &str, collection: &str) -> Resul
 }
 
 /// Drops the mark, if any: the collection's imports take the item again. Whether there was one.
-pub fn clear(tx: &Transaction, kind: Kind, item: &str) -> Result<bool> {
+pub(crate) fn clear(tx: &Transaction, kind: Kind, item: &str) -> Result<bool> {
     Ok(tx.execute("DELETE FROM meta WHERE key = ?1", [key(kind, item)])? > 0)
 }
 
 /// The collection the item was detached from, if it was.
-pub fn from(conn: &Connection, kind: Kind, item: &str) -> Result<Option<String>> {
+pub(crate) fn from(conn: &Connection, kind: Kind, item: &str) -> Result<Option<String>> {
     let value: Option<Vec<u8>> = conn
         .query_row(
             "SELECT value FROM meta WHERE key = ?1",
@@ -43,7 +43,7 @@ pub fn from(conn: &Connection, kind: Kind, item: &str) -> Result<Option<String>>
 }
 
 /// Drops every mark of a collection (it was removed: nothing will import it any more).
-pub fn clear_collection(tx: &Transaction, collection: &str) -> Result<()> {
+pub(crate) fn clear_collection(tx: &Transaction, collection: &str) -> Result<()> {
     tx.execute(
         "DELETE FROM meta WHERE key LIKE 'detached/%' AND value = ?1",
         [collection.as_bytes()],
@@ -52,7 +52,7 @@ pub fn clear_collection(tx: &Transaction, collection: &str) -> Result<()> {
 }
 
 /// The items detached from `collection`: (kind, key) pairs, for an import's plan.
-pub fn of_collection(conn: &Connection, collection: &str) -> Result<Vec<(Kind, String)>> {
+pub(crate) fn of_collection(conn: &Connection, collection: &str) -> Result<Vec<(Kind, String)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT key FROM meta WHERE key LIKE 'detached/%' AND value = ?1 ORDER BY key",
     )?;

@@ -103,7 +103,7 @@ pub fn hash_prompt(prompt: &Prompt) -> ContentHash {
 
 /// The blob's own hash (what `blobs` is keyed by) is the plain blake3 of the bytes; this one
 /// also covers the metadata a client sees.
-pub fn hash_resource(resource: &Resource) -> ContentHash {
+pub(crate) fn hash_resource(resource: &Resource) -> ContentHash {
     let info = &resource.info;
     let mut h = Canonical::new("resource");
     h.text(&info.uri)
@@ -124,7 +124,7 @@ pub fn hash_resource(resource: &Resource) -> ContentHash {
     h.finish()
 }
 
-pub fn hash_template(template: &ResourceTemplate) -> ContentHash {
+pub(crate) fn hash_template(template: &ResourceTemplate) -> ContentHash {
     let mut h = Canonical::new("template");
     h.text(&template.uri_template)
         .text(&template.name)
@@ -142,7 +142,7 @@ pub fn hash_template(template: &ResourceTemplate) -> ContentHash {
 }
 
 /// Lower-case hex, for showing hashes to people and in `_meta`.
-pub fn hex(hash: &ContentHash) -> String {
+pub(crate) fn hex(hash: &ContentHash) -> String {
     blake3::Hash::from_bytes(*hash).to_hex().to_string()
 }
 

@@ -19,19 +19,19 @@ use super::{Result, StoreError, blobs, now_ms, read};
 use crate::model::{CompletionTable, Content, Prompt, Resource, ResourceInfo, ResourceTemplate};
 
 /// How many versions of each item are kept unless `Settings` say otherwise.
-pub const DEFAULT_KEEP: u32 = 50;
+pub(crate) const DEFAULT_KEEP: u32 = 50;
 
 /// What a store's writes are recorded as (the command line that runs) and how many versions
 /// of an item they keep; carried by the `Store` that writes (`Store::recording`). By
 /// default, writes are recorded as `promptshelf`, keeping `DEFAULT_KEEP`.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     what: String,
     keep: u32,
 }
 
 impl Settings {
-    pub fn new(what: String, keep: u32) -> Settings {
+    pub(crate) fn new(what: String, keep: u32) -> Settings {
         Settings {
             what,
             keep: keep.max(1),
@@ -46,7 +46,7 @@ impl Default for Settings {
 }
 
 // Also named `store::history::Kind`, as `cmd::prompt` and `cmd::edit` name it.
-pub use crate::model::Kind;
+pub(crate) use crate::model::Kind;
 
 /// The kind `name` names, as the history's rows hold it.
 pub(super) fn kind_named(name: &str) -> Result<Kind> {
@@ -56,14 +56,14 @@ pub(super) fn kind_named(name: &str) -> Result<Kind> {
 
 /// What a version did to its item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     Added,
     Updated,
     Removed,
 }
 
 impl Change {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Change::Added => "added",
             Change::Updated => "updated",
@@ -155,7 +155,7 @@ const CREATED: &str = "collection-created/";
 
 /// Records that the write being recorded creates the record (`collections` row) of
 /// `collection`, so that `undo` of it removes the record too.
-pub fn created_collection(tx: &Transaction, collection: &str) -> Result<()> {
+pub(crate) fn created_collection(tx: &Transaction, collection: &str) -> Result<()> {
     let write_id = open_write(tx)?;
     tx.execute(
         "INSERT INTO meta (key, value) VALUES (?1, ?2)
@@ -333,7 +333,7 @@ fn stored_table(conn: &Connection, name: &str) -> Result<CompletionTable> {
 
 /// One version as the history lists it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Version {
+pub(crate) struct Version {
     pub id: i64,
     pub kind: Kind,
     pub key: String,
@@ -372,7 +372,7 @@ fn typed((mut version, kind, change): (Version, String, String)) -> Result<Versi
 }
 
 /// The kinds of item that have versions under `key`.
-pub fn kinds_of(conn: &Connection, key: &str) -> Result<Vec<Kind>> {
+pub(crate) fn kinds_of(conn: &Connection, key: &str) -> Result<Vec<Kind>> {
     let names: Vec<String> = conn
         .prepare("SELECT DISTINCT kind FROM versions WHERE key = ?1 ORDER BY kind")?
         .query_map([key], |row| row.get(0))?
@@ -382,7 +382,7 @@ pub fn kinds_of(conn: &Connection, key: &str) -> Result<Vec<Kind>> {
 
 /// The keys the history keeps versions of (of one kind, or of every kind), sorted: what a
 /// key that it does not keep may have meant.
-pub fn keys(conn: &Connection, kind: Option<Kind>) -> Result<Vec<String>> {
+pub(crate) fn keys(conn: &Connection, kind: Option<Kind>) -> Result<Vec<String>> {
     let keys = conn
         .prepare("SELECT DISTINCT key FROM versions WHERE ?1 IS NULL OR kind = ?1 ORDER BY key")?
         .query_map([kind.map(Kind::as_str)], |row| row.get(0))?
@@ -391,7 +391,7 @@ pub fn keys(conn: &Connection, kind: Option<Kind>) -> Result<Vec<String>> {
 }
 
 /// Every kept version of one item, newest first.
-pub fn versions(conn: &Connection, kind: Kind, key: &str) -> Result<Vec<Version>> {
+pub(crate) fn versions(conn: &Connection, kind: Kind, key: &str) -> Result<Vec<Version>> {
     let sql = format!(
         "SELECT {VERSION_COLUMNS} FROM versions v JOIN writes w ON w.id = v.write_id
          WHERE v.kind = ?1 AND v.key = ?2 ORDER BY v.id DESC"
@@ -405,7 +405,7 @@ pub fn versions(conn: &Connection, kind: Kind, key: &str) -> Result<Vec<Version>
 
 /// What a version holds: the item as it was written, or None for a removal.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Item {
+pub(crate) enum Item {
     Prompt(Prompt),
     Resource(Resource),
     Template(ResourceTemplate),
@@ -414,7 +414,7 @@ pub enum Item {
 
 /// The item version `id` holds (None when it removed the item), with the version itself;
 /// None when no such version is kept.
-pub fn item(conn: &Connection, id: i64) -> Result<Option<(Version, Option<Item>)>> {
+pub(crate) fn item(conn: &Connection, id: i64) -> Result<Option<(Version, Option<Item>)>> {
     let sql = format!(
         "SELECT {VERSION_COLUMNS}, v.snapshot, v.content FROM versions v
          JOIN writes w ON w.id = v.write_id WHERE v.id = ?1"

@@ -12,17 +12,17 @@
 
 mod blobs;
 mod create;
-pub mod detached;
+pub(crate) mod detached;
 mod hash;
-pub mod history;
+pub(crate) mod history;
 mod place;
-pub mod prefix;
+pub(crate) mod prefix;
 pub mod read;
 mod replica;
-pub mod revert;
+pub(crate) mod revert;
 mod schema;
 pub mod search;
-pub mod tokens;
+pub(crate) mod tokens;
 pub mod write;
 
 use std::path::{Path, PathBuf};
@@ -32,12 +32,13 @@ use std::time::Duration;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags, Transaction};
 
-pub use hash::{hash_prompt, hash_resource, hash_template, hex};
+pub use hash::hash_prompt;
+pub(crate) use hash::{hash_resource, hash_template, hex};
 use place::Place;
-pub use place::{FileId, Reading};
-pub use read::{Change, ItemState, Stats};
-pub use schema::SCHEMA_VERSION;
-pub use write::{Outcome, ValuesMode, ValuesWritten};
+pub(crate) use place::{FileId, Reading};
+pub(crate) use read::ItemState;
+pub(crate) use schema::SCHEMA_VERSION;
+pub(crate) use write::{Outcome, ValuesMode};
 
 /// How long a connection waits for another process's write lock before giving up; long
 /// enough that a client never sees `SQLITE_BUSY` while an import commits.
@@ -46,11 +47,11 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The environment variable that shortens the busy timeout (milliseconds), so a test of a
 /// locked database need not wait ten seconds. As `CLOCK_ENV`, only a build with debug
 /// assertions (the one the tests run) reads it.
-pub const BUSY_ENV: &str = "PROMPTSHELF_BUSY_MS";
+pub(crate) const BUSY_ENV: &str = "PROMPTSHELF_BUSY_MS";
 
 /// How long a connection waits for another process's write lock: `BUSY_TIMEOUT`, or in a
 /// build with debug assertions what `PROMPTSHELF_BUSY_MS` says.
-pub fn busy_timeout() -> Duration {
+pub(crate) fn busy_timeout() -> Duration {
     let set = || std::env::var(BUSY_ENV).ok()?.parse().ok();
     cfg!(debug_assertions)
         .then(set)
@@ -97,7 +98,7 @@ pub enum StoreError {
     Invalid(String),
 }
 
-pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 impl From<rusqlite::Error> for StoreError {
     /// Not a `source`: rusqlite's text of an SQLite failure already holds SQLite's message
@@ -164,7 +165,7 @@ fn opening(path: &Path, err: rusqlite::Error) -> StoreError {
 
 /// Where the library lives when no path is given: `library.db` in the user's data
 /// directory; None without a home directory.
-pub fn default_database() -> Option<PathBuf> {
+pub(crate) fn default_database() -> Option<PathBuf> {
     let dirs = directories::ProjectDirs::from("", "", "promptshelf")?;
     Some(dirs.data_dir().join("library.db"))
 }
@@ -228,14 +229,14 @@ impl Store {
 
     /// Opens the file that now lies at `path` to serve it, as `open(path, ReadOnly, ..)`
     /// would, but never creates one: for a server whose file was replaced.
-    pub fn open_served(path: &Path) -> Result<Store> {
+    pub(crate) fn open_served(path: &Path) -> Result<Store> {
         Store::open_with(path, Access::ReadOnly, false, |_| Ok(()))
     }
 
     /// Opens the Litestream replica at `path` to serve it (`serve --replica`): as
     /// `open_served`, once its header is set so that Litestream can go on applying changes
     /// while it is read (`replica::prepare`). The file must exist: Litestream makes it.
-    pub fn open_replica(path: &Path) -> Result<Store> {
+    pub(crate) fn open_replica(path: &Path) -> Result<Store> {
         check_folder(path)?;
         if !path.exists() {
             return Err(StoreError::Open(format!(
@@ -436,7 +437,7 @@ impl Store {
     /// folder as it found it. Dropping the store alone may leave the pool's last reference
     /// with the thread that opened a connection, and a command's process can end before
     /// that thread gets to close it (seen as `-wal` files left by one run in three).
-    pub fn close(self) {
+    pub(crate) fn close(self) {
         let Store { pool, opener, .. } = self;
         drop(pool);
         // The opener runs one job at a time: when this one runs, the job before it (and the
@@ -450,7 +451,7 @@ impl Store {
 
     /// Whether the store reads the file `immutable`, and why: SQLite then assumes nothing
     /// changes it, so there is nothing to watch.
-    pub fn immutable(&self) -> Option<&str> {
+    pub(crate) fn immutable(&self) -> Option<&str> {
         match self.reading {
             Reading::Immutable => self.immutable_because.as_deref(),
             Reading::Shared => None,
@@ -458,11 +459,11 @@ impl Store {
     }
 
     /// The file a read-only store reads (what the path named when it opened).
-    pub fn identity(&self) -> Option<FileId> {
+    pub(crate) fn identity(&self) -> Option<FileId> {
         self.identity
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
@@ -472,7 +473,7 @@ impl Store {
     }
 
     /// Whether the store is a Litestream replica (`open_replica`).
-    pub fn replica(&self) -> bool {
+    pub(crate) fn replica(&self) -> bool {
         self.replica
     }
 
@@ -481,7 +482,7 @@ impl Store {
     /// SQLite being able to tell) and a read transaction is begun, held until the
     /// `Snapshot` is dropped, so that Litestream applies no change half-way through the
     /// request. Elsewhere it is the pooled connection as it is.
-    pub fn snapshot(&self) -> Result<Snapshot> {
+    pub(crate) fn snapshot(&self) -> Result<Snapshot> {
         let conn = self.pool.get()?;
         if self.replica {
             conn.release_memory()?;
@@ -495,7 +496,7 @@ impl Store {
 
     /// The store, its writes recorded as `settings` say (what wrote them, how many versions
     /// of an item are kept) instead of the defaults.
-    pub fn recording(self, settings: history::Settings) -> Store {
+    pub(crate) fn recording(self, settings: history::Settings) -> Store {
         Store {
             history: settings,
             ..self
@@ -518,7 +519,7 @@ impl Store {
 }
 
 /// One request's connection (`Store::snapshot`).
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     conn: r2d2::PooledConnection<Manager>,
     /// Whether a read transaction was begun for the request, to end when it is dropped.
     open: bool,
@@ -545,7 +546,7 @@ impl Drop for Snapshot {
 
 /// A read transaction for reads that must agree with one another, unless the connection is
 /// in one already (a replica's request, `Store::snapshot`), whose snapshot they then share.
-pub fn read_transaction(conn: &Connection) -> rusqlite::Result<Option<Transaction<'_>>> {
+pub(crate) fn read_transaction(conn: &Connection) -> rusqlite::Result<Option<Transaction<'_>>> {
     if conn.is_autocommit() {
         conn.unchecked_transaction().map(Some)
     } else {
@@ -559,7 +560,7 @@ pub fn read_transaction(conn: &Connection) -> rusqlite::Result<Option<Transactio
 /// replaced file left there would be read by SQLite as the new file's pages, so a file
 /// renamed over one that was written while served is not taken. Read `immutable`: the check
 /// touches neither the `-wal` nor the `-shm`, which the old file's connections still hold.
-pub fn check_replacement(path: &Path) -> std::result::Result<(), String> {
+pub(crate) fn check_replacement(path: &Path) -> std::result::Result<(), String> {
     let wal = place::sidecar(path, "-wal");
     if std::fs::metadata(&wal).is_ok_and(|meta| meta.len() > 0) {
         return Err(format!(
@@ -710,7 +711,7 @@ fn check_folder(path: &Path) -> Result<&Path> {
 /// The environment variable that pins the clock (Unix milliseconds), so tests can check
 /// `lastModified` and `ttlMs` exactly. Only a build with debug assertions (the one the tests
 /// run) reads it: a release binary's clock, token expiry included, is never set from outside.
-pub const CLOCK_ENV: &str = "PROMPTSHELF_NOW_MS";
+pub(crate) const CLOCK_ENV: &str = "PROMPTSHELF_NOW_MS";
 
 /// Unix milliseconds now (or, in a build with debug assertions, the pinned time when
 /// `PROMPTSHELF_NOW_MS` is set).

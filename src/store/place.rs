@@ -14,14 +14,14 @@ use super::StoreError;
 
 /// Which file a path names: device and inode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileId {
+pub(crate) struct FileId {
     dev: u64,
     ino: u64,
 }
 
 impl FileId {
     /// The file `path` names now, or the error that says it names none.
-    pub fn of(path: &Path) -> io::Result<FileId> {
+    pub(crate) fn of(path: &Path) -> io::Result<FileId> {
         let meta = std::fs::metadata(path)?;
         Ok(FileId {
             dev: meta.dev(),
@@ -32,7 +32,7 @@ impl FileId {
 
 /// How read-only connections open the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reading {
+pub(crate) enum Reading {
     /// As SQLite usually does: with the WAL index in `-shm`, seeing other processes' commits.
     Shared,
     /// `immutable=1`: the file alone, no locks, no `-wal` or `-shm`. For a folder that cannot

@@ -13,7 +13,7 @@ fn key(collection: &str) -> String {
 }
 
 /// The prefix of the collection's prompt names, if one was given.
-pub fn of(conn: &Connection, collection: &str) -> Result<Option<String>> {
+pub(crate) fn of(conn: &Connection, collection: &str) -> Result<Option<String>> {
     let value: Option<Vec<u8>> = conn
         .query_row(
             "SELECT value FROM meta WHERE key = ?1",
@@ -25,7 +25,7 @@ pub fn of(conn: &Connection, collection: &str) -> Result<Option<String>> {
 }
 
 /// Records the collection's prefix, or (None) forgets it.
-pub fn set(tx: &Transaction, collection: &str, prefix: Option<&str>) -> Result<()> {
+pub(crate) fn set(tx: &Transaction, collection: &str, prefix: Option<&str>) -> Result<()> {
     match prefix {
         Some(prefix) => tx.execute(
             "INSERT INTO meta (key, value) VALUES (?1, ?2)

@@ -132,7 +132,7 @@ pub fn prompts(
 }
 
 /// `prompts`, of the collections `within` alone (None: of the whole library).
-pub fn prompts_within(
+pub(crate) fn prompts_within(
     conn: &Connection,
     window: Window,
     with_messages: bool,
@@ -213,7 +213,7 @@ fn window_bounds(window: Window, within: Option<&[String]>) -> Result<Vec<rusqli
     Ok(bounds)
 }
 
-pub fn prompt(conn: &Connection, name: &str) -> Result<Option<StoredPrompt>> {
+pub(crate) fn prompt(conn: &Connection, name: &str) -> Result<Option<StoredPrompt>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {PROMPT_COLUMNS} FROM prompts WHERE name = ?1"
     ))?;
@@ -235,7 +235,7 @@ pub fn prompt(conn: &Connection, name: &str) -> Result<Option<StoredPrompt>> {
     Ok(Some(stored))
 }
 
-pub fn prompt_names(conn: &Connection) -> Result<Vec<String>> {
+pub(crate) fn prompt_names(conn: &Connection) -> Result<Vec<String>> {
     let mut stmt = conn.prepare_cached("SELECT name FROM prompts ORDER BY name")?;
     Ok(stmt
         .query_map([], |row| row.get(0))?
@@ -243,7 +243,10 @@ pub fn prompt_names(conn: &Connection) -> Result<Vec<String>> {
 }
 
 /// `prompt_names`, of the collections `within` alone (None: of the whole library).
-pub fn prompt_names_within(conn: &Connection, within: Option<&[String]>) -> Result<Vec<String>> {
+pub(crate) fn prompt_names_within(
+    conn: &Connection,
+    within: Option<&[String]>,
+) -> Result<Vec<String>> {
     let Some(names) = within else {
         return prompt_names(conn);
     };
@@ -297,12 +300,12 @@ fn resource_row(row: &Row) -> rusqlite::Result<StoredResource> {
 }
 
 /// The metadata of the resources in `window`, by URI.
-pub fn resources(conn: &Connection, window: Window) -> Result<Vec<StoredResource>> {
+pub(crate) fn resources(conn: &Connection, window: Window) -> Result<Vec<StoredResource>> {
     resources_within(conn, window, None)
 }
 
 /// `resources`, of the collections `within` alone (None: of the whole library).
-pub fn resources_within(
+pub(crate) fn resources_within(
     conn: &Connection,
     window: Window,
     within: Option<&[String]>,
@@ -317,7 +320,7 @@ pub fn resources_within(
         .collect::<rusqlite::Result<_>>()?)
 }
 
-pub fn resource(conn: &Connection, uri: &str) -> Result<Option<StoredResource>> {
+pub(crate) fn resource(conn: &Connection, uri: &str) -> Result<Option<StoredResource>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {RESOURCE_COLUMNS} FROM resources WHERE uri = ?1"
     ))?;
@@ -325,7 +328,10 @@ pub fn resource(conn: &Connection, uri: &str) -> Result<Option<StoredResource>> 
 }
 
 /// A resource with its content.
-pub fn resource_content(conn: &Connection, uri: &str) -> Result<Option<(StoredResource, Content)>> {
+pub(crate) fn resource_content(
+    conn: &Connection,
+    uri: &str,
+) -> Result<Option<(StoredResource, Content)>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {RESOURCE_COLUMNS}, blobs.data FROM resources
          JOIN blobs ON blobs.hash = resources.blob_hash WHERE uri = ?1"
@@ -353,13 +359,13 @@ pub fn resource_content(conn: &Connection, uri: &str) -> Result<Option<(StoredRe
 
 /// URIs of stored resources starting with `prefix`, in order (for completing templates):
 /// a range of the URI index, `prefix` up to the first string after every string with it.
-pub fn resource_uris_with_prefix(conn: &Connection, prefix: &str) -> Result<Vec<String>> {
+pub(crate) fn resource_uris_with_prefix(conn: &Connection, prefix: &str) -> Result<Vec<String>> {
     resource_uris_with_prefix_within(conn, prefix, None)
 }
 
 /// `resource_uris_with_prefix`, of the collections `within` alone (None: of the whole
 /// library).
-pub fn resource_uris_with_prefix_within(
+pub(crate) fn resource_uris_with_prefix_within(
     conn: &Connection,
     prefix: &str,
     within: Option<&[String]>,
@@ -384,7 +390,7 @@ pub fn resource_uris_with_prefix_within(
 /// The resources in `window` whose URI starts with `prefix` and ends with `suffix`, by URI,
 /// of the collections `within` alone (None: of the whole library): a range of the URI
 /// index (`prefix` up to the first string after those with it), filtered as it is read.
-pub fn resources_framed_within(
+pub(crate) fn resources_framed_within(
     conn: &Connection,
     window: Window,
     prefix: &str,
@@ -417,7 +423,7 @@ pub fn resources_framed_within(
 
 /// The first resource by URI after `after` and from `from` on, before `below`, of the
 /// collections `within` alone (None: of the whole library): one search of the URI index.
-pub fn first_resource_within(
+pub(crate) fn first_resource_within(
     conn: &Connection,
     after: &str,
     from: &str,
@@ -444,7 +450,7 @@ pub fn first_resource_within(
 }
 
 /// The bytes of the content stored under `hash` (a resource's `blob_hash`).
-pub fn blob(conn: &Connection, hash: &[u8; 32]) -> Result<Option<Vec<u8>>> {
+pub(crate) fn blob(conn: &Connection, hash: &[u8; 32]) -> Result<Option<Vec<u8>>> {
     let mut stmt = conn.prepare_cached("SELECT data FROM blobs WHERE hash = ?1")?;
     Ok(stmt.query_row([&hash[..]], |row| row.get(0)).optional()?)
 }
@@ -467,7 +473,7 @@ fn after_prefix(prefix: &str) -> Option<String> {
 
 /// The three lists a client pages through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Listed {
+pub(crate) enum Listed {
     Prompts,
     Resources,
     Templates,
@@ -475,7 +481,7 @@ pub enum Listed {
 
 /// What a page of a list is told of the whole list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Listing {
+pub(crate) struct Listing {
     /// The change-log position of the list's last change: a cursor is bound to it.
     pub version: i64,
     /// The newest `last_modified` in the list (Unix ms; 0 when it is empty).
@@ -483,7 +489,7 @@ pub struct Listing {
 }
 
 /// The listing of `list`: two index lookups (the change log by kind, `last_modified`).
-pub fn listing(conn: &Connection, list: Listed) -> Result<Listing> {
+pub(crate) fn listing(conn: &Connection, list: Listed) -> Result<Listing> {
     let (kind, table) = match list {
         Listed::Prompts => ("prompt", "prompts"),
         Listed::Resources => ("resource", "resources"),
@@ -504,7 +510,7 @@ pub fn listing(conn: &Connection, list: Listed) -> Result<Listing> {
 
 /// What the handshake reports of the library.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub prompts: i64,
     pub resources: i64,
     /// When the newest prompt, resource or template changed (Unix ms; 0 for none).
@@ -513,7 +519,7 @@ pub struct Summary {
 
 /// The library's summary, from the counts the write triggers keep and the `last_modified`
 /// indexes: a few page reads however large the library is.
-pub fn summary(conn: &Connection) -> Result<Summary> {
+pub(crate) fn summary(conn: &Connection) -> Result<Summary> {
     Ok(conn
         .prepare_cached(
             "SELECT (SELECT items FROM item_counts WHERE kind = 'prompt'),
@@ -532,12 +538,12 @@ pub fn summary(conn: &Connection) -> Result<Summary> {
 }
 
 /// Every resource template, by URI template, with its variables' completion tables.
-pub fn templates(conn: &Connection, window: Window) -> Result<Vec<StoredTemplate>> {
+pub(crate) fn templates(conn: &Connection, window: Window) -> Result<Vec<StoredTemplate>> {
     templates_within(conn, window, None)
 }
 
 /// `templates`, of the collections `within` alone (None: of the whole library).
-pub fn templates_within(
+pub(crate) fn templates_within(
     conn: &Connection,
     window: Window,
     within: Option<&[String]>,
@@ -584,7 +590,7 @@ pub fn templates_within(
     Ok(templates)
 }
 
-pub fn tables(conn: &Connection) -> Result<Vec<TableSummary>> {
+pub(crate) fn tables(conn: &Connection) -> Result<Vec<TableSummary>> {
     let mut stmt = conn.prepare_cached(
         "SELECT name, description, (SELECT count(*) FROM completion_values WHERE table_id = id)
          FROM completion_tables ORDER BY name",
@@ -601,7 +607,7 @@ pub fn tables(conn: &Connection) -> Result<Vec<TableSummary>> {
 }
 
 /// The values of a table in storage order (by value), or None when there is no such table.
-pub fn table_values(conn: &Connection, name: &str) -> Result<Option<Vec<CompletionValue>>> {
+pub(crate) fn table_values(conn: &Connection, name: &str) -> Result<Option<Vec<CompletionValue>>> {
     let id: Option<i64> = conn
         .prepare_cached("SELECT id FROM completion_tables WHERE name = ?1")?
         .query_row([name], |row| row.get(0))
@@ -628,7 +634,7 @@ pub fn table_values(conn: &Connection, name: &str) -> Result<Option<Vec<Completi
 /// What an importer needs to know of a stored prompt or resource to plan a change without
 /// reading the item itself.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ItemState {
+pub(crate) struct ItemState {
     /// The prompt's name or the resource's URI.
     pub key: String,
     pub content_hash: ContentHash,
@@ -638,7 +644,7 @@ pub struct ItemState {
 }
 
 /// Every prompt's state, by name.
-pub fn prompt_states(conn: &Connection) -> Result<Vec<ItemState>> {
+pub(crate) fn prompt_states(conn: &Connection) -> Result<Vec<ItemState>> {
     item_states(
         conn,
         "SELECT name, content_hash, last_modified, origin, collection FROM prompts",
@@ -646,7 +652,7 @@ pub fn prompt_states(conn: &Connection) -> Result<Vec<ItemState>> {
 }
 
 /// Every resource's state, by URI.
-pub fn resource_states(conn: &Connection) -> Result<Vec<ItemState>> {
+pub(crate) fn resource_states(conn: &Connection) -> Result<Vec<ItemState>> {
     item_states(
         conn,
         "SELECT uri, content_hash, last_modified, origin, collection FROM resources",
@@ -673,7 +679,7 @@ fn item_states(conn: &Connection, sql: &str) -> Result<Vec<ItemState>> {
 
 /// A completion table's id and version (bumped by every change to its values), or None when
 /// there is no such table. Cheap: what a server checks before trusting its in-memory index.
-pub fn table_version(conn: &Connection, name: &str) -> Result<Option<(i64, i64)>> {
+pub(crate) fn table_version(conn: &Connection, name: &str) -> Result<Option<(i64, i64)>> {
     Ok(conn
         .prepare_cached("SELECT id, version FROM completion_tables WHERE name = ?1")?
         .query_row([name], |row| Ok((row.get(0)?, row.get(1)?)))
@@ -682,7 +688,7 @@ pub fn table_version(conn: &Connection, name: &str) -> Result<Option<(i64, i64)>
 
 /// Calls `each` with every value of the table with this id: the value, its weight and its
 /// context (None when it has none), in storage order, without collecting them first.
-pub fn each_table_value(
+pub(crate) fn each_table_value(
     conn: &Connection,
     table_id: i64,
     mut each: impl FnMut(&str, f64, Option<(&str, &str)>) -> Result<()>,
@@ -706,7 +712,7 @@ pub fn each_table_value(
 /// `max_bytes` (`IndexBuilder::within`): the inner error when it would take more, or when
 /// the table is too large to index at all. What a write stores and what a server builds
 /// when nothing it can use is stored.
-pub fn build_index(
+pub(crate) fn build_index(
     conn: &Connection,
     table_id: i64,
     max_bytes: usize,
@@ -732,7 +738,7 @@ pub fn build_index(
 /// `TableIndex::encode`), if it was built at `version`: a handle to read them a piece at a
 /// time, so they are never held beside the index they make, and whose length says what
 /// they will take before they are read. None when none is stored for that version.
-pub fn stored_index(
+pub(crate) fn stored_index(
     conn: &Connection,
     table_id: i64,
     version: i64,
@@ -765,7 +771,7 @@ pub fn secret(conn: &Connection) -> Result<Vec<u8>> {
 
 /// Where a collection was last imported from and when (its `collections` row).
 #[derive(Debug, Clone, PartialEq)]
-pub struct CollectionSource {
+pub(crate) struct CollectionSource {
     /// The folder's absolute path; None when not known.
     pub source: Option<String>,
     /// Unix milliseconds of the last import that wrote something; None when not known.
@@ -773,7 +779,7 @@ pub struct CollectionSource {
 }
 
 /// The `collections` row of `name`, None when it has none.
-pub fn collection(conn: &Connection, name: &str) -> Result<Option<CollectionSource>> {
+pub(crate) fn collection(conn: &Connection, name: &str) -> Result<Option<CollectionSource>> {
     Ok(conn
         .prepare_cached("SELECT source, imported_at FROM collections WHERE name = ?1")?
         .query_row([name], |row| {
@@ -787,7 +793,7 @@ pub fn collection(conn: &Connection, name: &str) -> Result<Option<CollectionSour
 
 /// The URI scheme of the collection `name`'s resources (of its template when it has none),
 /// which an import of its folder must be given again; None when neither is stored.
-pub fn collection_scheme(conn: &Connection, name: &str) -> Result<Option<String>> {
+pub(crate) fn collection_scheme(conn: &Connection, name: &str) -> Result<Option<String>> {
     let uri: Option<String> = conn
         .prepare_cached(
             "SELECT uri FROM (SELECT uri, 0 AS rank FROM resources WHERE collection = ?1
@@ -801,7 +807,7 @@ pub fn collection_scheme(conn: &Connection, name: &str) -> Result<Option<String>
 
 /// A collection as `collection list` shows it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CollectionSummary {
+pub(crate) struct CollectionSummary {
     pub name: String,
     pub source: CollectionSource,
     pub prompts: u64,
@@ -811,7 +817,7 @@ pub struct CollectionSummary {
 
 /// Every collection, by name: those with a `collections` row and those only items name
 /// (the seed's, or any that lost its row), each with how many items it holds.
-pub fn collections(conn: &Connection) -> Result<Vec<CollectionSummary>> {
+pub(crate) fn collections(conn: &Connection) -> Result<Vec<CollectionSummary>> {
     let mut stmt = conn.prepare_cached(
         "WITH names (name) AS (
              SELECT name FROM collections
@@ -848,7 +854,7 @@ pub fn collections(conn: &Connection) -> Result<Vec<CollectionSummary>> {
 /// it (an `embed` or `link` of it) and the other text resources whose content holds it (a
 /// link an import rewrote to it), as (`prompt` or `resource`, name or URI), in that order.
 /// A scan of the bodies; for the commands that rename or remove, not for serving.
-pub fn referring_to(conn: &Connection, uri: &str) -> Result<Vec<(&'static str, String)>> {
+pub(crate) fn referring_to(conn: &Connection, uri: &str) -> Result<Vec<(&'static str, String)>> {
     let mut found = Vec::new();
     let mut stmt = conn.prepare_cached(
         "SELECT DISTINCT prompts.name FROM prompts
@@ -872,7 +878,7 @@ pub fn referring_to(conn: &Connection, uri: &str) -> Result<Vec<(&'static str, S
 
 /// Counts for `promptshelf stats`.
 #[derive(Debug, Clone, Serialize)]
-pub struct Stats {
+pub(crate) struct Stats {
     pub prompts: u64,
     pub resources: u64,
     pub templates: u64,
@@ -885,7 +891,7 @@ pub struct Stats {
     pub file_bytes: u64,
 }
 
-pub fn stats(conn: &Connection) -> Result<Stats> {
+pub(crate) fn stats(conn: &Connection) -> Result<Stats> {
     let count = |sql: &str| -> Result<u64> {
         Ok(conn.query_row(sql, [], |row| row.get::<_, i64>(0))?.max(0) as u64)
     };
@@ -907,7 +913,7 @@ pub fn stats(conn: &Connection) -> Result<Stats> {
 
 /// One row of the change log.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Change {
+pub(crate) struct Change {
     pub seq: i64,
     pub at: i64,
     pub kind: String,
@@ -916,7 +922,7 @@ pub struct Change {
 }
 
 /// Change-log rows after `after`, oldest first.
-pub fn changes_since(conn: &Connection, after: i64) -> Result<Vec<Change>> {
+pub(crate) fn changes_since(conn: &Connection, after: i64) -> Result<Vec<Change>> {
     let mut stmt = conn.prepare_cached(
         "SELECT seq, at, kind, op, key FROM change_log WHERE seq > ?1 ORDER BY seq",
     )?;
@@ -936,7 +942,7 @@ pub fn changes_since(conn: &Connection, after: i64) -> Result<Vec<Change>> {
 /// Where the item a change-log row names is now: None when the library no longer holds it
 /// (the log keeps no collection, so a deleted item's is not known any more), Some(None)
 /// when it belongs to no collection. One search of the kind's key index.
-pub fn collection_of(conn: &Connection, change: &Change) -> Result<Option<Option<String>>> {
+pub(crate) fn collection_of(conn: &Connection, change: &Change) -> Result<Option<Option<String>>> {
     let sql = match change.kind.as_str() {
         "prompt" => "SELECT collection FROM prompts WHERE name = ?1",
         "resource" => "SELECT collection FROM resources WHERE uri = ?1",
@@ -951,7 +957,7 @@ pub fn collection_of(conn: &Connection, change: &Change) -> Result<Option<Option
 }
 
 /// The change log's last position: it moves with every change a client could see.
-pub fn change_position(conn: &Connection) -> Result<i64> {
+pub(crate) fn change_position(conn: &Connection) -> Result<i64> {
     Ok(conn
         .prepare_cached("SELECT coalesce(max(seq), 0) FROM change_log")?
         .query_row([], |row| row.get(0))?)

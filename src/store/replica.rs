@@ -37,7 +37,7 @@ const FORMAT_VERSIONS: u64 = 18;
 /// to rollback mode (the file's pages are the same in both). Returns whether it rewrote it.
 /// Refuses a file with a `-wal` that holds commits (not a Litestream replica, or one that a
 /// process wrote as a database of its own), since those commits would be lost to readers.
-pub fn prepare(path: &Path) -> Result<bool, StoreError> {
+pub(super) fn prepare(path: &Path) -> Result<bool, StoreError> {
     let shown = path.display();
     let file = OpenOptions::new()
         .read(true)

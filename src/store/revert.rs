@@ -34,7 +34,7 @@ fn write_back(tx: &Transaction, kind: Kind, key: &str, item: Option<&Item>) -> R
 }
 
 /// Writes version `id` of its item back as a new version (`rollback`). Returns the version.
-pub fn roll_back(tx: &Transaction, id: i64) -> Result<Version> {
+pub(crate) fn roll_back(tx: &Transaction, id: i64) -> Result<Version> {
     let (version, item) = history::item(tx, id)?.ok_or_else(|| {
         StoreError::Invalid(format!(
             "there is no version {id}; `promptshelf history` lists them"
@@ -46,7 +46,7 @@ pub fn roll_back(tx: &Transaction, id: i64) -> Result<Version> {
 
 /// What `undo` reverted.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Undone {
+pub(crate) struct Undone {
     /// The write reverted: its id, when and what.
     pub write_id: i64,
     pub at: i64,
@@ -61,7 +61,7 @@ pub struct Undone {
 /// `tx` records: every item it changed gets back the version it had before. Refused, with
 /// nothing written, when an item has changed since (another write not undone), or its version
 /// from before is no longer kept. None when there is nothing to undo.
-pub fn undo(tx: &Transaction) -> Result<Option<Undone>> {
+pub(crate) fn undo(tx: &Transaction) -> Result<Option<Undone>> {
     let last: Option<(i64, i64, String)> = tx
         .query_row(
             "SELECT id, at, what FROM writes WHERE open = 0 AND undone = 0 AND reverts IS NULL

@@ -40,7 +40,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Kind::Prompt => "prompt",
             Kind::Resource => "resource",
@@ -384,7 +384,7 @@ fn names_json(names: &[String]) -> Result<String> {
 /// message templates in order), each candidate then checked for the URI itself, so a
 /// prompt that only mentions the same words grants nothing; a URI a template computes from
 /// its arguments is not named, and grants nothing either.
-pub fn named_by_prompt_in(conn: &Connection, uri: &str, within: &[String]) -> Result<bool> {
+pub(crate) fn named_by_prompt_in(conn: &Connection, uri: &str, within: &[String]) -> Result<bool> {
     // FTS5 finds no word in punctuation: a URI without one is named by no phrase.
     if !uri.chars().any(char::is_alphanumeric) {
         return Ok(false);
@@ -406,7 +406,7 @@ pub fn named_by_prompt_in(conn: &Connection, uri: &str, within: &[String]) -> Re
 }
 
 /// Every collection the library's prompts and resources belong to, sorted.
-pub fn collections(conn: &Connection) -> Result<Vec<String>> {
+pub(crate) fn collections(conn: &Connection) -> Result<Vec<String>> {
     let mut stmt = conn.prepare_cached(
         "SELECT collection FROM prompts WHERE collection IS NOT NULL
          UNION SELECT collection FROM resources WHERE collection IS NOT NULL
@@ -420,7 +420,7 @@ pub fn collections(conn: &Connection) -> Result<Vec<String>> {
 /// The index's terms that start with `prefix` (already folded to lower case, as the index
 /// keeps them), at most `limit` of them in term order, each with how many items hold it.
 /// A range of the vocabulary's own order, so a prefix costs what its terms do.
-pub fn terms_with_prefix(
+pub(crate) fn terms_with_prefix(
     conn: &Connection,
     prefix: &str,
     limit: usize,
@@ -443,7 +443,7 @@ pub fn terms_with_prefix(
 
 /// When the library last changed (any write or removal: the change log's last row), in
 /// Unix milliseconds; 0 for a library never changed.
-pub fn last_change(conn: &Connection) -> Result<i64> {
+pub(crate) fn last_change(conn: &Connection) -> Result<i64> {
     Ok(conn.query_row(
         "SELECT coalesce((SELECT at FROM change_log ORDER BY seq DESC LIMIT 1), 0)",
         [],

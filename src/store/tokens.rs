@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::{Result, StoreError, read};
 
 /// What every token starts with.
-pub const PREFIX: &str = "psk_";
+pub(crate) const PREFIX: &str = "psk_";
 
 /// The context string of the token-hashing key (blake3 `derive_key`): its own, so the key
 /// differs from every other key derived from the same secret.
@@ -23,7 +23,7 @@ const KEY_CONTEXT: &str = "promptshelf 2026-12 bearer token hash";
 /// What a token grants, as its row says (never the token or its hash).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Grant {
+pub(crate) struct Grant {
     pub name: String,
     /// The collections the token sees (with what their prompts link to), sorted; None for
     /// the whole library.
@@ -36,14 +36,14 @@ pub struct Grant {
 
 impl Grant {
     /// Whether it has expired at `now` (Unix milliseconds).
-    pub fn expired(&self, now: i64) -> bool {
+    pub(crate) fn expired(&self, now: i64) -> bool {
         self.expires_at.is_some_and(|at| at <= now)
     }
 }
 
 /// What presenting a token comes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Presented {
+pub(crate) enum Presented {
     /// A token the library holds, not expired: what it grants.
     Valid(Grant),
     /// A token the library holds, expired (the name, to say which in a log).
@@ -99,7 +99,7 @@ fn unknown_collections(unknown: &[String], known: &[String]) -> String {
 
 /// Every collection the library knows: the folders imported as collections and the
 /// collections items say they belong to, sorted.
-pub fn collections(conn: &Connection) -> Result<Vec<String>> {
+pub(crate) fn collections(conn: &Connection) -> Result<Vec<String>> {
     let mut stmt = conn.prepare_cached(
         "SELECT name FROM collections
          UNION SELECT collection FROM prompts WHERE collection IS NOT NULL
@@ -115,7 +115,7 @@ pub fn collections(conn: &Connection) -> Result<Vec<String>> {
 /// Adds the token `name` seeing `collections` (None: the whole library) until `expires_at`
 /// (None: for ever), made at `now`; returns its text, which is stored nowhere. Within the
 /// caller's transaction, so a refusal writes nothing.
-pub fn add(
+pub(crate) fn add(
     tx: &Transaction,
     name: &str,
     collections: Option<&[String]>,
@@ -170,7 +170,7 @@ pub fn add(
 }
 
 /// Removes the token `name`; false when there is none.
-pub fn remove(tx: &Transaction, name: &str) -> Result<bool> {
+pub(crate) fn remove(tx: &Transaction, name: &str) -> Result<bool> {
     Ok(tx
         .prepare_cached("DELETE FROM tokens WHERE name = ?1")?
         .execute([name])?
@@ -196,7 +196,7 @@ fn grant_row(row: &rusqlite::Row) -> rusqlite::Result<Grant> {
 }
 
 /// Every token's grant, by name.
-pub fn list(conn: &Connection) -> Result<Vec<Grant>> {
+pub(crate) fn list(conn: &Connection) -> Result<Vec<Grant>> {
     let mut stmt =
         conn.prepare_cached(&format!("SELECT {GRANT_COLUMNS} FROM tokens ORDER BY name"))?;
     Ok(stmt
@@ -209,7 +209,7 @@ pub fn list(conn: &Connection) -> Result<Vec<Grant>> {
 /// database. It is as current as its last `load`: the server loads it again whenever
 /// another process commits (`server::watch`).
 #[derive(Debug, Default)]
-pub struct Table {
+pub(crate) struct Table {
     /// The hashing key, derived from the secret once.
     key: [u8; 32],
     grants: std::collections::HashMap<[u8; 32], Grant>,
@@ -217,7 +217,7 @@ pub struct Table {
 
 impl Table {
     /// The tokens the database at `conn` holds now.
-    pub fn load(conn: &Connection) -> Result<Table> {
+    pub(crate) fn load(conn: &Connection) -> Result<Table> {
         let secret = read::secret(conn)?;
         let mut stmt = conn.prepare_cached(&format!("SELECT {GRANT_COLUMNS}, hash FROM tokens"))?;
         let grants = stmt
@@ -238,7 +238,7 @@ impl Table {
 
     /// What `token` grants at `now`, as `find` would say of the database the table was
     /// loaded from.
-    pub fn find(&self, token: &str, now: i64) -> Presented {
+    pub(crate) fn find(&self, token: &str, now: i64) -> Presented {
         if !of_our_form(token) {
             return Presented::Unknown;
         }
@@ -265,7 +265,7 @@ fn presented(found: Option<Grant>, now: i64) -> Presented {
 /// of its keyed hash in the `hash` column's UNIQUE index. No constant-time comparison is
 /// needed: what is compared is the hash, whose key an attacker does not know, so how long
 /// the index search takes tells nothing about how close a guess came to a stored token.
-pub fn find(conn: &Connection, token: &str, now: i64) -> Result<Presented> {
+pub(crate) fn find(conn: &Connection, token: &str, now: i64) -> Result<Presented> {
     if !of_our_form(token) {
         return Ok(Presented::Unknown);
     }

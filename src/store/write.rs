@@ -25,7 +25,7 @@ pub enum Outcome {
 
 /// Whether new values join a table's values or take their place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ValuesMode {
+pub(crate) enum ValuesMode {
     Append,
     Replace,
 }
@@ -49,7 +49,7 @@ fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String> {
 /// item made a segment per item, and a cold import of 10,000 files spent about a third of
 /// its instructions writing and merging them (docs/benchmarks.md, "Import in batches").
 /// Many rows to a statement let FTS5 gather a batch's index and write it once.
-pub const ROWS_PER_INSERT: usize = 256;
+pub(crate) const ROWS_PER_INSERT: usize = 256;
 
 /// Stores `prompt` under its name. `modified_at` becomes its lastModified only if its content
 /// hash differs from the stored one; an unchanged prompt is not written at all (its origin
@@ -61,7 +61,7 @@ pub fn put_prompt(tx: &Transaction, prompt: &Prompt, modified_at: i64) -> Result
 /// `put_prompt` for each of `prompts` (no two with the same name), with its `modified_at`;
 /// what each put did, in their order. The new ones are inserted `ROWS_PER_INSERT` to a
 /// statement, with their messages; a changed one is written on its own.
-pub fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<Outcome>> {
+pub(crate) fn put_prompts(tx: &Transaction, prompts: &[(&Prompt, i64)]) -> Result<Vec<Outcome>> {
     let mut outcomes = Vec::with_capacity(prompts.len());
     let mut added = Vec::new();
     for &(prompt, modified_at) in prompts {
@@ -222,7 +222,7 @@ fn change_of(outcome: Outcome) -> Change {
     }
 }
 
-pub fn remove_prompt(tx: &Transaction, name: &str) -> Result<bool> {
+pub(crate) fn remove_prompt(tx: &Transaction, name: &str) -> Result<bool> {
     let removed = tx.execute("DELETE FROM prompts WHERE name = ?1", [name])? > 0;
     if removed {
         history::removed(tx, Kind::Prompt, name)?;
@@ -292,7 +292,10 @@ const MOVE_RESOURCE: &str = "UPDATE resources SET origin = ?2, collection = ?3,
 /// `put_resource` for each of `resources` (no two with the same URI), with its
 /// `modified_at`; what each put did, in their order. The new ones are inserted
 /// `ROWS_PER_INSERT` to a statement; a changed one is written on its own.
-pub fn put_resources(tx: &Transaction, resources: &[(&Resource, i64)]) -> Result<Vec<Outcome>> {
+pub(crate) fn put_resources(
+    tx: &Transaction,
+    resources: &[(&Resource, i64)],
+) -> Result<Vec<Outcome>> {
     let mut outcomes = Vec::with_capacity(resources.len());
     let mut added = Vec::new();
     let mut replaced = Vec::new();
@@ -369,7 +372,7 @@ pub fn put_resources(tx: &Transaction, resources: &[(&Resource, i64)]) -> Result
     Ok(outcomes)
 }
 
-pub fn remove_resource(tx: &Transaction, uri: &str) -> Result<bool> {
+pub(crate) fn remove_resource(tx: &Transaction, uri: &str) -> Result<bool> {
     let blob: Option<Vec<u8>> = tx
         .query_row(
             "DELETE FROM resources WHERE uri = ?1 RETURNING blob_hash",
@@ -387,7 +390,7 @@ pub fn remove_resource(tx: &Transaction, uri: &str) -> Result<bool> {
     }
 }
 
-pub fn put_template(
+pub(crate) fn put_template(
     tx: &Transaction,
     template: &ResourceTemplate,
     modified_at: i64,
@@ -463,7 +466,7 @@ pub fn put_template(
     Ok(outcome)
 }
 
-pub fn remove_template(tx: &Transaction, uri_template: &str) -> Result<bool> {
+pub(crate) fn remove_template(tx: &Transaction, uri_template: &str) -> Result<bool> {
     let removed = tx.execute(
         "DELETE FROM resource_templates WHERE uri_template = ?1",
         [uri_template],
@@ -476,7 +479,7 @@ pub fn remove_template(tx: &Transaction, uri_template: &str) -> Result<bool> {
 
 /// Records that the collection `name` was imported from the folder `source` (None when its
 /// path cannot be kept as text) at `at`: its `collections` row, made or replaced.
-pub fn record_collection(
+pub(crate) fn record_collection(
     tx: &Transaction,
     name: &str,
     source: Option<&str>,
@@ -493,7 +496,7 @@ pub fn record_collection(
 
 /// What removing a collection removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CollectionRemoved {
+pub(crate) struct CollectionRemoved {
     pub prompts: u64,
     pub resources: u64,
     pub templates: u64,
@@ -503,7 +506,7 @@ pub struct CollectionRemoved {
 
 impl CollectionRemoved {
     /// Whether there was any such collection.
-    pub fn found(&self) -> bool {
+    pub(crate) fn found(&self) -> bool {
         self.recorded || self.prompts + self.resources + self.templates > 0
     }
 }
@@ -511,7 +514,7 @@ impl CollectionRemoved {
 /// Removes the collection `name`: its prompts, resources (and the contents no other resource
 /// shares), templates and row. Completion tables belong to no collection and stay. The
 /// triggers log every item removed, so a running server notifies its hosts.
-pub fn remove_collection(tx: &Transaction, name: &str) -> Result<CollectionRemoved> {
+pub(crate) fn remove_collection(tx: &Transaction, name: &str) -> Result<CollectionRemoved> {
     let prompts = tx.execute("DELETE FROM prompts WHERE collection = ?1", [name])? as u64;
     let blobs: Vec<Vec<u8>> = tx
         .prepare("DELETE FROM resources WHERE collection = ?1 RETURNING blob_hash")?
@@ -542,7 +545,7 @@ pub fn remove_collection(tx: &Transaction, name: &str) -> Result<CollectionRemov
 /// transaction), as a removal of `old` and an addition of `new` at `at`, so that the change
 /// log says both and a host that holds `old` learns it is gone. Returns false when there is
 /// no prompt `old`.
-pub fn rename_prompt(tx: &Transaction, old: &str, new: &str, at: i64) -> Result<bool> {
+pub(crate) fn rename_prompt(tx: &Transaction, old: &str, new: &str, at: i64) -> Result<bool> {
     let Some(stored) = super::read::prompt(tx, old)? else {
         return Ok(false);
     };
@@ -556,7 +559,7 @@ pub fn rename_prompt(tx: &Transaction, old: &str, new: &str, at: i64) -> Result<
 /// Gives the resource `old` the URI `new` (free, checked by the caller in the same
 /// transaction) and the name `name`, as a removal and an addition like `rename_prompt`; its
 /// content stays stored once. Returns false when there is no resource `old`.
-pub fn rename_resource(
+pub(crate) fn rename_resource(
     tx: &Transaction,
     old: &str,
     new: &str,
@@ -577,7 +580,7 @@ pub fn rename_resource(
 
 /// What writing a completion table's values did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ValuesWritten {
+pub(crate) struct ValuesWritten {
     /// How many values the table holds afterwards.
     pub total: u64,
     /// How many values were added or took a new weight (for a replacement that changed
@@ -590,7 +593,7 @@ pub struct ValuesWritten {
 /// Adds `values` to the completion table `name` (created if missing), or replaces its values.
 /// A value already present (same value and context) takes the new weight. A table left as
 /// it was keeps its version, so a server keeps its index and notifies nothing.
-pub fn put_values(
+pub(crate) fn put_values(
     tx: &Transaction,
     name: &str,
     description: Option<&str>,
@@ -602,7 +605,7 @@ pub fn put_values(
 
 /// Removes one value (every context of it) from a table, or the whole table when `value` is
 /// None. Returns whether anything was removed.
-pub fn remove_values(tx: &Transaction, table: &str, value: Option<&str>) -> Result<bool> {
+pub(crate) fn remove_values(tx: &Transaction, table: &str, value: Option<&str>) -> Result<bool> {
     match value {
         None => {
             let removed = tx.execute("DELETE FROM completion_tables WHERE name = ?1", [table])? > 0;
@@ -640,7 +643,7 @@ const PROGRESS_EVERY: usize = 1024;
 
 /// `put_values`, calling `progress` with the number of values written so far every
 /// `PROGRESS_EVERY` values and at the end (for a progress bar on a long import).
-pub fn put_values_with_progress(
+pub(crate) fn put_values_with_progress(
     tx: &Transaction,
     name: &str,
     description: Option<&str>,

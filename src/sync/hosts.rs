@@ -11,14 +11,14 @@ use crate::hosts::{Host, Scope, display_name, paths};
 
 /// One folder a host reads, and what `sync` writes there.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Folder {
+pub(crate) struct Folder {
     pub path: PathBuf,
     pub format: Format,
     pub which: Which,
 }
 
 /// The folders `host` reads at `scope`; `project` is the project's root.
-pub fn folders(host: Host, scope: Scope, project: &Path) -> Result<Vec<Folder>> {
+pub(crate) fn folders(host: Host, scope: Scope, project: &Path) -> Result<Vec<Folder>> {
     let line = profile(host);
     if !line.reads_folders() {
         bail!(

@@ -5,9 +5,9 @@
 //! by hand since sync wrote it (unless forced), and never touches a file it did not write.
 //! `hosts` says which folders each host reads.
 
-pub mod hosts;
+pub(crate) mod hosts;
 mod record;
-pub mod remote;
+pub(crate) mod remote;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -20,10 +20,8 @@ use crate::store::Store;
 use hosts::Folder;
 use record::{Record, digest};
 
-pub use record::FILE as RECORD;
-
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub hosts: Vec<Host>,
     pub scope: Scope,
     /// The project's root, for `Scope::Project`.
@@ -38,7 +36,7 @@ pub struct Options {
 
 /// What a run did, or would do, to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     /// Missing: written.
     Write,
     /// Holding what sync wrote before, and the library's version is another: replaced.
@@ -54,7 +52,7 @@ pub enum Action {
 }
 
 impl Action {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Action::Write => "write",
             Action::Overwrite => "overwrite",
@@ -66,14 +64,14 @@ impl Action {
     }
 
     /// Whether the file is not as the library has it after the run.
-    pub fn is_conflict(self) -> bool {
+    pub(crate) fn is_conflict(self) -> bool {
         matches!(self, Action::KeptEdited | Action::LeftAlone)
     }
 }
 
 /// One host folder's outcome.
 #[derive(Debug)]
-pub struct FolderReport {
+pub(crate) struct FolderReport {
     pub folder: PathBuf,
     /// The hosts that read the folder, among those asked for.
     pub hosts: Vec<Host>,
@@ -86,7 +84,7 @@ pub struct FolderReport {
 }
 
 impl FolderReport {
-    pub fn count(&self, action: Action) -> usize {
+    pub(crate) fn count(&self, action: Action) -> usize {
         self.files
             .iter()
             .filter(|(_, done)| *done == action)
@@ -95,7 +93,7 @@ impl FolderReport {
 }
 
 /// Syncs every folder of the hosts in `options`; a folder two hosts read is written once.
-pub fn run(store: &Store, options: &Options) -> Result<Vec<FolderReport>> {
+pub(crate) fn run(store: &Store, options: &Options) -> Result<Vec<FolderReport>> {
     let mut folders: BTreeMap<PathBuf, (Folder, Vec<Host>)> = BTreeMap::new();
     for &host in &options.hosts {
         for folder in hosts::folders(host, options.scope, &options.project)? {

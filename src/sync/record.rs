@@ -9,11 +9,11 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
 /// The record's file name, in the folder it describes.
-pub const FILE: &str = ".promptshelf-sync.json";
+pub(crate) const FILE: &str = ".promptshelf-sync.json";
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Record {
+pub(super) struct Record {
     /// Says what the file is to a person who finds it.
     #[serde(default)]
     pub written_by: String,
@@ -22,13 +22,13 @@ pub struct Record {
 }
 
 /// The digest a record keeps of a file's bytes.
-pub fn digest(bytes: &[u8]) -> String {
+pub(super) fn digest(bytes: &[u8]) -> String {
     format!("blake3:{}", blake3::hash(bytes).to_hex())
 }
 
 impl Record {
     /// The record in `folder`; an empty one when there is none.
-    pub fn read(folder: &Path) -> Result<Record> {
+    pub(super) fn read(folder: &Path) -> Result<Record> {
         let path = folder.join(FILE);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
@@ -60,7 +60,7 @@ impl Record {
     }
 
     /// Writes the record into `folder`, or removes it when it records no file.
-    pub fn write(&self, folder: &Path) -> Result<()> {
+    pub(super) fn write(&self, folder: &Path) -> Result<()> {
         let path = folder.join(FILE);
         if self.files.is_empty() {
             return match std::fs::remove_file(&path) {

@@ -29,14 +29,14 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 const MAX_ANSWER: u64 = 64 * 1024 * 1024;
 
 /// A team server's MCP endpoint and the token to present.
-pub struct Remote {
+pub(crate) struct Remote {
     url: String,
     token: Option<String>,
     agent: ureq::Agent,
 }
 
 impl Remote {
-    pub fn new(url: &str, token: Option<String>) -> Result<Remote> {
+    pub(crate) fn new(url: &str, token: Option<String>) -> Result<Remote> {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             bail!(
                 "--from takes the server's MCP endpoint, an http:// or https:// URL (such as https://shelf.example.com/mcp); got {url}"
@@ -49,7 +49,7 @@ impl Remote {
         })
     }
 
-    pub fn url(&self) -> &str {
+    pub(crate) fn url(&self) -> &str {
         &self.url
     }
 
@@ -280,7 +280,7 @@ impl Answered {
 /// Copies what the server shows the token into a new library at `path`: every prompt (from
 /// its file), the resources they embed or link, and every skill's files. Returns the library
 /// and how many prompts it holds.
-pub fn fetch(remote: &Remote, path: &Path) -> Result<(Store, usize)> {
+pub(crate) fn fetch(remote: &Remote, path: &Path) -> Result<(Store, usize)> {
     let names: Vec<String> = remote
         .all("prompts/list", "prompts")?
         .iter()
@@ -369,7 +369,7 @@ pub fn fetch(remote: &Remote, path: &Path) -> Result<(Store, usize)> {
 
 /// Waits until the server says its prompts or resources changed, on a `subscriptions/listen`
 /// stream; Ok when they did, Err when the stream could not be opened or ended.
-pub fn wait_for_change(remote: &Remote) -> Result<()> {
+pub(crate) fn wait_for_change(remote: &Remote) -> Result<()> {
     let method = "subscriptions/listen";
     let params = with_meta(json!({"notifications": {
         "promptsListChanged": true,

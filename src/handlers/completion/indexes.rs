@@ -30,7 +30,7 @@ use crate::complete::{TableIndex, TooLarge, Undecodable};
 use crate::store::{self, StoreError, read};
 
 /// The kept indexes, and the lock that lets one build run at a time.
-pub struct CompletionIndexes {
+pub(crate) struct CompletionIndexes {
     /// The most the kept indexes take together (`TableIndex::heap_bytes`).
     max_bytes: usize,
     kept: Mutex<Kept>,
@@ -67,7 +67,7 @@ struct Built {
 
 impl CompletionIndexes {
     /// Indexes that take at most `max_bytes` together.
-    pub fn new(max_bytes: usize) -> CompletionIndexes {
+    pub(crate) fn new(max_bytes: usize) -> CompletionIndexes {
         CompletionIndexes {
             max_bytes,
             kept: Mutex::default(),
@@ -79,7 +79,7 @@ impl CompletionIndexes {
     /// (taken by the caller before it read anything), or None when there is no such table.
     /// `conn` is asked for only when the kept index is not known to be current at
     /// `position`, so a caller without a connection at hand learns that it needs one.
-    pub fn get<'c, E: From<StoreError>>(
+    pub(crate) fn get<'c, E: From<StoreError>>(
         &self,
         conn: impl FnOnce() -> Result<&'c Connection, E>,
         table: &str,

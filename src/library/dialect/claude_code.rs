@@ -10,9 +10,9 @@
 use serde::Deserialize;
 
 /// The argument `$ARGUMENTS` becomes: the whole text after the command.
-pub const CLAUDE_ALL_ARGUMENTS: &str = "arguments";
+pub(crate) const CLAUDE_ALL_ARGUMENTS: &str = "arguments";
 /// Its description when no `argument-hint` gives one.
-pub const CLAUDE_ALL_ARGUMENTS_DESCRIPTION: &str = "The text after the command";
+pub(crate) const CLAUDE_ALL_ARGUMENTS_DESCRIPTION: &str = "The text after the command";
 
 use super::{
     CLAUDE_LEAD, Source, appended, finish, identifier, literal, runs_warning, translate, var,
@@ -30,7 +30,8 @@ pub(in crate::library) const CLAUDE_KEYS: Keys = Keys {
 };
 
 /// Claude Code's own keys of a command, which it reads and an export writes back.
-pub const CLAUDE_HOST_KEYS: [&str; 3] = ["allowed-tools", "model", "disable-model-invocation"];
+pub(crate) const CLAUDE_HOST_KEYS: [&str; 3] =
+    ["allowed-tools", "model", "disable-model-invocation"];
 
 #[derive(Debug, Default, Deserialize)]
 struct ClaudeFront {
@@ -326,7 +327,7 @@ fn claude_placeholder(rest: &str, names: &[(usize, &str)]) -> Option<(ClaudePlac
 /// front matter `arguments` lists `names`: the `$`s an export must write `\$` to keep as text.
 /// Exactly those, so that an import of the export reads every `\$` back as `$` and the next
 /// export escapes the same ones again, never one more.
-pub fn claude_substitutes(rest: &str, names: &[&str]) -> bool {
+pub(crate) fn claude_substitutes(rest: &str, names: &[&str]) -> bool {
     let positions: Vec<(usize, &str)> = names
         .iter()
         .enumerate()

@@ -20,19 +20,19 @@ mod prompt_list;
 mod skill;
 mod vscode;
 
-pub use claude_code::{
+pub(crate) use claude_code::{
     CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, CLAUDE_HOST_KEYS, claude_substitutes,
 };
 pub(super) use claude_code::{CLAUDE_KEYS, claude_command, claude_warning};
 pub(super) use cursor::cursor_command;
 pub(super) use gemini::{GEMINI_KEYS, gemini_command, gemini_warning, is_gemini_command};
-pub use prompt_list::{PromptList, prompt_list};
-pub use skill::{
+pub(crate) use prompt_list::prompt_list;
+pub(crate) use skill::{
     MAX_SKILL_DESCRIPTION, SKILL_FRONT_MATTER_KEYS, SKILL_HOST_KEYS, skill_front_matter,
     validate_skill_name,
 };
 pub(super) use skill::{SKILL_KEYS, description_warning, skill};
-pub use vscode::{VSCODE_HOST_KEYS, vscode_fills, vscode_variable};
+pub(crate) use vscode::{VSCODE_HOST_KEYS, vscode_fills, vscode_variable};
 pub(super) use vscode::{VSCODE_KEYS, is_vscode_prompt, vscode_prompt};
 
 use super::FileError;
@@ -105,7 +105,7 @@ fn gemini_lead(name: &str) -> String {
 /// Whether `text` is what a host puts before the text typed after a command without a
 /// placeholder for it, as an import writes it (`appended`): how an export knows the end of a
 /// prompt for the host's own appending, which it leaves to the host.
-pub fn is_appended_lead(text: &str) -> bool {
+pub(crate) fn is_appended_lead(text: &str) -> bool {
     text == CLAUDE_LEAD
         || text == BLANK_LINE_LEAD
         || text

@@ -25,7 +25,7 @@ const FOR_DEVS: &[&str] = &["for_devs"];
 /// What a prompt list gives: the prompts of the rows that read, the rows that do not (each at
 /// its line, with the reason), and what was changed to make a row read (a name made unique).
 #[derive(Debug, Default)]
-pub struct PromptList {
+pub(crate) struct PromptList {
     /// Each prompt with the line its row starts on.
     pub prompts: Vec<(Prompt, u64)>,
     pub refused: Vec<FileError>,
@@ -80,7 +80,11 @@ impl Columns {
 
 /// Reads the CSV file at `path` (its bytes) as prompts of `origin`'s collection. An error is
 /// the file as a whole (no header, or no column to take the text or names from).
-pub fn prompt_list(path: &str, bytes: &[u8], origin: &Origin) -> Result<PromptList, FileError> {
+pub(crate) fn prompt_list(
+    path: &str,
+    bytes: &[u8],
+    origin: &Origin,
+) -> Result<PromptList, FileError> {
     let mut reader = csv::ReaderBuilder::new().from_reader(bytes);
     let header = reader
         .headers()

@@ -21,7 +21,7 @@ use crate::model::Prompt;
 /// The keys of a `SKILL.md` that Agent Skills (`license`, `compatibility`, `allowed-tools`)
 /// and Claude Code (`model`, `disable-model-invocation`, `argument-hint`) read besides the
 /// name and description: an export of a prompt as a skill writes back those it kept.
-pub const SKILL_HOST_KEYS: [&str; 6] = [
+pub(crate) const SKILL_HOST_KEYS: [&str; 6] = [
     "license",
     "compatibility",
     "allowed-tools",
@@ -41,7 +41,7 @@ pub(in crate::library) const SKILL_KEYS: Keys = Keys {
 /// The keys of a `SKILL.md` that the hosts read besides those its reader takes: Agent
 /// Skills' and Claude Code's (its skills' front matter reference), the ones VS Code reads
 /// among them.
-pub const SKILL_FRONT_MATTER_KEYS: [&str; 16] = [
+pub(crate) const SKILL_FRONT_MATTER_KEYS: [&str; 16] = [
     "license",
     "compatibility",
     "metadata",
@@ -61,7 +61,7 @@ pub const SKILL_FRONT_MATTER_KEYS: [&str; 16] = [
 ];
 
 /// Agent Skills' limit on a description, in characters.
-pub const MAX_SKILL_DESCRIPTION: usize = 1024;
+pub(crate) const MAX_SKILL_DESCRIPTION: usize = 1024;
 
 /// The keys read; the others (`license`, `allowed-tools`, the hosts' own) are accepted and
 /// left out, as they steer the host rather than say what the skill is.
@@ -83,7 +83,7 @@ enum MetaValue {
 
 /// Whether `name` is a skill name: 1 to 64 of `a-z`, `0-9` and `-`, without a `-` at either
 /// end or two in a row.
-pub fn validate_skill_name(name: &str) -> Result<(), String> {
+pub(crate) fn validate_skill_name(name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
         && name.len() <= 64
         && name
@@ -204,7 +204,7 @@ fn checked(
 /// The front matter of the SKILL.md `text` as a JSON object, every key as written (what
 /// `skills/list` calls a skill's `frontmatter`), when it names the skill `name` and has a
 /// description, as the Skills extension requires; otherwise what is wrong.
-pub fn skill_front_matter(text: &str, name: &str) -> Result<Map<String, Value>, String> {
+pub(crate) fn skill_front_matter(text: &str, name: &str) -> Result<Map<String, Value>, String> {
     let (front, _, _) = split_front_matter(text);
     let Some(yaml) = front else {
         return Err("its SKILL.md has no front matter".into());

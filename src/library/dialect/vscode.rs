@@ -17,7 +17,7 @@ use crate::model::{Prompt, PromptArgument};
 
 /// Front matter keys only VS Code prompt files use: VS Code reads them, and an export writes
 /// them back.
-pub const VSCODE_HOST_KEYS: [&str; 5] = ["mode", "agent", "model", "tools", "argument-hint"];
+pub(crate) const VSCODE_HOST_KEYS: [&str; 5] = ["mode", "agent", "model", "tools", "argument-hint"];
 
 /// The keys a VS Code prompt file's reader takes, and VS Code's own, which are kept for an
 /// export to write back.
@@ -151,14 +151,14 @@ fn variable_description(variable: &str, description: &str) -> String {
 
 /// Whether VS Code fills in the `${...}` at the start of `rest` (an input or an editor
 /// variable), so that text holding it would not stay text in a prompt file.
-pub fn vscode_fills(rest: &str) -> bool {
+pub(crate) fn vscode_fills(rest: &str) -> bool {
     vscode_placeholder(rest).is_some()
 }
 
 /// The editor variable (`file`, `selection`, ...) that `argument` is what an import made of:
 /// its name and description as the import gives them. An export writes it back as that
 /// variable, which VS Code fills in itself, rather than as an input the user must type.
-pub fn vscode_variable(argument: &PromptArgument) -> Option<&'static str> {
+pub(crate) fn vscode_variable(argument: &PromptArgument) -> Option<&'static str> {
     VSCODE_VARIABLES
         .iter()
         .find(|(variable, name, description)| {

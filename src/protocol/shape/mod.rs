@@ -17,7 +17,7 @@ mod items;
 mod skills;
 mod tools;
 
-pub use tools::ToolAnswer;
+pub(crate) use tools::ToolAnswer;
 
 use std::collections::BTreeMap;
 
@@ -40,7 +40,7 @@ use crate::model::{Provenance, StoredPrompt, StoredResource, StoredTemplate};
 const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// Shapes results for one revision, with the server's settings and the current time.
-pub struct Shaper<'a> {
+pub(crate) struct Shaper<'a> {
     pub revision: Revision,
     pub config: &'a ServeConfig,
     /// Unix milliseconds, for TTL hints.
@@ -68,7 +68,7 @@ enum Kind {
 /// until the library changes): its items as JSON, and what the rest of the result is made
 /// from at each answer (`ttlMs` depends on the moment).
 #[derive(Debug)]
-pub struct ShapedPage {
+pub(crate) struct ShapedPage {
     kind: ListKind,
     items: Box<RawValue>,
     next_cursor: Option<String>,
@@ -77,7 +77,7 @@ pub struct ShapedPage {
 
 impl ShapedPage {
     /// How much memory keeping it costs, roughly.
-    pub fn size(&self) -> usize {
+    pub(crate) fn size(&self) -> usize {
         self.items.get().len()
     }
 
@@ -270,7 +270,7 @@ fn raw(value: &impl Serialize) -> Box<RawValue> {
 /// names `id` (when it has one) before `result` or `error`, and a quote inside a JSON
 /// string is escaped, so the first `,"error":` or `,"result":` is the top-level member.
 /// Only the bytes before a result's member are searched, so a long result is not scanned.
-pub fn is_error_line(line: &[u8]) -> bool {
+pub(crate) fn is_error_line(line: &[u8]) -> bool {
     let head = match memchr::memmem::find(line, b",\"result\":") {
         Some(result) => &line[..result],
         None => line,
@@ -423,7 +423,12 @@ impl Shaper<'_> {
     }
 
     /// `declared`: the extensions the request declares, which the capabilities then name.
-    pub fn discover(&self, id: &RequestId, discovery: &Discovery, declared: Extensions) -> Vec<u8> {
+    pub(crate) fn discover(
+        &self,
+        id: &RequestId,
+        discovery: &Discovery,
+        declared: Extensions,
+    ) -> Vec<u8> {
         let mut body = Map::new();
         body.insert(
             "supportedVersions".into(),
@@ -443,7 +448,7 @@ impl Shaper<'_> {
     }
 
     /// `declared`: the extensions the client declared, which the capabilities then name.
-    pub fn initialize(
+    pub(crate) fn initialize(
         &self,
         id: &RequestId,
         discovery: &Discovery,
@@ -461,7 +466,7 @@ impl Shaper<'_> {
     }
 
     /// The answer that closes a `subscriptions/listen` stream on shutdown.
-    pub fn listen_closed(&self, id: &RequestId) -> Vec<u8> {
+    pub(crate) fn listen_closed(&self, id: &RequestId) -> Vec<u8> {
         let meta = ResultMeta {
             subscription: Some(id),
             ..ResultMeta::default()
@@ -469,27 +474,27 @@ impl Shaper<'_> {
         self.respond_with_meta(id, Empty {}, "complete", None, meta, 0)
     }
 
-    pub fn empty(&self, id: &RequestId) -> Vec<u8> {
+    pub(crate) fn empty(&self, id: &RequestId) -> Vec<u8> {
         self.respond(id, Empty {}, "complete", None)
     }
 
-    pub fn prompts_page(&self, page: &Page<StoredPrompt>) -> ShapedPage {
+    pub(crate) fn prompts_page(&self, page: &Page<StoredPrompt>) -> ShapedPage {
         let items: Vec<_> = page.items.iter().map(|p| self.prompt(p)).collect();
         shaped_page(ListKind::Prompts, &items, page)
     }
 
-    pub fn resources_page(&self, page: &Page<StoredResource>) -> ShapedPage {
+    pub(crate) fn resources_page(&self, page: &Page<StoredResource>) -> ShapedPage {
         let items: Vec<Value> = page.items.iter().map(|r| self.resource(r)).collect();
         shaped_page(ListKind::Resources, &items, page)
     }
 
-    pub fn templates_page(&self, page: &Page<StoredTemplate>) -> ShapedPage {
+    pub(crate) fn templates_page(&self, page: &Page<StoredTemplate>) -> ShapedPage {
         let items: Vec<Value> = page.items.iter().map(|t| self.template(t)).collect();
         shaped_page(ListKind::ResourceTemplates, &items, page)
     }
 
     /// The response line for a shaped page, with the `ttlMs` of this moment.
-    pub fn page_line(&self, id: &RequestId, page: &ShapedPage) -> Vec<u8> {
+    pub(crate) fn page_line(&self, id: &RequestId, page: &ShapedPage) -> Vec<u8> {
         let hints = Hints::Since(page.last_modified, Kind::List);
         let expected = page.size() + CLOSE_BYTES;
         self.respond_with_meta(
@@ -504,7 +509,7 @@ impl Shaper<'_> {
 
     /// A `resources/read` answer line (through `written_line`); the contents come from the
     /// resource's memo, copied in as they are.
-    pub fn read_line(&self, id: &RequestId, read: &ReadResult) -> Vec<u8> {
+    pub(crate) fn read_line(&self, id: &RequestId, read: &ReadResult) -> Vec<u8> {
         let contents = self.contents(read);
         let hints = Hints::Since(read.resource.last_modified, Kind::Contents);
         self.written_line(
@@ -520,7 +525,7 @@ impl Shaper<'_> {
         )
     }
 
-    pub fn prompt_outcome(&self, id: &RequestId, outcome: &PromptOutcome) -> Vec<u8> {
+    pub(crate) fn prompt_outcome(&self, id: &RequestId, outcome: &PromptOutcome) -> Vec<u8> {
         match outcome {
             PromptOutcome::Rendered { prompt, retried } => {
                 // A result produced by answering input must not be cached.
@@ -539,7 +544,7 @@ impl Shaper<'_> {
 
     /// The `result` of a `prompts/get`, as `promptshelf prompt render --json` prints it:
     /// read back from the answer line, so that there is one way of writing it.
-    pub fn prompt_result(&self, outcome: &PromptOutcome) -> Value {
+    pub(crate) fn prompt_result(&self, outcome: &PromptOutcome) -> Value {
         let line = self.prompt_outcome(&RequestId::null(), outcome);
         serde_json::from_slice::<Value>(&line)
             .map(|mut response| response["result"].take())
@@ -615,7 +620,7 @@ impl Shaper<'_> {
     }
 
     /// A `completion/complete` answer line (through `written_line`).
-    pub fn completion(&self, id: &RequestId, completion: &Ranking) -> Vec<u8> {
+    pub(crate) fn completion(&self, id: &RequestId, completion: &Ranking) -> Vec<u8> {
         let values = &completion.values;
         let size = values.text().len() + 3 * values.len() + 64;
         self.written_line(id, size, None, ResultMeta::default(), |line| {

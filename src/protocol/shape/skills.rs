@@ -77,7 +77,7 @@ fn file(file: &SkillFile) -> File<'_> {
 
 impl Shaper<'_> {
     /// A `skills/list` answer line.
-    pub fn skills_line(&self, id: &RequestId, page: &Page<SkillEntry>) -> Vec<u8> {
+    pub(crate) fn skills_line(&self, id: &RequestId, page: &Page<SkillEntry>) -> Vec<u8> {
         let body = ListBody {
             skills: page.items.iter().map(entry).collect(),
             next_cursor: page.next_cursor.as_deref(),
@@ -88,7 +88,7 @@ impl Shaper<'_> {
 
     /// A `resources/directory/read` answer line: files as `resources/list` gives them,
     /// folders as directory resources.
-    pub fn directory_line(&self, id: &RequestId, page: &Page<DirectoryChild>) -> Vec<u8> {
+    pub(crate) fn directory_line(&self, id: &RequestId, page: &Page<DirectoryChild>) -> Vec<u8> {
         let resources = page
             .items
             .iter()
@@ -108,7 +108,7 @@ impl Shaper<'_> {
     }
 
     /// A `skills/get` answer line.
-    pub fn skill_line(&self, id: &RequestId, skill: &SkillEntry) -> Vec<u8> {
+    pub(crate) fn skill_line(&self, id: &RequestId, skill: &SkillEntry) -> Vec<u8> {
         let hints = Hints::Since(skill.last_modified, Kind::List);
         self.respond(
             id,

@@ -16,7 +16,7 @@ use crate::protocol::id::RequestId;
 use crate::protocol::results::{ReadResult, RenderedPrompt, Tool, ToolList, ToolOutput};
 
 /// What a `tools/call` answers with, borrowed from the result it mirrors.
-pub enum ToolAnswer<'a> {
+pub(crate) enum ToolAnswer<'a> {
     /// A page of `prompts/list` or `resources/list`, as kept.
     Page(&'a ShapedPage),
     Prompt(&'a RenderedPrompt),
@@ -65,7 +65,7 @@ struct PromptBody<'a> {
 
 impl Shaper<'_> {
     /// The `tools/list` answer line (one page: there are a handful of tools).
-    pub fn tools_line(&self, id: &RequestId, list: &ToolList) -> Vec<u8> {
+    pub(crate) fn tools_line(&self, id: &RequestId, list: &ToolList) -> Vec<u8> {
         let tools = list.tools.iter().map(|tool| self.tool(tool)).collect();
         let hints = Hints::Since(list.last_modified, Kind::List);
         self.respond(id, ListToolsBody { tools }, "complete", Some(hints))
@@ -101,7 +101,7 @@ impl Shaper<'_> {
     }
 
     /// The `tools/call` answer line.
-    pub fn tool_line(&self, id: &RequestId, answer: &ToolAnswer) -> Vec<u8> {
+    pub(crate) fn tool_line(&self, id: &RequestId, answer: &ToolAnswer) -> Vec<u8> {
         let text = |text: &str| raw(&json!({"type": "text", "text": text}));
         // The mirrored result's members, and the blocks `content` carries for a client that
         // reads no structured content.

@@ -48,7 +48,7 @@ impl Hosts {
 }
 
 /// The name of a `Host` value: without its port, an IPv6 literal without its brackets.
-pub fn name_of(host: &str) -> &str {
+pub(crate) fn name_of(host: &str) -> &str {
     if let Some(bracketed) = host.strip_prefix('[') {
         return bracketed.split(']').next().unwrap_or(bracketed);
     }

@@ -68,7 +68,7 @@ use crate::store::tokens::{Presented, Table};
 use callers::{Callers, Rate};
 use cancel::Cancels;
 use host::Hosts;
-pub use host::name_of as host_name_of;
+pub(crate) use host::name_of as host_name_of;
 use metrics::Metrics;
 use origin::Origins;
 use places::Places;
@@ -200,7 +200,7 @@ impl watch::Watched for Watched {
 }
 
 /// Serves MCP over Streamable HTTP at `http.addr` until SIGTERM or SIGINT.
-pub fn serve(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> {
+pub(crate) fn serve(store: Store, config: ServeConfig, http: HttpConfig) -> Result<()> {
     // Before the runtime starts: reading the key set may fetch it over the network.
     let oauth = match &http.auth {
         Auth::OAuth(settings) => Some(Arc::new(Verifier::new(settings)?)),
