@@ -67,7 +67,7 @@ fn main() {
     let db = dir.path().join("bench.db");
     let server =
         std::env::var_os(SERVER_ENV).map_or_else(|| PathBuf::from(PROMPTSHELF), PathBuf::from);
-    let mut ours = spawn_listening(
+    let ours = spawn_listening(
         Command::new(&server)
             .arg("--db")
             .arg(&db)
@@ -77,7 +77,7 @@ fn main() {
             .args(["--max-streams-per-token", "1000"]),
         "promptshelf: listening on ",
     );
-    let mut with_token = spawn_listening(
+    let with_token = spawn_listening(
         Command::new(&server)
             .arg("--db")
             .arg(&db)
@@ -85,16 +85,16 @@ fn main() {
             .args(["--completion-rate", "0"]),
         "promptshelf: listening on ",
     );
-    let mut rmcp = spawn_listening(
+    let rmcp = spawn_listening(
         Command::new(rmcp_server()).arg(&content_file),
         "listening on ",
     );
-    let mut echo = spawn_listening(
+    let echo = spawn_listening(
         Command::new(std::env::current_exe().expect("this bench's path")).env(ECHO_ENV, "1"),
         "listening on ",
     );
     let node = node_tools();
-    let mut ts = spawn_listening(
+    let ts = spawn_listening(
         Command::new(node.join("node_modules/.bin/node"))
             .arg(copy_script(&node, "ts_server.mjs"))
             .arg(&content_file),
@@ -167,11 +167,6 @@ fn main() {
     }
     let rss = runtime.block_on(streams_rss(ours.address, ours.pid()));
     println!("promptshelf RSS with {STREAMS} subscriptions/listen streams open: {rss:.1} MiB");
-    ours.stop();
-    with_token.stop();
-    rmcp.stop();
-    echo.stop();
-    ts.stop();
 }
 
 /// The library the promptshelf servers serve: a prompt whose argument completes from a
@@ -530,8 +525,11 @@ impl Listening {
     fn pid(&self) -> u32 {
         self.child.id()
     }
+}
 
-    fn stop(&mut self) {
+/// Stopped when dropped, also when a wrong answer stops the bench, so no server outlives it.
+impl Drop for Listening {
+    fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
