@@ -1,19 +1,21 @@
 //! `serve --http` under load: `prompts/get`, `resources/read` (a 2 KB document) and
 //! `completion/complete` as 2026-07-28 requests over 64 kept-alive connections, each sending
 //! its next request when the last is answered, from a load generator in this bench (tokio,
-//! raw HTTP/1.1), by promptshelf without authentication and by a second promptshelf on the
-//! same library asking for a bearer token (the way a team runs it; each request sends one).
-//! Beside them, with the same generator in the same run: a minimal
-//! HTTP echo (hyper, a fixed JSON body, in a child process of this bench) as the yardstick,
-//! and the official TypeScript SDK's Streamable HTTP server (`tests/interop/ts_server.mjs`)
-//! serving the same prompt, document and completions. Then the memory of promptshelf with
-//! 1,000 `subscriptions/listen` streams open. Prints figures; asserts no times.
+//! raw HTTP/1.1), by promptshelf asking for a bearer token (the way a team runs it; each
+//! request sends one) and by a second promptshelf on the same library with `--auth none`.
+//! Beside them, with the same generator in the same run: the official Rust SDK's Streamable
+//! HTTP server (rmcp, `benches/rmcp-server`) and the official TypeScript SDK's
+//! (`tests/interop/ts_server.mjs`), both serving the same prompt, document and completions,
+//! and a minimal HTTP echo (hyper, a fixed JSON body, in a child process of this bench) as
+//! the yardstick. Then the memory of promptshelf with 1,000 `subscriptions/listen` streams
+//! open. Prints figures; asserts no times.
 //!
-//! `cargo bench --bench http` (about a minute; `-- --quick` for a shorter run;
+//! `cargo bench --bench http` (about a minute once built; `-- --quick` for a shorter run;
 //! `PROMPTSHELF_BENCH_SERVER=PATH` serves with another build, the library still made by
-//! this one). It installs
-//! the pinned npm packages of `tests/interop/package.json` into `<target>/mcp-node` when
-//! they are missing, as the tests do (it needs npm).
+//! this one). It builds `benches/rmcp-server` with cargo into `<target>/rmcp-server` (a few
+//! minutes the first time: it needs the crates.io registry), and installs the pinned npm
+//! packages of `tests/interop/package.json` into `<target>/mcp-node` when they are missing,
+//! as the tests do (it needs npm).
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -41,6 +43,9 @@ const ECHO_ENV: &str = "PROMPTSHELF_BENCH_HTTP_ECHO";
 
 const MODERN: &str = "2026-07-28";
 const DOC_URI: &str = "shelf://bench/doc.md";
+/// The argument of every `prompts/get`, and the prefix every `completion/complete` completes.
+const PROMPT_CODE: &str = "fn main() {}";
+const COMPLETE_PREFIX: &str = "c";
 
 fn main() {
     if std::env::var_os(ECHO_ENV).is_some() {
@@ -62,7 +67,7 @@ fn main() {
     let db = dir.path().join("bench.db");
     let server =
         std::env::var_os(SERVER_ENV).map_or_else(|| PathBuf::from(PROMPTSHELF), PathBuf::from);
-    let mut ours = spawn_listening(
+    let ours = spawn_listening(
         Command::new(&server)
             .arg("--db")
             .arg(&db)
@@ -72,7 +77,7 @@ fn main() {
             .args(["--max-streams-per-token", "1000"]),
         "promptshelf: listening on ",
     );
-    let mut with_token = spawn_listening(
+    let with_token = spawn_listening(
         Command::new(&server)
             .arg("--db")
             .arg(&db)
@@ -80,12 +85,16 @@ fn main() {
             .args(["--completion-rate", "0"]),
         "promptshelf: listening on ",
     );
-    let mut echo = spawn_listening(
+    let rmcp = spawn_listening(
+        Command::new(rmcp_server()).arg(&content_file),
+        "listening on ",
+    );
+    let echo = spawn_listening(
         Command::new(std::env::current_exe().expect("this bench's path")).env(ECHO_ENV, "1"),
         "listening on ",
     );
     let node = node_tools();
-    let mut ts = spawn_listening(
+    let ts = spawn_listening(
         Command::new(node.join("node_modules/.bin/node"))
             .arg(copy_script(&node, "ts_server.mjs"))
             .arg(&content_file),
@@ -105,7 +114,7 @@ fn main() {
         .build()
         .expect("a tokio runtime");
     println!(
-        "{:<22} {:<12} {:>9} {:>9} {:>9} {:>10} {:>8}",
+        "{:<22} {:<15} {:>9} {:>9} {:>9} {:>10} {:>8}",
         "workload", "server", "req/s", "p50 µs", "p99 µs", "CPU µs/req", "RSS MiB"
     );
     let workloads = [
@@ -117,38 +126,52 @@ fn main() {
     for (label, method, name) in workloads {
         let request = modern_request(method, name, None);
         let authorized = modern_request(method, name, Some(&bearer));
-        let mut row = Vec::new();
-        for (server, child, request) in [
-            ("promptshelf", &ours, &request),
-            ("ps --auth token", &with_token, &authorized),
-            ("echo", &echo, &request),
-            ("ts-sdk", &ts, &request),
+        let answer = Expected::of(method, &content);
+        let mut rates = Vec::new();
+        for (server, child, request, expected) in [
+            ("promptshelf", &with_token, &authorized, Some(&answer)),
+            ("ps --auth none", &ours, &request, Some(&answer)),
+            ("rmcp", &rmcp, &request, Some(&answer)),
+            ("ts-sdk", &ts, &request, Some(&answer)),
+            // The echo's fixed body is checked for a `result` only.
+            ("echo", &echo, &request, None),
         ] {
-            let figures =
-                runtime.block_on(load(child.address, request, warm, measured, child.pid()));
+            let figures = runtime.block_on(load(
+                child.address,
+                request,
+                expected,
+                (warm, measured),
+                child.pid(),
+            ));
             println!(
-                "{label:<22} {server:<12} {:>9.0} {:>9.0} {:>9.0} {:>10.1} {:>8.1}",
+                "{label:<22} {server:<15} {:>9.0} {:>9.0} {:>9.0} {:>10.1} {:>8.1}",
                 figures.rate, figures.p50, figures.p99, figures.cpu_per_request, figures.rss_mib
             );
-            row.push(figures.rate);
+            rates.push(figures.rate);
         }
-        ratios.push((label, row[0] / row[2], row[1] / row[2], row[0] / row[3]));
+        ratios.push((label, rates));
     }
-    for (label, of_echo, token_of_echo, of_ts) in ratios {
+    for (label, rates) in ratios {
+        let [token, none, rmcp, ts, echo] = rates[..] else {
+            unreachable!("five servers a row")
+        };
         println!(
-            "{label}: promptshelf at {of_echo:.2}x the echo ({token_of_echo:.2}x with a token), {of_ts:.1}x the TypeScript SDK"
+            "{label}: promptshelf with a token at {:.2}x the echo and {:.2}x rmcp ({:.2}x and {:.2}x with --auth none); rmcp at {:.2}x the echo; promptshelf {:.1}x the TypeScript SDK",
+            token / echo,
+            token / rmcp,
+            none / echo,
+            none / rmcp,
+            rmcp / echo,
+            token / ts
         );
     }
     let rss = runtime.block_on(streams_rss(ours.address, ours.pid()));
     println!("promptshelf RSS with {STREAMS} subscriptions/listen streams open: {rss:.1} MiB");
-    ours.stop();
-    with_token.stop();
-    echo.stop();
-    ts.stop();
 }
 
-/// The library both servers serve: a prompt whose argument completes from a table, and a
-/// 2 KB document. Returns the same content for the TypeScript server.
+/// The library the promptshelf servers serve: a prompt whose argument completes from a
+/// table, and a 2 KB document. Returns the same content for rmcp's and the TypeScript SDK's
+/// servers.
 fn library(dir: &Path) -> Value {
     let db = dir.join("bench.db");
     let run = |args: &[&str]| {
@@ -261,11 +284,11 @@ fn modern_request(method: &str, name: Option<&str>, bearer: Option<&str>) -> Vec
                       "io.modelcontextprotocol/clientCapabilities": {}});
     let params = match method {
         "prompts/get" => {
-            json!({"name": name, "arguments": {"code": "fn main() {}"}, "_meta": meta})
+            json!({"name": name, "arguments": {"code": PROMPT_CODE}, "_meta": meta})
         }
         "resources/read" => json!({"uri": name, "_meta": meta}),
         _ => json!({"ref": {"type": "ref/prompt", "name": "bench-review"},
-                    "argument": {"name": "code", "value": "c"}, "_meta": meta}),
+                    "argument": {"name": "code", "value": COMPLETE_PREFIX}, "_meta": meta}),
     };
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
     let mut head = format!(
@@ -283,6 +306,62 @@ fn modern_request(method: &str, name: Option<&str>, bearer: Option<&str>) -> Vec
     head.into_bytes()
 }
 
+/// What every answer of a workload holds at `pointer`: the prompt's text with its argument
+/// filled in, the whole document, or every value of the table starting with the prefix (in
+/// any order, among any others: promptshelf also offers the values containing it).
+#[derive(Clone)]
+struct Expected {
+    pointer: &'static str,
+    value: Value,
+}
+
+impl Expected {
+    /// For the requests `modern_request` makes, from the content every server serves.
+    fn of(method: &str, content: &Value) -> Self {
+        let text = |key: &str| {
+            content[key]
+                .as_str()
+                .expect("content holds text")
+                .to_string()
+        };
+        match method {
+            "prompts/get" => Expected {
+                pointer: "/result/messages/0/content/text",
+                value: json!(
+                    text("text").replace(&format!("{{{{ {} }}}}", text("argument")), PROMPT_CODE)
+                ),
+            },
+            "resources/read" => Expected {
+                pointer: "/result/contents/0/text",
+                value: json!(text("document")),
+            },
+            _ => Expected {
+                pointer: "/result/completion/values",
+                value: content["completion"]
+                    .as_array()
+                    .expect("completion values")
+                    .iter()
+                    .filter(|value| {
+                        value
+                            .as_str()
+                            .is_some_and(|value| value.starts_with(COMPLETE_PREFIX))
+                    })
+                    .cloned()
+                    .collect(),
+            },
+        }
+    }
+
+    fn holds(&self, answer: &Value) -> bool {
+        match (answer.pointer(self.pointer), &self.value) {
+            (Some(Value::Array(found)), Value::Array(wanted)) => {
+                wanted.iter().all(|value| found.contains(value))
+            }
+            (found, wanted) => found == Some(wanted),
+        }
+    }
+}
+
 struct Figures {
     rate: f64,
     p50: f64,
@@ -292,20 +371,22 @@ struct Figures {
 }
 
 /// `CONNECTIONS` connections each sending `request` as soon as the last is answered, for
-/// `warm` (not counted) then `measured`.
+/// `warm` (not counted) then `measured`; every answer checked against `expected`.
 async fn load(
     address: SocketAddr,
     request: &[u8],
-    warm: Duration,
-    measured: Duration,
+    expected: Option<&Expected>,
+    (warm, measured): (Duration, Duration),
     pid: u32,
 ) -> Figures {
     let request: Arc<[u8]> = request.into();
+    let expected = Arc::new(expected.cloned());
     let counting = Arc::new(AtomicBool::new(false));
     let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = Vec::new();
     for _ in 0..CONNECTIONS {
-        let (request, counting, stop) = (request.clone(), counting.clone(), stop.clone());
+        let (request, expected) = (request.clone(), expected.clone());
+        let (counting, stop) = (counting.clone(), stop.clone());
         tasks.push(tokio::spawn(async move {
             let mut stream = TcpStream::connect(address).await.expect("connect");
             stream.set_nodelay(true).expect("TCP_NODELAY");
@@ -314,7 +395,7 @@ async fn load(
             while !stop.load(Ordering::Relaxed) {
                 let started = Instant::now();
                 stream.write_all(&request).await.expect("send a request");
-                read_response(&mut stream, &mut buffer).await;
+                read_response(&mut stream, &mut buffer, expected.as_ref().as_ref()).await;
                 if counting.load(Ordering::Relaxed) {
                     times.push(started.elapsed());
                 }
@@ -354,8 +435,9 @@ async fn load(
 }
 
 /// Reads one HTTP/1.1 response with a Content-Length and checks that it is a 200 carrying a
-/// JSON-RPC result: figures over errors would mean nothing.
-async fn read_response(stream: &mut TcpStream, buffer: &mut Vec<u8>) {
+/// JSON-RPC result, with what `expected` says it holds: figures over errors would mean
+/// nothing.
+async fn read_response(stream: &mut TcpStream, buffer: &mut Vec<u8>, expected: Option<&Expected>) {
     buffer.clear();
     let mut chunk = [0u8; 16384];
     let (head_end, length) = loop {
@@ -385,6 +467,14 @@ async fn read_response(stream: &mut TcpStream, buffer: &mut Vec<u8>) {
         "not a result: {}",
         String::from_utf8_lossy(body)
     );
+    if let Some(expected) = expected {
+        assert!(
+            expected.holds(&answer),
+            "not {} at {}: {answer}",
+            expected.value,
+            expected.pointer
+        );
+    }
 }
 
 /// Opens `STREAMS` listen streams, waits for each acknowledgement, and returns the server's
@@ -435,8 +525,11 @@ impl Listening {
     fn pid(&self) -> u32 {
         self.child.id()
     }
+}
 
-    fn stop(&mut self) {
+/// Stopped when dropped, also when a wrong answer stops the bench, so no server outlives it.
+impl Drop for Listening {
+    fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -522,14 +615,46 @@ fn echo_server() {
     });
 }
 
-/// `<target>/mcp-node`, with the packages of `tests/interop/package.json` installed.
-fn node_tools() -> PathBuf {
-    let target = Path::new(PROMPTSHELF)
+/// The target folder this bench was built in, where it keeps the other servers it builds or
+/// installs.
+fn target_dir() -> &'static Path {
+    Path::new(PROMPTSHELF)
         .parent()
         .and_then(Path::parent)
         .expect("the binary lives in <target>/<profile>/")
-        .to_path_buf();
-    let prefix = target.join("mcp-node");
+}
+
+/// rmcp's server, `benches/rmcp-server` built by cargo into `<target>/rmcp-server` (at once
+/// when it is up to date). Its own project, so that the main crate never builds rmcp.
+fn rmcp_server() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/rmcp-server/Cargo.toml");
+    let target = target_dir().join("rmcp-server");
+    println!(
+        "rmcp: cargo build --release --manifest-path {} --target-dir {}",
+        manifest.display(),
+        target.display()
+    );
+    let started = Instant::now();
+    // The cargo running this bench, when it is run by one.
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "--manifest-path"])
+        .arg(&manifest)
+        .arg("--target-dir")
+        .arg(&target)
+        .status()
+        .expect("run cargo (the bench builds rmcp's server with it)");
+    assert!(status.success(), "building {} failed", manifest.display());
+    println!(
+        "rmcp: built (or up to date) in {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
+    target.join("release/rmcp-bench-server")
+}
+
+/// `<target>/mcp-node`, with the packages of `tests/interop/package.json` installed.
+fn node_tools() -> PathBuf {
+    let prefix = target_dir().join("mcp-node");
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/package.json");
     let pinned: Value =
         serde_json::from_str(&std::fs::read_to_string(&manifest).expect("read package.json"))
