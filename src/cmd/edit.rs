@@ -402,7 +402,7 @@ fn prompt_by_hand(
         // that asks for the prompt (a template that does not parse, a variable that is no
         // argument, a link or embed to nothing) is an error to fix before it is stored.
         prompt.origin = Origin::default();
-        match super::prompt::problems(store, &prompt, &file_name, bytes) {
+        match super::prompt_check::problems(store, &prompt, &file_name, bytes) {
             Ok(problems) => match problems.into_iter().next() {
                 Some(first) => Err(first),
                 None => Ok((prompt, bytes.to_vec())),

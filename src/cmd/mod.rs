@@ -12,6 +12,7 @@ mod history;
 mod import;
 mod init;
 mod prompt;
+mod prompt_check;
 mod resource;
 mod search;
 mod serve;

@@ -6,17 +6,16 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Result, anyhow};
-use rusqlite::Connection;
 use serde::Serialize;
 
 use super::common::{self, Table};
+use super::prompt_check;
 use crate::arguments::ArgumentProblem;
 use crate::cli::PromptCommand;
-use crate::library::{self, FileError, Item};
-use crate::model::{Meta, Origin, Prompt, PromptArgument, Provenance, StoredPrompt};
+use crate::library::{self, Item};
+use crate::model::{Meta, Origin, PromptArgument, Provenance, StoredPrompt};
 use crate::store::history::Kind;
 use crate::store::{self, Outcome, Store};
-use crate::validate;
 
 pub(super) fn run(store: &Store, command: PromptCommand) -> Result<()> {
     match command {
@@ -268,7 +267,7 @@ fn add(store: &Store, file: &Path, detach: bool, json: bool) -> Result<()> {
     common::warn_hidden(&shown, &name, &bytes);
     // Added by hand, so it belongs to no imported collection.
     prompt.origin = Origin::default();
-    let problems = problems(store, &prompt, &shown, &bytes)?;
+    let problems = prompt_check::problems(store, &prompt, &shown, &bytes)?;
     if !problems.is_empty() {
         for problem in &problems {
             eprintln!("{}", common::one_line(&problem.to_string()));
@@ -323,59 +322,6 @@ fn add(store: &Store, file: &Path, detach: bool, json: bool) -> Result<()> {
     );
     let report = common::ItemReport::new(common::action(outcome), "prompt", &prompt.name);
     common::report(json, &line, &report)
-}
-
-/// The library as `validate` sees a prompt added by hand: what is stored. It has no folder,
-/// so its relative links are not checked; and its completion tables may be added after it,
-/// as a template's may (`template add`): a missing one is a note (`common::note_missing_tables`).
-struct Stored<'a> {
-    conn: &'a Connection,
-}
-
-impl validate::Library for Stored<'_> {
-    fn has_resource(&self, uri: &str) -> store::Result<bool> {
-        Ok(store::read::resource(self.conn, uri)?.is_some())
-    }
-
-    fn has_table(&self, _: &str) -> bool {
-        true
-    }
-
-    fn files(&self, _: &str) -> Option<&validate::Files> {
-        None
-    }
-}
-
-/// What `import` would refuse in the prompt read from `bytes` (the file `shown`), each at its
-/// line of the file where it can be found: the same checks, through `validate`.
-pub(super) fn problems(
-    store: &Store,
-    prompt: &Prompt,
-    shown: &str,
-    bytes: &[u8],
-) -> Result<Vec<FileError>> {
-    let conn = store.conn()?;
-    let library = Stored { conn: &conn };
-    let stored = StoredPrompt {
-        prompt: prompt.clone(),
-        content_hash: store::hash_prompt(prompt),
-        last_modified: store::now_ms(),
-        version: None,
-    };
-    let findings = validate::prompt(&stored, &library)?;
-    let text = String::from_utf8_lossy(bytes);
-    Ok(findings
-        .into_iter()
-        .map(|finding| FileError {
-            path: shown.to_string(),
-            line: finding
-                .place
-                .as_ref()
-                .and_then(|place| library::line_in_file(&text, true, place)),
-            column: None,
-            message: finding.message,
-        })
-        .collect())
 }
 
 /// Removes a prompt; a collection's only with `detach` (`common::remove_item`).

@@ -17,11 +17,6 @@ use syn::visit::{self, Visit};
 /// top-level modules).
 const LEVELS: [&[&str]; 3] = [&[], &["store"], &["cmd"]];
 
-/// Pairs of modules allowed to use each other, each to be removed.
-// `prompt edit` is routed through `cmd::prompt` to `cmd::edit`, which checks a prompt with
-// `cmd::prompt::problems`: to be removed by moving one of the two out.
-const KNOWN_CYCLES: [(&str, &str); 1] = [("cmd::edit", "cmd::prompt")];
-
 /// A module's path from the crate root: `src/store/write.rs` is `["store", "write"]`.
 type ModPath = Vec<String>;
 
@@ -281,12 +276,6 @@ fn cycle_through(
     walk(start, start, edges, &mut path, &mut BTreeSet::new()).then_some(path)
 }
 
-fn is_known(from: &str, to: &str) -> bool {
-    KNOWN_CYCLES
-        .iter()
-        .any(|&(one, other)| (from, to) == (one, other) || (from, to) == (other, one))
-}
-
 #[test]
 fn modules_do_not_use_each_other_in_a_cycle() {
     let (modules, uses) = crate_uses();
@@ -296,23 +285,7 @@ fn modules_do_not_use_each_other_in_a_cycle() {
     );
     let mut problems = Vec::new();
     for level in LEVELS {
-        let mut edges = edges_at(level, &modules, &uses);
-        for &(one, other) in &KNOWN_CYCLES {
-            let depth = one.split("::").count() - 1;
-            if one.split("::").take(depth).eq(level.iter().copied()) {
-                let both = edges.get(one).is_some_and(|to| to.contains_key(other))
-                    && edges.get(other).is_some_and(|to| to.contains_key(one));
-                if !both {
-                    problems.push(format!(
-                        "{one} and {other} no longer use each other: remove them from \
-                         KNOWN_CYCLES"
-                    ));
-                }
-            }
-        }
-        for (from, to) in edges.iter_mut() {
-            to.retain(|to, _| !is_known(from, to));
-        }
+        let edges = edges_at(level, &modules, &uses);
         let mut reported = BTreeSet::new();
         for start in edges.keys() {
             if reported.contains(start) {
