@@ -363,18 +363,38 @@ pub(super) enum Moved {
 /// What `prompt mv` and `resource mv` print with `--json`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct MoveReport<'a> {
+struct MoveReport<'a> {
     /// Always `renamed`.
-    pub action: &'static str,
+    action: &'static str,
     /// `prompt` or `resource`.
-    pub kind: &'static str,
+    kind: &'static str,
     /// The new name or URI.
-    pub key: &'a str,
+    key: &'a str,
     /// The old one.
-    pub from: &'a str,
+    from: &'a str,
     /// For a resource: the items whose text still holds the old URI.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub referred_by: Option<Vec<Reference<'a>>>,
+    referred_by: Option<Vec<Reference<'a>>>,
+}
+
+/// Says that `prompt mv` or `resource mv` renamed `old` (a `kind`) to `new`; `--json` prints
+/// a `MoveReport`, with the items that still refer to `old` for a resource.
+pub(super) fn report_renamed(
+    json: bool,
+    kind: &'static str,
+    old: &str,
+    new: &str,
+    referred_by: Option<Vec<Reference<'_>>>,
+) -> Result<()> {
+    let line = format!("renamed {kind} {} to {}", one_line(old), one_line(new));
+    let report_json = MoveReport {
+        action: "renamed",
+        kind,
+        key: new,
+        from: old,
+        referred_by,
+    };
+    report(json, &line, &report_json)
 }
 
 #[derive(Serialize)]

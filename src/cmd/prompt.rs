@@ -393,22 +393,7 @@ fn rename(store: &Store, old: &str, new: &str, json: bool) -> Result<()> {
             ));
         }
     }
-    let line = format!(
-        "renamed prompt {} to {}",
-        common::one_line(old),
-        common::one_line(new)
-    );
-    common::report(
-        json,
-        &line,
-        &common::MoveReport {
-            action: "renamed",
-            kind: "prompt",
-            key: new,
-            from: old,
-            referred_by: None,
-        },
-    )
+    common::report_renamed(json, "prompt", old, new, None)
 }
 
 /// How the prompt `old` of a collection, from its file at `origin`, is given the name `new`

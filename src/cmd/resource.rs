@@ -504,27 +504,11 @@ fn rename(store: &Store, old: &str, new: &str, json: bool) -> Result<()> {
             common::one_line(new)
         );
     }
-    let line = format!(
-        "renamed resource {} to {}",
-        common::one_line(old),
-        common::one_line(new)
-    );
-    common::report(
-        json,
-        &line,
-        &common::MoveReport {
-            action: "renamed",
-            kind: "resource",
-            key: new,
-            from: old,
-            referred_by: Some(
-                referring
-                    .iter()
-                    .map(|(kind, key)| common::Reference { kind, key })
-                    .collect(),
-            ),
-        },
-    )
+    let referred_by = referring
+        .iter()
+        .map(|(kind, key)| common::Reference { kind, key })
+        .collect();
+    common::report_renamed(json, "resource", old, new, Some(referred_by))
 }
 
 /// Removes a resource; a collection's only with `detach` (`common::remove_item`).
