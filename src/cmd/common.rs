@@ -197,7 +197,13 @@ pub(super) fn timestamp(ms: i64) -> String {
 
 /// The whole file, or an error that names it and says why it cannot be read.
 pub(super) fn read_file(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|err| anyhow!("cannot read {}: {}", path.display(), reason(&err)))
+    std::fs::read(path).map_err(|err| {
+        anyhow!(
+            "cannot read {}: {}",
+            path.display(),
+            crate::import::plain_error(&err)
+        )
+    })
 }
 
 /// Whether a file argument is `-`, standard input.
@@ -220,18 +226,13 @@ pub(super) fn read_input(path: &Path) -> Result<Vec<u8>> {
         return read_file(path);
     }
     let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
-        .map_err(|err| anyhow!("cannot read standard input: {}", reason(&err)))?;
+    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(|err| {
+        anyhow!(
+            "cannot read standard input: {}",
+            crate::import::plain_error(&err)
+        )
+    })?;
     Ok(bytes)
-}
-
-/// An io::Error's message without the " (os error 2)" tail, which tells a person nothing.
-fn reason(err: &std::io::Error) -> String {
-    let text = err.to_string();
-    match text.rfind(" (os error ") {
-        Some(at) => text[..at].to_string(),
-        None => text,
-    }
 }
 
 /// The last component of `file`, as text; a file on the command line must have one.

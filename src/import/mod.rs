@@ -570,8 +570,9 @@ pub(super) struct Brought {
     pub(super) tables: HashSet<String>,
 }
 
-/// An io::Error's message without the " (os error N)" tail.
-pub(super) fn plain_error(err: &std::io::Error) -> String {
+/// An error's message without the " (os error N)" tail an io::Error adds, which tells a
+/// person nothing.
+pub(crate) fn plain_error(err: &dyn std::fmt::Display) -> String {
     let text = err.to_string();
     match text.rfind(" (os error ") {
         Some(at) => text[..at].to_string(),

@@ -9,6 +9,7 @@ use std::time::UNIX_EPOCH;
 
 use ignore::WalkBuilder;
 
+use super::plain_error;
 use crate::library::{self, FileError};
 
 /// A file to read.
@@ -296,13 +297,4 @@ fn walk_error(root: &Path, err: ignore::Error, walk: &mut Walk) {
 
 fn is_symlink(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|here| here.file_type().is_symlink())
-}
-
-/// An io::Error's message without the " (os error N)" tail.
-fn plain_error(err: &dyn std::fmt::Display) -> String {
-    let text = err.to_string();
-    match text.rfind(" (os error ") {
-        Some(at) => text[..at].to_string(),
-        None => text,
-    }
 }
