@@ -22,25 +22,26 @@ const MCP_SDK: &str = "2.3.0";
 const PYTHON_MIN: (u32, u32) = (3, 10);
 
 /// A bound on the whole script; it bounds each era itself, this only catches a hung interpreter.
+/// The client script that drives the official Python SDK.
+const CLIENT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/interop/python_client.py"
+);
+
 pub(crate) const SCRIPT_TIMEOUT: Duration = Duration::from_secs(300);
 
 #[test]
 fn the_official_python_sdk_can_use_the_server() {
     let python = interop_python();
     let ctx = TestContext::new();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/python_client.py");
-
-    let mut command = Command::new(&python);
-    command.arg(&script).arg(BIN).arg(&ctx.db);
+    let command = python_client(&python, &ctx.db);
     let started = Instant::now();
-    // Our variables must not steer the interpreter or the server it starts.
-    command.env_remove("PYTHONPATH").env_remove("PYTHONHOME");
     let (status, stdout, stderr) = run_bounded(command, &ctx, "interop", SCRIPT_TIMEOUT);
     let elapsed = started.elapsed();
     let shown = format!(
         "{} {} {BIN} {}\nstatus: {status}, after {elapsed:.1?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
         python.display(),
-        script.display(),
+        CLIENT,
         ctx.db.display()
     );
     assert!(
@@ -102,22 +103,17 @@ fn the_official_python_sdk_can_use_the_server_over_http() {
     let added = ctx.json(&["token", "add", "interop", "--json"]);
     let token = added["token"].as_str().expect("a token").to_string();
     let server = HttpServer::start(&ctx.db, &["--auth", "token"]);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/python_client.py");
-    let mut command = Command::new(&python);
+    let mut command = python_client(&python, &ctx.db);
     command
-        .arg(&script)
-        .arg(BIN)
-        .arg(&ctx.db)
         .arg("--http")
         .arg(server.url())
         .arg("--token")
         .arg(&token);
-    command.env_remove("PYTHONPATH").env_remove("PYTHONHOME");
     let (status, stdout, stderr) = run_bounded(command, &ctx, "interop-http", SCRIPT_TIMEOUT);
     let shown = format!(
         "{} {} {BIN} {} --http {}\nstatus: {status}\n--- stdout\n{stdout}\n--- stderr\n{stderr}\n--- server's stderr\n{}",
         python.display(),
-        script.display(),
+        CLIENT,
         ctx.db.display(),
         server.url(),
         server.stderr()
@@ -159,6 +155,20 @@ fn the_official_python_sdk_can_use_the_server_over_http() {
 /// Fails (never skips) with what to install when Python, `venv` or `pip` is missing: a missing
 /// tool must not turn the interop check into a silent pass. Tests running at once wait for
 /// one install: a second `venv --clear` would empty the folder under the first one's pip.
+/// `python tests/interop/python_client.py BIN DB`, the official SDK's client driving this
+/// binary on the library `db`, with the environment's own Python paths left out; callers add
+/// the mode's arguments. Our variables must not steer the interpreter or the server it starts.
+pub(crate) fn python_client(python: &Path, db: &Path) -> Command {
+    let mut command = Command::new(python);
+    command
+        .arg(CLIENT)
+        .arg(BIN)
+        .arg(db)
+        .env_remove("PYTHONPATH")
+        .env_remove("PYTHONHOME");
+    command
+}
+
 pub(crate) fn interop_python() -> PathBuf {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(install_interop_python).clone()

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::common::{BIN, LEGACY, Server, TestContext, run_bounded};
+use crate::common::{LEGACY, Server, TestContext, run_bounded};
 
 const KEY: &str = "promptshelf/provenance";
 
@@ -300,15 +300,8 @@ fn the_official_python_sdk_reads_the_provenance_of_a_prompt_and_a_resource() {
     let (version, hash) = stored(&ctx, "resource", uri);
     let document = imported(version, &hash, "guide.md", &commit);
 
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/python_client.py");
-    let mut command = Command::new(&python);
-    command
-        .arg(&script)
-        .arg(BIN)
-        .arg(&ctx.db)
-        .args(["--provenance", "greet", uri])
-        .env_remove("PYTHONPATH")
-        .env_remove("PYTHONHOME");
+    let mut command = crate::interop::python_client(&python, &ctx.db);
+    command.args(["--provenance", "greet", uri]);
     let (status, stdout, stderr) = run_bounded(
         command,
         &ctx,
