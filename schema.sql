@@ -1,4 +1,4 @@
--- The whole promptshelf database schema, version 11.
+-- The whole promptshelf database schema, version 12.
 --
 -- Embedded in the binary (`include_str!`) and run once, in one transaction, when a new
 -- database is created; `PRAGMA user_version` then records the version so that a later
@@ -108,7 +108,9 @@ CREATE TABLE collections (
 -- Bearer tokens for `serve --http`: a name for people, and only a keyed hash of the token
 -- (blake3 keyed with a key derived from `meta`'s secret), so the token itself is shown once,
 -- when it is made, and never stored. `collections`: a JSON array of the collection names
--- the token sees (with what their items link to); NULL for the whole library.
+-- the token sees (with what their items link to); NULL for the whole library. `channel`
+-- (migration 12, written as SQLite writes an added column): the release channel (a label)
+-- the token is served, NULL for the library as it is now.
 CREATE TABLE tokens (
     id          INTEGER PRIMARY KEY,
     name        TEXT NOT NULL UNIQUE CHECK (length(name) > 0),
@@ -116,7 +118,7 @@ CREATE TABLE tokens (
     collections TEXT CHECK (collections IS NULL OR json_valid(collections)),
     created_at  INTEGER NOT NULL,
     expires_at  INTEGER       -- NULL: never expires
-) STRICT;
+, channel TEXT) STRICT;
 
 -- `version`: as a prompt's (migration 10, written as SQLite writes an added column).
 CREATE TABLE resource_templates (
@@ -180,13 +182,16 @@ CREATE TABLE completion_indexes (
 -- `unixepoch('subsec')`; a body's messages gathered in order through an ordered subquery,
 -- not 3.44's ORDER BY inside the aggregate (SQLite does not flatten an ordered subquery
 -- into an aggregate, so group_concat sees the rows in that order).
+-- `channel` (migration 12, written as SQLite writes an added column): NULL for a change to
+-- the library, the label's name for a label put on, moved or taken off an item (the change
+-- a server on that channel serves, `store::labels`).
 CREATE TABLE change_log (
     seq   INTEGER PRIMARY KEY AUTOINCREMENT,
     at    INTEGER NOT NULL,
     kind  TEXT NOT NULL CHECK (kind IN ('prompt', 'resource', 'template', 'values')),
     op    TEXT NOT NULL CHECK (op IN ('insert', 'update', 'delete')),
     key   TEXT NOT NULL  -- prompt name, resource URI, URI template or table name
-) STRICT;
+, channel TEXT) STRICT;
 
 CREATE TRIGGER prompts_insert AFTER INSERT ON prompts BEGIN
     INSERT INTO change_log (at, kind, op, key)
@@ -272,6 +277,8 @@ CREATE INDEX resources_by_last_modified ON resources (last_modified);
 CREATE INDEX templates_by_last_modified ON resource_templates (last_modified);
 -- A list's version (what its cursors are bound to): the last change of its kind.
 CREATE INDEX change_log_by_kind ON change_log (kind, seq);
+-- A channel's list versions: the last change of a kind on that channel.
+CREATE INDEX change_log_by_channel ON change_log (channel, kind, seq) WHERE channel IS NOT NULL;
 
 -- Full-text search over the library (`promptshelf search`, the `shelf://search/{query}`
 -- template): one FTS5 row per prompt and per resource, kept by the triggers below in the
@@ -423,3 +430,43 @@ CREATE TABLE versions (
 CREATE INDEX versions_by_item ON versions (kind, key, id);
 CREATE INDEX versions_by_write ON versions (write_id);
 CREATE INDEX versions_by_content ON versions (content) WHERE content IS NOT NULL;
+
+-- Release channels (`promptshelf label`; `serve --channel`, `token add --channel`, an OAuth
+-- scope): a label names one version of an item, and a server on the channel of that name
+-- serves each item at the version its label names, and only the items that have it
+-- (`store::channel`). A labelled version is kept whatever `--keep` says. `last_modified` and
+-- `source_commit`: the item's row's when the label was put on its newest version, else
+-- the time of the version's write and no commit, so a channel serves the provenance the
+-- library served.
+CREATE TABLE labels (
+    label         TEXT NOT NULL CHECK (length(label) > 0),
+    kind          TEXT NOT NULL CHECK (kind IN ('prompt', 'resource', 'template', 'values')),
+    key           TEXT NOT NULL,
+    version       INTEGER NOT NULL REFERENCES versions (id),
+    last_modified INTEGER NOT NULL,
+    source_commit TEXT,
+    PRIMARY KEY (label, kind, key)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX labels_by_version ON labels (version);
+-- Each `label` command that moved labels (`label history`), and each move, for `label undo`:
+-- the version the label named before (NULL: the item did not have it) and after (NULL: taken
+-- off). The newest writes are kept (`store::labels::KEPT_WRITES`); the versions their moves
+-- name are kept with them.
+CREATE TABLE label_writes (
+    id      INTEGER PRIMARY KEY,
+    at      INTEGER NOT NULL,
+    what    TEXT NOT NULL,          -- the command line that moved them
+    undone  INTEGER NOT NULL DEFAULT 0 CHECK (undone IN (0, 1)),
+    reverts INTEGER                 -- for a `label undo`, the write it reverted
+) STRICT;
+CREATE TABLE label_moves (
+    write_id INTEGER NOT NULL REFERENCES label_writes (id) ON DELETE CASCADE,
+    label    TEXT NOT NULL,
+    kind     TEXT NOT NULL CHECK (kind IN ('prompt', 'resource', 'template', 'values')),
+    key      TEXT NOT NULL,
+    before   INTEGER,
+    after    INTEGER,
+    PRIMARY KEY (write_id, label, kind, key)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX label_moves_by_before ON label_moves (before) WHERE before IS NOT NULL;
+CREATE INDEX label_moves_by_after ON label_moves (after) WHERE after IS NOT NULL;

@@ -7,7 +7,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::{Result, StoreError, opening};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
-pub(crate) const SCHEMA_VERSION: i64 = 11;
+pub(crate) const SCHEMA_VERSION: i64 = 12;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 
@@ -24,6 +24,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/9.sql"),
     include_str!("migrations/10.sql"),
     include_str!("migrations/11.sql"),
+    include_str!("migrations/12.sql"),
 ];
 
 /// The version from which each completion table's index is stored beside it.
@@ -201,7 +202,8 @@ mod tests {
 
     /// The downgrades, newest first: `to-N.sql` takes a database of version N + 1 back to N,
     /// the way version N left it (tests/downgrade/README.md).
-    const DOWNGRADES: [&str; 10] = [
+    const DOWNGRADES: [&str; 11] = [
+        include_str!("../../tests/downgrade/to-11.sql"),
         include_str!("../../tests/downgrade/to-10.sql"),
         include_str!("../../tests/downgrade/to-9.sql"),
         include_str!("../../tests/downgrade/to-8.sql"),
@@ -341,5 +343,10 @@ mod tests {
     #[test]
     fn a_database_migrated_from_version_10_is_what_schema_sql_creates() {
         migrated_from(downgrades_to(10));
+    }
+
+    #[test]
+    fn a_database_migrated_from_version_11_is_what_schema_sql_creates() {
+        migrated_from(downgrades_to(11));
     }
 }

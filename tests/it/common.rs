@@ -756,7 +756,8 @@ pub fn read_lossy(path: &Path) -> String {
 
 /// The downgrades, newest first: `to-N.sql` takes a database of version N + 1 back to N,
 /// the way version N left it (tests/downgrade/README.md).
-pub const DOWNGRADES: [&str; 10] = [
+pub const DOWNGRADES: [&str; 11] = [
+    include_str!("../downgrade/to-11.sql"),
     include_str!("../downgrade/to-10.sql"),
     include_str!("../downgrade/to-9.sql"),
     include_str!("../downgrade/to-8.sql"),

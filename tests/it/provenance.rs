@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::common::{LEGACY, Server, TestContext, run_bounded};
+use crate::common::{LEGACY, Server, TestContext, downgrades_to, run_bounded};
 
 const KEY: &str = "promptshelf/provenance";
 
@@ -267,8 +267,9 @@ fn a_library_from_before_provenance_serves_the_versions_its_history_holds() {
     ctx.ok(&["import", &dir.display().to_string()]);
     let (version, hash) = stored(&ctx, "prompt", "greet");
     let conn = ctx.open_db();
-    conn.execute_batch(include_str!("../downgrade/to-10.sql"))
-        .expect("back to version 10");
+    for step in downgrades_to(10) {
+        conn.execute_batch(step).expect("back to version 10");
+    }
     drop(conn);
     ctx.ok(&["stats"]);
     let mut server = ctx.server();
