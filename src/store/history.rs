@@ -104,7 +104,8 @@ pub(super) fn begin_as(tx: &Transaction, what: &str) -> Result<()> {
 
 /// Ends the record of the write transaction: a write that changed nothing leaves no row, and
 /// each item it changed keeps its newest versions only (`Settings`), the content of older
-/// ones dropped unless something else holds it.
+/// ones dropped unless something else holds it; a version a label names, or a kept label
+/// write moved a label from or to, is kept (`labels`).
 pub(super) fn finish(tx: &Transaction, settings: &Settings) -> Result<()> {
     let id = open_write(tx)?;
     let touched: Vec<(String, String)> = tx
@@ -121,7 +122,11 @@ pub(super) fn finish(tx: &Transaction, settings: &Settings) -> Result<()> {
     let mut dropped = BTreeSet::new();
     let mut prune = tx.prepare_cached(
         "DELETE FROM versions WHERE id IN (SELECT id FROM versions WHERE kind = ?1 AND key = ?2
-         ORDER BY id DESC LIMIT -1 OFFSET ?3) RETURNING write_id, content",
+         ORDER BY id DESC LIMIT -1 OFFSET ?3)
+         AND id NOT IN (SELECT version FROM labels)
+         AND id NOT IN (SELECT before FROM label_moves WHERE before IS NOT NULL)
+         AND id NOT IN (SELECT after FROM label_moves WHERE after IS NOT NULL)
+         RETURNING write_id, content",
     )?;
     for (kind, key) in &touched {
         let rows = prune.query_map(params![kind, key, keep], |row| {

@@ -15,6 +15,7 @@ mod create;
 pub(crate) mod detached;
 mod hash;
 pub(crate) mod history;
+pub(crate) mod labels;
 mod place;
 pub(crate) mod prefix;
 pub mod read;
