@@ -11,6 +11,7 @@
 //! A Litestream replica (`serve --replica`) is read one snapshot per request (`replica`).
 
 mod blobs;
+mod channel;
 mod create;
 pub(crate) mod detached;
 mod hash;
@@ -189,6 +190,8 @@ pub struct Store {
     /// The one thread the pool opens connections on (see `close`).
     opener: Arc<scheduled_thread_pool::ScheduledThreadPool>,
     path: PathBuf,
+    /// The name and flags its connections are opened with, for `on_channel`.
+    opened: (std::ffi::OsString, OpenFlags),
     reading: Reading,
     /// The file the store reads, for a read-only store: what the path named when it opened.
     identity: Option<FileId>,
@@ -400,36 +403,48 @@ impl Store {
             path: path.to_path_buf(),
             identity,
         };
-        // Connections are opened when first needed and then kept: each one parses the whole
-        // schema on its first statement, so none is opened ahead (cold start is a budget)
-        // and none is closed for being idle or old (a served file that was deleted could
-        // not be opened again).
-        let opener = Arc::new(
-            scheduled_thread_pool::ScheduledThreadPool::builder()
-                .num_threads(1)
-                .thread_name_pattern("sqlite-open")
-                .build(),
-        );
-        let pool = r2d2::Pool::builder()
-            .max_size(8)
-            .min_idle(Some(0))
-            .idle_timeout(None)
-            .max_lifetime(None)
-            // A local file's connection does not go stale: no check on every checkout.
-            .test_on_check_out(false)
-            // Connections are opened one at a time anyway; r2d2's default of three threads
-            // for that costs a cold start more than the one it opens.
-            .thread_pool(opener.clone())
-            .build(manager)?;
+        let (pool, opener) = pooled(manager)?;
         Ok(Store {
             pool,
             opener,
             path: path.to_path_buf(),
+            opened: (name, flags),
             reading,
             identity,
             immutable_because: (reading == Reading::Immutable).then(|| place.folder_reason()),
             replica: false,
             history: history::Settings::default(),
+        })
+    }
+
+    /// The same file shown as the release channel `channel` (`channel::show`): a store of
+    /// its own, whose connections read only the items the channel's label is on, each at
+    /// the version it names. For serving: opened as this store was (read-only for a server).
+    pub(crate) fn on_channel(&self, channel: &str) -> Result<Store> {
+        let (name, flags) = &self.opened;
+        let shown = channel.to_string();
+        let manager = Manager {
+            files: SqliteConnectionManager::file(name)
+                .with_flags(*flags)
+                .with_init(move |conn| {
+                    configure(conn)?;
+                    channel::show(conn, &shown)
+                }),
+            first: Mutex::new(None),
+            path: self.path.clone(),
+            identity: self.identity,
+        };
+        let (pool, opener) = pooled(manager)?;
+        Ok(Store {
+            pool,
+            opener,
+            path: self.path.clone(),
+            opened: self.opened.clone(),
+            reading: self.reading,
+            identity: self.identity,
+            immutable_because: self.immutable_because.clone(),
+            replica: self.replica,
+            history: self.history.clone(),
         })
     }
 
@@ -582,6 +597,38 @@ pub(crate) fn check_replacement(path: &Path) -> std::result::Result<(), String> 
         )),
         Err(err) => Err(err.to_string()),
     }
+}
+
+/// The pool of a store's connections, and the one thread that opens them.
+///
+/// Connections are opened when first needed and then kept: each one parses the whole
+/// schema on its first statement, so none is opened ahead (cold start is a budget) and
+/// none is closed for being idle or old (a served file that was deleted could not be
+/// opened again).
+fn pooled(
+    manager: Manager,
+) -> Result<(
+    r2d2::Pool<Manager>,
+    Arc<scheduled_thread_pool::ScheduledThreadPool>,
+)> {
+    let opener = Arc::new(
+        scheduled_thread_pool::ScheduledThreadPool::builder()
+            .num_threads(1)
+            .thread_name_pattern("sqlite-open")
+            .build(),
+    );
+    let pool = r2d2::Pool::builder()
+        .max_size(8)
+        .min_idle(Some(0))
+        .idle_timeout(None)
+        .max_lifetime(None)
+        // A local file's connection does not go stale: no check on every checkout.
+        .test_on_check_out(false)
+        // Connections are opened one at a time anyway; r2d2's default of three threads
+        // for that costs a cold start more than the one it opens.
+        .thread_pool(opener.clone())
+        .build(manager)?;
+    Ok((pool, opener))
 }
 
 /// Opens the pool's connections. The first it hands out may be the connection that checked
