@@ -313,6 +313,11 @@ pub(crate) struct ServeArgs {
     /// table whose index alone would take more is refused with an error naming it
     #[arg(long, default_value_t = crate::config::MAX_INDEX_BYTES, value_name = "BYTES")]
     pub max_index_bytes: usize,
+    /// Serve a release channel: each item at the version the label of this name is on,
+    /// and only those (`promptshelf label`); over HTTP, to every caller whose token or
+    /// scopes name no channel of its own. Without it, the library as it is now
+    #[arg(long, value_name = "LABEL")]
+    pub channel: Option<String>,
     /// The most content blocks (messages) one rendered prompt may hold
     #[arg(long, default_value_t = 1_000, value_name = "BLOCKS")]
     pub max_prompt_blocks: usize,
@@ -905,6 +910,11 @@ pub(crate) enum TokenCommand {
         /// Expire after this long: e.g. 30d, 12h, 90m, 2w (without it, never)
         #[arg(long, value_name = "DURATION")]
         expires: Option<String>,
+        /// Serve the holder this release channel: each item at the version the label of
+        /// this name is on, and only those (`promptshelf label`); without it, the server's
+        /// (`serve --channel`), else the library as it is now
+        #[arg(long, value_name = "LABEL")]
+        channel: Option<String>,
         /// Print the token and its grant as JSON
         #[arg(long)]
         json: bool,

@@ -97,6 +97,9 @@ pub struct ServeConfig {
     /// The most the completion tables' indexes take together, in bytes
     /// (`handlers::completion::CompletionIndexes`).
     pub max_index_bytes: usize,
+    /// The release channel served (`--channel`): to stdio's client, and over HTTP to
+    /// every caller whose token or scopes name none. None: the library as it is now.
+    pub channel: Option<String>,
 }
 
 /// `max_index_bytes` when not given: the indexes of three tables of a million values
@@ -125,6 +128,7 @@ impl Default for ServeConfig {
             mirrors: Mirrors::default(),
             elicitation_timeout: Duration::from_secs(300),
             max_index_bytes: MAX_INDEX_BYTES,
+            channel: None,
         }
     }
 }

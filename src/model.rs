@@ -190,7 +190,8 @@ impl Origin {
 }
 
 /// What a served item says of where it comes from (in `_meta` and by `prompt show`): its
-/// collection, its version in the history and its content hash, and when it was imported
+/// collection, its version in the history (on a release channel, with the channel's label)
+/// and its content hash, and when it was imported
 /// its file (relative to the folder) and the commit the folder was at. Serialized as that
 /// object, a field the item lacks left out rather than null (an item added by hand has no
 /// collection, file or commit).
@@ -201,6 +202,8 @@ pub(crate) struct Provenance {
     /// an item written before the history was kept and not changed since.
     pub version: Option<i64>,
     pub content_hash: ContentHash,
+    /// The release channel's label the item is served at (`store::labels`), when it is.
+    pub label: Option<String>,
 }
 
 impl Serialize for Provenance {
@@ -213,6 +216,9 @@ impl Serialize for Provenance {
         }
         if let Some(version) = self.version {
             map.serialize_entry("version", &version)?;
+        }
+        if let Some(label) = &self.label {
+            map.serialize_entry("label", label)?;
         }
         let hash = blake3::Hash::from_bytes(self.content_hash).to_hex();
         map.serialize_entry("contentHash", hash.as_str())?;
@@ -256,6 +262,7 @@ impl StoredPrompt {
             origin: self.prompt.origin.clone(),
             version: self.version,
             content_hash: self.content_hash,
+            label: None,
         }
     }
 }
@@ -333,6 +340,7 @@ impl StoredResource {
             origin: self.info.origin.clone(),
             version: self.version,
             content_hash: self.content_hash,
+            label: None,
         }
     }
 }
@@ -369,6 +377,7 @@ impl StoredTemplate {
             },
             version: self.version,
             content_hash: self.content_hash,
+            label: None,
         }
     }
 }

@@ -536,7 +536,7 @@ fn render(
         let failure = crate::handlers::prompts::unknown(
             &conn,
             name,
-            &crate::visibility::Visibility::Everything,
+            &crate::visibility::Visibility::EVERYTHING,
         );
         anyhow!("{}", failure.message())
     })?;
@@ -563,6 +563,7 @@ fn render(
             revision: crate::protocol::Revision::MODERN,
             config: &config,
             now: caller.now,
+            label: None,
         };
         return common::print_json(&shaper.prompt_result(&outcome));
     }

@@ -65,13 +65,26 @@ pub(super) fn run(db: &Path, args: ServeArgs) -> Result<()> {
         })),
         elicitation_timeout: Duration::from_secs(args.elicitation_timeout),
         max_index_bytes: args.max_index_bytes,
+        channel: args.channel.clone(),
     };
+    if let Some(channel) = &config.channel {
+        crate::store::labels::check_name(channel)?;
+    }
     let store = if args.replica {
         Store::open_replica(db)?
     } else {
         Store::open(db, Access::ReadOnly, crate::seed::load)?
     };
     tracing::info!("serving {}", db.display());
+    if let Some(channel) = &config.channel {
+        let labelled = crate::store::labels::names(&*store.conn()?)?;
+        if !labelled.iter().any(|(label, _)| label == channel) {
+            eprintln!(
+                "promptshelf: no item has the label {channel} yet, so the channel serves an \
+                 empty library until one does (`promptshelf label set {channel} --all`)"
+            );
+        }
+    }
     if let Some(http) = http {
         if http.auth == Auth::Token && crate::store::tokens::list(&*store.conn()?)?.is_empty() {
             eprintln!(

@@ -17,8 +17,16 @@ pub(super) fn run(store: &Store, command: TokenCommand) -> Result<()> {
             name,
             collections,
             expires,
+            channel,
             json,
-        } => add(store, &name, collections, expires.as_deref(), json),
+        } => {
+            let grant = Asked {
+                collections,
+                channel,
+                expires,
+            };
+            add(store, &name, grant, json)
+        }
         TokenCommand::List(flags) => list(store, flags.json),
         TokenCommand::Rm { name, json } => remove(store, &name, json),
     }
@@ -34,6 +42,8 @@ struct GrantView<'a> {
     created_at: String,
     expires_at: Option<String>,
     expired: bool,
+    /// The release channel, or null for the server's.
+    channel: Option<&'a str>,
 }
 
 fn view(grant: &Grant, now: i64) -> GrantView<'_> {
@@ -43,7 +53,15 @@ fn view(grant: &Grant, now: i64) -> GrantView<'_> {
         created_at: common::timestamp(grant.created_at),
         expires_at: grant.expires_at.map(common::timestamp),
         expired: grant.expired(now),
+        channel: grant.channel.as_deref(),
     }
+}
+
+/// What `token add` was asked to grant.
+struct Asked {
+    collections: Option<Vec<String>>,
+    channel: Option<String>,
+    expires: Option<String>,
 }
 
 /// What `token add --json` prints: the token, once, with its grant.
@@ -55,13 +73,12 @@ struct Added<'a> {
     grant: GrantView<'a>,
 }
 
-fn add(
-    store: &Store,
-    name: &str,
-    collections: Option<Vec<String>>,
-    expires: Option<&str>,
-    json: bool,
-) -> Result<()> {
+fn add(store: &Store, name: &str, asked: Asked, json: bool) -> Result<()> {
+    let Asked {
+        collections,
+        channel,
+        expires,
+    } = asked;
     if name.trim().is_empty() {
         return Err(anyhow!(
             "the token's name is empty; give it one, e.g. `promptshelf token add laptop`"
@@ -84,11 +101,20 @@ fn add(
         }
     };
     let now = store::now_ms();
-    let expires_at = match expires {
+    let expires_at = match expires.as_deref() {
         None => None,
         Some(text) => Some(now.saturating_add(duration_ms(text)?)),
     };
-    let token = store.write(|tx| tokens::add(tx, name, collections.as_deref(), now, expires_at))?;
+    let token = store.write(|tx| {
+        tokens::add(
+            tx,
+            name,
+            collections.as_deref(),
+            channel.as_deref(),
+            now,
+            expires_at,
+        )
+    })?;
     let mut sorted = collections;
     if let Some(names) = &mut sorted {
         names.sort();
@@ -99,6 +125,7 @@ fn add(
         collections: sorted,
         created_at: now,
         expires_at,
+        channel,
     };
     if json {
         return common::print_json(&Added {
@@ -113,6 +140,10 @@ fn add(
     let until = match grant.expires_at {
         None => "never expires".to_string(),
         Some(at) => format!("expires {}", common::timestamp(at)),
+    };
+    let sees = match &grant.channel {
+        None => sees,
+        Some(channel) => format!("{sees} on channel {channel}"),
     };
     common::say(&format!(
         "added token {name} (sees {sees}; {until}):\n\n    {token}\n\n\
@@ -154,7 +185,7 @@ fn list(store: &Store, json: bool) -> Result<()> {
         let views: Vec<GrantView> = grants.iter().map(|grant| view(grant, now)).collect();
         return common::print_json(&views);
     }
-    let mut table = Table::new(&["NAME", "COLLECTIONS", "CREATED", "EXPIRES"]);
+    let mut table = Table::new(&["NAME", "COLLECTIONS", "CHANNEL", "CREATED", "EXPIRES"]);
     for grant in &grants {
         let expires = match grant.expires_at {
             None => "never".to_string(),
@@ -167,6 +198,7 @@ fn list(store: &Store, json: bool) -> Result<()> {
                 .collections
                 .as_ref()
                 .map_or_else(|| "all".to_string(), |names| names.join(",")),
+            grant.channel.clone().unwrap_or_else(|| "-".to_string()),
             common::timestamp(grant.created_at),
             expires,
         ]);

@@ -5,7 +5,7 @@
 //! resource URI (RFC 8707), it has not expired (`exp`, required) and is already valid
 //! (`nbf`, when present), each within `LEEWAY`. What it sees then comes from its `scope`
 //! claim (`Scopes`): `PREFIX:all` the whole library, `PREFIX:collection:NAME` that
-//! collection. Opaque tokens (token introspection, RFC 7662) are not taken.
+//! collection, `PREFIX:channel:NAME` on that release channel. Opaque tokens (token introspection, RFC 7662) are not taken.
 
 mod jwks;
 
@@ -65,9 +65,13 @@ impl Scopes {
 
     /// What a token with these scopes (its `scope` claim, space-separated) sees: the whole
     /// library with `PREFIX:all`, else the collections named by `PREFIX:collection:NAME`;
-    /// None when no scope is one of these.
+    /// on the release channel `PREFIX:channel:NAME` names (a token naming two channels
+    /// sees nothing: which one it is served would be a guess). None when no scope grants
+    /// anything.
     pub(crate) fn visibility(&self, scope: &str) -> Option<Visibility> {
+        let mut everything = false;
         let mut collections = Vec::new();
+        let mut channels = Vec::new();
         for granted in scope.split_ascii_whitespace() {
             let Some(rest) = granted
                 .strip_prefix(self.prefix.as_str())
@@ -76,20 +80,28 @@ impl Scopes {
                 continue;
             };
             if rest == "all" {
-                return Some(Visibility::Everything);
-            }
-            if let Some(name) = rest.strip_prefix("collection:")
+                everything = true;
+            } else if let Some(name) = rest.strip_prefix("collection:")
                 && !name.is_empty()
             {
                 collections.push(name.to_string());
+            } else if let Some(name) = rest.strip_prefix("channel:")
+                && !name.is_empty()
+                && !channels.iter().any(|known| known == name)
+            {
+                channels.push(name.to_string());
             }
         }
-        if collections.is_empty() {
-            return None;
+        let seen = match (everything, collections.is_empty()) {
+            (true, _) => Visibility::EVERYTHING,
+            (false, false) => Visibility::collections_only(collections),
+            (false, true) => return None,
+        };
+        match channels.as_slice() {
+            [] => Some(seen),
+            [channel] => Some(seen.on_channel(Some(channel.clone()))),
+            _ => None,
         }
-        collections.sort();
-        collections.dedup();
-        Some(Visibility::Collections(collections))
     }
 }
 
@@ -282,11 +294,25 @@ mod tests {
         assert_eq!(scopes.all(), "shelf:all");
         assert_eq!(
             scopes.visibility("openid shelf:collection:b shelf:collection:a shelf:collection:b"),
-            Some(Visibility::Collections(vec!["a".into(), "b".into()]))
+            Some(Visibility::collections_only(vec!["a".into(), "b".into()]))
         );
         assert_eq!(
+            scopes.visibility("shelf:all shelf:channel:production"),
+            Some(Visibility::EVERYTHING.on_channel(Some("production".into())))
+        );
+        assert_eq!(
+            scopes.visibility("shelf:collection:a shelf:channel:staging shelf:channel:staging"),
+            Some(Visibility::collections_only(vec!["a".into()]).on_channel(Some("staging".into())))
+        );
+        assert_eq!(
+            scopes.visibility("shelf:all shelf:channel:staging shelf:channel:production"),
+            None,
+            "two channels grant nothing"
+        );
+        assert_eq!(scopes.visibility("shelf:channel:production"), None);
+        assert_eq!(
             scopes.visibility("shelf:collection:a shelf:all"),
-            Some(Visibility::Everything)
+            Some(Visibility::EVERYTHING)
         );
         for nothing in [
             "",
@@ -304,7 +330,7 @@ mod tests {
     fn a_token_is_kept_until_it_expires_and_what_is_kept_stays_bounded() {
         let kept = Kept::default();
         let granted = |until| Granted {
-            seen: Visibility::Everything,
+            seen: Visibility::EVERYTHING,
             subject: "someone".into(),
             until,
         };
@@ -312,7 +338,7 @@ mod tests {
         assert_eq!(
             kept.find("a.b.c", 99),
             Some(Verdict::Granted {
-                seen: Visibility::Everything,
+                seen: Visibility::EVERYTHING,
                 subject: "someone".into()
             })
         );

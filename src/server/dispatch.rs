@@ -23,7 +23,6 @@ use crate::protocol::{
     Envelope, Incoming, Method, Negotiated, Notification, RequestId, Revision, RpcError,
     elicitation_request, error_line, id_of, parse_line,
 };
-use crate::visibility::Visibility;
 
 pub(super) struct Dispatcher {
     shared: Arc<Shared>,
@@ -130,14 +129,14 @@ impl Dispatcher {
                     extensions,
                 };
                 self.session
-                    .opened(negotiated, elicits_forms, Visibility::Everything)
+                    .opened(negotiated, elicits_forms, self.shared.whole().clone())
             }
             Route::Listen(params) => {
                 return self.session.listen(
                     &self.shared,
                     &envelope.id,
                     params,
-                    Visibility::Everything,
+                    self.shared.whole().clone(),
                 );
             }
             Route::Subscribe { uri, subscribed } => {
@@ -160,7 +159,7 @@ impl Dispatcher {
         // Only a prompts/get asks for input: other requests do not take the session's lock.
         let forms =
             matches!(envelope.method, Method::GetPrompt(_)) && self.session.takes_forms(revision);
-        let seen = &Visibility::Everything;
+        let seen = self.shared.whole();
         if let Some(line) = answer::kept(&self.shared, seen, &envelope, revision, forms) {
             return self.output.send_from_reader(line);
         }
@@ -186,7 +185,7 @@ impl Pool {
     /// once it has an outcome: the accepted values as the answers to the form, or nothing,
     /// and no more forms (the handler then says what is missing, as without one).
     fn answer(self, mut envelope: Envelope, revision: Revision, forms: bool, slot: Slot) {
-        let seen = &Visibility::Everything;
+        let seen = self.shared.whole();
         let line = match answer::stored(&self.shared, seen, &envelope, revision, forms) {
             Ok(line) => line,
             Err(request) => {

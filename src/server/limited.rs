@@ -108,7 +108,7 @@ fn fixture() -> Fixture {
 }
 
 fn alpha() -> Visibility {
-    Visibility::Collections(vec!["alpha".into()])
+    Visibility::collections_only(vec!["alpha".into()])
 }
 
 /// A modern request's envelope.
@@ -176,7 +176,7 @@ fn assert_hides_beta(text: &str) {
 #[test]
 fn lists_hold_only_the_collections_seen_page_after_page_and_are_not_shared() {
     let fixture = fixture();
-    let everything = Visibility::Everything;
+    let everything = Visibility::EVERYTHING;
     // Kept answers of the whole library first: a limited caller must not be given them.
     let all_prompts = fixture.list_all(&everything, "prompts/list", "prompts", "name");
     assert!(all_prompts.contains(&"beta-plan".to_string()) && all_prompts.len() > 3);
@@ -233,7 +233,7 @@ fn lists_hold_only_the_collections_seen_page_after_page_and_are_not_shared() {
 fn a_prompt_or_resource_outside_is_answered_as_one_that_does_not_exist() {
     let fixture = fixture();
     let seen = alpha();
-    let everything = Visibility::Everything;
+    let everything = Visibility::EVERYTHING;
     // Filled and kept for the whole library first.
     let kept = fixture.ask(&everything, "prompts/get", json!({"name": "beta-plan"}));
     assert!(kept["result"]["messages"].is_array(), "{kept}");
@@ -341,7 +341,7 @@ fn a_prompt_or_resource_outside_is_answered_as_one_that_does_not_exist() {
 fn completions_and_searches_suggest_and_find_only_what_is_seen() {
     let fixture = fixture();
     let seen = alpha();
-    let everything = Visibility::Everything;
+    let everything = Visibility::EVERYTHING;
     let complete = |seen: &Visibility, reference: Value, name: &str, value: &str| {
         fixture.ask(
             seen,
@@ -435,7 +435,7 @@ fn tool_mirrors_keep_to_what_is_seen() {
     let tools = fixture.ask(&seen, "tools/list", json!({}));
     assert!(tools.to_string().contains("alpha-review"), "{tools}");
     assert_hides_beta(&tools.to_string());
-    let whole = fixture.ask(&Visibility::Everything, "tools/list", json!({}));
+    let whole = fixture.ask(&Visibility::EVERYTHING, "tools/list", json!({}));
     assert!(whole.to_string().contains("beta-plan"), "{whole}");
 
     let call = |name: &str, arguments: Value| {
@@ -468,12 +468,12 @@ fn a_token_limited_to_a_collection_is_found_and_sees_it() {
     let mut conn = rusqlite::Connection::open(&fixture.path).expect("open");
     let tx = conn.transaction().expect("a transaction");
     let names = ["alpha".to_string()];
-    let token = tokens::add(&tx, "alpha-only", Some(&names), 0, None).expect("added");
+    let token = tokens::add(&tx, "alpha-only", Some(&names), None, 0, None).expect("added");
     tx.commit().expect("commit");
     let Presented::Valid(grant) = tokens::find(&conn, &token, 1).expect("found") else {
         panic!("the token is valid");
     };
-    let seen = Visibility::of(&grant);
+    let seen = Visibility::of(&grant, None);
     assert_eq!(seen, alpha());
     let prompts = fixture.list_all(&seen, "prompts/list", "prompts", "name");
     assert_eq!(prompts, ["alpha-any", "alpha-review"]);
@@ -513,7 +513,7 @@ fn subscribers_are_told_only_of_changes_to_what_they_see() {
         session.listen(shared, &envelope.id, params, seen);
     };
     listen(1, alpha());
-    listen(2, Visibility::Everything);
+    listen(2, Visibility::EVERYTHING);
 
     let conn = rusqlite::Connection::open(&fixture.path).expect("open");
     let batch = |rows: &[(&str, &str, &str)]| {
@@ -526,9 +526,10 @@ fn subscribers_are_told_only_of_changes_to_what_they_see() {
                 kind: kind.to_string(),
                 op: op.to_string(),
                 key: key.to_string(),
+                channel: None,
             })
             .collect();
-        Changes::from_rows(&rows, |row| store::read::collection_of(&conn, row))
+        Changes::from_rows(&rows, &mut |row| store::read::collection_of(&conn, row))
     };
     // Beta's prompt and document changed: the limited stream hears nothing.
     session.notify(

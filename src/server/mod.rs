@@ -71,7 +71,7 @@ struct Served {
 
 impl watch::Watched for Served {
     fn moved(&self, position: i64, changes: &watch::Changes) {
-        self.shared.moved_to(position);
+        self.shared.moved(position, changes);
         if !changes.is_empty() {
             self.session.notify(&self.shared, changes);
         }

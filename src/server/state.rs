@@ -1,13 +1,15 @@
 //! What every request shares, whatever the transport: the library read from the served
-//! file (replaced as a whole when the path is renamed over), the settings, the watcher's
-//! last position, and what is kept of the library between requests.
+//! file (replaced as a whole when the path is renamed over) and the release channels
+//! served from it, the settings, the watcher's last position, and what is kept of the
+//! library between requests.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{PoisonError, RwLock, RwLockReadGuard};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard};
 
 use super::cache::Cache;
-use super::watch::Reopened;
+use super::watch::{Changes, Reopened};
 use crate::config::{CacheScope, ServeConfig};
 use crate::handlers::completion::CompletionIndexes;
 use crate::handlers::prompts::{Retained, USED_STATES_LIMIT};
@@ -22,6 +24,46 @@ pub(super) struct Library {
     pub(super) secret: Vec<u8>,
     /// Completion tables' indexes, built on first use (a cache of the store, by version).
     pub(super) indexes: CompletionIndexes,
+    /// The release channels served from the file so far.
+    channels: Channels,
+}
+
+/// The most release channels served at once: each is a pool of connections with its own
+/// search index and what is kept of it, and callers name channels (tokens, scopes).
+const MAX_CHANNELS: usize = 32;
+
+/// What one release channel is served from: a store of its own on the served file
+/// (`Store::on_channel`), and what is kept of it, apart from the library's, so that an
+/// answer for one is never taken for the other.
+pub(super) struct Channel {
+    store: Store,
+    indexes: CompletionIndexes,
+    cache: Cache,
+}
+
+/// The channels callers have asked for, each opened at its first request.
+struct Channels {
+    open: Mutex<HashMap<String, Arc<Channel>>>,
+    max_index_bytes: usize,
+}
+
+/// Where one answer is read from and what it keeps: the library's store, indexes and
+/// cache, or a channel's.
+#[derive(Clone, Copy)]
+pub(super) struct Served<'a> {
+    pub(super) store: &'a Store,
+    pub(super) indexes: &'a CompletionIndexes,
+    pub(super) cache: &'a Cache,
+}
+
+impl Channel {
+    pub(super) fn served(&self) -> Served<'_> {
+        Served {
+            store: &self.store,
+            indexes: &self.indexes,
+            cache: &self.cache,
+        }
+    }
 }
 
 impl Library {
@@ -39,8 +81,51 @@ impl Library {
             store,
             secret,
             indexes: CompletionIndexes::new(max_index_bytes),
+            channels: Channels {
+                open: Mutex::new(HashMap::new()),
+                max_index_bytes,
+            },
         };
         Ok((library, position))
+    }
+
+    /// The release channel `name`, opened if no caller asked for it before.
+    pub(super) fn channel(&self, name: &str) -> store::Result<Arc<Channel>> {
+        let mut open = self
+            .channels
+            .open
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(channel) = open.get(name) {
+            return Ok(Arc::clone(channel));
+        }
+        if open.len() >= MAX_CHANNELS {
+            return Err(store::StoreError::Invalid(format!(
+                "this server already serves {MAX_CHANNELS} release channels, the most it serves \
+                 at once; restart it to serve others"
+            )));
+        }
+        let channel = Arc::new(Channel {
+            store: self.store.on_channel(name)?,
+            indexes: CompletionIndexes::new(self.channels.max_index_bytes),
+            cache: Cache::default(),
+        });
+        open.insert(name.to_string(), Arc::clone(&channel));
+        Ok(channel)
+    }
+
+    /// Forgets the channels whose labels moved: their search indexes are copies made when
+    /// each connection opened, so the next request opens the channel again. Requests under
+    /// way finish on what they hold.
+    fn forget_channels<'a>(&self, moved: impl Iterator<Item = &'a String>) {
+        let mut open = self
+            .channels
+            .open
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for name in moved {
+            open.remove(name);
+        }
     }
 }
 
@@ -63,6 +148,10 @@ pub(super) struct Shared {
     position: AtomicI64,
     /// Pages, prompts, templates and small resources kept until the library changes.
     pub(super) cache: Cache,
+    /// What a caller that names no collections nor channel sees: stdio's client, and over
+    /// HTTP one let in without a token (`--auth none`). The whole library, on the server's
+    /// channel (`--channel`).
+    whole: Visibility,
 }
 
 impl Shared {
@@ -71,8 +160,10 @@ impl Shared {
             cache_scope: CacheScope::Private,
             ..config.clone()
         };
+        let whole = Visibility::EVERYTHING.on_channel(config.channel.clone());
         Shared {
             library: RwLock::new(Some(library)),
+            whole,
             config,
             limited_config,
             retained: Retained::new(USED_STATES_LIMIT),
@@ -125,10 +216,36 @@ impl Shared {
         self.position.load(Ordering::Acquire)
     }
 
-    /// The watcher has seen the change log reach `position`. Stored before anyone is told,
-    /// so a host re-listing on a notification is never answered from what was kept.
-    pub(super) fn moved_to(&self, position: i64) {
+    /// What a caller that names no collections nor channel of its own sees.
+    pub(super) fn whole(&self) -> &Visibility {
+        &self.whole
+    }
+
+    /// The watcher has seen the change log reach `position`, with `changes`. The channels
+    /// whose labels moved are forgotten and the position stored before anyone is told, so a
+    /// host re-listing on a notification is never answered from what was kept.
+    pub(super) fn moved(&self, position: i64, changes: &Changes) {
+        if let Some(library) = self.library().as_ref() {
+            library.forget_channels(changes.channels.keys());
+        }
         self.position.store(position, Ordering::Release);
+    }
+
+    /// Where an answer for a caller `seen` shows what it shows is read from: the library,
+    /// or the channel it is on (held by the caller for as long as it reads it).
+    pub(super) fn served<'a>(
+        &'a self,
+        library: &'a Library,
+        channel: Option<&'a Channel>,
+    ) -> Served<'a> {
+        match channel {
+            Some(channel) => channel.served(),
+            None => Served {
+                store: &library.store,
+                indexes: &library.indexes,
+                cache: &self.cache,
+            },
+        }
     }
 
     /// Shapes results for `revision` as of now.
@@ -137,13 +254,15 @@ impl Shared {
             revision,
             config: &self.config,
             now: store::now_ms(),
+            label: None,
         }
     }
 
     /// Shapes results for `revision` as of now, for a caller `seen` shows what it shows:
     /// privately cacheable when that is not the whole library.
-    pub(super) fn shaper_for(&self, revision: Revision, seen: &Visibility) -> Shaper<'_> {
+    pub(super) fn shaper_for<'a>(&'a self, revision: Revision, seen: &'a Visibility) -> Shaper<'a> {
         Shaper {
+            label: seen.channel(),
             config: if seen.is_limited() {
                 &self.limited_config
             } else {

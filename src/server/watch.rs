@@ -32,6 +32,9 @@ pub(super) struct Changes {
     pub every_uri: bool,
     /// Which collections the changes touched, for subscribers that see only some.
     pub places: Places,
+    /// What the batch changed on each release channel whose labels moved: told to that
+    /// channel's subscribers, and only to them (`seen_by`).
+    pub channels: BTreeMap<String, Changes>,
 }
 
 /// Where a batch's changed items belong, as the library holds them after it.
@@ -55,10 +58,15 @@ impl Changes {
     /// `store::read::collection_of`).
     pub(super) fn from_rows(
         rows: &[Change],
-        mut collection_of: impl FnMut(&Change) -> store::Result<Option<Option<String>>>,
+        collection_of: &mut dyn FnMut(&Change) -> store::Result<Option<Option<String>>>,
     ) -> Changes {
         let mut changes = Changes::default();
+        let mut on_channels: BTreeMap<&str, Vec<Change>> = BTreeMap::new();
         for row in rows {
+            if let Some(channel) = &row.channel {
+                on_channels.entry(channel).or_default().push(row.clone());
+                continue;
+            }
             let prompt = match row.kind.as_str() {
                 "prompt" => {
                     changes.prompts = true;
@@ -99,6 +107,10 @@ impl Changes {
                 }
             }
         }
+        for (channel, rows) in on_channels {
+            let moved = Changes::from_rows(&rows, collection_of);
+            changes.channels.insert(channel.to_string(), moved);
+        }
         changes
     }
 
@@ -108,7 +120,33 @@ impl Changes {
     /// subscriber (a list_changed names nothing; the subscriber lists again and sees its
     /// own); a removed resource's URI only to those that see everything, since telling
     /// another would say that a URI it named was in the library.
+    ///
+    /// A subscriber on a release channel is told only of what moved on it, and one on the
+    /// library only of the library's changes; a file replaced is told to every one.
     pub(super) fn seen_by(&self, seen: &Visibility) -> Cow<'_, Changes> {
+        static NOTHING: Changes = Changes {
+            prompts: false,
+            resources: false,
+            uris: BTreeSet::new(),
+            every_uri: false,
+            places: Places {
+                prompts: BTreeSet::new(),
+                resources: BTreeSet::new(),
+                uris: BTreeMap::new(),
+                unplaced_prompts: false,
+                unplaced_resources: false,
+            },
+            channels: BTreeMap::new(),
+        };
+        let base = match seen.channel() {
+            Some(channel) if !self.every_uri => self.channels.get(channel).unwrap_or(&NOTHING),
+            _ => self,
+        };
+        base.seen_by_collections(seen)
+    }
+
+    /// `seen_by`, for the collections `seen` shows.
+    fn seen_by_collections(&self, seen: &Visibility) -> Cow<'_, Changes> {
         if !seen.is_limited() {
             return Cow::Borrowed(self);
         }
@@ -129,6 +167,7 @@ impl Changes {
                 .collect(),
             every_uri: self.every_uri,
             places: Places::default(),
+            channels: BTreeMap::new(),
         })
     }
 
@@ -144,11 +183,12 @@ impl Changes {
                 unplaced_resources: true,
                 ..Places::default()
             },
+            channels: BTreeMap::new(),
         }
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        !self.prompts && !self.resources
+        !self.prompts && !self.resources && self.channels.values().all(Changes::is_empty)
     }
 }
 
@@ -363,7 +403,7 @@ impl Watcher {
             Ok(rows) => {
                 if let Some(last) = rows.last() {
                     self.last_seq = last.seq;
-                    let changes = Changes::from_rows(&rows, |row| collection_of(conn, row));
+                    let changes = Changes::from_rows(&rows, &mut |row| collection_of(conn, row));
                     tracing::debug!(rows = rows.len(), ?changes, "library changed");
                     watched.moved(self.last_seq + self.offset, &changes);
                 }

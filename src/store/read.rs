@@ -919,12 +919,15 @@ pub(crate) struct Change {
     pub kind: String,
     pub op: String,
     pub key: String,
+    /// The release channel whose label moved (`store::labels`); None for the library.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
 }
 
 /// Change-log rows after `after`, oldest first.
 pub(crate) fn changes_since(conn: &Connection, after: i64) -> Result<Vec<Change>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT seq, at, kind, op, key FROM change_log WHERE seq > ?1 ORDER BY seq",
+        "SELECT seq, at, kind, op, key, channel FROM change_log WHERE seq > ?1 ORDER BY seq",
     )?;
     Ok(stmt
         .query_map([after], |row| {
@@ -934,15 +937,36 @@ pub(crate) fn changes_since(conn: &Connection, after: i64) -> Result<Vec<Change>
                 kind: row.get(2)?,
                 op: row.get(3)?,
                 key: row.get(4)?,
+                channel: row.get(5)?,
             })
         })?
         .collect::<rusqlite::Result<_>>()?)
 }
 
-/// Where the item a change-log row names is now: None when the library no longer holds it
-/// (the log keeps no collection, so a deleted item's is not known any more), Some(None)
-/// when it belongs to no collection. One search of the kind's key index.
+/// Where the item a change-log row names is now: None when the library (or the row's
+/// channel) no longer holds it (the log keeps no collection, so a deleted item's is not
+/// known any more), Some(None) when it belongs to no collection. One search of the kind's
+/// key index; on a channel, of its labels, and the collection its labelled version names.
 pub(crate) fn collection_of(conn: &Connection, change: &Change) -> Result<Option<Option<String>>> {
+    if let Some(channel) = &change.channel {
+        let path = match change.kind.as_str() {
+            "prompt" => "$.origin.collection",
+            "resource" => "$.info.origin.collection",
+            "template" => "$.collection",
+            _ => return Ok(Some(None)),
+        };
+        return Ok(conn
+            .prepare_cached(
+                "SELECT json_extract(v.snapshot, ?4) FROM labels l
+                 JOIN versions v ON v.id = l.version
+                 WHERE l.label = ?1 AND l.kind = ?2 AND l.key = ?3",
+            )?
+            .query_row(
+                rusqlite::params![channel, change.kind, change.key, path],
+                |row| row.get(0),
+            )
+            .optional()?);
+    }
     let sql = match change.kind.as_str() {
         "prompt" => "SELECT collection FROM prompts WHERE name = ?1",
         "resource" => "SELECT collection FROM resources WHERE uri = ?1",

@@ -32,6 +32,9 @@ pub(crate) struct Grant {
     pub created_at: i64,
     /// Unix milliseconds; None: it never expires.
     pub expires_at: Option<i64>,
+    /// The release channel the token is served (a label's name); None: the server's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
 }
 
 impl Grant {
@@ -112,16 +115,21 @@ pub(crate) fn collections(conn: &Connection) -> Result<Vec<String>> {
         .collect::<rusqlite::Result<_>>()?)
 }
 
-/// Adds the token `name` seeing `collections` (None: the whole library) until `expires_at`
+/// Adds the token `name` seeing `collections` (None: the whole library) on `channel` (None:
+/// the server's) until `expires_at`
 /// (None: for ever), made at `now`; returns its text, which is stored nowhere. Within the
 /// caller's transaction, so a refusal writes nothing.
 pub(crate) fn add(
     tx: &Transaction,
     name: &str,
     collections: Option<&[String]>,
+    channel: Option<&str>,
     now: i64,
     expires_at: Option<i64>,
 ) -> Result<String> {
+    if let Some(channel) = channel {
+        super::labels::check_name(channel)?;
+    }
     let taken: bool = tx
         .prepare_cached("SELECT EXISTS (SELECT 1 FROM tokens WHERE name = ?1)")?
         .query_row([name], |row| row.get(0))?;
@@ -156,15 +164,16 @@ pub(crate) fn add(
     let token = new_token()?;
     let secret = read::secret(tx)?;
     tx.prepare_cached(
-        "INSERT INTO tokens (name, hash, collections, created_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO tokens (name, hash, collections, created_at, expires_at, channel)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
     .execute(rusqlite::params![
         name,
         &hash(&secret, &token)[..],
         collections,
         now,
-        expires_at
+        expires_at,
+        channel
     ])?;
     Ok(token)
 }
@@ -177,7 +186,7 @@ pub(crate) fn remove(tx: &Transaction, name: &str) -> Result<bool> {
         > 0)
 }
 
-const GRANT_COLUMNS: &str = "name, collections, created_at, expires_at";
+const GRANT_COLUMNS: &str = "name, collections, created_at, expires_at, channel";
 
 fn grant_row(row: &rusqlite::Row) -> rusqlite::Result<Grant> {
     let collections: Option<String> = row.get(1)?;
@@ -192,6 +201,7 @@ fn grant_row(row: &rusqlite::Row) -> rusqlite::Result<Grant> {
         collections,
         created_at: row.get(2)?,
         expires_at: row.get(3)?,
+        channel: row.get(4)?,
     })
 }
 
@@ -222,7 +232,7 @@ impl Table {
         let mut stmt = conn.prepare_cached(&format!("SELECT {GRANT_COLUMNS}, hash FROM tokens"))?;
         let grants = stmt
             .query_map([], |row| {
-                let hash: Vec<u8> = row.get(4)?;
+                let hash: Vec<u8> = row.get(5)?;
                 Ok((hash, grant_row(row)?))
             })?
             .filter_map(|row| match row {
@@ -287,7 +297,7 @@ mod tests {
     fn a_token_is_found_by_its_text_until_it_expires_and_never_stored() {
         let (_folder, mut conn) = super::super::seed_library();
         let tx = conn.transaction().expect("transaction");
-        let token = add(&tx, "ci", None, 1_000, Some(5_000)).expect("added");
+        let token = add(&tx, "ci", None, None, 1_000, Some(5_000)).expect("added");
         tx.commit().expect("commit");
         assert!(token.starts_with(PREFIX) && token.len() == PREFIX.len() + 43);
         let stored: Vec<u8> = conn
@@ -329,13 +339,13 @@ mod tests {
         assert!(!known.is_empty(), "the seed has a collection");
         let tx = conn.transaction().expect("transaction");
         let asked = vec![known[0].clone(), known[0].clone()];
-        add(&tx, "one", Some(&asked), 0, None).expect("added");
-        let err = add(&tx, "two", Some(&["nope".to_string()]), 0, None).unwrap_err();
+        add(&tx, "one", Some(&asked), None, 0, None).expect("added");
+        let err = add(&tx, "two", Some(&["nope".to_string()]), None, 0, None).unwrap_err();
         assert!(
             err.to_string().contains("'nope'") && err.to_string().contains(&known[0]),
             "{err}"
         );
-        let err = add(&tx, "one", None, 0, None).unwrap_err();
+        let err = add(&tx, "one", None, None, 0, None).unwrap_err();
         assert!(err.to_string().contains("token rm one"), "{err}");
         let grants = list(&tx).expect("list");
         assert_eq!(grants.len(), 1);

@@ -143,8 +143,8 @@ impl Shaper<'_> {
                 out.push(b':');
                 // A few short fields: serde's writer is fine for them (into a Vec it cannot
                 // fail).
-                let provenance =
-                    serde_json::to_vec(&resource.provenance()).unwrap_or_else(|_| b"{}".to_vec());
+                let provenance = serde_json::to_vec(&self.provenance(resource.provenance()))
+                    .unwrap_or_else(|_| b"{}".to_vec());
                 out.extend_from_slice(&provenance);
                 out.push(b'}');
             }

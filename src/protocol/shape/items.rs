@@ -83,6 +83,15 @@ struct ArgumentMeta<'a> {
 }
 
 impl Shaper<'_> {
+    /// Where an item comes from, as this caller is served it: with the label of the release
+    /// channel it is served on, when it is.
+    pub(super) fn provenance(&self, provenance: Provenance) -> Provenance {
+        Provenance {
+            label: self.label.map(str::to_string),
+            ..provenance
+        }
+    }
+
     pub(super) fn prompt<'a>(&self, stored: &'a StoredPrompt) -> PromptEntry<'a> {
         let prompt = &stored.prompt;
         let titles = self.revision.has_titles_and_links();
@@ -98,7 +107,7 @@ impl Shaper<'_> {
             meta: PromptMeta {
                 content_hash: hex(&stored.content_hash),
                 last_modified: iso(stored.last_modified),
-                provenance: stored.provenance(),
+                provenance: self.provenance(stored.provenance()),
             },
         }
     }
@@ -171,7 +180,7 @@ impl Shaper<'_> {
             "_meta".into(),
             json!({
                 META_HASH: hex(&stored.content_hash),
-                META_PROVENANCE: stored.provenance(),
+                META_PROVENANCE: self.provenance(stored.provenance()),
             }),
         );
         Value::Object(map)
@@ -190,7 +199,7 @@ impl Shaper<'_> {
         self.add_icons(&mut map, &template.icons);
         map.insert(
             "_meta".into(),
-            json!({ META_PROVENANCE: stored.provenance() }),
+            json!({ META_PROVENANCE: self.provenance(stored.provenance()) }),
         );
         Value::Object(map)
     }

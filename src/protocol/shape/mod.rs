@@ -45,6 +45,8 @@ pub(crate) struct Shaper<'a> {
     pub config: &'a ServeConfig,
     /// Unix milliseconds, for TTL hints.
     pub now: i64,
+    /// The release channel the caller is served, which every provenance names.
+    pub label: Option<&'a str>,
 }
 
 /// How a result may be cached.
@@ -598,8 +600,9 @@ impl Shaper<'_> {
             .map(content::Message::size_hint)
             .sum::<usize>()
             + 64;
+        let provenance = self.provenance(prompt.provenance.clone());
         let meta = ResultMeta {
-            provenance: Some(&prompt.provenance),
+            provenance: Some(&provenance),
             ..ResultMeta::default()
         };
         self.written_line(id, size, hints, meta, |line| {
@@ -698,6 +701,7 @@ mod tests {
     /// The provenance of an item imported from a git working tree.
     fn imported() -> Provenance {
         Provenance {
+            label: None,
             origin: crate::model::Origin {
                 collection: Some("team".into()),
                 path: Some("prompts/a \"b\".prompt.md".into()),
@@ -872,6 +876,7 @@ mod tests {
                     revision,
                     config: &config,
                     now: 0,
+                    label: None,
                 };
                 let (text, blob) = match &read.content {
                     Content::Text(text) => (Some(text.as_str()), None),
@@ -883,7 +888,7 @@ mod tests {
                 let meta = (revision >= Revision::V2025_06_18).then(|| ContentsMeta {
                     hash: crate::store::hex(&read.resource.content_hash),
                     last_modified: iso(read.resource.last_modified),
-                    provenance: read.resource.provenance(),
+                    provenance: shaper.provenance(read.resource.provenance()),
                 });
                 let shaped = serde_json::to_string(&Contents {
                     uri: &read.resource.info.uri,
@@ -956,6 +961,7 @@ mod tests {
                     revision,
                     config: &config,
                     now: 0,
+                    label: None,
                 };
                 let id = crate::protocol::id_of(br#"{"id":42}"#);
                 let written: Value = serde_json::from_slice(&shaper.completion(&id, &completion))
@@ -1027,6 +1033,7 @@ mod tests {
                     revision,
                     config: &config,
                     now: 1_800_000_000_000,
+                    label: None,
                 };
                 for retried in [false, true] {
                     let id = crate::protocol::id_of(br#"{"id":"r-1"}"#);
@@ -1066,6 +1073,7 @@ mod tests {
                 revision,
                 config: &config,
                 now: 0,
+                label: None,
             };
             for line in every_answer(&shaper) {
                 let text = String::from_utf8_lossy(&line);
@@ -1086,6 +1094,7 @@ mod tests {
             revision: Revision::MODERN,
             config: &config,
             now: 0,
+            label: None,
         };
         let closed: Value = serde_json::from_slice(
             &modern.listen_closed(&crate::protocol::id_of(br#"{"id":"L"}"#)),

@@ -153,6 +153,7 @@ mod tests {
                 revision,
                 config: &config,
                 now: 0,
+                label: None,
             };
             let listed: Value = serde_json::from_slice(&shaper.skills_line(&id, &page)).unwrap();
             let result = &listed["result"];

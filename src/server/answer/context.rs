@@ -19,7 +19,7 @@ use crate::protocol::{
     Failure, GetPromptParams, PromptOutcome, ReadResult, RequestId, Revision, ShapedPage, Shaper,
 };
 use crate::server::cache::{ListKind, Timed};
-use crate::server::state::{Library, Shared};
+use crate::server::state::{Library, Served, Shared};
 use crate::store::search as store_search;
 use crate::store::{Snapshot, Store, read};
 use crate::visibility::Visibility;
@@ -27,6 +27,8 @@ use crate::visibility::Visibility;
 pub(super) struct Context<'a> {
     pub(super) shared: &'a Shared,
     pub(super) library: &'a Library,
+    /// The library's store and what is kept of it, or the caller's channel's.
+    pub(super) served: Served<'a>,
     pub(super) seen: &'a Visibility,
     pub(super) shaper: Shaper<'a>,
     pub(super) id: &'a RequestId,
@@ -40,9 +42,11 @@ pub(super) struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         shared: &'a Shared,
         library: &'a Library,
+        served: Served<'a>,
         seen: &'a Visibility,
         id: &'a RequestId,
         revision: Revision,
@@ -52,12 +56,13 @@ impl<'a> Context<'a> {
         Context {
             shared,
             library,
+            served,
             seen,
             shaper: shared.shaper_for(revision, seen),
             id,
             revision,
             position,
-            store: (reach == Reach::Store).then_some(&library.store),
+            store: (reach == Reach::Store).then_some(served.store),
             conn: OnceCell::new(),
         }
     }
@@ -88,7 +93,7 @@ impl<'a> Context<'a> {
             return Ok(Arc::new(shaped()?));
         }
         let key = (kind, self.revision, cursor);
-        self.shared.cache.page(self.position, key, shaped)
+        self.served.cache.page(self.position, key, shaped)
     }
 
     /// One page of a list, read and shaped.
@@ -113,7 +118,7 @@ impl<'a> Context<'a> {
     /// A resource stored under exactly `uri` (kept when small) that the caller may read: of
     /// its collections, or named by one of their prompts; otherwise as if there were none.
     pub(super) fn resource(&self, uri: &str) -> Result<Option<Arc<ReadResult>>, Stop> {
-        let found = self.shared.cache.resource(self.position, uri, || {
+        let found = self.served.cache.resource(self.position, uri, || {
             Ok::<_, Stop>(resources::stored(self.conn()?, uri)?)
         })?;
         let seen = self.seen;
@@ -130,14 +135,14 @@ impl<'a> Context<'a> {
 
     /// The library's parsed templates, all of them.
     pub(super) fn templates(&self) -> Result<Arc<Templates>, Stop> {
-        self.shared.cache.templates(self.position, || {
+        self.served.cache.templates(self.position, || {
             Ok::<_, Stop>(Templates::load(self.conn()?)?)
         })
     }
 
     /// The stored prompt `name`, when the caller sees it.
     pub(super) fn prompt(&self, name: &str) -> Result<Option<Arc<StoredPrompt>>, Stop> {
-        let found = self.shared.cache.prompt(self.position, name, || {
+        let found = self.served.cache.prompt(self.position, name, || {
             Ok::<_, Stop>(read::prompt(self.conn()?, name).map_err(Failure::from)?)
         })?;
         Ok(found.filter(|stored| self.seen.shows(stored.prompt.origin.collection.as_deref())))
@@ -152,7 +157,7 @@ impl<'a> Context<'a> {
             if seen.is_limited() {
                 return Ok(search::read(self.conn()?, uri, query, seen.collections())?);
             }
-            self.shared.cache.search(self.position, uri, || {
+            self.served.cache.search(self.position, uri, || {
                 Ok::<_, Stop>(search::read(self.conn()?, uri, query, None)?)
             })
         };
@@ -202,7 +207,7 @@ impl<'a> Context<'a> {
     ) {
         if !matches!(outcome, Err(Stop::NeedsStore)) {
             let took = started.elapsed();
-            self.shared.cache.took(self.position, work(), took);
+            self.served.cache.took(self.position, work(), took);
         }
     }
 
@@ -212,7 +217,7 @@ impl<'a> Context<'a> {
         conn: &Connection,
         file: &StoredResource,
     ) -> Result<[u8; 32], Failure> {
-        let cache = &self.shared.cache;
+        let cache = self.served.cache;
         cache.sha256(&file.blob_hash, || {
             crate::handlers::skills::sha256_of(conn, file)
         })

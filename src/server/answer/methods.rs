@@ -163,7 +163,7 @@ pub(super) fn completion_complete(ctx: &Context, params: &CompleteParams) -> Lin
     let started = Instant::now();
     let completion = completion::complete(
         &|| ctx.conn(),
-        &ctx.library.indexes,
+        ctx.served.indexes,
         ctx.position,
         params,
         target,

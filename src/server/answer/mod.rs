@@ -139,8 +139,14 @@ fn answer(
                     "the served database file was replaced by one that could not be opened; restart the server".into(),
                 )));
             };
+            // A channel's store and what is kept of it, held until the answer is made.
+            let channel = match seen.channel() {
+                Some(name) => Some(library.channel(name)?),
+                None => None,
+            };
+            let served = shared.served(library, channel.as_deref());
             let id = &envelope.id;
-            let ctx = Context::new(shared, library, seen, id, revision, position, reach);
+            let ctx = Context::new(shared, library, served, seen, id, revision, position, reach);
             dispatch(&ctx, envelope, forms)
         },
     );

@@ -64,10 +64,11 @@ pub(super) async fn authenticate(
     server: &Arc<Server>,
     parts: &Parts,
 ) -> Result<Caller, Response<Reply>> {
+    let served_channel = server.shared.config.channel.as_deref();
     if server.auth == Auth::None {
         return Ok(Caller {
             who: Who::Process,
-            seen: Visibility::Everything,
+            seen: Visibility::EVERYTHING.or_channel(served_channel),
             credential: None,
         });
     }
@@ -82,7 +83,7 @@ pub(super) async fn authenticate(
                 .then(|| token.trim().to_string())
         });
     if let Some(verifier) = &server.oauth {
-        return access(verifier, presented).await;
+        return access(verifier, presented, served_channel).await;
     }
     let Some(token) = presented else {
         return Err(unauthorized_response(
@@ -103,7 +104,7 @@ pub(super) async fn authenticate(
     };
     match found {
         Ok(Ok(Presented::Valid(grant))) => Ok(Caller {
-            seen: Visibility::of(&grant),
+            seen: Visibility::of(&grant, served_channel),
             who: Who::Token(grant.name.into()),
             credential: Some(credential),
         }),
@@ -138,6 +139,7 @@ pub(super) async fn authenticate(
 async fn access(
     verifier: &Arc<Verifier>,
     presented: Option<String>,
+    served_channel: Option<&str>,
 ) -> Result<Caller, Response<Reply>> {
     let Some(token) = presented else {
         let error =
@@ -166,7 +168,7 @@ async fn access(
     };
     match verdict {
         Verdict::Granted { seen, subject } => Ok(Caller {
-            seen,
+            seen: seen.or_channel(served_channel),
             who: Who::Subject(subject.into()),
             credential: Some(credential),
         }),

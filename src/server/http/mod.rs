@@ -188,7 +188,7 @@ impl watch::Watched for Watched {
     }
 
     fn moved(&self, position: i64, changes: &watch::Changes) {
-        self.shared.moved_to(position);
+        self.shared.moved(position, changes);
         if !changes.is_empty() {
             self.streams.notify(&self.shared.config, changes);
         }
