@@ -74,6 +74,33 @@ pub(super) fn action(outcome: crate::store::Outcome) -> &'static str {
     }
 }
 
+/// The line that says what a write did to one item (`kind`: "prompt", `key`: its name):
+/// `added prompt NAME`, `updated resource URI (DETAILS)`, `template URI is unchanged`;
+/// `details` (when it was written) and `note` (always) are added to it as they are.
+pub(super) fn outcome_line(
+    outcome: crate::store::Outcome,
+    kind: &str,
+    key: &str,
+    details: &str,
+    note: &str,
+) -> String {
+    let key = one_line(key);
+    match outcome {
+        crate::store::Outcome::Added => format!("added {kind} {key}{details}{note}"),
+        crate::store::Outcome::Updated => format!("updated {kind} {key}{details}{note}"),
+        crate::store::Outcome::Unchanged => format!("{kind} {key} is unchanged{note}"),
+    }
+}
+
+/// A resource's MIME type and size, as the line that says it was written gives them.
+pub(super) fn resource_details(resource: &crate::model::Resource) -> String {
+    format!(
+        " ({}, {})",
+        resource.info.mime_type,
+        human_size(resource.content.as_bytes().len() as u64)
+    )
+}
+
 /// Prints a command's outcome: `line` for people, or `value` as JSON with `--json`.
 pub(super) fn report<T: Serialize>(json: bool, line: &str, value: &T) -> Result<()> {
     if json { print_json(value) } else { say(line) }
@@ -500,6 +527,44 @@ pub(super) enum Replacing {
     Detached(String),
 }
 
+impl Replacing {
+    /// What the line saying the item was written adds: the collection it was detached from.
+    pub(super) fn note(&self) -> String {
+        match self {
+            Replacing::Free => String::new(),
+            Replacing::Detached(collection) => {
+                format!(", detached from the collection {}", one_line(collection))
+            }
+        }
+    }
+}
+
+/// Writes a prompt or resource added by hand (`put`) in one transaction with the check that
+/// it replaces no collection's item, unless `detach`. A collection's item is refused with the
+/// error `refused` makes of what owns it and the command that imports it again (`owner`).
+pub(super) fn put_by_hand(
+    store: &Store,
+    kind: Kind,
+    key: &str,
+    detach: bool,
+    put: impl FnOnce(&rusqlite::Transaction) -> store::Result<store::Outcome>,
+    refused: impl FnOnce(String, String) -> anyhow::Error,
+) -> Result<(store::Outcome, Replacing)> {
+    let written = store.write(|tx| {
+        Ok(match replacing(tx, kind, key, detach)? {
+            Ok(replacing) => Ok((put(tx)?, replacing)),
+            Err(origin) => Err(origin),
+        })
+    })?;
+    match written {
+        Ok(written) => Ok(written),
+        Err(origin) => {
+            let (owner, import) = owner(store, &origin)?;
+            Err(refused(owner, import))
+        }
+    }
+}
+
 /// Refuses to replace a collection's item unless `detach`, in which case it is marked as
 /// detached from it, in the same transaction as the write that replaces it.
 pub(super) fn replacing(
@@ -621,6 +686,36 @@ pub(super) fn unknown(
         one_line(asked),
         crate::suggest::advice(asked, known, plural)
     )
+}
+
+/// `unknown` for a prompt name the library does not have.
+pub(super) fn unknown_prompt(conn: &rusqlite::Connection, name: &str) -> Result<anyhow::Error> {
+    let known = store::read::prompt_names(conn)?;
+    Ok(unknown("prompt", "prompts", name, &known, "prompt list"))
+}
+
+/// `unknown` for a resource URI the library does not have.
+pub(super) fn unknown_resource(conn: &rusqlite::Connection, uri: &str) -> Result<anyhow::Error> {
+    let known: Vec<String> = store::read::resources(conn, store::read::Window::ALL)?
+        .into_iter()
+        .map(|stored| stored.info.uri)
+        .collect();
+    Ok(unknown(
+        "resource",
+        "resources",
+        uri,
+        &known,
+        "resource list",
+    ))
+}
+
+/// The stored prompt `name`, or the error that says it is unknown.
+pub(super) fn stored_prompt(store: &Store, name: &str) -> Result<crate::model::StoredPrompt> {
+    let conn = store.conn()?;
+    match store::read::prompt(&conn, name)? {
+        Some(stored) => Ok(stored),
+        None => Err(unknown_prompt(&conn, name)?),
+    }
 }
 
 /// The names of the library's completion tables.

@@ -11,7 +11,7 @@ use super::common::{self, Table};
 use crate::cli::ResourceCommand;
 use crate::library::{self, Item};
 use crate::model::{Content, Kind, Meta, Origin, Provenance, Role, StoredResource};
-use crate::store::{self, Outcome, Store};
+use crate::store::{self, Store};
 
 pub(super) fn run(store: &Store, command: ResourceCommand) -> Result<()> {
     match command {
@@ -116,23 +116,9 @@ fn list(store: &Store, json: bool) -> Result<()> {
     table.print("no resources (add one with `promptshelf resource add FILE`)")
 }
 
-fn unknown(store: &Store, uri: &str) -> Result<anyhow::Error> {
-    let known: Vec<String> = store::read::resources(&*store.conn()?, store::read::Window::ALL)?
-        .into_iter()
-        .map(|stored| stored.info.uri)
-        .collect();
-    Ok(common::unknown(
-        "resource",
-        "resources",
-        uri,
-        &known,
-        "resource list",
-    ))
-}
-
 fn show(store: &Store, uri: &str, json: bool) -> Result<()> {
     let Some(stored) = store::read::resource(&*store.conn()?, uri)? else {
-        return Err(unknown(store, uri)?);
+        return Err(common::unknown_resource(&*store.conn()?, uri)?);
     };
     if json {
         return common::print_json(&view(&stored));
@@ -175,7 +161,7 @@ fn show(store: &Store, uri: &str, json: bool) -> Result<()> {
 
 fn cat(store: &Store, uri: &str, force: bool) -> Result<()> {
     let Some((stored, content)) = store::read::resource_content(&*store.conn()?, uri)? else {
-        return Err(unknown(store, uri)?);
+        return Err(common::unknown_resource(&*store.conn()?, uri)?);
     };
     if let Content::Binary(bytes) = &content
         && !force
@@ -345,45 +331,28 @@ fn add(store: &Store, file: &Path, overrides: Overrides, detach: bool, json: boo
         resource.content = library::served_as(resource.content, &mime);
         resource.info.mime_type = mime.essence_str().to_string();
     }
-    let written = store.write(|tx| {
-        Ok(
-            match common::replacing(tx, Kind::Resource, &resource.info.uri, detach)? {
-                Ok(replacing) => Ok((
-                    store::write::put_resource(tx, &resource, store::now_ms())?,
-                    replacing,
-                )),
-                Err(origin) => Err(origin),
-            },
-        )
-    })?;
     let uri = common::one_line(&resource.info.uri);
-    let (outcome, replacing) = match written {
-        Ok(written) => written,
-        Err(origin) => {
-            let (owner, import) = common::owner(store, &origin)?;
-            return Err(anyhow!(
+    let (outcome, replacing) = common::put_by_hand(
+        store,
+        Kind::Resource,
+        &resource.info.uri,
+        detach,
+        |tx| store::write::put_resource(tx, &resource, store::now_ms()),
+        |owner, import| {
+            anyhow!(
                 "resource {uri} {owner}; change that file and run `{import}`, or pass \
                  --detach to replace it with {shown} as a resource added by hand, which \
                  imports of the collection then leave alone"
-            ));
-        }
-    };
-    let details = format!(
-        "{}, {}",
-        resource.info.mime_type,
-        common::human_size(resource.content.as_bytes().len() as u64)
+            )
+        },
+    )?;
+    let line = common::outcome_line(
+        outcome,
+        "resource",
+        &resource.info.uri,
+        &common::resource_details(&resource),
+        &replacing.note(),
     );
-    let mut line = match outcome {
-        Outcome::Added => format!("added resource {uri} ({details})"),
-        Outcome::Updated => format!("updated resource {uri} ({details})"),
-        Outcome::Unchanged => format!("resource {uri} is unchanged"),
-    };
-    if let common::Replacing::Detached(collection) = replacing {
-        line.push_str(&format!(
-            ", detached from the collection {}",
-            common::one_line(&collection)
-        ));
-    }
     let report = common::ItemReport {
         mime_type: Some(&resource.info.mime_type),
         size: Some(resource.content.as_bytes().len() as u64),
@@ -467,7 +436,7 @@ fn rename(store: &Store, old: &str, new: &str, json: bool) -> Result<()> {
     })?;
     match moved {
         common::Moved::Done => {}
-        common::Moved::Missing => return Err(unknown(store, old)?),
+        common::Moved::Missing => return Err(common::unknown_resource(&*store.conn()?, old)?),
         common::Moved::Imported(origin) => {
             let what = format!("resource {}", common::one_line(old));
             return Err(common::imported_item(store, &what, &origin, |file| {
@@ -535,7 +504,7 @@ fn remove(store: &Store, uri: &str, detach: bool, json: bool) -> Result<()> {
         }
     };
     if !removed && returned.is_none() {
-        return Err(unknown(store, uri)?);
+        return Err(common::unknown_resource(&*store.conn()?, uri)?);
     }
     let line = common::removed_line(&format!("resource {shown}"), removed, returned.as_deref());
     common::report(
