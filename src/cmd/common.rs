@@ -1,6 +1,7 @@
 //! What the admin commands share: buffered stdout, aligned tables, JSON, readable sizes and
-//! times, reading input files, the "unknown name" error, and what renaming an item shares
-//! (its report, the refusal for an item of a collection, the file name a URI suggests).
+//! times, reading input files, the "unknown name" error, the line that says what a write
+//! did, writing and removing a prompt or resource by hand (with the refusal for an item of a
+//! collection), and what renaming an item shares (its report, the file name a URI suggests).
 
 use std::io::{BufWriter, StdoutLock, Write};
 use std::path::{Path, PathBuf};
@@ -585,7 +586,7 @@ pub(super) fn replacing(
 }
 
 /// What `prompt rm` or `resource rm` did in its transaction.
-pub(super) enum Removal {
+enum Removal {
     /// Whether an item was removed, and the collection a detached one came from (whose
     /// imports take the item from its file again).
     Done {
@@ -596,17 +597,68 @@ pub(super) enum Removal {
     Refused(Origin),
 }
 
-/// Removes a prompt or resource through `remove`. A collection's is removed only with
-/// `detach` (its file would bring it back otherwise), and then marked as detached; removing
-/// a detached item, or the key of one removed with `--detach`, gives the key back to its
-/// collection.
+/// `prompt rm` and `resource rm`: removes the prompt or resource `key` and says so.
 pub(super) fn remove_item(
+    store: &Store,
+    kind: Kind,
+    key: &str,
+    detach: bool,
+    json: bool,
+) -> Result<()> {
+    let removal = store.write(|tx| removal(tx, kind, key, detach))?;
+    let shown = one_line(key);
+    let (removed, returned) = match removal {
+        Removal::Done { removed, returned } => (removed, returned),
+        Removal::Refused(origin) => {
+            let (owner, import) = owner(store, &origin)?;
+            // A prompt's name is quoted, as everywhere; a URI stands alone.
+            let named = match kind {
+                Kind::Prompt => format!("prompt '{shown}'"),
+                _ => format!("resource {shown}"),
+            };
+            return Err(anyhow!(
+                "{named} {owner}; delete that file and run `{import} --prune`, or pass \
+                 --detach to remove it here and keep imports of the collection from bringing \
+                 it back"
+            ));
+        }
+    };
+    if !removed && returned.is_none() {
+        let conn = store.conn()?;
+        return Err(match kind {
+            Kind::Prompt => unknown_prompt(&conn, key)?,
+            _ => unknown_resource(&conn, key)?,
+        });
+    }
+    let what = format!("{} {shown}", kind.as_str());
+    let mut line = if removed {
+        format!("removed {what}")
+    } else {
+        format!("{what} is no longer detached")
+    };
+    if let Some(collection) = returned {
+        line.push_str(&format!(
+            "; the next import of the collection {} takes it from its file again",
+            one_line(&collection)
+        ));
+    }
+    report(json, &line, &ItemReport::new("removed", kind.as_str(), key))
+}
+
+/// The removal of a prompt or resource, in its transaction. A collection's is removed only
+/// with `detach` (its file would bring it back otherwise), and then marked as detached;
+/// removing a detached item, or the key of one removed with `--detach`, gives the key back to
+/// its collection.
+fn removal(
     tx: &rusqlite::Transaction,
     kind: Kind,
     key: &str,
     detach: bool,
-    remove: impl FnOnce(&rusqlite::Transaction, &str) -> store::Result<bool>,
 ) -> store::Result<Removal> {
+    let remove = match kind {
+        Kind::Prompt => store::write::remove_prompt,
+        _ => store::write::remove_resource,
+    };
     if let Some(origin) = owned(tx, kind, key)? {
         if !detach {
             return Ok(Removal::Refused(origin));
@@ -627,22 +679,6 @@ pub(super) fn remove_item(
         removed: remove(tx, key)?,
         returned,
     })
-}
-
-/// The line `prompt rm` or `resource rm` prints (`what`: `prompt x`, `resource u`).
-pub(super) fn removed_line(what: &str, removed: bool, returned: Option<&str>) -> String {
-    let mut line = if removed {
-        format!("removed {what}")
-    } else {
-        format!("{what} is no longer detached")
-    };
-    if let Some(collection) = returned {
-        line.push_str(&format!(
-            "; the next import of the collection {} takes it from its file again",
-            one_line(collection)
-        ));
-    }
-    line
 }
 
 /// The front matter keys an item kept from its file (`Meta`), each `key: value` (the value

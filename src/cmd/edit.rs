@@ -33,17 +33,12 @@ const COMMENT: &str = "# promptshelf:";
 pub(super) fn prompt(store: &Store, name: &str) -> Result<()> {
     let stored = common::stored_prompt(store, name)?;
     let editor = Editor::from_env()?;
-    let what = format!("prompt {}", common::one_line(name));
-    let origin = stored.prompt.origin.clone();
-    edit_item(
-        store,
-        &editor,
-        &what,
-        Kind::Prompt,
-        name,
-        &origin,
-        |detach| prompt_by_hand(store, &editor, stored, detach),
-    )
+    match place(store, &stored.prompt.origin)? {
+        Place::ByHand { detach } => prompt_by_hand(store, &editor, stored, detach),
+        Place::Collection => {
+            in_collection(store, &editor, Kind::Prompt, name, &stored.prompt.origin)
+        }
+    }
 }
 
 pub(super) fn resource(store: &Store, uri: &str) -> Result<()> {
@@ -67,38 +62,32 @@ pub(super) fn resource(store: &Store, uri: &str) -> Result<()> {
         ));
     };
     let editor = Editor::from_env()?;
-    let origin = stored.info.origin.clone();
-    edit_item(
-        store,
-        &editor,
-        &what,
-        Kind::Resource,
-        uri,
-        &origin,
-        |detach| resource_by_hand(store, &editor, stored, text, detach),
-    )
+    match place(store, &stored.info.origin)? {
+        Place::ByHand { detach } => resource_by_hand(store, &editor, stored, text, detach),
+        Place::Collection => {
+            in_collection(store, &editor, Kind::Resource, uri, &stored.info.origin)
+        }
+    }
 }
 
-/// Edits an item where it lives: one of a collection in its file (`in_collection`), any other
-/// `by_hand`, one of the built-in seed, which has no folder to edit it in, detached from it.
-fn edit_item(
-    store: &Store,
-    editor: &Editor,
-    what: &str,
-    kind: Kind,
-    key: &str,
-    origin: &Origin,
-    by_hand: impl FnOnce(bool) -> Result<()>,
-) -> Result<()> {
-    let built_in = origin.collection.as_deref() == Some(SEED_COLLECTION)
-        && common::collection_source(store, SEED_COLLECTION)?.is_none();
-    if built_in {
-        return by_hand(true);
-    }
-    if origin.collection.is_some() {
-        return in_collection(store, editor, what, kind, key, origin);
-    }
-    by_hand(false)
+/// Where an item is edited.
+enum Place {
+    /// In a temporary file, and stored as an item added by hand; `detach`: detached from the
+    /// built-in seed, which has no folder to edit it in.
+    ByHand { detach: bool },
+    /// In the file of its collection, which is then imported again (`in_collection`).
+    Collection,
+}
+
+/// Where the item that came from `origin` is edited.
+fn place(store: &Store, origin: &Origin) -> Result<Place> {
+    Ok(match origin.collection.as_deref() {
+        None => Place::ByHand { detach: false },
+        Some(SEED_COLLECTION) if common::collection_source(store, SEED_COLLECTION)?.is_none() => {
+            Place::ByHand { detach: true }
+        }
+        Some(_) => Place::Collection,
+    })
 }
 
 /// What an edit of a seed item adds to the line saying it was stored.
@@ -619,11 +608,11 @@ fn edited_item<T>(
 fn in_collection(
     store: &Store,
     editor: &Editor,
-    what: &str,
     kind: Kind,
     key: &str,
     origin: &Origin,
 ) -> Result<()> {
+    let what = format!("{} {}", kind.as_str(), common::one_line(key));
     let collection = origin.collection.as_deref().unwrap_or_default();
     let shown = common::one_line(collection);
     let Some(path) = origin.path.as_deref() else {

@@ -30,7 +30,9 @@ pub(super) fn run(store: &Store, command: PromptCommand) -> Result<()> {
         PromptCommand::Add { file, detach, json } => add(store, &file, detach, json),
         PromptCommand::Edit { name } => super::edit::prompt(store, &name),
         PromptCommand::Mv { old, new, json } => rename(store, &old, &new, json),
-        PromptCommand::Rm { name, detach, json } => remove(store, &name, detach, json),
+        PromptCommand::Rm { name, detach, json } => {
+            common::remove_item(store, Kind::Prompt, &name, detach, json)
+        }
     }
 }
 
@@ -292,34 +294,6 @@ fn add(store: &Store, file: &Path, detach: bool, json: bool) -> Result<()> {
     );
     let report = common::ItemReport::new(common::action(outcome), "prompt", &prompt.name);
     common::report(json, &line, &report)
-}
-
-/// Removes a prompt; a collection's only with `detach` (`common::remove_item`).
-fn remove(store: &Store, name: &str, detach: bool, json: bool) -> Result<()> {
-    let removal = store.write(|tx| {
-        common::remove_item(tx, Kind::Prompt, name, detach, store::write::remove_prompt)
-    })?;
-    let shown = common::one_line(name);
-    let (removed, returned) = match removal {
-        common::Removal::Done { removed, returned } => (removed, returned),
-        common::Removal::Refused(origin) => {
-            let (owner, import) = common::owner(store, &origin)?;
-            return Err(anyhow!(
-                "prompt '{shown}' {owner}; delete that file and run `{import} --prune`, or \
-                 pass --detach to remove it here and keep imports of the collection from \
-                 bringing it back"
-            ));
-        }
-    };
-    if !removed && returned.is_none() {
-        return Err(common::unknown_prompt(&*store.conn()?, name)?);
-    }
-    let line = common::removed_line(&format!("prompt {shown}"), removed, returned.as_deref());
-    common::report(
-        json,
-        &line,
-        &common::ItemReport::new("removed", "prompt", name),
-    )
 }
 
 /// Renames a prompt added by hand; a collection's prompt is named by its file.

@@ -46,7 +46,9 @@ pub(super) fn run(store: &Store, command: ResourceCommand) -> Result<()> {
         ),
         ResourceCommand::Edit { uri } => super::edit::resource(store, &uri),
         ResourceCommand::Mv { old, new, json } => rename(store, &old, &new, json),
-        ResourceCommand::Rm { uri, detach, json } => remove(store, &uri, detach, json),
+        ResourceCommand::Rm { uri, detach, json } => {
+            common::remove_item(store, Kind::Resource, &uri, detach, json)
+        }
     }
 }
 
@@ -478,40 +480,6 @@ fn rename(store: &Store, old: &str, new: &str, json: bool) -> Result<()> {
         .map(|(kind, key)| common::Reference { kind, key })
         .collect();
     common::report_renamed(json, "resource", old, new, Some(referred_by))
-}
-
-/// Removes a resource; a collection's only with `detach` (`common::remove_item`).
-fn remove(store: &Store, uri: &str, detach: bool, json: bool) -> Result<()> {
-    let removal = store.write(|tx| {
-        common::remove_item(
-            tx,
-            Kind::Resource,
-            uri,
-            detach,
-            store::write::remove_resource,
-        )
-    })?;
-    let shown = common::one_line(uri);
-    let (removed, returned) = match removal {
-        common::Removal::Done { removed, returned } => (removed, returned),
-        common::Removal::Refused(origin) => {
-            let (owner, import) = common::owner(store, &origin)?;
-            return Err(anyhow!(
-                "resource {shown} {owner}; delete that file and run `{import} --prune`, or \
-                 pass --detach to remove it here and keep imports of the collection from \
-                 bringing it back"
-            ));
-        }
-    };
-    if !removed && returned.is_none() {
-        return Err(common::unknown_resource(&*store.conn()?, uri)?);
-    }
-    let line = common::removed_line(&format!("resource {shown}"), removed, returned.as_deref());
-    common::report(
-        json,
-        &line,
-        &common::ItemReport::new("removed", "resource", uri),
-    )
 }
 
 #[cfg(test)]
