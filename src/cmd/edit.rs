@@ -327,6 +327,12 @@ fn file_stem(key: &str) -> String {
     }
 }
 
+/// A draft read as an import reads a file, with the front matter keys kept that the format
+/// does not read (a restored library's, say): they were in the draft, and stay with the item.
+fn read_draft(file_name: &str, bytes: &[u8]) -> Result<Option<Item>, FileError> {
+    library::parse_file_kept(&common::local_collection(), file_name, Folder::Plain, bytes)
+}
+
 /// A problem with the whole file, not one line of it.
 fn whole(name: &str, message: String) -> FileError {
     FileError {
@@ -350,14 +356,7 @@ fn prompt_by_hand(
     let original = emit::prompt_file(&stored.prompt, &file_name);
     let mut draft = Draft::new(&file_name, original.as_bytes())?;
     let read = |bytes: &[u8]| -> Result<(Prompt, Vec<u8>), FileError> {
-        // Read as an import reads it: the front matter the prompt kept from its file (a
-        // restored library's, say) is in the draft, and stays with it.
-        let item = library::parse_file_kept(
-            &common::local_collection(),
-            &file_name,
-            Folder::Plain,
-            bytes,
-        )?;
+        let item = read_draft(&file_name, bytes)?;
         let Some(Item::Prompt(mut prompt)) = item else {
             return Err(whole(&file_name, "it is not a prompt file".into()));
         };
@@ -530,12 +529,7 @@ fn resource_by_hand(
             };
             return Ok((resource, bytes.to_vec()));
         }
-        let item = library::parse_file_kept(
-            &common::local_collection(),
-            &file_name,
-            Folder::Plain,
-            bytes,
-        )?;
+        let item = read_draft(&file_name, bytes)?;
         let mut edited = match item {
             Some(Item::Resource(edited)) => edited,
             Some(Item::Prompt(_)) => {

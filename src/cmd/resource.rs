@@ -8,7 +8,7 @@ use anyhow::{Result, anyhow};
 use serde::Serialize;
 
 use super::common::{self, Table};
-use crate::cli::ResourceCommand;
+use crate::cli::{ResourceCommand, ResourceOverrides};
 use crate::library::{self, Item};
 use crate::model::{Content, Kind, Meta, Origin, Provenance, Role, StoredResource};
 use crate::store::{self, Store};
@@ -20,30 +20,10 @@ pub(super) fn run(store: &Store, command: ResourceCommand) -> Result<()> {
         ResourceCommand::Cat { uri, force } => cat(store, &uri, force),
         ResourceCommand::Add {
             file,
-            uri,
-            mime_type,
-            name,
-            title,
-            description,
-            audience,
-            priority,
+            overrides,
             detach,
             json,
-        } => add(
-            store,
-            &file,
-            Overrides {
-                uri,
-                mime_type,
-                name,
-                title,
-                description,
-                audience,
-                priority,
-            },
-            detach,
-            json,
-        ),
+        } => add(store, &file, overrides, detach, json),
         ResourceCommand::Edit { uri } => super::edit::resource(store, &uri),
         ResourceCommand::Mv { old, new, json } => rename(store, &old, &new, json),
         ResourceCommand::Rm { uri, detach, json } => {
@@ -183,19 +163,6 @@ fn cat(store: &Store, uri: &str, force: bool) -> Result<()> {
     Ok(())
 }
 
-/// What `resource add` may set instead of what the file says.
-struct Overrides {
-    uri: Option<String>,
-    mime_type: Option<String>,
-    name: Option<String>,
-    title: Option<String>,
-    description: Option<String>,
-    /// `--audience` as given: roles separated by commas.
-    audience: Option<String>,
-    /// `--priority` as given.
-    priority: Option<String>,
-}
-
 /// `--audience`: `user`, `assistant` or both, separated by commas, each once.
 fn audience(given: &str) -> Result<Vec<Role>> {
     let mut roles = Vec::new();
@@ -241,7 +208,13 @@ fn words(given: Option<String>, flag: &str) -> Result<Option<String>> {
     }
 }
 
-fn add(store: &Store, file: &Path, overrides: Overrides, detach: bool, json: bool) -> Result<()> {
+fn add(
+    store: &Store,
+    file: &Path,
+    overrides: ResourceOverrides,
+    detach: bool,
+    json: bool,
+) -> Result<()> {
     let shown = common::shown(file);
     if let Some(uri) = &overrides.uri {
         check_uri(uri, "--uri")?;
