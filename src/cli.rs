@@ -724,27 +724,8 @@ pub(crate) enum ResourceCommand {
         /// The file to store (markdown front matter becomes metadata, not content); `-`
         /// reads standard input, which needs --uri
         file: PathBuf,
-        /// The resource's URI (default: shelf://local/<file name>)
-        #[arg(long)]
-        uri: Option<String>,
-        /// Override the guessed MIME type
-        #[arg(long)]
-        mime_type: Option<String>,
-        /// Override the name (default: the file name)
-        #[arg(long)]
-        name: Option<String>,
-        /// A title for people (a markdown file's front matter or first heading otherwise)
-        #[arg(long)]
-        title: Option<String>,
-        /// What the resource is
-        #[arg(long)]
-        description: Option<String>,
-        /// Who the resource is for: user, assistant, or both as user,assistant
-        #[arg(long, value_name = "ROLES")]
-        audience: Option<String>,
-        /// How important the resource is, from 0.0 (least) to 1.0 (most)
-        #[arg(long, value_name = "0.0..1.0")]
-        priority: Option<String>,
+        #[command(flatten)]
+        overrides: ResourceOverrides,
         /// Replace a collection's resource of the same URI, which then becomes one added by
         /// hand: imports of that collection leave it alone
         #[arg(long)]
@@ -784,6 +765,32 @@ pub(crate) enum ResourceCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+// What `resource add` may set instead of what the file says.
+#[derive(Debug, Args)]
+pub(crate) struct ResourceOverrides {
+    /// The resource's URI (default: shelf://local/<file name>)
+    #[arg(long)]
+    pub uri: Option<String>,
+    /// Override the guessed MIME type
+    #[arg(long)]
+    pub mime_type: Option<String>,
+    /// Override the name (default: the file name)
+    #[arg(long)]
+    pub name: Option<String>,
+    /// A title for people (a markdown file's front matter or first heading otherwise)
+    #[arg(long)]
+    pub title: Option<String>,
+    /// What the resource is
+    #[arg(long)]
+    pub description: Option<String>,
+    /// Who the resource is for: user, assistant, or both as user,assistant
+    #[arg(long, value_name = "ROLES")]
+    pub audience: Option<String>,
+    /// How important the resource is, from 0.0 (least) to 1.0 (most)
+    #[arg(long, value_name = "0.0..1.0")]
+    pub priority: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

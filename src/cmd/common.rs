@@ -1,6 +1,7 @@
 //! What the admin commands share: buffered stdout, aligned tables, JSON, readable sizes and
-//! times, reading input files, the "unknown name" error, and what renaming an item shares
-//! (its report, the refusal for an item of a collection, the file name a URI suggests).
+//! times, reading input files, the "unknown name" error, the line that says what a write
+//! did, writing and removing a prompt or resource by hand (with the refusal for an item of a
+//! collection), and what renaming an item shares (its report, the file name a URI suggests).
 
 use std::io::{BufWriter, StdoutLock, Write};
 use std::path::{Path, PathBuf};
@@ -72,6 +73,33 @@ pub(super) fn action(outcome: crate::store::Outcome) -> &'static str {
         crate::store::Outcome::Updated => "updated",
         crate::store::Outcome::Unchanged => "unchanged",
     }
+}
+
+/// The line that says what a write did to one item (`kind`: "prompt", `key`: its name):
+/// `added prompt NAME`, `updated resource URI (DETAILS)`, `template URI is unchanged`;
+/// `details` (when it was written) and `note` (always) are added to it as they are.
+pub(super) fn outcome_line(
+    outcome: crate::store::Outcome,
+    kind: &str,
+    key: &str,
+    details: &str,
+    note: &str,
+) -> String {
+    let key = one_line(key);
+    match outcome {
+        crate::store::Outcome::Added => format!("added {kind} {key}{details}{note}"),
+        crate::store::Outcome::Updated => format!("updated {kind} {key}{details}{note}"),
+        crate::store::Outcome::Unchanged => format!("{kind} {key} is unchanged{note}"),
+    }
+}
+
+/// A resource's MIME type and size, as the line that says it was written gives them.
+pub(super) fn resource_details(resource: &crate::model::Resource) -> String {
+    format!(
+        " ({}, {})",
+        resource.info.mime_type,
+        human_size(resource.content.as_bytes().len() as u64)
+    )
 }
 
 /// Prints a command's outcome: `line` for people, or `value` as JSON with `--json`.
@@ -500,6 +528,44 @@ pub(super) enum Replacing {
     Detached(String),
 }
 
+impl Replacing {
+    /// What the line saying the item was written adds: the collection it was detached from.
+    pub(super) fn note(&self) -> String {
+        match self {
+            Replacing::Free => String::new(),
+            Replacing::Detached(collection) => {
+                format!(", detached from the collection {}", one_line(collection))
+            }
+        }
+    }
+}
+
+/// Writes a prompt or resource added by hand (`put`) in one transaction with the check that
+/// it replaces no collection's item, unless `detach`. A collection's item is refused with the
+/// error `refused` makes of what owns it and the command that imports it again (`owner`).
+pub(super) fn put_by_hand(
+    store: &Store,
+    kind: Kind,
+    key: &str,
+    detach: bool,
+    put: impl FnOnce(&rusqlite::Transaction) -> store::Result<store::Outcome>,
+    refused: impl FnOnce(String, String) -> anyhow::Error,
+) -> Result<(store::Outcome, Replacing)> {
+    let written = store.write(|tx| {
+        Ok(match replacing(tx, kind, key, detach)? {
+            Ok(replacing) => Ok((put(tx)?, replacing)),
+            Err(origin) => Err(origin),
+        })
+    })?;
+    match written {
+        Ok(written) => Ok(written),
+        Err(origin) => {
+            let (owner, import) = owner(store, &origin)?;
+            Err(refused(owner, import))
+        }
+    }
+}
+
 /// Refuses to replace a collection's item unless `detach`, in which case it is marked as
 /// detached from it, in the same transaction as the write that replaces it.
 pub(super) fn replacing(
@@ -520,7 +586,7 @@ pub(super) fn replacing(
 }
 
 /// What `prompt rm` or `resource rm` did in its transaction.
-pub(super) enum Removal {
+enum Removal {
     /// Whether an item was removed, and the collection a detached one came from (whose
     /// imports take the item from its file again).
     Done {
@@ -531,17 +597,68 @@ pub(super) enum Removal {
     Refused(Origin),
 }
 
-/// Removes a prompt or resource through `remove`. A collection's is removed only with
-/// `detach` (its file would bring it back otherwise), and then marked as detached; removing
-/// a detached item, or the key of one removed with `--detach`, gives the key back to its
-/// collection.
+/// `prompt rm` and `resource rm`: removes the prompt or resource `key` and says so.
 pub(super) fn remove_item(
+    store: &Store,
+    kind: Kind,
+    key: &str,
+    detach: bool,
+    json: bool,
+) -> Result<()> {
+    let removal = store.write(|tx| removal(tx, kind, key, detach))?;
+    let shown = one_line(key);
+    let (removed, returned) = match removal {
+        Removal::Done { removed, returned } => (removed, returned),
+        Removal::Refused(origin) => {
+            let (owner, import) = owner(store, &origin)?;
+            // A prompt's name is quoted, as everywhere; a URI stands alone.
+            let named = match kind {
+                Kind::Prompt => format!("prompt '{shown}'"),
+                _ => format!("resource {shown}"),
+            };
+            return Err(anyhow!(
+                "{named} {owner}; delete that file and run `{import} --prune`, or pass \
+                 --detach to remove it here and keep imports of the collection from bringing \
+                 it back"
+            ));
+        }
+    };
+    if !removed && returned.is_none() {
+        let conn = store.conn()?;
+        return Err(match kind {
+            Kind::Prompt => unknown_prompt(&conn, key)?,
+            _ => unknown_resource(&conn, key)?,
+        });
+    }
+    let what = format!("{} {shown}", kind.as_str());
+    let mut line = if removed {
+        format!("removed {what}")
+    } else {
+        format!("{what} is no longer detached")
+    };
+    if let Some(collection) = returned {
+        line.push_str(&format!(
+            "; the next import of the collection {} takes it from its file again",
+            one_line(&collection)
+        ));
+    }
+    report(json, &line, &ItemReport::new("removed", kind.as_str(), key))
+}
+
+/// The removal of a prompt or resource, in its transaction. A collection's is removed only
+/// with `detach` (its file would bring it back otherwise), and then marked as detached;
+/// removing a detached item, or the key of one removed with `--detach`, gives the key back to
+/// its collection.
+fn removal(
     tx: &rusqlite::Transaction,
     kind: Kind,
     key: &str,
     detach: bool,
-    remove: impl FnOnce(&rusqlite::Transaction, &str) -> store::Result<bool>,
 ) -> store::Result<Removal> {
+    let remove = match kind {
+        Kind::Prompt => store::write::remove_prompt,
+        _ => store::write::remove_resource,
+    };
     if let Some(origin) = owned(tx, kind, key)? {
         if !detach {
             return Ok(Removal::Refused(origin));
@@ -562,22 +679,6 @@ pub(super) fn remove_item(
         removed: remove(tx, key)?,
         returned,
     })
-}
-
-/// The line `prompt rm` or `resource rm` prints (`what`: `prompt x`, `resource u`).
-pub(super) fn removed_line(what: &str, removed: bool, returned: Option<&str>) -> String {
-    let mut line = if removed {
-        format!("removed {what}")
-    } else {
-        format!("{what} is no longer detached")
-    };
-    if let Some(collection) = returned {
-        line.push_str(&format!(
-            "; the next import of the collection {} takes it from its file again",
-            one_line(collection)
-        ));
-    }
-    line
 }
 
 /// The front matter keys an item kept from its file (`Meta`), each `key: value` (the value
@@ -621,6 +722,36 @@ pub(super) fn unknown(
         one_line(asked),
         crate::suggest::advice(asked, known, plural)
     )
+}
+
+/// `unknown` for a prompt name the library does not have.
+pub(super) fn unknown_prompt(conn: &rusqlite::Connection, name: &str) -> Result<anyhow::Error> {
+    let known = store::read::prompt_names(conn)?;
+    Ok(unknown("prompt", "prompts", name, &known, "prompt list"))
+}
+
+/// `unknown` for a resource URI the library does not have.
+pub(super) fn unknown_resource(conn: &rusqlite::Connection, uri: &str) -> Result<anyhow::Error> {
+    let known: Vec<String> = store::read::resources(conn, store::read::Window::ALL)?
+        .into_iter()
+        .map(|stored| stored.info.uri)
+        .collect();
+    Ok(unknown(
+        "resource",
+        "resources",
+        uri,
+        &known,
+        "resource list",
+    ))
+}
+
+/// The stored prompt `name`, or the error that says it is unknown.
+pub(super) fn stored_prompt(store: &Store, name: &str) -> Result<crate::model::StoredPrompt> {
+    let conn = store.conn()?;
+    match store::read::prompt(&conn, name)? {
+        Some(stored) => Ok(stored),
+        None => Err(unknown_prompt(&conn, name)?),
+    }
 }
 
 /// The names of the library's completion tables.

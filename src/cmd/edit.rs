@@ -22,7 +22,7 @@ use anyhow::{Context, Result, anyhow};
 use super::common;
 use crate::import::{self, Action, Kind};
 use crate::library::{self, FileError, Folder, Item, emit};
-use crate::model::{Content, Origin, Prompt, Resource, StoredPrompt, StoredResource};
+use crate::model::{Content, ContentHash, Origin, Prompt, Resource, StoredPrompt, StoredResource};
 use crate::seed::SEED_COLLECTION;
 use crate::store::{self, Outcome, Store};
 
@@ -31,53 +31,20 @@ use crate::store::{self, Outcome, Store};
 const COMMENT: &str = "# promptshelf:";
 
 pub(super) fn prompt(store: &Store, name: &str) -> Result<()> {
-    let stored = {
-        let conn = store.conn()?;
-        match store::read::prompt(&conn, name)? {
-            Some(stored) => stored,
-            None => {
-                return Err(common::unknown(
-                    "prompt",
-                    "prompts",
-                    name,
-                    &store::read::prompt_names(&conn)?,
-                    "prompt list",
-                ));
-            }
-        }
-    };
+    let stored = common::stored_prompt(store, name)?;
     let editor = Editor::from_env()?;
-    let what = format!("prompt {}", common::one_line(name));
-    if built_in(store, &stored.prompt.origin)? {
-        return prompt_by_hand(store, &editor, stored, true);
+    match place(store, &stored.prompt.origin)? {
+        Place::ByHand { detach } => prompt_by_hand(store, &editor, stored, detach),
+        Place::Collection => {
+            in_collection(store, &editor, Kind::Prompt, name, &stored.prompt.origin)
+        }
     }
-    if stored.prompt.origin.collection.is_some() {
-        return in_collection(
-            store,
-            &editor,
-            &what,
-            Kind::Prompt,
-            name,
-            &stored.prompt.origin,
-        );
-    }
-    prompt_by_hand(store, &editor, stored, false)
 }
 
 pub(super) fn resource(store: &Store, uri: &str) -> Result<()> {
     let found = store::read::resource_content(&*store.conn()?, uri)?;
     let Some((stored, content)) = found else {
-        let known: Vec<String> = store::read::resources(&*store.conn()?, store::read::Window::ALL)?
-            .into_iter()
-            .map(|stored| stored.info.uri)
-            .collect();
-        return Err(common::unknown(
-            "resource",
-            "resources",
-            uri,
-            &known,
-            "resource list",
-        ));
+        return Err(common::unknown_resource(&*store.conn()?, uri)?);
     };
     let what = format!("resource {}", common::one_line(uri));
     let Content::Text(text) = content else {
@@ -95,26 +62,32 @@ pub(super) fn resource(store: &Store, uri: &str) -> Result<()> {
         ));
     };
     let editor = Editor::from_env()?;
-    if built_in(store, &stored.info.origin)? {
-        return resource_by_hand(store, &editor, stored, text, true);
+    match place(store, &stored.info.origin)? {
+        Place::ByHand { detach } => resource_by_hand(store, &editor, stored, text, detach),
+        Place::Collection => {
+            in_collection(store, &editor, Kind::Resource, uri, &stored.info.origin)
+        }
     }
-    if stored.info.origin.collection.is_some() {
-        return in_collection(
-            store,
-            &editor,
-            &what,
-            Kind::Resource,
-            uri,
-            &stored.info.origin,
-        );
-    }
-    resource_by_hand(store, &editor, stored, text, false)
 }
 
-/// Whether an item comes from the built-in seed, which has no folder to edit it in.
-fn built_in(store: &Store, origin: &Origin) -> Result<bool> {
-    Ok(origin.collection.as_deref() == Some(SEED_COLLECTION)
-        && common::collection_source(store, SEED_COLLECTION)?.is_none())
+/// Where an item is edited.
+enum Place {
+    /// In a temporary file, and stored as an item added by hand; `detach`: detached from the
+    /// built-in seed, which has no folder to edit it in.
+    ByHand { detach: bool },
+    /// In the file of its collection, which is then imported again (`in_collection`).
+    Collection,
+}
+
+/// Where the item that came from `origin` is edited.
+fn place(store: &Store, origin: &Origin) -> Result<Place> {
+    Ok(match origin.collection.as_deref() {
+        None => Place::ByHand { detach: false },
+        Some(SEED_COLLECTION) if common::collection_source(store, SEED_COLLECTION)?.is_none() => {
+            Place::ByHand { detach: true }
+        }
+        Some(_) => Place::Collection,
+    })
 }
 
 /// What an edit of a seed item adds to the line saying it was stored.
@@ -354,6 +327,12 @@ fn file_stem(key: &str) -> String {
     }
 }
 
+/// A draft read as an import reads a file, with the front matter keys kept that the format
+/// does not read (a restored library's, say): they were in the draft, and stay with the item.
+fn read_draft(file_name: &str, bytes: &[u8]) -> Result<Option<Item>, FileError> {
+    library::parse_file_kept(&common::local_collection(), file_name, Folder::Plain, bytes)
+}
+
 /// A problem with the whole file, not one line of it.
 fn whole(name: &str, message: String) -> FileError {
     FileError {
@@ -377,14 +356,7 @@ fn prompt_by_hand(
     let original = emit::prompt_file(&stored.prompt, &file_name);
     let mut draft = Draft::new(&file_name, original.as_bytes())?;
     let read = |bytes: &[u8]| -> Result<(Prompt, Vec<u8>), FileError> {
-        // Read as an import reads it: the front matter the prompt kept from its file (a
-        // restored library's, say) is in the draft, and stays with it.
-        let item = library::parse_file_kept(
-            &common::local_collection(),
-            &file_name,
-            Folder::Plain,
-            bytes,
-        )?;
+        let item = read_draft(&file_name, bytes)?;
         let Some(Item::Prompt(mut prompt)) = item else {
             return Err(whole(&file_name, "it is not a prompt file".into()));
         };
@@ -410,38 +382,82 @@ fn prompt_by_hand(
             Err(err) => Err(whole(&file_name, format!("{err:#}"))),
         }
     };
-    let what = format!("prompt {}", common::one_line(&name));
-    let Some(prompt) = edited_item(
-        editor,
-        &mut draft,
-        original.as_bytes(),
-        &file_name,
-        &what,
-        read,
-    )?
+    let by_hand = ByHand {
+        kind: Kind::Prompt,
+        key: &name,
+        content_hash: stored.content_hash,
+        collection: stored.prompt.origin.collection.as_deref(),
+        detach,
+    };
+    let bytes = original.as_bytes();
+    let Some(prompt) = edited_item(editor, &mut draft, bytes, &file_name, &by_hand.what(), read)?
     else {
         return Ok(());
     };
-    let written = store.write(|tx| {
-        // Another command may have changed the prompt while the editor was open: then this
-        // edit, made of the old version, is not stored over it.
-        let current = store::read::prompt(tx, &name)?;
-        let same = current.is_some_and(|current| {
-            current.content_hash == stored.content_hash
-                && current.prompt.origin.collection == stored.prompt.origin.collection
-        });
-        if !same || common::replacing(tx, store::history::Kind::Prompt, &name, detach)?.is_err() {
-            return Ok(None);
-        }
-        store::write::put_prompt(tx, &prompt, store::now_ms()).map(Some)
-    });
     let command = format!("promptshelf prompt add {}", draft.path.display());
-    let outcome = kept_unless_written(written, &mut draft, &format!("prompt {name}"), &command)?;
-    say_outcome(outcome, "prompt", &name, "", detach)
+    by_hand.store(store, &mut draft, &command, "", |tx| {
+        store::write::put_prompt(tx, &prompt, store::now_ms())
+    })
 }
 
-/// The outcome of storing an edit; when it could not be stored, the draft is kept and the
-/// error says where it is and the command that stores it.
+/// A prompt or resource edited by hand: which one, and the version the draft was made of.
+struct ByHand<'a> {
+    kind: Kind,
+    key: &'a str,
+    content_hash: ContentHash,
+    collection: Option<&'a str>,
+    /// Whether it is stored detached from the seed it came from.
+    detach: bool,
+}
+
+impl ByHand<'_> {
+    /// "prompt NAME", for messages.
+    fn what(&self) -> String {
+        format!("{} {}", self.kind.as_str(), common::one_line(self.key))
+    }
+
+    /// Stores the edit with `put` and says so (`details` after the key), in one transaction
+    /// with the checks that the item is still the version that was edited and may be
+    /// replaced (`common::replacing`): another command may have changed it while the editor
+    /// was open, and an edit made of the old version is not stored over that. When it is not
+    /// stored, the draft is kept and the error says so, with `command`, which stores it.
+    fn store(
+        &self,
+        store: &Store,
+        draft: &mut Draft,
+        command: &str,
+        details: &str,
+        put: impl FnOnce(&rusqlite::Transaction) -> store::Result<Outcome>,
+    ) -> Result<()> {
+        let written = store.write(|tx| {
+            let current = match self.kind {
+                Kind::Prompt => store::read::prompt(tx, self.key)?
+                    .map(|current| (current.content_hash, current.prompt.origin.collection)),
+                _ => store::read::resource(tx, self.key)?
+                    .map(|current| (current.content_hash, current.info.origin.collection)),
+            };
+            let same = current.is_some_and(|(hash, collection)| {
+                hash == self.content_hash && collection.as_deref() == self.collection
+            });
+            if !same || common::replacing(tx, self.kind, self.key, self.detach)?.is_err() {
+                return Ok(None);
+            }
+            put(tx).map(Some)
+        });
+        let outcome = kept_unless_written(written, draft, &self.what(), command)?;
+        let note = detached_note(self.detach);
+        common::say(&common::outcome_line(
+            outcome,
+            self.kind.as_str(),
+            self.key,
+            details,
+            note,
+        ))
+    }
+}
+
+/// The outcome of storing an edit of `what` ("prompt NAME"); when it could not be stored,
+/// the draft is kept and the error says where it is and the command that stores it.
 fn kept_unless_written(
     written: store::Result<Option<Outcome>>,
     draft: &mut Draft,
@@ -453,9 +469,8 @@ fn kept_unless_written(
         Ok(None) => {
             let kept = draft.keep();
             Err(anyhow!(
-                "{} changed while it was being edited, so the edit was not stored over it; \
-                 your edit is kept in {kept}: compare the two, then store it with `{command}`",
-                common::one_line(what)
+                "{what} changed while it was being edited, so the edit was not stored over it; \
+                 your edit is kept in {kept}: compare the two, then store it with `{command}`"
             ))
         }
         Err(err) => {
@@ -514,12 +529,7 @@ fn resource_by_hand(
             };
             return Ok((resource, bytes.to_vec()));
         }
-        let item = library::parse_file_kept(
-            &common::local_collection(),
-            &file_name,
-            Folder::Plain,
-            bytes,
-        )?;
+        let item = read_draft(&file_name, bytes)?;
         let mut edited = match item {
             Some(Item::Resource(edited)) => edited,
             Some(Item::Prompt(_)) => {
@@ -536,33 +546,32 @@ fn resource_by_hand(
         edited.info.origin = Origin::default();
         Ok((edited, bytes.to_vec()))
     };
-    let what = format!("resource {}", common::one_line(&uri));
-    let Some(resource) = edited_item(editor, &mut draft, &original, &file_name, &what, read)?
+    let by_hand = ByHand {
+        kind: Kind::Resource,
+        key: &uri,
+        content_hash: stored.content_hash,
+        collection: stored.info.origin.collection.as_deref(),
+        detach,
+    };
+    let Some(resource) = edited_item(
+        editor,
+        &mut draft,
+        &original,
+        &file_name,
+        &by_hand.what(),
+        read,
+    )?
     else {
         return Ok(());
     };
-    let written = store.write(|tx| {
-        let current = store::read::resource(tx, &uri)?;
-        let same = current.is_some_and(|current| {
-            current.content_hash == stored.content_hash
-                && current.info.origin.collection == stored.info.origin.collection
-        });
-        if !same || common::replacing(tx, store::history::Kind::Resource, &uri, detach)?.is_err() {
-            return Ok(None);
-        }
-        store::write::put_resource(tx, &resource, store::now_ms()).map(Some)
-    });
     let command = format!(
         "promptshelf resource add {} --uri {uri}",
         draft.path.display()
     );
-    let outcome = kept_unless_written(written, &mut draft, &format!("resource {uri}"), &command)?;
-    let details = format!(
-        " ({}, {})",
-        resource.info.mime_type,
-        common::human_size(resource.content.as_bytes().len() as u64)
-    );
-    say_outcome(outcome, "resource", &uri, &details, detach)
+    let details = common::resource_details(&resource);
+    by_hand.store(store, &mut draft, &command, &details, |tx| {
+        store::write::put_resource(tx, &resource, store::now_ms())
+    })
 }
 
 /// The edited item `read` from the draft, with any hidden text in it warned about; `None`
@@ -587,28 +596,17 @@ fn edited_item<T>(
     }
 }
 
-/// Says what storing an edited `kind` `key` did; `details` follow the key when it was written.
-fn say_outcome(outcome: Outcome, kind: &str, key: &str, details: &str, detach: bool) -> Result<()> {
-    let key = common::one_line(key);
-    let detached = detached_note(detach);
-    common::say(&match outcome {
-        Outcome::Added => format!("added {kind} {key}{details}{detached}"),
-        Outcome::Updated => format!("updated {kind} {key}{details}{detached}"),
-        Outcome::Unchanged => format!("{kind} {key} is unchanged{detached}"),
-    })
-}
-
 /// Edits the file an item of a collection was imported from, then imports the collection
 /// again; a file the import refuses is opened again until it imports, comes back unchanged,
 /// or the editor fails.
 fn in_collection(
     store: &Store,
     editor: &Editor,
-    what: &str,
     kind: Kind,
     key: &str,
     origin: &Origin,
 ) -> Result<()> {
+    let what = format!("{} {}", kind.as_str(), common::one_line(key));
     let collection = origin.collection.as_deref().unwrap_or_default();
     let shown = common::one_line(collection);
     let Some(path) = origin.path.as_deref() else {

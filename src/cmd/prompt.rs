@@ -15,7 +15,7 @@ use crate::cli::PromptCommand;
 use crate::library::{self, Item};
 use crate::model::{Meta, Origin, PromptArgument, Provenance, StoredPrompt};
 use crate::store::history::Kind;
-use crate::store::{self, Outcome, Store};
+use crate::store::{self, Store};
 
 pub(super) fn run(store: &Store, command: PromptCommand) -> Result<()> {
     match command {
@@ -30,7 +30,9 @@ pub(super) fn run(store: &Store, command: PromptCommand) -> Result<()> {
         PromptCommand::Add { file, detach, json } => add(store, &file, detach, json),
         PromptCommand::Edit { name } => super::edit::prompt(store, &name),
         PromptCommand::Mv { old, new, json } => rename(store, &old, &new, json),
-        PromptCommand::Rm { name, detach, json } => remove(store, &name, detach, json),
+        PromptCommand::Rm { name, detach, json } => {
+            common::remove_item(store, Kind::Prompt, &name, detach, json)
+        }
     }
 }
 
@@ -156,20 +158,8 @@ fn list(store: &Store, json: bool) -> Result<()> {
     table.print("no prompts (add one with `promptshelf prompt add FILE`)")
 }
 
-fn find(store: &Store, name: &str) -> Result<StoredPrompt> {
-    let conn = store.conn()?;
-    match store::read::prompt(&conn, name)? {
-        Some(stored) => Ok(stored),
-        None => Err(unknown(&store::read::prompt_names(&conn)?, name)),
-    }
-}
-
-fn unknown(known: &[String], name: &str) -> anyhow::Error {
-    common::unknown("prompt", "prompts", name, known, "prompt list")
-}
-
 fn show(store: &Store, name: &str, json: bool) -> Result<()> {
-    let stored = find(store, name)?;
+    let stored = common::stored_prompt(store, name)?;
     if json {
         return common::print_json(&view(&stored, true));
     }
@@ -279,40 +269,22 @@ fn add(store: &Store, file: &Path, detach: bool, json: bool) -> Result<()> {
         ));
     }
     let tables = common::table_names(store)?;
-    let written = store.write(|tx| {
-        Ok(
-            match common::replacing(tx, Kind::Prompt, &prompt.name, detach)? {
-                Ok(replacing) => Ok((
-                    store::write::put_prompt(tx, &prompt, store::now_ms())?,
-                    replacing,
-                )),
-                Err(origin) => Err(origin),
-            },
-        )
-    })?;
     let name = common::one_line(&prompt.name);
-    let (outcome, replacing) = match written {
-        Ok(written) => written,
-        Err(origin) => {
-            let (owner, import) = common::owner(store, &origin)?;
-            return Err(anyhow!(
+    let (outcome, replacing) = common::put_by_hand(
+        store,
+        Kind::Prompt,
+        &prompt.name,
+        detach,
+        |tx| store::write::put_prompt(tx, &prompt, store::now_ms()),
+        |owner, import| {
+            anyhow!(
                 "prompt '{name}' {owner}; change that file and run `{import}` (`promptshelf \
                  prompt edit {name}` does both), or pass --detach to replace it with {shown} as \
                  a prompt added by hand, which imports of the collection then leave alone"
-            ));
-        }
-    };
-    let mut line = match outcome {
-        Outcome::Added => format!("added prompt {name}"),
-        Outcome::Updated => format!("updated prompt {name}"),
-        Outcome::Unchanged => format!("prompt {name} is unchanged"),
-    };
-    if let common::Replacing::Detached(collection) = replacing {
-        line.push_str(&format!(
-            ", detached from the collection {}",
-            common::one_line(&collection)
-        ));
-    }
+            )
+        },
+    )?;
+    let line = common::outcome_line(outcome, "prompt", &prompt.name, "", &replacing.note());
     common::note_missing_tables(
         prompt
             .arguments
@@ -322,34 +294,6 @@ fn add(store: &Store, file: &Path, detach: bool, json: bool) -> Result<()> {
     );
     let report = common::ItemReport::new(common::action(outcome), "prompt", &prompt.name);
     common::report(json, &line, &report)
-}
-
-/// Removes a prompt; a collection's only with `detach` (`common::remove_item`).
-fn remove(store: &Store, name: &str, detach: bool, json: bool) -> Result<()> {
-    let removal = store.write(|tx| {
-        common::remove_item(tx, Kind::Prompt, name, detach, store::write::remove_prompt)
-    })?;
-    let shown = common::one_line(name);
-    let (removed, returned) = match removal {
-        common::Removal::Done { removed, returned } => (removed, returned),
-        common::Removal::Refused(origin) => {
-            let (owner, import) = common::owner(store, &origin)?;
-            return Err(anyhow!(
-                "prompt '{shown}' {owner}; delete that file and run `{import} --prune`, or \
-                 pass --detach to remove it here and keep imports of the collection from \
-                 bringing it back"
-            ));
-        }
-    };
-    if !removed && returned.is_none() {
-        return Err(unknown(&store::read::prompt_names(&*store.conn()?)?, name));
-    }
-    let line = common::removed_line(&format!("prompt {shown}"), removed, returned.as_deref());
-    common::report(
-        json,
-        &line,
-        &common::ItemReport::new("removed", "prompt", name),
-    )
 }
 
 /// Renames a prompt added by hand; a collection's prompt is named by its file.
@@ -377,7 +321,7 @@ fn rename(store: &Store, old: &str, new: &str, json: bool) -> Result<()> {
     match moved {
         common::Moved::Done => {}
         common::Moved::Missing => {
-            return Err(unknown(&store::read::prompt_names(&*store.conn()?)?, old));
+            return Err(common::unknown_prompt(&*store.conn()?, old)?);
         }
         common::Moved::Imported(origin) => {
             let what = format!("prompt '{}'", common::one_line(old));

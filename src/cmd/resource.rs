@@ -8,10 +8,10 @@ use anyhow::{Result, anyhow};
 use serde::Serialize;
 
 use super::common::{self, Table};
-use crate::cli::ResourceCommand;
+use crate::cli::{ResourceCommand, ResourceOverrides};
 use crate::library::{self, Item};
 use crate::model::{Content, Kind, Meta, Origin, Provenance, Role, StoredResource};
-use crate::store::{self, Outcome, Store};
+use crate::store::{self, Store};
 
 pub(super) fn run(store: &Store, command: ResourceCommand) -> Result<()> {
     match command {
@@ -20,33 +20,15 @@ pub(super) fn run(store: &Store, command: ResourceCommand) -> Result<()> {
         ResourceCommand::Cat { uri, force } => cat(store, &uri, force),
         ResourceCommand::Add {
             file,
-            uri,
-            mime_type,
-            name,
-            title,
-            description,
-            audience,
-            priority,
+            overrides,
             detach,
             json,
-        } => add(
-            store,
-            &file,
-            Overrides {
-                uri,
-                mime_type,
-                name,
-                title,
-                description,
-                audience,
-                priority,
-            },
-            detach,
-            json,
-        ),
+        } => add(store, &file, overrides, detach, json),
         ResourceCommand::Edit { uri } => super::edit::resource(store, &uri),
         ResourceCommand::Mv { old, new, json } => rename(store, &old, &new, json),
-        ResourceCommand::Rm { uri, detach, json } => remove(store, &uri, detach, json),
+        ResourceCommand::Rm { uri, detach, json } => {
+            common::remove_item(store, Kind::Resource, &uri, detach, json)
+        }
     }
 }
 
@@ -116,23 +98,9 @@ fn list(store: &Store, json: bool) -> Result<()> {
     table.print("no resources (add one with `promptshelf resource add FILE`)")
 }
 
-fn unknown(store: &Store, uri: &str) -> Result<anyhow::Error> {
-    let known: Vec<String> = store::read::resources(&*store.conn()?, store::read::Window::ALL)?
-        .into_iter()
-        .map(|stored| stored.info.uri)
-        .collect();
-    Ok(common::unknown(
-        "resource",
-        "resources",
-        uri,
-        &known,
-        "resource list",
-    ))
-}
-
 fn show(store: &Store, uri: &str, json: bool) -> Result<()> {
     let Some(stored) = store::read::resource(&*store.conn()?, uri)? else {
-        return Err(unknown(store, uri)?);
+        return Err(common::unknown_resource(&*store.conn()?, uri)?);
     };
     if json {
         return common::print_json(&view(&stored));
@@ -175,7 +143,7 @@ fn show(store: &Store, uri: &str, json: bool) -> Result<()> {
 
 fn cat(store: &Store, uri: &str, force: bool) -> Result<()> {
     let Some((stored, content)) = store::read::resource_content(&*store.conn()?, uri)? else {
-        return Err(unknown(store, uri)?);
+        return Err(common::unknown_resource(&*store.conn()?, uri)?);
     };
     if let Content::Binary(bytes) = &content
         && !force
@@ -193,19 +161,6 @@ fn cat(store: &Store, uri: &str, force: bool) -> Result<()> {
     out.write_all(content.as_bytes())?;
     out.flush()?;
     Ok(())
-}
-
-/// What `resource add` may set instead of what the file says.
-struct Overrides {
-    uri: Option<String>,
-    mime_type: Option<String>,
-    name: Option<String>,
-    title: Option<String>,
-    description: Option<String>,
-    /// `--audience` as given: roles separated by commas.
-    audience: Option<String>,
-    /// `--priority` as given.
-    priority: Option<String>,
 }
 
 /// `--audience`: `user`, `assistant` or both, separated by commas, each once.
@@ -253,7 +208,13 @@ fn words(given: Option<String>, flag: &str) -> Result<Option<String>> {
     }
 }
 
-fn add(store: &Store, file: &Path, overrides: Overrides, detach: bool, json: bool) -> Result<()> {
+fn add(
+    store: &Store,
+    file: &Path,
+    overrides: ResourceOverrides,
+    detach: bool,
+    json: bool,
+) -> Result<()> {
     let shown = common::shown(file);
     if let Some(uri) = &overrides.uri {
         check_uri(uri, "--uri")?;
@@ -345,45 +306,28 @@ fn add(store: &Store, file: &Path, overrides: Overrides, detach: bool, json: boo
         resource.content = library::served_as(resource.content, &mime);
         resource.info.mime_type = mime.essence_str().to_string();
     }
-    let written = store.write(|tx| {
-        Ok(
-            match common::replacing(tx, Kind::Resource, &resource.info.uri, detach)? {
-                Ok(replacing) => Ok((
-                    store::write::put_resource(tx, &resource, store::now_ms())?,
-                    replacing,
-                )),
-                Err(origin) => Err(origin),
-            },
-        )
-    })?;
     let uri = common::one_line(&resource.info.uri);
-    let (outcome, replacing) = match written {
-        Ok(written) => written,
-        Err(origin) => {
-            let (owner, import) = common::owner(store, &origin)?;
-            return Err(anyhow!(
+    let (outcome, replacing) = common::put_by_hand(
+        store,
+        Kind::Resource,
+        &resource.info.uri,
+        detach,
+        |tx| store::write::put_resource(tx, &resource, store::now_ms()),
+        |owner, import| {
+            anyhow!(
                 "resource {uri} {owner}; change that file and run `{import}`, or pass \
                  --detach to replace it with {shown} as a resource added by hand, which \
                  imports of the collection then leave alone"
-            ));
-        }
-    };
-    let details = format!(
-        "{}, {}",
-        resource.info.mime_type,
-        common::human_size(resource.content.as_bytes().len() as u64)
+            )
+        },
+    )?;
+    let line = common::outcome_line(
+        outcome,
+        "resource",
+        &resource.info.uri,
+        &common::resource_details(&resource),
+        &replacing.note(),
     );
-    let mut line = match outcome {
-        Outcome::Added => format!("added resource {uri} ({details})"),
-        Outcome::Updated => format!("updated resource {uri} ({details})"),
-        Outcome::Unchanged => format!("resource {uri} is unchanged"),
-    };
-    if let common::Replacing::Detached(collection) = replacing {
-        line.push_str(&format!(
-            ", detached from the collection {}",
-            common::one_line(&collection)
-        ));
-    }
     let report = common::ItemReport {
         mime_type: Some(&resource.info.mime_type),
         size: Some(resource.content.as_bytes().len() as u64),
@@ -467,7 +411,7 @@ fn rename(store: &Store, old: &str, new: &str, json: bool) -> Result<()> {
     })?;
     match moved {
         common::Moved::Done => {}
-        common::Moved::Missing => return Err(unknown(store, old)?),
+        common::Moved::Missing => return Err(common::unknown_resource(&*store.conn()?, old)?),
         common::Moved::Imported(origin) => {
             let what = format!("resource {}", common::one_line(old));
             return Err(common::imported_item(store, &what, &origin, |file| {
@@ -509,40 +453,6 @@ fn rename(store: &Store, old: &str, new: &str, json: bool) -> Result<()> {
         .map(|(kind, key)| common::Reference { kind, key })
         .collect();
     common::report_renamed(json, "resource", old, new, Some(referred_by))
-}
-
-/// Removes a resource; a collection's only with `detach` (`common::remove_item`).
-fn remove(store: &Store, uri: &str, detach: bool, json: bool) -> Result<()> {
-    let removal = store.write(|tx| {
-        common::remove_item(
-            tx,
-            Kind::Resource,
-            uri,
-            detach,
-            store::write::remove_resource,
-        )
-    })?;
-    let shown = common::one_line(uri);
-    let (removed, returned) = match removal {
-        common::Removal::Done { removed, returned } => (removed, returned),
-        common::Removal::Refused(origin) => {
-            let (owner, import) = common::owner(store, &origin)?;
-            return Err(anyhow!(
-                "resource {shown} {owner}; delete that file and run `{import} --prune`, or \
-                 pass --detach to remove it here and keep imports of the collection from \
-                 bringing it back"
-            ));
-        }
-    };
-    if !removed && returned.is_none() {
-        return Err(unknown(store, uri)?);
-    }
-    let line = common::removed_line(&format!("resource {shown}"), removed, returned.as_deref());
-    common::report(
-        json,
-        &line,
-        &common::ItemReport::new("removed", "resource", uri),
-    )
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use uri_template_system::{ParseError, Template};
 use super::common::{self, Table};
 use crate::cli::TemplateCommand;
 use crate::model::{ResourceTemplate, StoredTemplate};
-use crate::store::{self, Outcome, Store};
+use crate::store::{self, Store};
 
 pub(super) fn run(store: &Store, command: TemplateCommand) -> Result<()> {
     match command {
@@ -153,12 +153,7 @@ fn add(
     let tables = common::table_names(store)?;
     let outcome = store.write(|tx| store::write::put_template(tx, &template, store::now_ms()))?;
     common::note_missing_tables(template.completions.iter().map(|(_, table)| table), &tables);
-    let shown = common::one_line(&template.uri_template);
-    let line = match outcome {
-        Outcome::Added => format!("added template {shown}"),
-        Outcome::Updated => format!("updated template {shown}"),
-        Outcome::Unchanged => format!("template {shown} is unchanged"),
-    };
+    let line = common::outcome_line(outcome, "template", &template.uri_template, "", "");
     let report =
         common::ItemReport::new(common::action(outcome), "template", &template.uri_template);
     common::report(json, &line, &report)

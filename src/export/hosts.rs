@@ -522,7 +522,7 @@ pub(super) fn kept_front(prompt: &Prompt, host: &[&str]) -> String {
         .meta
         .iter()
         .filter(|(key, _)| host.contains(&key.as_str()))
-        .map(|(key, value)| library::emit::kept_field(key, value))
+        .map(|(key, value)| library::yaml::kept_field(key, value))
         .collect()
 }
 

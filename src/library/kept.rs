@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use super::FileError;
-use super::emit::kept_field;
 use super::front_matter::{TEXT_KEYS, as_text, key_line, without_yaml_position};
+use super::yaml::kept_field;
 use crate::model::Meta;
 
 /// What a file's reader makes of its front matter keys.

@@ -20,6 +20,7 @@
 //! - `links`: relative links between files pointed at their URIs, and the ones that point
 //!   at no file
 //! - `emit`: the way back, from an item to the text of its file
+//! - `yaml`: YAML scalars, lists and numbers written so they read back the same
 
 mod dialect;
 pub(crate) mod emit;
@@ -35,6 +36,7 @@ mod resource_file;
 pub(crate) mod roles;
 mod summary;
 mod value_table;
+pub(crate) mod yaml;
 
 use serde::Deserialize;
 

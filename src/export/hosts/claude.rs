@@ -11,7 +11,7 @@
 use std::cell::Cell;
 
 use super::{File, Lost, Source, Written, command_text, flat_file_name, kept_front};
-use crate::library::emit::scalar;
+use crate::library::yaml::scalar;
 use crate::library::{CLAUDE_ALL_ARGUMENTS, CLAUDE_ALL_ARGUMENTS_DESCRIPTION, claude_substitutes};
 
 pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {

@@ -13,7 +13,7 @@ use percent_encoding::percent_decode_str;
 use super::{File, Lost, Source, Written, arguments_note, kept_front};
 use crate::export::body::Piece;
 use crate::export::safe_segment;
-use crate::library::emit::scalar;
+use crate::library::yaml::scalar;
 use crate::library::{MAX_SKILL_DESCRIPTION, SKILL_HOST_KEYS, skill_uri, validate_skill_name};
 use crate::model::Content;
 

@@ -6,7 +6,7 @@
 
 use super::{File, Lost, Source, Written, command_text, flat_file_name, kept_front};
 use crate::export::body::Piece;
-use crate::library::emit::scalar;
+use crate::library::yaml::scalar;
 use crate::library::{vscode_fills, vscode_variable};
 
 pub(super) fn file(source: &Source, lost: &mut Lost) -> Option<Written> {
