@@ -6,7 +6,7 @@ spawns `BINARY --db DB serve`, speaks to it over stdio, and validates every resu
 negotiated revision's types before we look at it.
 
 Usage: python_client.py BINARY DB [--era legacy|modern|both] [--http URL [--token TOKEN]]
-       python_client.py BINARY DB --provenance PROMPT URI
+       python_client.py BINARY DB --provenance PROMPT URI [--http URL [--token TOKEN]]
 
 The server speaks both eras, and so does the SDK, so by default the checks run twice, each time
 against a fresh server process on the same database: once after the legacy `initialize`
@@ -20,7 +20,10 @@ forms, which need servers started with other flags, are left to the stdio runs).
 With `--provenance PROMPT URI` it only reads, in each era, where the prompt PROMPT and the
 resource URI come from: the `_meta` of a `prompts/get` result and of a `resources/read`
 result's contents, as the SDK's own types give them, each printed on a line
-`provenance [ERA] METHOD JSON` for the caller to check against the library.
+`provenance [ERA] METHOD JSON` for the caller to check against the library, and the text of
+the prompt's first message as `text [ERA] prompts/get JSON`; with `--http URL` (and `--token`),
+from the server at URL instead of one it starts (a token on a release channel reads that
+channel).
 
 Prints one line per check ("ok ..." or "FAIL ...") and ends with `interop: N passed, M failed`
 (CI reads that shape). Exits 0 only when nothing failed.
@@ -35,7 +38,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -594,8 +598,27 @@ async def check_legacy_elicitation(binary: str, db: str, report: Report) -> None
     await report.check("[legacy] elicitation/create unanswered until --elicitation-timeout", unanswered)
 
 
-async def check_provenance(binary: str, db: str, prompt: str, uri: str, report: Report) -> None:
-    """Reads the provenance of `prompt` and `uri` in each era and prints it for the caller."""
+@asynccontextmanager
+async def provenance_session(binary: str, db: str, url: str | None, token: str | None) -> AsyncIterator[ClientSession]:
+    """A session with the server serving DB: over stdio, or over Streamable HTTP at `url`."""
+    if url is None:
+        server = StdioServerParameters(command=binary, args=["--db", db, "serve"])
+        async with stdio_client(server) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS) as session:
+                yield session
+        return
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    async with create_mcp_http_client(headers=headers) as client:
+        async with streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS) as session:
+                yield session
+
+
+async def check_provenance(
+    binary: str, db: str, prompt: str, uri: str, url: str | None, token: str | None, report: Report
+) -> None:
+    """Reads the provenance of `prompt` and `uri` in each era and prints it for the caller,
+    with the text of the prompt's first message."""
 
     def printed(tag: str, method: str, meta: Any) -> str:
         expect(meta is not None, f"{method} carries no _meta")
@@ -606,32 +629,33 @@ async def check_provenance(binary: str, db: str, prompt: str, uri: str, report: 
 
     for era in ["legacy", "modern"]:
         tag = f"[{era}]"
-        server = StdioServerParameters(command=binary, args=["--db", db, "serve"])
-        async with stdio_client(server) as (read, write):
-            async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS) as session:
-                if era == "legacy":
-                    await session.initialize()
-                else:
-                    await session.discover()
+        async with provenance_session(binary, db, url, token) as session:
+            if era == "legacy":
+                await session.initialize()
+            else:
+                await session.discover()
 
-                async def get() -> str:
-                    result = await session.get_prompt(prompt)
-                    return printed(tag, "prompts/get", result.meta)
+            async def get() -> str:
+                result = await session.get_prompt(prompt)
+                first = result.messages[0].content
+                text = first.text if isinstance(first, types.TextContent) else ""
+                print(f"text {tag} prompts/get {json.dumps(text)}", flush=True)
+                return printed(tag, "prompts/get", result.meta)
 
-                async def read_contents() -> str:
-                    result = await session.read_resource(uri)
-                    expect(len(result.contents) == 1, f"resources/read {uri} returned {len(result.contents)} contents")
-                    return printed(tag, "resources/read", result.contents[0].meta)
+            async def read_contents() -> str:
+                result = await session.read_resource(uri)
+                expect(len(result.contents) == 1, f"resources/read {uri} returned {len(result.contents)} contents")
+                return printed(tag, "resources/read", result.contents[0].meta)
 
-                await report.check(f"{tag} provenance of prompts/get {prompt}", get)
-                await report.check(f"{tag} provenance of resources/read {uri}", read_contents)
+            await report.check(f"{tag} provenance of prompts/get {prompt}", get)
+            await report.check(f"{tag} provenance of resources/read {uri}", read_contents)
 
 
-async def main_provenance(binary: str, db: str, prompt: str, uri: str) -> Report:
+async def main_provenance(binary: str, db: str, prompt: str, uri: str, url: str | None, token: str | None) -> Report:
     report = Report()
     try:
         with anyio.fail_after(ERA_TIMEOUT_SECONDS):
-            await check_provenance(binary, db, prompt, uri, report)
+            await check_provenance(binary, db, prompt, uri, url, token, report)
     except TimeoutError:
         report.fail("[provenance] session", f"did not finish within {ERA_TIMEOUT_SECONDS:.0f}s")
     return report
@@ -700,7 +724,7 @@ def main() -> int:
     eras = ["legacy", "modern"] if args.era == "both" else [args.era]
 
     if args.provenance:
-        report = anyio.run(main_provenance, args.binary, args.db, *args.provenance)
+        report = anyio.run(main_provenance, args.binary, args.db, *args.provenance, args.http, args.token)
     elif args.http:
         report = anyio.run(main_http, args.http, args.token, args.binary, args.db, eras)
     else:

@@ -5,6 +5,7 @@
 mod common;
 
 mod advice;
+mod channels;
 mod check_host;
 mod cli;
 mod collections;
