@@ -9,7 +9,7 @@ use anyhow::{Result, anyhow};
 use serde::Serialize;
 
 use super::common::{self, Table};
-use super::prompt_check;
+use super::{label, prompt_check};
 use crate::arguments::ArgumentProblem;
 use crate::cli::PromptCommand;
 use crate::library::{self, Item};
@@ -170,8 +170,12 @@ fn unknown(known: &[String], name: &str) -> anyhow::Error {
 
 fn show(store: &Store, name: &str, json: bool) -> Result<()> {
     let stored = find(store, name)?;
+    let labels = label::of_item(&*store.conn()?, Kind::Prompt, &stored.prompt.name)?;
     if json {
-        return common::print_json(&view(&stored, true));
+        return common::print_json(&label::Labelled {
+            item: view(&stored, true),
+            labels,
+        });
     }
     let prompt = &stored.prompt;
     let mut out = common::stdout();
@@ -185,6 +189,7 @@ fn show(store: &Store, name: &str, json: bool) -> Result<()> {
         ("from", common::origin(&prompt.origin)),
         ("modified", common::timestamp(stored.last_modified)),
         ("hash", store::hex(&stored.content_hash)),
+        ("labels", label::fact(&labels)),
     ];
     facts.extend(common::provenance_facts(&stored.provenance()));
     common::write_facts(&mut out, &facts)?;

@@ -306,9 +306,12 @@ pub(crate) fn names(conn: &Connection) -> Result<Vec<(String, i64)>> {
     Ok(rows)
 }
 
-/// The moves of the label write `id`, in the order they were made.
+/// A row of `label_moves`: label, kind, key, before, after.
+type MoveRow = (String, String, String, Option<i64>, Option<i64>);
+
+/// The moves of the label write `id`, by label, kind and key (one each at most).
 fn moves_of(conn: &Connection, id: i64) -> Result<Vec<Move>> {
-    let rows: Vec<(String, String, String, Option<i64>, Option<i64>)> = conn
+    let rows: Vec<MoveRow> = conn
         .prepare_cached(
             "SELECT label, kind, key, before, after FROM label_moves WHERE write_id = ?1
              ORDER BY label, kind, key",
@@ -612,15 +615,16 @@ fn chosen_version(conn: &Connection, kind: Kind, key: &str, version: i64) -> Res
         .query_row([version], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
         .optional()?;
     match found {
-        Some((k, ref found_key, ref change))
-            if k == kind.as_str() && found_key == key && change != "removed" =>
-        {
+        Some((k, found_key, change)) if k == kind.as_str() && found_key == key => {
+            if change == "removed" {
+                return Err(StoreError::Invalid(format!(
+                    "version {version} removed the {} {key:?}, so there is nothing to label; `history {key}` lists its versions",
+                    kind.as_str()
+                )));
+            }
             Ok(version)
         }
-        Some((_, _, ref change)) if change == "removed" => Err(StoreError::Invalid(format!(
-            "version {version} removed the {} {key:?}, so there is nothing to label; `history {key}` lists its versions",
-            kind.as_str()
-        ))),
+        // Another item's version, even one that removed it, is not this item's.
         _ => Err(StoreError::Invalid(format!(
             "version {version} is not a kept version of the {} {key:?}; `history {key}` lists its versions",
             kind.as_str()
