@@ -54,13 +54,16 @@ pub(super) fn run(store: &Store, command: LabelCommand) -> Result<()> {
         LabelCommand::List { label, json } => list(&*store.conn()?, label.as_deref(), json),
         LabelCommand::History(flags) => history(&*store.conn()?, flags.json),
         LabelCommand::Undo => {
-            let Some((undone, moves)) = store.write(labels::undo)? else {
+            let Some((undone, what, moves)) = store.write(labels::undo)? else {
                 bail!(
                     "there is nothing to undo: every label write `label history` keeps is \
                      undone already"
                 );
             };
-            common::say(&format!("undid label write #{undone}"))?;
+            common::say(&format!(
+                "undid label write #{undone} ({})",
+                common::one_line(&what)
+            ))?;
             print_moves(&moves, "")
         }
     }

@@ -198,17 +198,18 @@ pub(crate) fn promote(
 
 /// Reverts the newest label write not yet undone (an undo is undone by another `undo` of
 /// the write before it, as the library's history does), as a write of its own. Returns
-/// the write undone and the moves made, or None when there is nothing to undo.
-pub(crate) fn undo(tx: &Transaction) -> Result<Option<(i64, Vec<Move>)>> {
-    let newest: Option<i64> = tx
+/// the write undone (its id and what made it) and the moves made, or None when there is
+/// nothing to undo.
+pub(crate) fn undo(tx: &Transaction) -> Result<Option<(i64, String, Vec<Move>)>> {
+    let newest: Option<(i64, String)> = tx
         .query_row(
-            "SELECT id FROM label_writes WHERE undone = 0 AND reverts IS NULL
+            "SELECT id, what FROM label_writes WHERE undone = 0 AND reverts IS NULL
              ORDER BY id DESC LIMIT 1",
             [],
-            |row| row.get(0),
+            |row| Ok((row.get(0)?, row.get(1)?)),
         )
         .optional()?;
-    let Some(undone) = newest else {
+    let Some((undone, what)) = newest else {
         return Ok(None);
     };
     let moved = moves_of(tx, undone)?;
@@ -230,7 +231,7 @@ pub(crate) fn undo(tx: &Transaction) -> Result<Option<(i64, Vec<Move>)>> {
         params![write, undone],
     )?;
     finish(tx, write, &moves)?;
-    Ok(Some((undone, moves)))
+    Ok(Some((undone, what, moves)))
 }
 
 /// Every label (or every item `label` is on), by label, kind and key.

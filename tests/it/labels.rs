@@ -271,7 +271,7 @@ fn history_lists_each_label_write_and_undo_goes_back_one_at_a_time() {
     assert_eq!(
         ctx.ok(&["label", "undo"]),
         format!(
-            "undid label write #2\nproduction: prompt solo v{solo} -> -\n\
+            "undid label write #2 (promptshelf label set production greet solo)\nproduction: prompt solo v{solo} -> -\n\
              production: prompt greet v{greet} -> -\n2 labels moved\n"
         )
     );
@@ -281,7 +281,9 @@ fn history_lists_each_label_write_and_undo_goes_back_one_at_a_time() {
     );
     assert_eq!(
         ctx.ok(&["label", "undo"]),
-        format!("undid label write #1\nstaging: prompt greet v{greet} -> -\n1 label moved\n")
+        format!(
+            "undid label write #1 (promptshelf label set staging greet)\nstaging: prompt greet v{greet} -> -\n1 label moved\n"
+        )
     );
     assert_eq!(ctx.json(&["label", "list", "--json"]), json!([]));
     let nothing = refused(&ctx, &["label", "undo"], 1);
