@@ -934,6 +934,7 @@ pub(crate) enum LabelCommand {
     )]
     Set {
         /// The label, e.g. production or staging
+        #[arg(add = ArgValueCompleter::new(shell::label_names))]
         label: String,
         #[command(flatten)]
         items: LabelItems,
@@ -948,6 +949,7 @@ pub(crate) enum LabelCommand {
     #[command(override_usage = "promptshelf label rm LABEL <ITEM...|--collection NAME|--all>")]
     Rm {
         /// The label
+        #[arg(add = ArgValueCompleter::new(shell::label_names))]
         label: String,
         #[command(flatten)]
         items: LabelItems,
@@ -958,8 +960,10 @@ pub(crate) enum LabelCommand {
     /// Make TO name the versions FROM names, and come off what FROM is not on
     Promote {
         /// The label whose versions are promoted, e.g. staging
+        #[arg(add = ArgValueCompleter::new(shell::label_names))]
         from: String,
         /// The label moved to them, e.g. production
+        #[arg(add = ArgValueCompleter::new(shell::label_names))]
         to: String,
         /// Only this collection's items (and the completion tables they complete from)
         #[arg(long, value_name = "NAME", add = ArgValueCompleter::new(shell::collection_names))]
@@ -968,6 +972,7 @@ pub(crate) enum LabelCommand {
     /// List the labels and how many items each is on, or the items one label is on
     List {
         /// List the items this label is on, with the version it names
+        #[arg(add = ArgValueCompleter::new(shell::label_names))]
         label: Option<String>,
         /// Print JSON instead of a table
         #[arg(long)]
