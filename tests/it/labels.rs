@@ -188,6 +188,17 @@ fn a_label_names_an_older_version_then_moves_to_the_newest() {
         ctx.ok(&["label", "set", "production", "greet"]),
         "nothing moved: production was on those versions already\n"
     );
+
+    // A removed item keeps its labels, and is labelled again only at a version it had.
+    ctx.ok(&["prompt", "rm", "greet"]);
+    assert_eq!(
+        ctx.ok(&["label", "set", "staging", "greet", "--version", &old_arg]),
+        format!("staging: prompt greet - -> v{old}\n1 label moved\n")
+    );
+    assert_eq!(
+        ctx.json(&["label", "list", "--json"]),
+        json!([{"label": "production", "items": 1}, {"label": "staging", "items": 1}])
+    );
 }
 
 #[test]
@@ -235,6 +246,13 @@ fn promote_gives_production_stagings_versions_and_takes_it_off_the_rest_of_the_c
         "over the whole library, what staging is not on loses production"
     );
     assert_eq!(on(&ctx, "production"), on(&ctx, "staging"));
+    assert_eq!(
+        ctx.ok(&["label", "rm", "staging", "--collection", "team"]),
+        format!(
+            "staging: prompt greet v{greet} -> -\nstaging: resource {NOTES} v{notes} -> -\n\
+             2 labels moved\n"
+        )
+    );
 }
 
 #[test]
