@@ -98,6 +98,9 @@ pub(crate) enum Command {
     /// Revert the last write (one command, or a whole import) as one new write; run it again
     /// to revert the write before
     Undo(JsonFlag),
+    /// Put release channels' labels on versions of items, promote, list and undo them
+    #[command(subcommand)]
+    Label(LabelCommand),
     /// Make, list or remove the bearer tokens hosts present when served over HTTP
     #[command(subcommand)]
     Token(TokenCommand),
@@ -936,4 +939,80 @@ pub(crate) enum TokenCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+#[command(defer = true)]
+pub(crate) enum LabelCommand {
+    /// Put a label on items' newest versions (or on one item's version N): a server on the
+    /// label's channel serves that version
+    #[command(
+        override_usage = "promptshelf label set LABEL <ITEM...|--collection NAME|--all> [--version N]"
+    )]
+    Set {
+        /// The label, e.g. production or staging
+        #[arg(add = ArgValueCompleter::new(shell::label_names))]
+        label: String,
+        #[command(flatten)]
+        items: LabelItems,
+        /// Put it on this version of the one ITEM (`promptshelf history ITEM` lists them)
+        #[arg(long, value_name = "N", requires = "items")]
+        version: Option<i64>,
+        /// Which kind of item, when an ITEM names more than one
+        #[arg(long, value_enum, requires = "items")]
+        kind: Option<KindArg>,
+    },
+    /// Take a label off items
+    #[command(override_usage = "promptshelf label rm LABEL <ITEM...|--collection NAME|--all>")]
+    Rm {
+        /// The label
+        #[arg(add = ArgValueCompleter::new(shell::label_names))]
+        label: String,
+        #[command(flatten)]
+        items: LabelItems,
+        /// Which kind of item, when an ITEM names more than one
+        #[arg(long, value_enum, requires = "items")]
+        kind: Option<KindArg>,
+    },
+    /// Make TO name the versions FROM names, and come off what FROM is not on
+    Promote {
+        /// The label whose versions are promoted, e.g. staging
+        #[arg(add = ArgValueCompleter::new(shell::label_names))]
+        from: String,
+        /// The label moved to them, e.g. production
+        #[arg(add = ArgValueCompleter::new(shell::label_names))]
+        to: String,
+        /// Only this collection's items (and the completion tables they complete from)
+        #[arg(long, value_name = "NAME", add = ArgValueCompleter::new(shell::collection_names))]
+        collection: Option<String>,
+    },
+    /// List the labels and how many items each is on, or the items one label is on
+    List {
+        /// List the items this label is on, with the version it names
+        #[arg(add = ArgValueCompleter::new(shell::label_names))]
+        label: Option<String>,
+        /// Print JSON instead of a table
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the label writes kept, newest first, with the versions each label moved between
+    History(JsonFlag),
+    /// Revert the last label write as one new write; run it again to revert the one before
+    Undo,
+}
+
+// The items a `label set` or `label rm` acts on: named ones, a collection's, or all. (Not
+// a doc comment: clap would take it for the about of the commands it is flattened into.)
+#[derive(Debug, Args)]
+#[group(id = "selection", required = true, multiple = false)]
+pub(crate) struct LabelItems {
+    /// Prompt names, resource URIs, URI templates or completion tables
+    #[arg(id = "items", value_name = "ITEM")]
+    pub items: Vec<String>,
+    /// Every item of this collection, and the completion tables its items complete from
+    #[arg(long, value_name = "NAME", add = ArgValueCompleter::new(shell::collection_names))]
+    pub collection: Option<String>,
+    /// Every item of the library
+    #[arg(long)]
+    pub all: bool,
 }

@@ -46,13 +46,7 @@ pub(crate) fn write_script(shell: Shell, binary: &str, out: &mut dyn Write) -> s
 
 /// Prompt names starting with what is typed.
 pub(crate) fn prompt_names(typed: &OsStr) -> Vec<CompletionCandidate> {
-    let typed = typed.to_string_lossy();
-    from_library(|conn| {
-        Ok(store::read::prompt_names(conn)?
-            .into_iter()
-            .filter(|name| name.starts_with(typed.as_ref()))
-            .collect())
-    })
+    starting_with(typed, store::read::prompt_names)
 }
 
 /// Resource URIs starting with what is typed (a range of the URI index).
@@ -63,25 +57,44 @@ pub(crate) fn resource_uris(typed: &OsStr) -> Vec<CompletionCandidate> {
 
 /// Completion table names starting with what is typed.
 pub(crate) fn table_names(typed: &OsStr) -> Vec<CompletionCandidate> {
-    let typed = typed.to_string_lossy();
-    from_library(|conn| {
+    starting_with(typed, |conn| {
         Ok(store::read::tables(conn)?
             .into_iter()
             .map(|table| table.name)
-            .filter(|name| name.starts_with(typed.as_ref()))
             .collect())
     })
 }
 
 /// Collection names starting with what is typed.
 pub(crate) fn collection_names(typed: &OsStr) -> Vec<CompletionCandidate> {
-    let typed = typed.to_string_lossy();
-    from_library(|conn| {
+    starting_with(typed, |conn| {
         Ok(store::read::collections(conn)?
             .into_iter()
             .map(|collection| collection.name)
-            .filter(|name| name.starts_with(typed.as_ref()))
             .collect())
+    })
+}
+
+/// Label names (release channels) starting with what is typed.
+pub(crate) fn label_names(typed: &OsStr) -> Vec<CompletionCandidate> {
+    starting_with(typed, |conn| {
+        Ok(store::labels::names(conn)?
+            .into_iter()
+            .map(|(label, _)| label)
+            .collect())
+    })
+}
+
+/// The names `read` gives that start with what is typed.
+fn starting_with(
+    typed: &OsStr,
+    read: impl FnOnce(&rusqlite::Connection) -> store::Result<Vec<String>>,
+) -> Vec<CompletionCandidate> {
+    let typed = typed.to_string_lossy();
+    from_library(|conn| {
+        let mut names = read(conn)?;
+        names.retain(|name| name.starts_with(typed.as_ref()));
+        Ok(names)
     })
 }
 

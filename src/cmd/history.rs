@@ -175,7 +175,11 @@ pub(super) fn undo(store: &Store, json: bool) -> Result<()> {
 }
 
 /// The kind of item `key` names in the history: the one given, or the only one there is.
-fn kind_of(conn: &rusqlite::Connection, key: &str, given: Option<KindArg>) -> Result<Kind> {
+pub(super) fn kind_of(
+    conn: &rusqlite::Connection,
+    key: &str,
+    given: Option<KindArg>,
+) -> Result<Kind> {
     let kinds = history::kinds_of(conn, key)?;
     // A key the history does not keep is most often a typo of one it does.
     let near = |kind: Option<Kind>| -> Result<Option<String>> {

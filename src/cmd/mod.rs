@@ -11,6 +11,7 @@ mod export;
 mod history;
 mod import;
 mod init;
+mod label;
 mod prompt;
 mod prompt_check;
 mod resource;
@@ -27,8 +28,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use crate::cli::{
-    Cli, CollectionCommand, Command, PromptCommand, ResourceCommand, TemplateCommand, TokenCommand,
-    ValuesCommand,
+    Cli, CollectionCommand, Command, LabelCommand, PromptCommand, ResourceCommand, TemplateCommand,
+    TokenCommand, ValuesCommand,
 };
 use crate::store::{self, Access, Store, StoreError};
 
@@ -65,6 +66,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Stats(flags) => library()?.run(|store| stats::run(store, flags)),
         Command::Backup { file } => library()?.run(|store| backup::run(store, &file)),
         Command::Token(command) => library()?.run(|store| token::run(store, command)),
+        Command::Label(command) => library()?.run(|store| label::run(store, command)),
         Command::Import(args) => library()?.run(|store| import::run(store, args)),
         Command::Export(args) => library()?.run(|store| export::run(store, args)),
         // From a team server, no library of one's own is opened (or made).
@@ -161,6 +163,10 @@ fn reads_only(command: &Command) -> bool {
         Command::Template(command) => matches!(command, TemplateCommand::List(_)),
         Command::Values(command) => matches!(command, ValuesCommand::List { .. }),
         Command::Token(command) => matches!(command, TokenCommand::List(_)),
+        Command::Label(command) => matches!(
+            command,
+            LabelCommand::List { .. } | LabelCommand::History(_)
+        ),
         Command::Import(args) => args.dry_run,
         Command::Export(_)
         | Command::Sync(_)

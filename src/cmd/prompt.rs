@@ -9,7 +9,7 @@ use anyhow::{Result, anyhow};
 use serde::Serialize;
 
 use super::common::{self, Table};
-use super::prompt_check;
+use super::{label, prompt_check};
 use crate::arguments::ArgumentProblem;
 use crate::cli::PromptCommand;
 use crate::library::{self, Item};
@@ -160,8 +160,12 @@ fn list(store: &Store, json: bool) -> Result<()> {
 
 fn show(store: &Store, name: &str, json: bool) -> Result<()> {
     let stored = common::stored_prompt(store, name)?;
+    let labels = label::of_item(&*store.conn()?, Kind::Prompt, &stored.prompt.name)?;
     if json {
-        return common::print_json(&view(&stored, true));
+        return common::print_json(&label::Labelled {
+            item: view(&stored, true),
+            labels,
+        });
     }
     let prompt = &stored.prompt;
     let mut out = common::stdout();
@@ -175,6 +179,7 @@ fn show(store: &Store, name: &str, json: bool) -> Result<()> {
         ("from", common::origin(&prompt.origin)),
         ("modified", common::timestamp(stored.last_modified)),
         ("hash", store::hex(&stored.content_hash)),
+        ("labels", label::fact(&labels)),
     ];
     facts.extend(common::provenance_facts(&stored.provenance()));
     common::write_facts(&mut out, &facts)?;

@@ -8,6 +8,7 @@ use anyhow::{Result, anyhow};
 use serde::Serialize;
 
 use super::common::{self, Table};
+use super::label;
 use crate::cli::{ResourceCommand, ResourceOverrides};
 use crate::library::{self, Item};
 use crate::model::{Content, Kind, Meta, Origin, Provenance, Role, StoredResource};
@@ -102,8 +103,12 @@ fn show(store: &Store, uri: &str, json: bool) -> Result<()> {
     let Some(stored) = store::read::resource(&*store.conn()?, uri)? else {
         return Err(common::unknown_resource(&*store.conn()?, uri)?);
     };
+    let labels = label::of_item(&*store.conn()?, Kind::Resource, &stored.info.uri)?;
     if json {
-        return common::print_json(&view(&stored));
+        return common::print_json(&label::Labelled {
+            item: view(&stored),
+            labels,
+        });
     }
     let info = &stored.info;
     let audience: Vec<&str> = info.annotations.audience_names();
@@ -133,6 +138,7 @@ fn show(store: &Store, uri: &str, json: bool) -> Result<()> {
         ("from", common::origin(&info.origin)),
         ("modified", common::timestamp(stored.last_modified)),
         ("hash", store::hex(&stored.content_hash)),
+        ("labels", label::fact(&labels)),
     ];
     facts.extend(common::provenance_facts(&stored.provenance()));
     common::write_facts(&mut out, &facts)?;

@@ -198,17 +198,18 @@ pub(crate) fn promote(
 
 /// Reverts the newest label write not yet undone (an undo is undone by another `undo` of
 /// the write before it, as the library's history does), as a write of its own. Returns
-/// the write undone and the moves made, or None when there is nothing to undo.
-pub(crate) fn undo(tx: &Transaction) -> Result<Option<(i64, Vec<Move>)>> {
-    let newest: Option<i64> = tx
+/// the write undone (its id and what made it) and the moves made, or None when there is
+/// nothing to undo.
+pub(crate) fn undo(tx: &Transaction) -> Result<Option<(i64, String, Vec<Move>)>> {
+    let newest: Option<(i64, String)> = tx
         .query_row(
-            "SELECT id FROM label_writes WHERE undone = 0 AND reverts IS NULL
+            "SELECT id, what FROM label_writes WHERE undone = 0 AND reverts IS NULL
              ORDER BY id DESC LIMIT 1",
             [],
-            |row| row.get(0),
+            |row| Ok((row.get(0)?, row.get(1)?)),
         )
         .optional()?;
-    let Some(undone) = newest else {
+    let Some((undone, what)) = newest else {
         return Ok(None);
     };
     let moved = moves_of(tx, undone)?;
@@ -230,7 +231,7 @@ pub(crate) fn undo(tx: &Transaction) -> Result<Option<(i64, Vec<Move>)>> {
         params![write, undone],
     )?;
     finish(tx, write, &moves)?;
-    Ok(Some((undone, moves)))
+    Ok(Some((undone, what, moves)))
 }
 
 /// Every label (or every item `label` is on), by label, kind and key.
@@ -306,9 +307,12 @@ pub(crate) fn names(conn: &Connection) -> Result<Vec<(String, i64)>> {
     Ok(rows)
 }
 
-/// The moves of the label write `id`, in the order they were made.
+/// A row of `label_moves`: label, kind, key, before, after.
+type MoveRow = (String, String, String, Option<i64>, Option<i64>);
+
+/// The moves of the label write `id`, by label, kind and key (one each at most).
 fn moves_of(conn: &Connection, id: i64) -> Result<Vec<Move>> {
-    let rows: Vec<(String, String, String, Option<i64>, Option<i64>)> = conn
+    let rows: Vec<MoveRow> = conn
         .prepare_cached(
             "SELECT label, kind, key, before, after FROM label_moves WHERE write_id = ?1
              ORDER BY label, kind, key",
@@ -612,15 +616,16 @@ fn chosen_version(conn: &Connection, kind: Kind, key: &str, version: i64) -> Res
         .query_row([version], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
         .optional()?;
     match found {
-        Some((k, ref found_key, ref change))
-            if k == kind.as_str() && found_key == key && change != "removed" =>
-        {
+        Some((k, found_key, change)) if k == kind.as_str() && found_key == key => {
+            if change == "removed" {
+                return Err(StoreError::Invalid(format!(
+                    "version {version} removed the {} {key:?}, so there is nothing to label; `history {key}` lists its versions",
+                    kind.as_str()
+                )));
+            }
             Ok(version)
         }
-        Some((_, _, ref change)) if change == "removed" => Err(StoreError::Invalid(format!(
-            "version {version} removed the {} {key:?}, so there is nothing to label; `history {key}` lists its versions",
-            kind.as_str()
-        ))),
+        // Another item's version, even one that removed it, is not this item's.
         _ => Err(StoreError::Invalid(format!(
             "version {version} is not a kept version of the {} {key:?}; `history {key}` lists its versions",
             kind.as_str()

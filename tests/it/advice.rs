@@ -7,7 +7,7 @@ use crate::common::{Home, LEGACY, TestContext, describe};
 
 /// Runs `promptshelf ARGS` on the context's library, expects it to fail with exit status
 /// `code`, and returns its stderr.
-fn refused(ctx: &TestContext, args: &[&str], code: i32) -> String {
+pub(crate) fn refused(ctx: &TestContext, args: &[&str], code: i32) -> String {
     let output = ctx.run(args);
     assert_eq!(
         output.status.code(),

@@ -27,6 +27,7 @@ mod http_ops;
 mod import;
 mod interop;
 mod keep;
+mod labels;
 mod metadata;
 mod modules;
 mod namespaces;

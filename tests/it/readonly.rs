@@ -147,6 +147,8 @@ fn read_only_commands(ctx: &TestContext) -> Vec<(Vec<String>, &'static str)> {
         (vec!["check"], ""),
         (vec!["export", &out], ""),
         (vec!["import", &source, "--dry-run"], "added 1"),
+        (vec!["label", "list", "--json"], "[]"),
+        (vec!["label", "history", "--json"], "[]"),
     ];
     commands
         .into_iter()
@@ -166,6 +168,8 @@ fn writing_commands(ctx: &TestContext) -> Vec<Vec<String>> {
         vec!["collection", "rm", "library"],
         vec!["values", "add", "languages", "zig"],
         vec!["import", &source],
+        vec!["label", "set", "production", "code-review"],
+        vec!["label", "undo"],
     ]
     .into_iter()
     .map(|args| args.into_iter().map(str::to_string).collect())

@@ -132,6 +132,16 @@ fn completion_scripts_parse_in_bash_and_offer_the_library_s_names() {
         complete("promptshelf collection rm lib"),
         vec!["library".to_string()]
     );
+    ctx.ok(&["label", "set", "production", "code-review"]);
+    ctx.ok(&["label", "set", "preview", "summarize"]);
+    assert_eq!(
+        complete("promptshelf label list pr"),
+        vec!["preview".to_string(), "production".to_string()]
+    );
+    assert_eq!(
+        complete("promptshelf label promote preview pro"),
+        vec!["production".to_string()]
+    );
 }
 
 #[test]
