@@ -60,13 +60,29 @@ impl Changes {
         rows: &[Change],
         collection_of: &mut dyn FnMut(&Change) -> store::Result<Option<Option<String>>>,
     ) -> Changes {
-        let mut changes = Changes::default();
-        let mut on_channels: BTreeMap<&str, Vec<Change>> = BTreeMap::new();
+        let mut on_channels: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
+        let mut library = Vec::new();
         for row in rows {
-            if let Some(channel) = &row.channel {
-                on_channels.entry(channel).or_default().push(row.clone());
-                continue;
+            match &row.channel {
+                Some(channel) => on_channels.entry(channel).or_default().push(row),
+                None => library.push(row),
             }
+        }
+        let mut changes = Changes::of_rows(&library, collection_of);
+        for (channel, rows) in on_channels {
+            let moved = Changes::of_rows(&rows, collection_of);
+            changes.channels.insert(channel.to_string(), moved);
+        }
+        changes
+    }
+
+    /// What `rows`, all of the library or all of one channel, changed.
+    fn of_rows(
+        rows: &[&Change],
+        collection_of: &mut dyn FnMut(&Change) -> store::Result<Option<Option<String>>>,
+    ) -> Changes {
+        let mut changes = Changes::default();
+        for row in rows {
             let prompt = match row.kind.as_str() {
                 "prompt" => {
                     changes.prompts = true;
@@ -106,10 +122,6 @@ impl Changes {
                     }
                 }
             }
-        }
-        for (channel, rows) in on_channels {
-            let moved = Changes::from_rows(&rows, collection_of);
-            changes.channels.insert(channel.to_string(), moved);
         }
         changes
     }

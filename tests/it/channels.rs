@@ -84,10 +84,17 @@ fn a_server_on_a_channel_serves_each_item_at_its_labelled_version_and_nothing_el
     assert_eq!(provenance["label"], "production");
     let (text, provenance) = served_greet(&mut staging);
     assert_eq!(text, "Hello v2");
-    assert_eq!((&provenance["version"], &provenance["label"]), (&json!(v2), &json!("staging")));
+    assert_eq!(
+        (&provenance["version"], &provenance["label"]),
+        (&json!(v2), &json!("staging"))
+    );
     let (text, provenance) = served_greet(&mut library);
     assert_eq!(text, "Hello v2");
-    assert_eq!(provenance.get("label"), None, "the library is on no channel");
+    assert_eq!(
+        provenance.get("label"),
+        None,
+        "the library is on no channel"
+    );
 
     // `later` has no label: not listed, not served, on either channel.
     assert!(prompt_names(&mut library).contains(&"later".to_string()));
@@ -104,11 +111,20 @@ fn a_server_on_a_channel_serves_each_item_at_its_labelled_version_and_nothing_el
         json!({"uri": "shelf://library/guides/testing.md"}),
     );
     let contents = &read["result"]["contents"][0];
-    assert_eq!(contents["_meta"]["promptshelf/provenance"]["label"], "production");
+    assert_eq!(
+        contents["_meta"]["promptshelf/provenance"]["label"],
+        "production"
+    );
     let found = production.request("resources/read", json!({"uri": "shelf://search/v2"}));
-    assert!(!found.to_string().contains("greet"), "v2 is not on production: {found}");
+    assert!(
+        !found.to_string().contains("greet"),
+        "v2 is not on production: {found}"
+    );
     let found = staging.request("resources/read", json!({"uri": "shelf://search/v2"}));
-    assert!(found.to_string().contains("greet"), "v2 is on staging: {found}");
+    assert!(
+        found.to_string().contains("greet"),
+        "v2 is on staging: {found}"
+    );
 }
 
 #[test]
@@ -131,6 +147,12 @@ fn a_promotion_reaches_the_channel_it_moves_and_no_other_listener() {
         "{told:?}"
     );
     assert_eq!(served_greet(&mut production).0, "Hello v2");
+    // The channel's search index is the new versions' too.
+    let found = production.request("resources/read", json!({"uri": "shelf://search/v2"}));
+    assert!(
+        found.to_string().contains("greet"),
+        "v2 is on production now: {found}"
+    );
     // Each watcher has looked since the promotion: what it would tell is on its way.
     assert_eq!(staging.told_until_now(), Vec::<Value>::new());
     assert_eq!(library.told_until_now(), Vec::<Value>::new());
@@ -182,14 +204,18 @@ fn tokens_on_two_channels_get_their_versions_and_only_their_channels_moves() {
     let staging = token_on(&ctx, "stage", Some("staging"));
     let whole = token_on(&ctx, "whole", None);
     let http = HttpServer::start(&ctx.db, &["--auth", "token"]);
-    for (token, text, version) in [
-        (&production, "Hello v1", v1),
-        (&staging, "Hello v2", v2),
-    ] {
+    for (token, text, version) in [(&production, "Hello v1", v1), (&staging, "Hello v2", v2)] {
         let got = http.with_token(token, 1, "prompts/get", json!({"name": "greet"}));
         let result = &got.json()["result"];
-        assert_eq!(result["messages"][0]["content"]["text"], text, "{}", got.body);
-        assert_eq!(result["_meta"]["promptshelf/provenance"]["version"], version);
+        assert_eq!(
+            result["messages"][0]["content"]["text"], text,
+            "{}",
+            got.body
+        );
+        assert_eq!(
+            result["_meta"]["promptshelf/provenance"]["version"],
+            version
+        );
     }
 
     let on_production = listen(&http, &production, "p");
@@ -202,8 +228,18 @@ fn tokens_on_two_channels_get_their_versions_and_only_their_channels_moves() {
     );
     // Then a resource moves on staging and in the library: a listener told of the
     // promotion would hear of the prompts first, since streams tell in commit order.
-    ctx.ok(&["label", "rm", "staging", "shelf://library/guides/testing.md"]);
-    ctx.ok(&["resource", "rm", "shelf://library/guides/testing.md"]);
+    ctx.ok(&[
+        "label",
+        "rm",
+        "staging",
+        "shelf://library/guides/testing.md",
+    ]);
+    ctx.ok(&[
+        "resource",
+        "rm",
+        "shelf://library/guides/testing.md",
+        "--detach",
+    ]);
     assert_eq!(
         on_staging.next()["method"],
         "notifications/resources/list_changed"
@@ -213,7 +249,10 @@ fn tokens_on_two_channels_get_their_versions_and_only_their_channels_moves() {
         "notifications/resources/list_changed"
     );
     let got = http.with_token(&production, 2, "prompts/get", json!({"name": "greet"}));
-    assert_eq!(got.json()["result"]["messages"][0]["content"]["text"], "Hello v2");
+    assert_eq!(
+        got.json()["result"]["messages"][0]["content"]["text"],
+        "Hello v2"
+    );
     // Production still has the document the library and staging no longer serve.
     let read = http.with_token(
         &production,
@@ -222,7 +261,11 @@ fn tokens_on_two_channels_get_their_versions_and_only_their_channels_moves() {
         json!({"uri": "shelf://library/guides/testing.md"}),
     );
     assert_eq!(read.status, 200, "{}", read.body);
-    assert!(read.json()["result"]["contents"][0]["text"].is_string(), "{}", read.body);
+    assert!(
+        read.json()["result"]["contents"][0]["text"].is_string(),
+        "{}",
+        read.body
+    );
 }
 
 /// The official MCP Python SDK, over Streamable HTTP with a token on each channel, reads the
@@ -241,7 +284,15 @@ fn the_official_python_sdk_reads_each_channels_version_with_its_token() {
         (&staging, "staging", "Hello v2", v2),
     ] {
         let mut command = crate::interop::python_client(&python, &ctx.db);
-        command.args(["--provenance", "greet", uri, "--http", &http.url(), "--token", token]);
+        command.args([
+            "--provenance",
+            "greet",
+            uri,
+            "--http",
+            &http.url(),
+            "--token",
+            token,
+        ]);
         let (status, stdout, stderr) = run_bounded(
             command,
             &ctx,
@@ -263,7 +314,10 @@ fn the_official_python_sdk_reads_each_channels_version_with_its_token() {
             };
             assert_eq!(line(&format!("text {era} prompts/get ")), json!(text));
             let prompt = line(&format!("provenance {era} prompts/get "));
-            assert_eq!((&prompt["label"], &prompt["version"]), (&json!(label), &json!(version)));
+            assert_eq!(
+                (&prompt["label"], &prompt["version"]),
+                (&json!(label), &json!(version))
+            );
             let document = line(&format!("provenance {era} resources/read "));
             assert_eq!(document["label"], label, "{shown}");
         }
@@ -275,7 +329,7 @@ fn a_channel_name_that_cannot_be_a_label_is_refused_with_what_to_give() {
     let ctx = TestContext::new();
     for args in [
         &["serve", "--channel", "prod uction"][..],
-        &["token", "add", "t", "--channel", "-x"][..],
+        &["token", "add", "t", "--channel", "staging!"][..],
     ] {
         let said = ctx.fails(args);
         assert!(said.contains("is not a label name"), "{args:?}: {said}");

@@ -117,7 +117,7 @@ async fn one_message(
     };
     let response = match routed {
         Routed::Done(response) => response,
-        Routed::Answer(answering) => answered(server, answering).await,
+        Routed::Answer(answering) => answered(server, *answering).await,
     };
     let outcome = if !response.status().is_success() {
         Outcome::Refused
@@ -143,8 +143,8 @@ enum Handled {
 enum Routed {
     /// Responded to as it was routed: refused, a stream opened, a subscription changed.
     Done(Response<Reply>),
-    /// To be answered through `server::answer`.
-    Answer(Answering),
+    /// To be answered through `server::answer` (boxed: a response is far smaller).
+    Answer(Box<Answering>),
 }
 
 /// A request to answer through `server::answer`.
@@ -446,13 +446,13 @@ fn routed(server: &Server, parts: &Parts, envelope: Envelope, caller: Caller) ->
             let registered = session
                 .as_ref()
                 .map(|session| server.cancels.register(&session.nonce, envelope.id.key()));
-            return Routed::Answer(Answering {
+            return Routed::Answer(Box::new(Answering {
                 envelope,
                 revision,
                 seen,
                 registered,
                 session_id: None,
-            });
+            }));
         }
     };
     Routed::Done(done)
@@ -485,13 +485,13 @@ fn initialize(
             ));
         }
     };
-    Routed::Answer(Answering {
+    Routed::Answer(Box::new(Answering {
         envelope,
         revision: negotiated.revision,
         seen,
         registered: None,
         session_id: HeaderValue::from_str(&id).ok(),
-    })
+    }))
 }
 
 /// Answers a request through `server::answer`, as stdio does: `answer::kept` on this async
