@@ -336,3 +336,59 @@ fn a_channel_name_that_cannot_be_a_label_is_refused_with_what_to_give() {
         assert!(said.contains("e.g. production"), "{said}");
     }
 }
+
+/// The values a `completion/complete` of write-tests' `language` from `ru` offers.
+fn completed(server: &mut Server) -> Value {
+    let answer = server.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "write-tests"},
+               "argument": {"name": "language", "value": "ru"}}),
+    );
+    answer["result"]["completion"]["values"].clone()
+}
+
+#[test]
+fn completion_tool_mirrors_and_the_modern_era_read_the_channel_too() {
+    let ctx = TestContext::new();
+    staged(&ctx);
+    // `solo` has write-tests but not the completion table it completes from.
+    ctx.ok(&["label", "set", "solo", "write-tests"]);
+    let mut production = Server::start(&ctx.db, &["--channel", "production", "--tools", "prompts"]);
+    production.initialize(LEGACY[0]);
+    let mut solo = Server::start(&ctx.db, &["--channel", "solo"]);
+    solo.initialize(LEGACY[0]);
+    assert!(
+        completed(&mut production)
+            .as_array()
+            .is_some_and(|values| values.contains(&json!("ruby")) && values.contains(&json!("rust"))),
+        "{}",
+        completed(&mut production)
+    );
+    assert_eq!(completed(&mut solo), json!([]), "the table is not on solo");
+
+    // The prompts' tool mirror fills the channel's version.
+    let called = production.request(
+        "tools/call",
+        json!({"name": "get_prompt", "arguments": {"name": "greet"}}),
+    );
+    assert!(called.to_string().contains("Hello v1"), "{called}");
+    assert!(!called.to_string().contains("Hello v2"), "{called}");
+    let listed = production.request("tools/call", json!({"name": "list_prompts", "arguments": {}}));
+    assert!(listed.to_string().contains("greet"), "{listed}");
+
+    // A stateless 2026-07-28 request on the same channel.
+    let mut modern = Server::start(&ctx.db, &["--channel", "staging"]);
+    let got = modern.modern("prompts/get", json!({"name": "greet"}));
+    assert_eq!(got["result"]["messages"][0]["content"]["text"], "Hello v2", "{got}");
+    assert_eq!(got["result"]["_meta"]["promptshelf/provenance"]["label"], "staging");
+    let listed = modern.modern("prompts/list", json!({}));
+    let names: Vec<&str> = listed["result"]["prompts"]
+        .as_array()
+        .expect("prompts")
+        .iter()
+        .filter_map(|prompt| prompt["name"].as_str())
+        .collect();
+    assert!(names.contains(&"greet") && !names.is_empty(), "{listed}");
+    let solo_names = prompt_names(&mut solo);
+    assert_eq!(solo_names, vec!["write-tests".to_string()]);
+}
