@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::common::{BIN, Server, TestContext, command_on, describe, downgrades_to, snapshot};
 
 /// The schema version this build creates.
-const SCHEMA_VERSION_NOW: i64 = 11;
+const SCHEMA_VERSION_NOW: i64 = 12;
 
 const PNG: &[u8] = include_bytes!("../../seed/images/layers.png");
 
@@ -1029,6 +1029,11 @@ fn a_version_9_database_is_migrated_by_a_command_and_then_served() {
 #[test]
 fn a_version_10_database_is_migrated_by_a_command_and_then_served() {
     migrated_by_a_command_and_served(10);
+}
+
+#[test]
+fn a_version_11_database_is_migrated_by_a_command_and_then_served() {
+    migrated_by_a_command_and_served(11);
 }
 
 /// Version 9's search index kept a copy of every text it indexed; the migration to 10 drops
