@@ -358,9 +358,9 @@ fn completion_tool_mirrors_and_the_modern_era_read_the_channel_too() {
     let mut solo = Server::start(&ctx.db, &["--channel", "solo"]);
     solo.initialize(LEGACY[0]);
     assert!(
-        completed(&mut production)
-            .as_array()
-            .is_some_and(|values| values.contains(&json!("ruby")) && values.contains(&json!("rust"))),
+        completed(&mut production).as_array().is_some_and(
+            |values| values.contains(&json!("ruby")) && values.contains(&json!("rust"))
+        ),
         "{}",
         completed(&mut production)
     );
@@ -373,14 +373,23 @@ fn completion_tool_mirrors_and_the_modern_era_read_the_channel_too() {
     );
     assert!(called.to_string().contains("Hello v1"), "{called}");
     assert!(!called.to_string().contains("Hello v2"), "{called}");
-    let listed = production.request("tools/call", json!({"name": "list_prompts", "arguments": {}}));
+    let listed = production.request(
+        "tools/call",
+        json!({"name": "list_prompts", "arguments": {}}),
+    );
     assert!(listed.to_string().contains("greet"), "{listed}");
 
     // A stateless 2026-07-28 request on the same channel.
     let mut modern = Server::start(&ctx.db, &["--channel", "staging"]);
     let got = modern.modern("prompts/get", json!({"name": "greet"}));
-    assert_eq!(got["result"]["messages"][0]["content"]["text"], "Hello v2", "{got}");
-    assert_eq!(got["result"]["_meta"]["promptshelf/provenance"]["label"], "staging");
+    assert_eq!(
+        got["result"]["messages"][0]["content"]["text"], "Hello v2",
+        "{got}"
+    );
+    assert_eq!(
+        got["result"]["_meta"]["promptshelf/provenance"]["label"],
+        "staging"
+    );
     let listed = modern.modern("prompts/list", json!({}));
     let names: Vec<&str> = listed["result"]["prompts"]
         .as_array()

@@ -298,6 +298,44 @@ fn oauth_tokens_see_what_their_scopes_grant() {
     assert_eq!(refused.status, 403, "{}", refused.body);
 }
 
+/// An access token's `promptshelf:channel:NAME` scope serves it that release channel: the
+/// version its label names, and the label in the provenance; two channels grant nothing.
+#[test]
+fn oauth_tokens_with_a_channel_scope_are_served_that_channel() {
+    let ctx = TestContext::new();
+    let prompt = ctx.write(
+        "greet.prompt.md",
+        "---\ndescription: Greets\n---\nHello v1\n",
+    );
+    ctx.ok(&["prompt", "add", &prompt.display().to_string()]);
+    ctx.ok(&["label", "set", "production", "greet"]);
+    ctx.write(
+        "greet.prompt.md",
+        "---\ndescription: Greets\n---\nHello v2\n",
+    );
+    ctx.ok(&["prompt", "add", &prompt.display().to_string()]);
+    let signer = Signer::new("k1", 1);
+    let jwks = ctx.write("jwks.json", key_set(&[&signer]));
+    let http = serve(&ctx, &jwks.display().to_string());
+    let text = |token: &str| {
+        let got = http.with_token(token, 1, "prompts/get", json!({"name": "greet"}));
+        let result = got.json()["result"].clone();
+        (
+            result["messages"][0]["content"]["text"].clone(),
+            result["_meta"]["promptshelf/provenance"]["label"].clone(),
+        )
+    };
+    let production = signer.sign(&claims("promptshelf:all promptshelf:channel:production"));
+    assert_eq!(text(&production), (json!("Hello v1"), json!("production")));
+    let library = signer.sign(&claims("promptshelf:all"));
+    assert_eq!(text(&library), (json!("Hello v2"), Value::Null));
+    let two = signer.sign(&claims(
+        "promptshelf:all promptshelf:channel:production promptshelf:channel:staging",
+    ));
+    let refused = http.with_token(&two, 2, "prompts/list", json!({}));
+    assert_eq!(refused.status, 403, "{}", refused.body);
+}
+
 #[test]
 fn oauth_scopes_take_the_prefix_given() {
     let ctx = TestContext::new();
