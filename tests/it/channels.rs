@@ -350,7 +350,7 @@ fn completed(server: &mut Server) -> Value {
 #[test]
 fn completion_tool_mirrors_and_the_modern_era_read_the_channel_too() {
     let ctx = TestContext::new();
-    staged(&ctx);
+    let (v1, _) = staged(&ctx);
     // `solo` has write-tests but not the completion table it completes from.
     ctx.ok(&["label", "set", "solo", "write-tests"]);
     let mut production = Server::start(&ctx.db, &["--channel", "production", "--tools", "prompts"]);
@@ -373,6 +373,11 @@ fn completion_tool_mirrors_and_the_modern_era_read_the_channel_too() {
     );
     assert!(called.to_string().contains("Hello v1"), "{called}");
     assert!(!called.to_string().contains("Hello v2"), "{called}");
+    let provenance = &called["result"]["_meta"]["promptshelf/provenance"];
+    assert_eq!(
+        (&provenance["label"], &provenance["version"]),
+        (&json!("production"), &json!(v1))
+    );
     let listed = production.request(
         "tools/call",
         json!({"name": "list_prompts", "arguments": {}}),

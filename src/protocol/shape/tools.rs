@@ -142,7 +142,17 @@ impl Shaper<'_> {
             structured_content: self.has_structured_content().then_some(&*structured),
             is_error: false,
         };
-        self.respond(id, body, "complete", None)
+        // A prompt filled by its tool says where it comes from as `prompts/get` does (a
+        // resource read says it in its contents).
+        let provenance = match answer {
+            ToolAnswer::Prompt(prompt) => Some(self.provenance(prompt.provenance.clone())),
+            _ => None,
+        };
+        let meta = super::ResultMeta {
+            provenance: provenance.as_ref(),
+            ..super::ResultMeta::default()
+        };
+        self.respond_with_meta(id, body, "complete", None, meta, 0)
     }
 }
 
