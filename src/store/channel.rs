@@ -7,8 +7,9 @@
 //! unchanged on such a connection, reads the channel: the items its label is on, each at
 //! the version the label names, and nothing else. The views read the labels as they are at
 //! each statement, so a label moved is served from the next request on; only the channel's
-//! search index is a copy, built in memory when the connection opens, which is why a
-//! server drops a channel's connections when its labels move (`server::state`).
+//! search index is a copy, built in memory when the connection first searches
+//! (`fill_search`), which is why a server drops a channel's connections when its labels
+//! move (`server::state`).
 //!
 //! What is not shadowed is the library's own: `blobs` (a version's content is a blob like a
 //! resource's), `meta`, `collections`, `tokens`. The completion indexes a write stores are of
@@ -151,10 +152,30 @@ pub(super) fn show(conn: &Connection, channel: &str) -> rusqlite::Result<()> {
     conn.execute_batch(&format!(
         "CREATE VIEW temp.search_source{source};
          CREATE VIRTUAL TABLE temp.search{index};
-         INSERT INTO temp.search (rowid, name, title, description, body, kind, uri, collection)
-         SELECT * FROM temp.search_source;
-         CREATE VIRTUAL TABLE temp.search_terms USING fts5vocab(temp, search, row);"
+         CREATE VIRTUAL TABLE temp.search_terms USING fts5vocab(temp, search, row);
+         CREATE TABLE temp.search_unfilled (unfilled INTEGER);"
     ))?;
+    Ok(())
+}
+
+/// Fills a channel connection's search index from the channel's items, the first time the
+/// connection searches (`store::search` calls it first): indexing a channel's text takes
+/// about as long as an import's index does (docs/benchmarks.md, "A channel's connections"),
+/// and most connections only list, get and read. On the library's connections, and once
+/// filled, one look at the connection's own TEMP schema.
+pub(super) fn fill_search(conn: &Connection) -> rusqlite::Result<()> {
+    let unfilled: bool = conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM temp.sqlite_schema WHERE name = 'search_unfilled')",
+        )?
+        .query_row([], |row| row.get(0))?;
+    if unfilled {
+        conn.execute_batch(
+            "INSERT INTO temp.search (rowid, name, title, description, body, kind, uri, collection)
+             SELECT * FROM temp.search_source;
+             DROP TABLE temp.search_unfilled;",
+        )?;
+    }
     Ok(())
 }
 

@@ -141,6 +141,7 @@ const HEAD_COLUMNS: &str = "{name title description}";
 /// resources, by where it matches: the items it matches in their name, title or description
 /// first, then the others; within each, prompts first, then newest first.
 pub fn search(conn: &Connection, query: &Query) -> Result<Vec<Hit>> {
+    super::channel::fill_search(conn)?;
     let mut narrow = Vec::new();
     let mut broad = false;
     for part in parts(query.expression) {
@@ -385,6 +386,7 @@ fn names_json(names: &[String]) -> Result<String> {
 /// prompt that only mentions the same words grants nothing; a URI a template computes from
 /// its arguments is not named, and grants nothing either.
 pub(crate) fn named_by_prompt_in(conn: &Connection, uri: &str, within: &[String]) -> Result<bool> {
+    super::channel::fill_search(conn)?;
     // FTS5 finds no word in punctuation: a URI without one is named by no phrase.
     if !uri.chars().any(char::is_alphanumeric) {
         return Ok(false);
@@ -425,6 +427,7 @@ pub(crate) fn terms_with_prefix(
     prefix: &str,
     limit: usize,
 ) -> Result<Vec<(String, i64)>> {
+    super::channel::fill_search(conn)?;
     let mut stmt = conn.prepare_cached(
         "SELECT term, doc FROM search_terms WHERE term >= ?1 ORDER BY term LIMIT ?2",
     )?;
