@@ -33,7 +33,7 @@ use promptshelf_fuzz::{Fields, config, seed_store};
 use serde_json::{Value, json};
 
 /// The lists as stdio serves them: the whole library.
-const EVERYTHING: Visibility = Visibility::Everything;
+const EVERYTHING: Visibility = Visibility::EVERYTHING;
 
 /// The moment every request is made at, so that expiry is decided by the input alone.
 const NOW: i64 = 1_800_000_000_000;
