@@ -187,6 +187,8 @@ pub struct Store {
     pool: r2d2::Pool<Manager>,
     /// The one thread the pool opens connections on (see `close`).
     opener: Arc<scheduled_thread_pool::ScheduledThreadPool>,
+    /// The connection that checked the schema until the pool hands it out (`first_read`).
+    first: Arc<Mutex<Option<Connection>>>,
     path: PathBuf,
     reading: Reading,
     /// The file the store reads, for a read-only store: what the path named when it opened.
@@ -395,10 +397,11 @@ impl Store {
             files: SqliteConnectionManager::file(&name)
                 .with_flags(flags)
                 .with_init(|conn| configure(conn)),
-            first: Mutex::new(checked),
+            first: Arc::new(Mutex::new(checked)),
             path: path.to_path_buf(),
             identity,
         };
+        let first = Arc::clone(&manager.first);
         // Connections are opened when first needed and then kept: each one parses the whole
         // schema on its first statement, so none is opened ahead (cold start is a budget)
         // and none is closed for being idle or old (a served file that was deleted could
@@ -423,6 +426,7 @@ impl Store {
         Ok(Store {
             pool,
             opener,
+            first,
             path: path.to_path_buf(),
             reading,
             identity,
@@ -470,6 +474,19 @@ impl Store {
     /// A pooled connection, for reads.
     pub fn conn(&self) -> Result<r2d2::PooledConnection<Manager>> {
         Ok(self.pool.get()?)
+    }
+
+    /// `read` with the connection that checked the schema, on this thread, while the pool
+    /// has not handed it out yet (a server's reads at start, `server::state::Library::of`):
+    /// through the pool they would wait for its opener thread to start and hand it over,
+    /// which the pool's first request, later, finds started. Otherwise a pooled connection.
+    pub(crate) fn first_read<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let first = self.first.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(conn) = first.as_ref() {
+            return read(conn);
+        }
+        drop(first);
+        read(&*self.conn()?)
     }
 
     /// Whether the store is a Litestream replica (`open_replica`).
@@ -588,7 +605,7 @@ pub(crate) fn check_replacement(path: &Path) -> std::result::Result<(), String> 
 /// server's first request does not wait for a second connection to parse it again.
 pub struct Manager {
     files: SqliteConnectionManager,
-    first: Mutex<Option<Connection>>,
+    first: Arc<Mutex<Option<Connection>>>,
     path: PathBuf,
     /// For a read-only store, the file every connection must be to.
     identity: Option<FileId>,
