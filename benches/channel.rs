@@ -67,7 +67,10 @@ fn first_answers(program: &Program) -> [Duration; 3] {
     let bodies = [
         request_body("resources/read", json!({"uri": "shelf://docs/doc7.md"})),
         request_body("resources/read", json!({"uri": "shelf://search/review"})),
-        request_body("resources/read", json!({"uri": "shelf://search/stream%20deploy"})),
+        request_body(
+            "resources/read",
+            json!({"uri": "shelf://search/stream%20deploy"}),
+        ),
     ];
     let mut times: [Vec<Duration>; 3] = Default::default();
     for _ in 0..SPAWNS {

@@ -484,20 +484,6 @@ I will plan the {topic} work of {{{{ service }}}} step by step, with a check aft
     }
 }
 
-/// A legacy `initialize` request body (no modern `_meta`), for `Peer::call`.
-fn initialize_body() -> String {
-    let body = json!({
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "large-bench", "version": "1"},
-        },
-    });
-    // `{"method":...}` -> `"method":...}` so that it follows `"id":N,`.
-    format!("{}\n", &body.to_string()[1..])
-}
-
 /// `resources/read` bodies for `count` documents chosen at random.
 fn read_bodies(random: &mut Random, documents: usize, count: usize) -> Vec<String> {
     (0..count)
@@ -570,7 +556,7 @@ fn cold_start_pair(
 /// untimed `server/discover`, then the timed `initialize`; sorted times of `sessions`.
 fn fresh_initialize(program: &Program, sessions: usize) -> Vec<Duration> {
     let discover = common::request_body("server/discover", json!({}));
-    let initialize = initialize_body();
+    let initialize = common::initialize_body();
     let mut errors = common::Errors::default();
     let mut times: Vec<Duration> = (0..sessions)
         .map(|_| {
@@ -612,6 +598,7 @@ fn run(sizes: &Sizes, db: &Path) {
     let echo = Program {
         path: std::env::current_exe().expect("the bench's own path"),
         args: vec!["--echo".into()],
+        opening: None,
     };
     let peers = [("promptshelf", &server), ("echo", &echo)];
     let mut random = Random(0x1a2b_3c4d_5e6f_7081);
@@ -634,7 +621,10 @@ fn run(sizes: &Sizes, db: &Path) {
     );
     let spawns = sizes.spawns;
     let cold: [(&str, Vec<String>); 6] = [
-        ("initialize (legacy handshake)", vec![initialize_body()]),
+        (
+            "initialize (legacy handshake)",
+            vec![common::initialize_body()],
+        ),
         ("server/discover", discover.clone()),
         (
             "prompts/list",

@@ -7,8 +7,8 @@
 //! `resources/read` of testing.md, of a 2,000-byte document, and of 1,000 distinct 2,000-byte
 //! documents one after another (a team's working set, which no cache of one document
 //! flatters), `completion/complete` of
-//! code-review's `language` and over a 10,000-value table) it measures, for promptshelf and
-//! for the echo:
+//! code-review's `language` and over a 10,000-value table, the latter also as legacy requests
+//! after an `initialize`) it measures, for promptshelf and for the echo:
 //! - closed-loop latency: one request at a time, p50 and p99 after a warm-up; the peer and
 //!   the bench are pinned together to one CPU with `taskset` when it is available (so a
 //!   round trip is two context switches on one core, as the budgets' echo figures assume);
@@ -122,12 +122,18 @@ fn add_budget_items(db: &std::path::Path, folder: &std::path::Path) {
 /// How many distinct 2,000-byte documents the working-set workload reads in turn.
 const PAGES: usize = 1_000;
 
-/// `completion/complete` request bodies for one prompt argument, one per prefix.
-fn completions(prompt: &str, argument: &str, prefixes: &[&str]) -> Vec<String> {
+/// `completion/complete` request bodies for one prompt argument, one per prefix, made by
+/// `body` (`common::request_body`, or `common::legacy_request_body`).
+fn completions(
+    body: fn(&str, serde_json::Value) -> String,
+    prompt: &str,
+    argument: &str,
+    prefixes: &[&str],
+) -> Vec<String> {
     prefixes
         .iter()
         .map(|prefix| {
-            common::request_body(
+            body(
                 "completion/complete",
                 json!({
                     "ref": {"type": "ref/prompt", "name": prompt},
@@ -143,6 +149,9 @@ fn completions(prompt: &str, argument: &str, prefixes: &[&str]) -> Vec<String> {
 struct Workload {
     name: &'static str,
     bodies: Vec<String>,
+    /// Legacy requests: each process (promptshelf's and the echo's) is first sent an
+    /// `initialize`, which its start includes.
+    legacy: bool,
 }
 
 fn workloads() -> Vec<Workload> {
@@ -169,12 +178,16 @@ fn workloads() -> Vec<Workload> {
             )
         })
         .collect();
-    let services = completions(
+    let prefixes = ["a", "al", "de", "ro", "ta", "k", "ch", "sie", "gl", "m"];
+    let services = completions(common::request_body, "deploy-service", "service", &prefixes);
+    let legacy_services = completions(
+        common::legacy_request_body,
         "deploy-service",
         "service",
-        &["a", "al", "de", "ro", "ta", "k", "ch", "sie", "gl", "m"],
+        &prefixes,
     );
     let completion = completions(
+        common::request_body,
         "code-review",
         "language",
         &["p", "ja", "ty", "ru", "c", "go", "sw", "ko", "e", "ha"],
@@ -183,14 +196,17 @@ fn workloads() -> Vec<Workload> {
         Workload {
             name: "prompts/list",
             bodies: vec![common::request_body("prompts/list", json!({}))],
+            legacy: false,
         },
         Workload {
             name: "prompts/get code-review",
             bodies: code_review,
+            legacy: false,
         },
         Workload {
             name: "prompts/get api-design-review",
             bodies: api_review,
+            legacy: false,
         },
         Workload {
             name: "resources/read testing.md",
@@ -198,6 +214,7 @@ fn workloads() -> Vec<Workload> {
                 "resources/read",
                 json!({"uri": "shelf://library/guides/testing.md"}),
             )],
+            legacy: false,
         },
         Workload {
             name: "resources/read 2 KB",
@@ -205,6 +222,7 @@ fn workloads() -> Vec<Workload> {
                 "resources/read",
                 json!({"uri": TWO_KB_URI}),
             )],
+            legacy: false,
         },
         Workload {
             name: "resources/read 1,000 distinct 2 KB",
@@ -216,14 +234,22 @@ fn workloads() -> Vec<Workload> {
                     )
                 })
                 .collect(),
+            legacy: false,
         },
         Workload {
             name: "completion/complete language",
             bodies: completion,
+            legacy: false,
         },
         Workload {
             name: "completion 10,000 values",
             bodies: services,
+            legacy: false,
+        },
+        Workload {
+            name: "completion 10,000 values, legacy",
+            bodies: legacy_services,
+            legacy: true,
         },
     ]
 }
@@ -263,6 +289,7 @@ fn run(sizes: &Sizes, only: &[String]) {
     let echo = Program {
         path: std::env::current_exe().expect("locate the bench executable"),
         args: vec!["--echo".into()],
+        opening: None,
     };
 
     println!("promptshelf stdio bench: {}", common::machine_line());
@@ -297,6 +324,11 @@ fn run(sizes: &Sizes, only: &[String]) {
                 .any(|word| workload.name.contains(word.as_str()))
     });
     for workload in chosen {
+        let (server, echo) = if workload.legacy {
+            (server.legacy(), echo.legacy())
+        } else {
+            (server.clone(), echo.clone())
+        };
         let mut ours = measure(&server, &workload, sizes, &pinning);
         let mut theirs = measure(&echo, &workload, sizes, &pinning);
         pipelined_rounds(&server, &echo, &workload, sizes, &mut ours, &mut theirs);

@@ -1,6 +1,6 @@
 //! What both stdio benches share: starting a process that speaks newline-delimited JSON-RPC
 //! on stdin/stdout (optionally pinned to one CPU with `taskset`), building modern MCP
-//! requests, timing one request at a time, checking every answer, and summarising times.
+//! requests (and legacy ones, after an `initialize`), timing one request at a time, checking every answer, and summarising times.
 // Each bench is its own crate and uses only part of this module.
 #![allow(dead_code)]
 
@@ -25,9 +25,21 @@ pub const IN_FLIGHT: u64 = 64;
 pub struct Program {
     pub path: PathBuf,
     pub args: Vec<String>,
+    /// The body of a request each new process is sent and answers first (a legacy
+    /// `initialize`), before anything is measured but its start.
+    pub opening: Option<String>,
 }
 
 impl Program {
+    /// The same program, each process of it first opened as a legacy (2025-06-18) session
+    /// with `initialize`, for requests without `_meta`.
+    pub fn legacy(&self) -> Program {
+        Program {
+            opening: Some(initialize_body()),
+            ..self.clone()
+        }
+    }
+
     /// `promptshelf --db DB serve --completion-rate 0`: the benches send completions far
     /// faster than a person types, so the per-process rate limit is off.
     ///
@@ -45,6 +57,7 @@ impl Program {
                 "--completion-rate".into(),
                 "0".into(),
             ],
+            opening: None,
         }
     }
 }
@@ -98,6 +111,24 @@ pub fn request_body(method: &str, params: Value) -> String {
     if let Some(object) = params.as_object_mut() {
         object.insert("_meta".into(), modern_meta());
     }
+    legacy_request_body(method, params)
+}
+
+/// A legacy (2025-06-18) `initialize` request body, which opens a session.
+pub fn initialize_body() -> String {
+    legacy_request_body(
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "promptshelf-bench", "version": "1"},
+        }),
+    )
+}
+
+/// `request_body` of a legacy request, answered in the revision its session's `initialize`
+/// negotiated (`Program::legacy`): the params as they are, without `_meta`.
+pub fn legacy_request_body(method: &str, params: Value) -> String {
     let body = json!({ "method": method, "params": params });
     let text = serde_json::to_string(&body).expect("serialize a request");
     // `{"method":...}` -> `"method":...}` so that it follows `"id":N,`.
@@ -308,12 +339,19 @@ impl Peer {
             .unwrap_or_else(|err| panic!("start {}: {err}", program.path.display()));
         let stdin = child.stdin.take().expect("child stdin is piped");
         let stdout = child.stdout.take().expect("child stdout is piped");
-        Peer {
+        let mut peer = Peer {
             child,
             stdin: Some(BufWriter::with_capacity(64 * 1024, stdin)),
             stdout: Some(BufReader::with_capacity(256 * 1024, stdout)),
             line: String::new(),
+        };
+        if let Some(opening) = &program.opening {
+            // Parsed whole: id 0 is a multiple of `PARSE_EVERY`.
+            if let Err(message) = peer.call(0, opening) {
+                panic!("{}: the opening request: {message}", program.path.display());
+            }
         }
+        peer
     }
 
     /// The process id (taskset execs the program, so it is the program's).

@@ -421,11 +421,17 @@ where
 }
 
 /// A request's params, read member by member in the same scan as the rest of the line:
-/// each value stays JSON text, parsed once more by the method's own params type (and
-/// `_meta` by the era), so the params are never scanned a third time.
+/// each value stays JSON text, parsed once more by the method's own params type, so the
+/// params are never scanned a third time. `_meta` is the era's, read in that same scan
+/// (`Meta`) rather than kept as text and scanned again.
 #[derive(Default)]
 enum Params<'a> {
-    Object(Vec<(Key<'a>, &'a RawValue)>),
+    Object {
+        /// Every member but `_meta`: no params type has a use for it.
+        members: Vec<(Key<'a>, &'a RawValue)>,
+        /// The first `_meta`, when there is one.
+        meta: Option<Meta<'a>>,
+    },
     /// Absent or `null`: no params.
     #[default]
     None,
@@ -455,58 +461,100 @@ impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
     }
 }
 
+/// A JSON value that is read further only when it is an object.
+enum Shape<T> {
+    Object(T),
+    Null,
+    /// Anything else, passed over.
+    Other,
+}
+
+/// How an object's members are read into a value, for `shape`.
+trait ReadObject<'de> {
+    type Value;
+    fn read<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error>;
+}
+
+/// Reads the next value as `reader` reads an object, or says what else it is.
+fn shape<'de, D, R>(deserializer: D, reader: R) -> Result<Shape<R::Value>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    R: ReadObject<'de>,
+{
+    struct ShapeVisitor<R>(R);
+    impl<'de, R: ReadObject<'de>> serde::de::Visitor<'de> for ShapeVisitor<R> {
+        type Value = Shape<R::Value>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            self.0.read(map).map(Shape::Object)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(Shape::Null)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(Shape::Other)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(Shape::Other)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(Shape::Other)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(Shape::Other)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(Shape::Other)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(Shape::Other)
+        }
+    }
+    deserializer.deserialize_any(ShapeVisitor(reader))
+}
+
 impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ParamsVisitor<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> serde::de::Visitor<'de> for ParamsVisitor<'a> {
+        struct Members<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> ReadObject<'de> for Members<'a> {
             type Value = Params<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("params")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
+            fn read<A: serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<Params<'a>, A::Error> {
                 let mut members = Vec::new();
+                let mut meta = None;
                 while let Some(key) = map.next_key::<Key<'a>>()? {
-                    members.push((key, map.next_value::<&'a RawValue>()?));
+                    if key.0 == "_meta" {
+                        let read = map.next_value::<Meta<'a>>()?;
+                        meta.get_or_insert(read);
+                    } else {
+                        members.push((key, map.next_value::<&'a RawValue>()?));
+                    }
                 }
-                Ok(Params::Object(members))
-            }
-            fn visit_unit<E>(self) -> Result<Params<'a>, E> {
-                Ok(Params::None)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Params<'a>, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Params::NotAnObject)
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Params<'a>, E> {
-                Ok(Params::NotAnObject)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Params<'a>, E> {
-                Ok(Params::NotAnObject)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Params<'a>, E> {
-                Ok(Params::NotAnObject)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Params<'a>, E> {
-                Ok(Params::NotAnObject)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Params<'a>, E> {
-                Ok(Params::NotAnObject)
+                Ok(Params::Object { members, meta })
             }
         }
-        deserializer.deserialize_any(ParamsVisitor(std::marker::PhantomData))
+        Ok(
+            match shape(deserializer, Members(std::marker::PhantomData))? {
+                Shape::Object(params) => params,
+                Shape::Null => Params::None,
+                Shape::Other => Params::NotAnObject,
+            },
+        )
     }
 }
 
 impl<'a> Params<'a> {
     fn members(&self) -> &[(Key<'a>, &'a RawValue)] {
         match self {
-            Params::Object(members) => members,
+            Params::Object { members, .. } => members,
             Params::None | Params::NotAnObject => &[],
         }
     }
@@ -517,24 +565,65 @@ impl<'a> Params<'a> {
             .find(|(key, _)| key.0 == name)
             .map(|(_, value)| *value)
     }
+
+    /// The modern members of `_meta`, when it is an object naming each at most once.
+    fn modern_meta(&self) -> Option<ModernMeta<'a>> {
+        match self {
+            Params::Object {
+                meta: Some(Meta(modern)),
+                ..
+            } => *modern,
+            _ => None,
+        }
+    }
 }
 
-#[derive(Deserialize)]
+/// `params._meta` as the era reads it: its modern members, or None when it is not an
+/// object or names one of them twice (the request is then legacy).
+struct Meta<'a>(Option<ModernMeta<'a>>);
+
+/// The members of `_meta` that make a request modern, each still JSON text (None: absent).
+#[derive(Clone, Copy)]
 struct ModernMeta<'a> {
-    #[serde(
-        rename = "io.modelcontextprotocol/protocolVersion",
-        borrow,
-        default,
-        deserialize_with = "present"
-    )]
     version: Option<&'a RawValue>,
-    #[serde(
-        rename = "io.modelcontextprotocol/clientCapabilities",
-        borrow,
-        default,
-        deserialize_with = "present"
-    )]
     capabilities: Option<&'a RawValue>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Meta<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> ReadObject<'de> for Members<'a> {
+            type Value = Option<ModernMeta<'a>>;
+            fn read<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let (mut version, mut capabilities, mut twice) = (None, None, false);
+                while let Some(key) = map.next_key::<Key<'a>>()? {
+                    let member = match key.0.as_ref() {
+                        META_VERSION => &mut version,
+                        META_CAPABILITIES => &mut capabilities,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    twice |= member.is_some();
+                    *member = Some(map.next_value::<&'a RawValue>()?);
+                }
+                Ok((!twice).then_some(ModernMeta {
+                    version,
+                    capabilities,
+                }))
+            }
+        }
+        Ok(Meta(
+            match shape(deserializer, Members(std::marker::PhantomData))? {
+                Shape::Object(modern) => modern,
+                Shape::Null | Shape::Other => None,
+            },
+        ))
+    }
 }
 
 fn parse_error(err: impl std::fmt::Display) -> Incoming {
@@ -683,38 +772,44 @@ fn invalid_request(id: RequestId, message: &str) -> Incoming {
 /// only where they change the answer: form elicitation for `prompts/get` (the one request
 /// that can ask the client for input), extensions for the methods that depend on them.
 fn era_of(params: &Params, method: &str) -> Result<Era, RpcError> {
-    let meta = params
-        .get("_meta")
-        .filter(|meta| is_object(meta))
-        .and_then(|meta| serde_json::from_str::<ModernMeta>(meta.get()).ok());
     let Some(ModernMeta {
         version,
         capabilities,
-    }) = meta
+    }) = params.modern_meta()
     else {
         return Ok(Era::Legacy);
     };
     if version.is_none() && capabilities.is_none() {
         return Ok(Era::Legacy);
     }
-    let version = match version.map(|raw| serde_json::from_str::<std::borrow::Cow<str>>(raw.get()))
-    {
-        Some(Ok(version)) => version,
-        Some(Err(_)) => {
-            return Err(RpcError::invalid_params(format!(
-                "_meta[\"{META_VERSION}\"] must be a string such as \"{}\"",
-                Revision::MODERN.as_str()
-            )));
+    // The version as clients write it, without escapes, is known without a parse.
+    let plain = version.is_some_and(|raw| {
+        raw.get()
+            .strip_prefix('"')
+            .and_then(|text| text.strip_suffix('"'))
+            == Some(Revision::MODERN.as_str())
+    });
+    if !plain {
+        let version = match version
+            .map(|raw| serde_json::from_str::<std::borrow::Cow<str>>(raw.get()))
+        {
+            Some(Ok(version)) => version,
+            Some(Err(_)) => {
+                return Err(RpcError::invalid_params(format!(
+                    "_meta[\"{META_VERSION}\"] must be a string such as \"{}\"",
+                    Revision::MODERN.as_str()
+                )));
+            }
+            None => {
+                return Err(RpcError::invalid_params(format!(
+                    "params._meta lacks \"{META_VERSION}\"; a modern request must name its protocol version (\"{}\")",
+                    Revision::MODERN.as_str()
+                )));
+            }
+        };
+        if Revision::parse(&version) != Some(Revision::MODERN) {
+            return Err(RpcError::unsupported_version(&version));
         }
-        None => {
-            return Err(RpcError::invalid_params(format!(
-                "params._meta lacks \"{META_VERSION}\"; a modern request must name its protocol version (\"{}\")",
-                Revision::MODERN.as_str()
-            )));
-        }
-    };
-    if Revision::parse(&version) != Some(Revision::MODERN) {
-        return Err(RpcError::unsupported_version(&version));
     }
     match capabilities {
         Some(raw) if is_object(raw) => {
@@ -740,11 +835,9 @@ fn era_of(params: &Params, method: &str) -> Result<Era, RpcError> {
 
 /// The method's params type, from the members read with the line.
 fn typed<T: DeserializeOwned>(method: &str, params: &Params) -> Result<T, RpcError> {
-    // `_meta` is the era's (read by `era_of`); no params type has a use for it.
     let members = params
         .members()
         .iter()
-        .filter(|(key, _)| key.0 != "_meta")
         .map(|(key, value)| (key.0.as_ref(), *value));
     T::deserialize(serde::de::value::MapDeserializer::new(members)).map_err(
         |err: serde_json::Error| {
@@ -909,6 +1002,79 @@ mod tests {
             .notification(),
             Some(Notification::Other)
         );
+    }
+
+    /// `_meta` is read in the same scan as the other params (`Meta`), and means what it
+    /// meant when it was read again on its own: the first `_meta` decides, a request is
+    /// modern only when it is an object naming each modern member at most once, however
+    /// spelled, and it never reaches the method's params.
+    #[test]
+    fn the_era_is_read_from_the_first_meta_object() {
+        let era = |params: &str| {
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{params}}}"#
+            );
+            match parse_line(line.as_bytes()) {
+                Incoming::Request(envelope) => {
+                    assert!(matches!(envelope.method, Method::Complete(_)), "{params}");
+                    Ok(envelope.era)
+                }
+                Incoming::Invalid { error, .. } => Err(error.code),
+                other => panic!("{params}: {other:?}"),
+            }
+        };
+        let modern = Ok(Era::Modern {
+            elicits_forms: false,
+            extensions: Extensions::default(),
+        });
+        let target =
+            r#""ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"v"}"#;
+        let version = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28""#;
+        let capabilities = r#""io.modelcontextprotocol/clientCapabilities":{}"#;
+        let meta = format!(r#""_meta":{{{version},"other":[1,{{"x":null}}],{capabilities}}}"#);
+        assert_eq!(era(&format!("{{{target},{meta}}}")), modern);
+        assert_eq!(era(&format!("{{{meta},{target}}}")), modern);
+        let escaped = r#""_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28","io.modelcontextprotocol\/clientCapabilities":{}}"#;
+        assert_eq!(
+            era(&format!(r#"{{"\u005fmeta":0,{escaped},{target}}}"#)),
+            Ok(Era::Legacy)
+        );
+        assert_eq!(era(&format!("{{{escaped},{target}}}")), modern);
+        let spelled = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026\u002d07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        assert_eq!(era(&format!("{{{target},{spelled}}}")), modern);
+        assert_eq!(era(&format!(r#"{{{target},{meta},"_meta":5}}"#)), modern);
+        for not_modern in [
+            r#""_meta":null"#.to_string(),
+            r#""_meta":[{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}]"#.to_string(),
+            r#""_meta":{"progressToken":1}"#.to_string(),
+            format!(r#""_meta":{{{version},{version},{capabilities}}}"#),
+            format!(r#""_meta":5,{meta}"#),
+        ] {
+            assert_eq!(
+                era(&format!("{{{target},{not_modern}}}")),
+                Ok(Era::Legacy),
+                "{not_modern}"
+            );
+        }
+        for (wrong, code) in [
+            (
+                format!(r#""_meta":{{{capabilities}}}"#),
+                code::INVALID_PARAMS,
+            ),
+            (
+                format!(
+                    r#""_meta":{{"io.modelcontextprotocol/protocolVersion":null,{capabilities}}}"#
+                ),
+                code::INVALID_PARAMS,
+            ),
+            (format!(r#""_meta":{{{version}}}"#), code::INVALID_PARAMS),
+            (
+                format!(r#""_meta":{{{version},"io.modelcontextprotocol/clientCapabilities":[]}}"#),
+                code::INVALID_PARAMS,
+            ),
+        ] {
+            assert_eq!(era(&format!("{{{target},{wrong}}}")), Err(code), "{wrong}");
+        }
     }
 
     #[test]

@@ -18,7 +18,8 @@
 //! the unit tests of what a caller limited to some collections is answered and told.
 //!
 //! At start nothing is read wholesale, so a 1 GB library starts as fast as the seed: the
-//! connection that checked the schema version becomes the pool's first (`store::Store`),
+//! connection that checked the schema version reads the start's own state on this thread
+//! (`Store::first_read`) and becomes the pool's first (`store::Store`),
 //! other connections are opened when a request first needs one, completion indexes when a
 //! completion first needs one (`handlers::completion::indexes`), and the watcher opens its
 //! own connection after its first interval.

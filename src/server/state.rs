@@ -70,13 +70,12 @@ impl Library {
     /// The library `store` holds, and its change-log position now; its completion indexes
     /// take at most `max_index_bytes`.
     pub(super) fn of(store: Store, max_index_bytes: usize) -> store::Result<(Library, i64)> {
-        let (secret, position) = {
-            let conn = store.conn()?;
-            (
-                store::read::secret(&conn)?,
-                store::read::change_position(&conn)?,
-            )
-        };
+        let (secret, position) = store.first_read(|conn| {
+            Ok((
+                store::read::secret(conn)?,
+                store::read::change_position(conn)?,
+            ))
+        })?;
         let library = Library {
             store,
             secret,

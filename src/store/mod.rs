@@ -189,6 +189,8 @@ pub struct Store {
     pool: r2d2::Pool<Manager>,
     /// The one thread the pool opens connections on (see `close`).
     opener: Arc<scheduled_thread_pool::ScheduledThreadPool>,
+    /// The connection that checked the schema until the pool hands it out (`first_read`).
+    first: Arc<Mutex<Option<Connection>>>,
     path: PathBuf,
     /// The name and flags its connections are opened with, for `on_channel`.
     opened: (std::ffi::OsString, OpenFlags),
@@ -399,14 +401,16 @@ impl Store {
             files: SqliteConnectionManager::file(&name)
                 .with_flags(flags)
                 .with_init(|conn| configure(conn)),
-            first: Mutex::new(checked),
+            first: Arc::new(Mutex::new(checked)),
             path: path.to_path_buf(),
             identity,
         };
+        let first = Arc::clone(&manager.first);
         let (pool, opener) = pooled(manager)?;
         Ok(Store {
             pool,
             opener,
+            first,
             path: path.to_path_buf(),
             opened: (name, flags),
             reading,
@@ -430,14 +434,16 @@ impl Store {
                     configure(conn)?;
                     channel::show(conn, &shown)
                 }),
-            first: Mutex::new(None),
+            first: Arc::new(Mutex::new(None)),
             path: self.path.clone(),
             identity: self.identity,
         };
+        let first = Arc::clone(&manager.first);
         let (pool, opener) = pooled(manager)?;
         Ok(Store {
             pool,
             opener,
+            first,
             path: self.path.clone(),
             opened: self.opened.clone(),
             reading: self.reading,
@@ -486,6 +492,19 @@ impl Store {
     /// A pooled connection, for reads.
     pub fn conn(&self) -> Result<r2d2::PooledConnection<Manager>> {
         Ok(self.pool.get()?)
+    }
+
+    /// `read` with the connection that checked the schema, on this thread, while the pool
+    /// has not handed it out yet (a server's reads at start, `server::state::Library::of`):
+    /// through the pool they would wait for its opener thread to start and hand it over,
+    /// which the pool's first request, later, finds started. Otherwise a pooled connection.
+    pub(crate) fn first_read<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let first = self.first.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(conn) = first.as_ref() {
+            return read(conn);
+        }
+        drop(first);
+        read(&*self.conn()?)
     }
 
     /// Whether the store is a Litestream replica (`open_replica`).
@@ -636,7 +655,7 @@ fn pooled(
 /// server's first request does not wait for a second connection to parse it again.
 pub struct Manager {
     files: SqliteConnectionManager,
-    first: Mutex<Option<Connection>>,
+    first: Arc<Mutex<Option<Connection>>>,
     path: PathBuf,
     /// For a read-only store, the file every connection must be to.
     identity: Option<FileId>,
