@@ -160,7 +160,7 @@ pub(super) fn show(conn: &Connection, channel: &str) -> rusqlite::Result<()> {
 
 /// Fills a channel connection's search index from the channel's items, the first time the
 /// connection searches (`store::search` calls it first): indexing a channel's text takes
-/// about as long as an import's index does (docs/benchmarks.md, "A channel's connections"),
+/// about as long as an import's index does (docs/benchmarks.md, "`channel`"),
 /// and most connections only list, get and read. On the library's connections, and once
 /// filled, one look at the connection's own TEMP schema.
 pub(super) fn fill_search(conn: &Connection) -> rusqlite::Result<()> {
