@@ -518,3 +518,40 @@ fn a_skill_folder_is_read_as_a_directory_page_by_page() {
     let undeclared = server.modern("resources/directory/read", json!({"uri": "skill://lint"}));
     assert_eq!(undeclared["error"]["code"], -32601, "{undeclared}");
 }
+
+/// On a release channel, skills are the skill folders' files its label is on, at the versions
+/// it names: a skill changed since is served as it was, one not labelled is not listed.
+#[test]
+fn a_channel_lists_and_reads_the_skills_its_label_is_on() {
+    let ctx = library();
+    ctx.ok(&["label", "set", "production", "--collection", "repo"]);
+    let pdf_files = [
+        "skill://pdf-tools/SKILL.md",
+        "skill://pdf-tools/references/forms.md",
+        "skill://pdf-tools/scripts/extract.py",
+    ];
+    let mut only_pdf = vec!["label", "set", "pdf-only"];
+    only_pdf.extend(pdf_files);
+    ctx.ok(&only_pdf);
+    let changed = "---\nname: lint\ndescription: Lint the code.\n---\nRun the linter twice.\n";
+    ctx.write("repo/.agents/skills/lint/SKILL.md", changed);
+    ctx.ok(&["import", ctx.path("repo").to_str().unwrap()]);
+
+    let lint_text = |extra: &[&str]| {
+        let mut server = Server::start(&ctx.db, extra);
+        server.initialize_with(LEGACY, declaring());
+        let got = server.request("skills/get", json!({"uri": "skill://lint/SKILL.md"}));
+        check_get(&got["result"]);
+        let read = server.request("resources/read", json!({"uri": "skill://lint/SKILL.md"}));
+        read["result"]["contents"][0]["text"].clone()
+    };
+    assert_eq!(lint_text(&[]), changed);
+    assert_eq!(lint_text(&["--channel", "production"]), LINT_SKILL);
+
+    let mut pdf_only = Server::start(&ctx.db, &["--channel", "pdf-only"]);
+    pdf_only.initialize_with(LEGACY, declaring());
+    let (skills, _) = all_pages(false, |params| pdf_only.request("skills/list", params));
+    assert_eq!(skills, [pdf_entry(&ctx)]);
+    let lint = pdf_only.request("skills/get", json!({"uri": "skill://lint/SKILL.md"}));
+    assert_eq!(lint["error"]["code"], -32602, "{lint}");
+}
