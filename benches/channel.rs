@@ -11,7 +11,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -39,8 +38,8 @@ fn main() {
         let db = dir.path().join("library.db");
         let folder = dir.path().join("docs");
         write_documents(&folder, documents);
-        run(&db, &["import", &folder.display().to_string()]);
-        run(&db, &["label", "set", "all", "--all"]);
+        common::cli(&db, &["import"], &folder);
+        common::run_cli(&db, &["label", "set", "all", "--all"]);
         println!(
             "\n{documents} documents of about 2 KB, all labelled; first answers of a fresh server, ms (median of {SPAWNS})"
         );
@@ -105,23 +104,6 @@ fn write_documents(folder: &Path, count: usize) {
         }
         std::fs::write(folder.join(format!("doc{index}.md")), text).expect("write a document");
     }
-}
-
-/// `promptshelf --db DB ARGS`, which must succeed.
-fn run(db: &Path, args: &[&str]) {
-    let output = Command::new(Program::promptshelf(db).path)
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the promptshelf CLI");
-    assert!(
-        output.status.success(),
-        "`promptshelf {}` failed: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&output.stderr).trim()
-    );
 }
 
 fn millis(duration: Duration) -> f64 {

@@ -206,18 +206,25 @@ pub fn generated_values(count: usize) -> String {
 /// The same executable as the server under test, so that a database built for another
 /// build's server has the schema that build reads.
 pub fn cli(db: &Path, command: &[&str], file: &Path) {
+    let file = file.display().to_string();
+    let mut args = command.to_vec();
+    args.push(&file);
+    run_cli(db, &args);
+}
+
+/// Runs `promptshelf --db DB ARGS`, which must succeed, with the server's executable (`cli`).
+pub fn run_cli(db: &Path, args: &[&str]) {
     let output = Command::new(Program::promptshelf(db).path)
         .arg("--db")
         .arg(db)
-        .args(command)
-        .arg(file)
+        .args(args)
         .stdin(Stdio::null())
         .output()
         .expect("run the promptshelf CLI");
     assert!(
         output.status.success(),
         "`promptshelf {}` failed: {}",
-        command.join(" "),
+        args.join(" "),
         String::from_utf8_lossy(&output.stderr).trim()
     );
 }

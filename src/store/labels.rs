@@ -274,15 +274,7 @@ pub(crate) fn of_item(conn: &Connection, kind: Kind, key: &str) -> Result<Vec<(S
 pub(crate) fn writes(conn: &Connection) -> Result<Vec<LabelWrite>> {
     let rows: Vec<(i64, i64, String, bool, Option<i64>)> = conn
         .prepare("SELECT id, at, what, undone, reverts FROM label_writes ORDER BY id DESC")?
-        .query_map([], |row| {
-            Ok((
-                row.get(0)?,
-                row.get(1)?,
-                row.get(2)?,
-                row.get(3)?,
-                row.get(4)?,
-            ))
-        })?
+        .query_map([], |row| row.try_into())?
         .collect::<rusqlite::Result<_>>()?;
     rows.into_iter()
         .map(|(id, at, what, undone, reverts)| {
@@ -317,15 +309,7 @@ fn moves_of(conn: &Connection, id: i64) -> Result<Vec<Move>> {
             "SELECT label, kind, key, before, after FROM label_moves WHERE write_id = ?1
              ORDER BY label, kind, key",
         )?
-        .query_map([id], |row| {
-            Ok((
-                row.get(0)?,
-                row.get(1)?,
-                row.get(2)?,
-                row.get(3)?,
-                row.get(4)?,
-            ))
-        })?
+        .query_map([id], |row| row.try_into())?
         .collect::<rusqlite::Result<_>>()?;
     rows.into_iter()
         .map(|(label, kind, key, before, after)| {

@@ -188,9 +188,9 @@ pub enum Access {
 pub struct Store {
     pool: r2d2::Pool<Manager>,
     /// The one thread the pool opens connections on (see `close`).
-    opener: Arc<scheduled_thread_pool::ScheduledThreadPool>,
+    opener: Opener,
     /// The connection that checked the schema until the pool hands it out (`first_read`).
-    first: Arc<Mutex<Option<Connection>>>,
+    first: FirstConnection,
     path: PathBuf,
     /// The name and flags its connections are opened with, for `on_channel`.
     opened: (std::ffi::OsString, OpenFlags),
@@ -405,8 +405,7 @@ impl Store {
             path: path.to_path_buf(),
             identity,
         };
-        let first = Arc::clone(&manager.first);
-        let (pool, opener) = pooled(manager)?;
+        let (pool, opener, first) = pooled(manager)?;
         Ok(Store {
             pool,
             opener,
@@ -438,8 +437,7 @@ impl Store {
             path: self.path.clone(),
             identity: self.identity,
         };
-        let first = Arc::clone(&manager.first);
-        let (pool, opener) = pooled(manager)?;
+        let (pool, opener, first) = pooled(manager)?;
         Ok(Store {
             pool,
             opener,
@@ -618,18 +616,21 @@ pub(crate) fn check_replacement(path: &Path) -> std::result::Result<(), String> 
     }
 }
 
+/// The one thread a pool opens its connections on.
+type Opener = Arc<scheduled_thread_pool::ScheduledThreadPool>;
+
+/// The connection that checked the schema, until the pool hands it out.
+type FirstConnection = Arc<Mutex<Option<Connection>>>;
+
 /// The pool of a store's connections, and the one thread that opens them.
 ///
 /// Connections are opened when first needed and then kept: each one parses the whole
 /// schema on its first statement, so none is opened ahead (cold start is a budget) and
 /// none is closed for being idle or old (a served file that was deleted could not be
 /// opened again).
-fn pooled(
-    manager: Manager,
-) -> Result<(
-    r2d2::Pool<Manager>,
-    Arc<scheduled_thread_pool::ScheduledThreadPool>,
-)> {
+/// Also the place of the connection that checked the schema (`Store::first_read`).
+fn pooled(manager: Manager) -> Result<(r2d2::Pool<Manager>, Opener, FirstConnection)> {
+    let first = Arc::clone(&manager.first);
     let opener = Arc::new(
         scheduled_thread_pool::ScheduledThreadPool::builder()
             .num_threads(1)
@@ -647,7 +648,7 @@ fn pooled(
         // for that costs a cold start more than the one it opens.
         .thread_pool(opener.clone())
         .build(manager)?;
-    Ok((pool, opener))
+    Ok((pool, opener, first))
 }
 
 /// Opens the pool's connections. The first it hands out may be the connection that checked
@@ -655,7 +656,7 @@ fn pooled(
 /// server's first request does not wait for a second connection to parse it again.
 pub struct Manager {
     files: SqliteConnectionManager,
-    first: Arc<Mutex<Option<Connection>>>,
+    first: FirstConnection,
     path: PathBuf,
     /// For a read-only store, the file every connection must be to.
     identity: Option<FileId>,

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{LEGACY, MODERN, Server, TestContext, modern_params, run_bounded};
+use crate::common::{LEGACY, Server, TestContext, run_bounded};
 use crate::http::{Events, HttpServer};
 
 /// The file of a prompt `greet` whose one message says `body`.
@@ -164,21 +164,11 @@ fn a_promotion_reaches_the_channel_it_moves_and_no_other_listener() {
     assert_eq!(staging.told_until_now(), Vec::<Value>::new());
 }
 
-/// A modern `subscriptions/listen` stream, with `token`, for prompt and resource list changes.
+/// A `subscriptions/listen` stream, with `token`, for prompt and resource list changes, once
+/// acknowledged.
 fn listen(http: &HttpServer, token: &str, id: &str) -> Events {
-    let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
-                      "params": modern_params(json!({"notifications":
-                          {"promptsListChanged": true, "resourcesListChanged": true}}), json!({}))});
-    let response = http
-        .agent
-        .post(http.url())
-        .header("mcp-protocol-version", MODERN)
-        .header("mcp-method", "subscriptions/listen")
-        .header("accept", "application/json, text/event-stream")
-        .header("authorization", &format!("Bearer {token}"))
-        .send(body.to_string())
-        .expect("POST subscriptions/listen");
-    let events = Events::open(response);
+    let notifications = json!({"promptsListChanged": true, "resourcesListChanged": true});
+    let events = http.listen_for(token, id, notifications);
     assert_eq!(
         events.next()["method"],
         "notifications/subscriptions/acknowledged"

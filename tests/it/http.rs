@@ -1019,10 +1019,15 @@ impl HttpServer {
         self.post(&headers, &body)
     }
 
-    /// A `subscriptions/listen` stream opened with the token.
+    /// A `subscriptions/listen` stream opened with the token, for prompt list changes.
     pub(crate) fn listen_with(&self, token: &str, id: &str) -> Events {
+        self.listen_for(token, id, json!({"promptsListChanged": true}))
+    }
+
+    /// A `subscriptions/listen` stream opened with the token, asking for `notifications`.
+    pub(crate) fn listen_for(&self, token: &str, id: &str, notifications: Value) -> Events {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
-                          "params": modern_params(json!({"notifications": {"promptsListChanged": true}}), json!({}))});
+                          "params": modern_params(json!({"notifications": notifications}), json!({}))});
         let response = self
             .agent
             .post(self.url())
