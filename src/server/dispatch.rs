@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use super::answer;
+use super::answer::{self, Reach};
 use super::guard::guarded;
 use super::outbound::Outbound;
 use super::rate_limit::TokenBucket;
@@ -160,7 +160,9 @@ impl Dispatcher {
         let forms =
             matches!(envelope.method, Method::GetPrompt(_)) && self.session.takes_forms(revision);
         let seen = self.shared.whole();
-        if let Some(line) = answer::kept(&self.shared, seen, &envelope, revision, forms) {
+        if let Some(line) =
+            answer::kept(&self.shared, seen, &envelope, revision, Reach::Point, forms)
+        {
             return self.output.send_from_reader(line);
         }
         let pool = self.pool.clone();

@@ -527,6 +527,18 @@ impl Store {
         })
     }
 
+    /// An idle pooled connection for one read that must not wait, or None when none is idle
+    /// (or the store is a replica, whose reads may wait for Litestream's lock): for a point
+    /// read on a thread that has other work (`server::answer`'s `Reach::Point`). In WAL
+    /// mode a read never waits for a writer.
+    pub(crate) fn idle_snapshot(&self) -> Option<Snapshot> {
+        if self.replica {
+            return None;
+        }
+        let conn = self.pool.try_get()?;
+        Some(Snapshot { conn, open: false })
+    }
+
     /// The store, its writes recorded as `settings` say (what wrote them, how many versions
     /// of an item are kept) instead of the defaults.
     pub(crate) fn recording(self, settings: history::Settings) -> Store {

@@ -24,6 +24,10 @@ use crate::store::search as store_search;
 use crate::store::{Snapshot, Store, read};
 use crate::visibility::Visibility;
 
+/// The largest resource read under `Reach::Point`, in bytes: reading and shaping it takes
+/// tens of microseconds.
+const MAX_POINT_BYTES: u64 = 64 * 1024;
+
 pub(super) struct Context<'a> {
     pub(super) shared: &'a Shared,
     pub(super) library: &'a Library,
@@ -35,8 +39,10 @@ pub(super) struct Context<'a> {
     pub(super) revision: Revision,
     /// The change-log position what is read is kept under.
     pub(super) position: i64,
-    /// The store, when the reach allows it.
-    store: Option<&'a Store>,
+    /// How far the request may reach: what `conn` and `point_conn` may take.
+    reach: Reach,
+    /// The store read from.
+    store: &'a Store,
     /// A pooled connection, taken on first use.
     conn: OnceCell<Snapshot>,
 }
@@ -62,7 +68,8 @@ impl<'a> Context<'a> {
             id,
             revision,
             position,
-            store: (reach == Reach::Store).then_some(served.store),
+            reach,
+            store: served.store,
             conn: OnceCell::new(),
         }
     }
@@ -71,13 +78,29 @@ impl<'a> Context<'a> {
         &self.shared.config
     }
 
-    /// A connection, or `Stop::NeedsStore` under `Reach::Kept`.
+    /// A connection, or `Stop::NeedsStore` but under `Reach::Store`.
     pub(super) fn conn(&self) -> Result<&Connection, Stop> {
         if let Some(conn) = self.conn.get() {
             return Ok(conn);
         }
-        let store = self.store.ok_or(Stop::NeedsStore)?;
-        let conn = store.snapshot().map_err(Failure::from)?;
+        if self.reach != Reach::Store {
+            return Err(Stop::NeedsStore);
+        }
+        let conn = self.store.snapshot().map_err(Failure::from)?;
+        Ok(self.conn.get_or_init(|| conn))
+    }
+
+    /// A connection for one item read by its key: the request's under `Reach::Store`, an
+    /// idle one under `Reach::Point` (`Stop::NeedsStore` when none is idle), none under
+    /// `Reach::Kept`.
+    fn point_conn(&self) -> Result<&Connection, Stop> {
+        if self.reach != Reach::Point {
+            return self.conn();
+        }
+        if let Some(conn) = self.conn.get() {
+            return Ok(conn);
+        }
+        let conn = self.store.idle_snapshot().ok_or(Stop::NeedsStore)?;
         Ok(self.conn.get_or_init(|| conn))
     }
 
@@ -119,7 +142,16 @@ impl<'a> Context<'a> {
     /// its collections, or named by one of their prompts; otherwise as if there were none.
     pub(super) fn resource(&self, uri: &str) -> Result<Option<Arc<ReadResult>>, Stop> {
         let found = self.served.cache.resource(self.position, uri, || {
-            Ok::<_, Stop>(resources::stored(self.conn()?, uri)?)
+            let conn = self.point_conn()?;
+            if self.reach == Reach::Point {
+                // A point read is of a small item only: a large one would hold up the
+                // thread (and could not be cancelled there).
+                let size = read::resource(conn, uri).map_err(Failure::from)?.map(|r| r.size);
+                if size.is_some_and(|size| size > MAX_POINT_BYTES) {
+                    return Err(Stop::NeedsStore);
+                }
+            }
+            Ok::<_, Stop>(resources::stored(conn, uri)?)
         })?;
         let seen = self.seen;
         match (found, seen.collections()) {

@@ -34,11 +34,16 @@ use context::Context;
 
 /// How far a request may reach for its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reach {
+pub(super) enum Reach {
     /// Only what is kept, for a request answered in bounded time from it (a list page, a
     /// resource, a quick prompt's fill or ranking): the thread that read it does it itself
-    /// rather than hand the request to the pool and back.
+    /// rather than hand the request to the pool and back. HTTP's async workers.
     Kept,
+    /// What is kept, and one item read by its key (a resource by its URI) on a connection
+    /// idle in the pool, never waited for: stdio's reader. A point read of a 2 KB document
+    /// takes microseconds, handing the request to the pool and back took most of an
+    /// uncached read's time (docs/benchmarks.md, "A read not kept").
+    Point,
     /// The database too: a pool task.
     Store,
 }
@@ -64,17 +69,19 @@ impl From<StoreError> for Stop {
     }
 }
 
-/// Answers `envelope` in `revision` from what is kept, for a caller `seen` shows what it
-/// shows (stdio: everything): the line to send, or None when the answer needs the store
-/// (or a form), and the caller hands the request to the blocking pool for `stored`.
+/// Answers `envelope` in `revision` from what is kept (and, with `Reach::Point`, a point
+/// read), for a caller `seen` shows what it shows: the line to send, or None when the
+/// answer needs the store (or a form), and the caller hands the request to the blocking
+/// pool for `stored`.
 pub(super) fn kept(
     shared: &Shared,
     seen: &Visibility,
     envelope: &Envelope,
     revision: Revision,
+    reach: Reach,
     forms: bool,
 ) -> Option<Vec<u8>> {
-    answer(shared, seen, envelope, revision, Reach::Kept, forms).ok()
+    answer(shared, seen, envelope, revision, reach, forms).ok()
 }
 
 /// Answers `envelope` with the database, on the blocking pool: the line to send, or, with
@@ -129,7 +136,7 @@ fn answer(
             // Taken before anything is read: what is read is then at least as new as the
             // position it is kept under.
             let position = shared.position();
-            if reach == Reach::Kept && !bounded_from_memory(shared, envelope, position) {
+            if reach != Reach::Store && !bounded_from_memory(shared, envelope, position) {
                 return Err(Stop::NeedsStore);
             }
             // Held until the answer is made: a replacement of the served file waits for it.

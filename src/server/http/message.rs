@@ -35,7 +35,7 @@ use crate::protocol::{
     Envelope, Era, Failure, Incoming, Method, Negotiated, Notification, RequestId, Revision,
     RpcError, error_line, id_of, parse_line,
 };
-use crate::server::answer;
+use crate::server::answer::{self, Reach};
 use crate::server::guard::guarded;
 use crate::server::route::{Route, route};
 use crate::server::session::Interest;
@@ -512,7 +512,14 @@ async fn answered(server: &Arc<Server>, answering: Answering) -> Response<Reply>
     } = answering;
     // Over HTTP no form of ours is sent to a legacy client (`forms` off): its prompts/get
     // lacking arguments is answered with the error naming them.
-    let mut response = match answer::kept(&server.shared, &seen, &envelope, revision, false) {
+    let mut response = match answer::kept(
+        &server.shared,
+        &seen,
+        &envelope,
+        revision,
+        Reach::Kept,
+        false,
+    ) {
         Some(line) => json(StatusCode::OK, line),
         None => {
             let shared = Arc::clone(&server.shared);
