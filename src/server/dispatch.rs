@@ -35,6 +35,11 @@ pub(super) struct Dispatcher {
     /// The completion rate limit, checked before a task is spawned so a flood is refused at
     /// once; None when there is none.
     completions: Option<TokenBucket>,
+    /// How far the line being handled may reach on this thread: a point read while no
+    /// other line waits in the input (a host asking one thing at a time is answered
+    /// soonest), only what is kept while lines wait (the pool's threads then read them side
+    /// by side: docs/benchmarks.md, "A read not kept").
+    reach: Reach,
 }
 
 impl Dispatcher {
@@ -65,6 +70,7 @@ impl Dispatcher {
             session,
             tasks: Arc::default(),
             completions,
+            reach: Reach::Point,
         }
     }
 
@@ -72,9 +78,15 @@ impl Dispatcher {
         self.output.send(error_line(id, error));
     }
 
-    /// Handles one input line. A panic here is answered -32603 (`guard`), so the
-    /// client is not left waiting, and the reader goes on with the next line.
-    pub(super) fn handle(&mut self, input: Input) {
+    /// Handles one input line, `more_buffered` when more input waits after it. A panic here
+    /// is answered -32603 (`guard`), so the client is not left waiting, and the reader goes
+    /// on with the next line.
+    pub(super) fn handle(&mut self, input: Input, more_buffered: bool) {
+        self.reach = if more_buffered {
+            Reach::Kept
+        } else {
+            Reach::Point
+        };
         let line = match input {
             Input::Line(line) => line,
             Input::TooLong { limit } => {
@@ -160,8 +172,7 @@ impl Dispatcher {
         let forms =
             matches!(envelope.method, Method::GetPrompt(_)) && self.session.takes_forms(revision);
         let seen = self.shared.whole();
-        if let Some(line) =
-            answer::kept(&self.shared, seen, &envelope, revision, Reach::Point, forms)
+        if let Some(line) = answer::kept(&self.shared, seen, &envelope, revision, self.reach, forms)
         {
             return self.output.send_from_reader(line);
         }

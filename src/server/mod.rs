@@ -193,7 +193,7 @@ fn run(
             shared.config.max_line,
             |input, more_buffered| {
                 output_queue.note_input(more_buffered);
-                dispatcher.handle(input)
+                dispatcher.handle(input, more_buffered)
             },
             || output_queue.reader_waits(),
         );

@@ -146,7 +146,9 @@ impl<'a> Context<'a> {
             if self.reach == Reach::Point {
                 // A point read is of a small item only: a large one would hold up the
                 // thread (and could not be cancelled there).
-                let size = read::resource(conn, uri).map_err(Failure::from)?.map(|r| r.size);
+                let size = read::resource(conn, uri)
+                    .map_err(Failure::from)?
+                    .map(|r| r.size);
                 if size.is_some_and(|size| size > MAX_POINT_BYTES) {
                     return Err(Stop::NeedsStore);
                 }
