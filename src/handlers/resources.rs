@@ -43,6 +43,24 @@ pub fn stored(conn: &Connection, uri: &str) -> Result<Option<Arc<ReadResult>>, F
         .map(|(resource, content)| Arc::new(ReadResult::new(resource, content))))
 }
 
+/// A resource found larger than the reader would read (`stored_up_to`).
+pub(crate) struct TooLarge;
+
+/// `stored`, only when the content is at most `max_bytes`.
+pub(crate) fn stored_up_to(
+    conn: &Connection,
+    uri: &str,
+    max_bytes: u64,
+) -> Result<Option<Result<Arc<ReadResult>, TooLarge>>, Failure> {
+    Ok(
+        read::resource_content_up_to(conn, uri, max_bytes)?.map(|(resource, content)| {
+            content
+                .map(|content| Arc::new(ReadResult::new(resource, content)))
+                .ok_or(TooLarge)
+        }),
+    )
+}
+
 /// Reads `uri`; `resolve` finds a resource by its exact URI (the caller's cache, or the
 /// database), `search` answers a URI of the built-in search template with its query
 /// (`handlers::search`), `prompt` gives a prompt the caller may get, by name, for a prompt's

@@ -332,19 +332,34 @@ pub(crate) fn resource_content(
     conn: &Connection,
     uri: &str,
 ) -> Result<Option<(StoredResource, Content)>> {
+    let found = resource_content_up_to(conn, uri, u64::MAX)?;
+    Ok(found.and_then(|(stored, content)| Some((stored, content?))))
+}
+
+/// `resource_content`, the content only when it is at most `max_bytes` (None otherwise,
+/// and the content is not read): for a reader that must not be held up by a large one.
+pub(crate) fn resource_content_up_to(
+    conn: &Connection,
+    uri: &str,
+    max_bytes: u64,
+) -> Result<Option<(StoredResource, Option<Content>)>> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {RESOURCE_COLUMNS}, blobs.data FROM resources
-         JOIN blobs ON blobs.hash = resources.blob_hash WHERE uri = ?1"
+        "SELECT {RESOURCE_COLUMNS}, CASE WHEN resources.size <= ?2 THEN blobs.data END
+         FROM resources JOIN blobs ON blobs.hash = resources.blob_hash WHERE uri = ?1"
     ))?;
+    let max_bytes = i64::try_from(max_bytes).unwrap_or(i64::MAX);
     let found = stmt
-        .query_row([uri], |row| {
+        .query_row(rusqlite::params![uri, max_bytes], |row| {
             let stored = resource_row(row)?;
-            let data: Vec<u8> = row.get(18)?;
+            let data: Option<Vec<u8>> = row.get(18)?;
             Ok((stored, data))
         })
         .optional()?;
     let Some((stored, data)) = found else {
         return Ok(None);
+    };
+    let Some(data) = data else {
+        return Ok(Some((stored, None)));
     };
     let content =
         if stored.is_text {
@@ -354,7 +369,7 @@ pub(crate) fn resource_content(
         } else {
             Content::Binary(data)
         };
-    Ok(Some((stored, content)))
+    Ok(Some((stored, Some(content))))
 }
 
 /// URIs of stored resources starting with `prefix`, in order (for completing templates):

@@ -142,18 +142,17 @@ impl<'a> Context<'a> {
     /// its collections, or named by one of their prompts; otherwise as if there were none.
     pub(super) fn resource(&self, uri: &str) -> Result<Option<Arc<ReadResult>>, Stop> {
         let found = self.served.cache.resource(self.position, uri, || {
-            let conn = self.point_conn()?;
-            if self.reach == Reach::Point {
-                // A point read is of a small item only: a large one would hold up the
-                // thread (and could not be cancelled there).
-                let size = read::resource(conn, uri)
-                    .map_err(Failure::from)?
-                    .map(|r| r.size);
-                if size.is_some_and(|size| size > MAX_POINT_BYTES) {
-                    return Err(Stop::NeedsStore);
-                }
+            // A point read is of a small item only: a large one would hold up the thread
+            // (and could not be cancelled there).
+            let max_bytes = match self.reach {
+                Reach::Point => MAX_POINT_BYTES,
+                Reach::Kept | Reach::Store => u64::MAX,
+            };
+            match resources::stored_up_to(self.point_conn()?, uri, max_bytes)? {
+                None => Ok(None),
+                Some(Ok(read)) => Ok(Some(read)),
+                Some(Err(resources::TooLarge)) => Err(Stop::NeedsStore),
             }
-            Ok::<_, Stop>(resources::stored(conn, uri)?)
         })?;
         let seen = self.seen;
         match (found, seen.collections()) {
