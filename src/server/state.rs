@@ -113,9 +113,9 @@ impl Library {
         Ok(channel)
     }
 
-    /// Forgets the channels whose labels moved: their search indexes are copies made when
-    /// each connection opened, so the next request opens the channel again. Requests under
-    /// way finish on what they hold.
+    /// Forgets the channels whose labels moved: each connection's search index is a copy
+    /// made at its first search (`store::channel`), so the next request opens the channel
+    /// again. Requests under way finish on what they hold.
     fn forget_channels<'a>(&self, moved: impl Iterator<Item = &'a String>) {
         let mut open = self
             .channels
