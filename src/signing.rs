@@ -420,15 +420,15 @@ mod tests {
             ("b/c.md".to_string(), digest(b"c")),
             ("a b.md".to_string(), digest(b"a")),
         ];
-        let text = list(&files).unwrap();
-        let written = String::from_utf8(text.clone()).unwrap();
+        let text = list(&files).expect("the list of files");
+        let written = String::from_utf8(text.clone()).expect("the list is text");
         assert!(written.starts_with(&format!("{}  a b.md\n", hex(&digest(b"a")))));
-        let read = parse_list(&text).unwrap();
+        let read = parse_list(&text).expect("the list reads back");
         assert_eq!(read.len(), 2);
         assert_eq!(read["b/c.md"], digest(b"c"));
         let binary = format!("{} *x.png\n", hex(&digest(b"x")));
         assert_eq!(
-            parse_list(binary.as_bytes()).unwrap()["x.png"],
+            parse_list(binary.as_bytes()).expect("a binary entry reads")["x.png"],
             digest(b"x")
         );
     }
@@ -486,8 +486,9 @@ mod tests {
     fn a_key_line_or_an_allowed_signers_line_is_trusted_but_not_one_with_options() {
         let key =
             "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMKjsQehnbmJ6yTk7kTYoCHfB9po2YJn795YWci82CeZ";
-        let plain = trusted_key(&format!("{key} me@example")).unwrap();
-        let signer = trusted_key(&format!("me@example,you@example {key}")).unwrap();
+        let plain = trusted_key(&format!("{key} me@example")).expect("a public key line");
+        let signer =
+            trusted_key(&format!("me@example,you@example {key}")).expect("an allowed_signers line");
         assert_eq!(plain.key_data(), signer.key_data());
         let limited = trusted_key(&format!("me@example namespaces=\"git\" {key}")).unwrap_err();
         assert!(limited.contains("options"), "{limited}");

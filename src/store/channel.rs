@@ -147,7 +147,15 @@ pub(super) fn show(conn: &Connection, channel: &str) -> rusqlite::Result<()> {
                     .map(str::to_string)
             }),
     ) else {
-        return Err(rusqlite::Error::InvalidQuery);
+        // Only a database whose schema was changed by hand gets here.
+        return Err(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ERROR),
+            Some(
+                "the library's search index is not the one schema.sql makes, so a release \
+                 channel cannot make its own like it; restore the database from a backup"
+                    .into(),
+            ),
+        ));
     };
     conn.execute_batch(&format!(
         "CREATE VIEW temp.search_source{source};
