@@ -534,7 +534,7 @@ fn render(
                     read.resource.info.mime_type,
                     common::human_size(read.resource.size)
                 )?;
-                if let crate::model::Content::Text(text) = &read.content {
+                if let Some(text) = read.body.text() {
                     writeln!(out, "{text}")?;
                 }
             }

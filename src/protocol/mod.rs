@@ -9,6 +9,7 @@
 //! - `era`: which revision answers a request and which methods each era serves.
 //! - `revision`: the revisions and what each one's results may carry.
 //! - `results`: the plain values handlers answer with.
+//! - `escape`: strings written as JSON string literals, eight bytes at a time.
 //! - `error`: `Failure` (a handler's words) and `RpcError` (the client's error, with the
 //!   code the revision gives it).
 //! - `shape`: results and errors into response lines, per revision (a tool's result
@@ -21,6 +22,7 @@
 
 mod era;
 mod error;
+mod escape;
 pub(crate) mod http;
 mod id;
 mod notification;

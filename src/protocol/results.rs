@@ -4,8 +4,10 @@
 
 use std::sync::{Arc, OnceLock};
 
+use base64::Engine;
 use serde_json::value::RawValue;
 
+use super::escape::write_json_string;
 use super::revision::Revision;
 use crate::arguments::ObjectSchema;
 use crate::model::{Content, Provenance, Role, StoredResource};
@@ -31,7 +33,7 @@ pub(crate) struct Discovery {
 #[derive(Debug, PartialEq)]
 pub struct ReadResult {
     pub resource: StoredResource,
-    pub content: Content,
+    pub body: Body,
     /// The JSON made from it, kept with it for as long as it is kept.
     pub(crate) shaped: ShapedBlocks,
 }
@@ -40,25 +42,105 @@ impl ReadResult {
     pub(crate) fn new(resource: StoredResource, content: Content) -> ReadResult {
         ReadResult {
             resource,
-            content,
+            body: Body::of(&content),
             shaped: ShapedBlocks::default(),
         }
     }
 }
 
-/// A resource's JSON as each revision writes it, made on first use: its `contents` (as
-/// `resources/read` and embedded resources carry them) and its block in a prompt message
-/// (embedded, as an image or audio block, or as a link). It depends only on the resource
-/// and the revision.
+/// A resource's content as every answer carries it: a JSON string literal (quotes
+/// included) of its text, escaped, or of its bytes in base64. Made once, when the resource
+/// is read, and then copied into answers as it is: a resource the server keeps holds its
+/// content once, in this form, rather than as text and again as JSON (a 2 KB document took
+/// about 6.6 KB kept, with both; docs/benchmarks.md, "One copy of a kept document").
+#[derive(Debug, PartialEq)]
+pub struct Body {
+    is_text: bool,
+    json: Box<str>,
+}
+
+impl Body {
+    pub(crate) fn of(content: &Content) -> Body {
+        let json = match content {
+            Content::Text(text) => {
+                let mut json = Vec::new();
+                write_json_string(&mut json, text);
+                // Only the text's own UTF-8 and ASCII escapes were written.
+                String::from_utf8(json)
+                    .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned())
+            }
+            Content::Binary(bytes) => {
+                let mut json = String::with_capacity(bytes.len().div_ceil(3) * 4 + 2);
+                json.push('"');
+                base64::engine::general_purpose::STANDARD.encode_string(bytes, &mut json);
+                json.push('"');
+                json
+            }
+        };
+        Body {
+            is_text: content.is_text(),
+            json: json.into_boxed_str(),
+        }
+    }
+
+    /// The JSON string literal, quotes included.
+    pub(crate) fn json(&self) -> &str {
+        &self.json
+    }
+
+    /// Whether it is text (a `text` member) rather than bytes (a `blob`, in base64).
+    pub(crate) fn is_text(&self) -> bool {
+        self.is_text
+    }
+
+    /// The text, for a reader that shows it as it is; None for bytes.
+    pub fn text(&self) -> Option<String> {
+        self.is_text
+            .then(|| serde_json::from_str(&self.json).ok())
+            .flatten()
+    }
+
+    /// The bytes: the text's, or the decoded base64.
+    pub(crate) fn bytes(&self) -> Vec<u8> {
+        if self.is_text {
+            return self.text().unwrap_or_default().into_bytes();
+        }
+        let base64 = self.json.trim_matches('"');
+        base64::engine::general_purpose::STANDARD
+            .decode(base64)
+            .unwrap_or_default()
+    }
+}
+
+/// A resource's JSON as each revision writes it, made on first use: its contents' `_meta`
+/// (as `resources/read` and embedded resources carry it) and, for a resource a prompt
+/// names, its block in a prompt message. It depends only on the resource and the revision.
 #[derive(Debug, Default)]
 pub(crate) struct ShapedBlocks {
-    /// JSON text written by hand (`Shaper::contents`), copied into answers as it is.
-    pub(super) contents: [OnceLock<Box<str>>; Revision::COUNT],
+    /// The contents' `_meta` member, with its leading comma (`Shaper::write_contents`),
+    /// or nothing in a revision without it: the rest of the contents is the body and the
+    /// resource's URI and type.
+    pub(super) meta: [OnceLock<Box<str>>; Revision::COUNT],
+    /// Made only for a resource a prompt embeds or links, apart from `meta`: most kept
+    /// resources are only read, and this is three times the size of `meta` empty.
+    pub(super) blocks: OnceLock<Box<PromptBlocks>>,
+}
+
+/// A resource's blocks in prompt messages, per revision.
+#[derive(Debug, Default)]
+pub(crate) struct PromptBlocks {
+    /// Embedded as a resource.
     pub(super) embedded: [OnceLock<Box<RawValue>>; Revision::COUNT],
     /// Its image or audio block, apart from `embedded`: one prompt may ask for both
     /// (`embed(uri, as="resource")`).
     pub(super) media: [OnceLock<Box<RawValue>>; Revision::COUNT],
     pub(super) linked: [OnceLock<Box<RawValue>>; Revision::COUNT],
+}
+
+impl ShapedBlocks {
+    pub(super) fn blocks(&self) -> &PromptBlocks {
+        self.blocks.get_or_init(Box::default)
+    }
 }
 
 /// A memo is not part of the data: two results are alike whatever either has shaped yet.

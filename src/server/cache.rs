@@ -35,15 +35,19 @@ const MAX_KEPT_PROMPT_BYTES: usize = 4 * 1024 * 1024;
 /// per prompt and a ranking per completable argument or variable of a large library, some
 /// ten thousand of them.
 const MAX_TIMING_BYTES: usize = 1024 * 1024;
-/// Resources are kept only when this small, and only this many bytes of them in all (their
-/// content and, counted the same again, the JSON shaped from it), so a large library cannot
-/// grow the server's memory. 2 MiB keeps the last few hundred documents a host read (a
-/// 2 KB document is charged 4 KB and takes about 7 KB: its text, its JSON, its record and
-/// the allocator's slack; docs/benchmarks.md, "A read not kept"); reads spread over half a
-/// million documents find nothing kept whatever the size, and with 4 MiB the server under
-/// them peaked at 28-29 MB, with 2 MiB at 26 (docs/benchmarks.md, `large`).
+/// Resources are kept only when this small, and only this many bytes of them in all, so a
+/// large library cannot grow the server's memory. Each is charged its body (its content as
+/// JSON, `Body`, the one copy kept) and `KEPT_RESOURCE_RECORD_BYTES` for the rest: a 2 KB
+/// document about 3.9 KB, what it takes, so 4 MiB keeps a working set of a thousand such
+/// documents that a host reads in turn. Reads spread over half a million documents find
+/// nothing kept whatever the size: what they fill is all cost, and with 4 MiB the server
+/// under them stays within its 25 MB (docs/benchmarks.md, "One copy of a kept document").
 const MAX_KEPT_RESOURCE: usize = 64 * 1024;
-const MAX_KEPT_RESOURCE_BYTES: usize = 2 * 1024 * 1024;
+const MAX_KEPT_RESOURCE_BYTES: usize = 4 * 1024 * 1024;
+/// What a kept resource takes besides its body, measured (3.6-3.9 KB a 2 KB document, of
+/// which 2.4 KB is the body): its record (`StoredResource` and its strings), its contents'
+/// `_meta` per revision, the map's entry and what the allocator rounds up.
+const KEPT_RESOURCE_RECORD_BYTES: usize = 1536;
 /// The library's templates with their matchers, parsed: kept while they take at most this,
 /// as `Templates::bytes` counts them (6-9 KiB a template, most of it the compiled matcher:
 /// some five hundred templates); a library with more parses them again for each read or
@@ -101,12 +105,12 @@ impl Default for Cache {
             }),
             prompts: Memo::sized(MAX_KEPT_PROMPT_BYTES, |_, stored| prompt_bytes(stored)),
             resources: Memo::sized(MAX_KEPT_RESOURCE_BYTES, |_, read| {
-                let size = read.content.as_bytes().len();
+                let size = read.body.json().len();
                 // Over the per-resource limit: counted as over the whole budget, so never kept.
                 if size > MAX_KEPT_RESOURCE {
                     usize::MAX
                 } else {
-                    2 * size
+                    size + KEPT_RESOURCE_RECORD_BYTES
                 }
             }),
             templates: Memo::sized(MAX_KEPT_TEMPLATE_BYTES, |(), templates| templates.bytes()),
@@ -246,5 +250,60 @@ impl Cache {
         self.timings
             .get(work, position)
             .is_some_and(|took| *took <= limit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Annotations, Content, Origin, ResourceInfo, StoredResource};
+
+    fn document(i: usize) -> Arc<ReadResult> {
+        let uri = format!("shelf://pages/p{i}.md");
+        let info = ResourceInfo {
+            uri: uri.clone(),
+            name: format!("p{i}"),
+            title: None,
+            description: None,
+            mime_type: "text/markdown".into(),
+            annotations: Annotations::default(),
+            icons: Vec::new(),
+            origin: Origin::default(),
+            meta: Default::default(),
+        };
+        let resource = StoredResource {
+            info,
+            is_text: true,
+            size: 2000,
+            blob_hash: [0; 32],
+            content_hash: [0; 32],
+            last_modified: 0,
+            version: None,
+        };
+        Arc::new(ReadResult::new(resource, Content::Text("x".repeat(2000))))
+    }
+
+    /// The working set the budget is sized for: a thousand 2 KB documents read in turn are
+    /// all still kept on the next turn (none is loaded again), and twice as many are not.
+    #[test]
+    fn a_thousand_documents_of_2_kb_stay_kept_and_two_thousand_do_not() {
+        let loads_in_turns = |documents: usize| {
+            let cache = Cache::default();
+            let mut loads = 0;
+            for _turn in 0..2 {
+                for i in 0..documents {
+                    let uri = format!("shelf://pages/p{i}.md");
+                    cache
+                        .resource(1, &uri, || {
+                            loads += 1;
+                            Ok::<_, ()>(Some(document(i)))
+                        })
+                        .expect("the load does not fail");
+                }
+            }
+            loads
+        };
+        assert_eq!(loads_in_turns(1000), 1000, "the second turn finds all kept");
+        assert!(loads_in_turns(2000) > 2000, "2,000 are past the budget");
     }
 }

@@ -1,18 +1,19 @@
 //! A resource's contents and the content blocks of a prompt message, as each revision
-//! writes them. What comes from a resource is shaped once per revision and kept in the
-//! resource's memo (`ShapedBlocks`), so a document kept by the server is escaped into JSON
-//! once rather than in every answer that embeds it; text blocks are new in every answer.
+//! writes them. A resource's content is escaped into JSON once, when it is read (`Body`),
+//! and what else comes from it is shaped once per revision and kept with it
+//! (`ShapedBlocks`), so a document kept by the server is not escaped again in every answer
+//! that reads or embeds it; text blocks are new in every answer.
 
 use base64::Engine;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use super::escape::write_json_string;
 use super::items::{META_HASH, META_LAST_MODIFIED, META_PROVENANCE};
 use super::{Shaper, iso, raw};
-use crate::model::{Content, StoredResource};
+use crate::model::StoredResource;
 use crate::protocol::Revision;
+use crate::protocol::escape::write_json_string;
 use crate::protocol::results::{Block, MediaKind, ReadResult, RenderedMessage};
 use crate::store::hex;
 
@@ -86,13 +87,13 @@ impl Shaper<'_> {
         let content = match &message.block {
             Block::Text(text) => MessageContent::Text(TextBlock { kind: "text", text }),
             Block::Embedded(read) => MessageContent::Shaped(
-                read.shaped.embedded[at].get_or_init(|| raw(&self.embedded(read))),
+                read.shaped.blocks().embedded[at].get_or_init(|| raw(&self.embedded(read))),
             ),
             Block::Media { kind, read } => MessageContent::Shaped(
-                read.shaped.media[at].get_or_init(|| raw(&self.media(*kind, read))),
+                read.shaped.blocks().media[at].get_or_init(|| raw(&self.media(*kind, read))),
             ),
             Block::Link(read) => MessageContent::Shaped(
-                read.shaped.linked[at].get_or_init(|| raw(&self.link(&read.resource))),
+                read.shaped.blocks().linked[at].get_or_init(|| raw(&self.link(&read.resource))),
             ),
         };
         Message {
@@ -101,53 +102,61 @@ impl Shaper<'_> {
         }
     }
 
-    /// The resource's contents as `resources/read` and embedded resources carry them:
-    /// `{uri, mimeType, text | blob, _meta}`. Written by hand, as `rendered_line` is: a
-    /// document's text is most of its answer, and serde_json's writer looks at every byte of
-    /// it on its own (for a 2 KB document not kept, that was a third of the read's
-    /// instructions: docs/benchmarks.md, "A read not kept").
-    pub(super) fn contents<'a>(&self, read: &'a ReadResult) -> &'a str {
-        read.shaped.contents[self.revision.index()].get_or_init(|| {
+    /// Appends the resource's contents as `resources/read` and embedded resources carry
+    /// them: `{uri, mimeType, text | blob, _meta}`. Written by hand, as `rendered_line` is,
+    /// around the body made when the resource was read (`Body`), copied in as it is: a
+    /// document's text is most of its answer, and escaping it with serde_json's writer was a
+    /// third of a read's instructions (docs/benchmarks.md, "A read not kept").
+    pub(super) fn write_contents(&self, read: &ReadResult, out: &mut Vec<u8>) {
+        let resource = &read.resource;
+        let meta = self.contents_meta(read);
+        out.reserve(resource.info.uri.len() + read.body.json().len() + meta.len() + 64);
+        out.extend_from_slice(b"{\"uri\":");
+        write_json_string(out, &resource.info.uri);
+        out.extend_from_slice(b",\"mimeType\":");
+        write_json_string(out, &resource.info.mime_type);
+        out.extend_from_slice(if read.body.is_text() {
+            b",\"text\":"
+        } else {
+            b",\"blob\":"
+        });
+        out.extend_from_slice(read.body.json().as_bytes());
+        out.extend_from_slice(meta.as_bytes());
+        out.push(b'}');
+    }
+
+    /// About how many bytes `write_contents` writes.
+    pub(super) fn contents_size(&self, read: &ReadResult) -> usize {
+        let info = &read.resource.info;
+        info.uri.len() + info.mime_type.len() + read.body.json().len() + 256
+    }
+
+    /// The contents' `_meta` member with its leading comma, kept per revision: contents have
+    /// no annotations, so the freshness a cache needs goes in `_meta`, with where the
+    /// resource comes from. Empty before 2025-06-18.
+    fn contents_meta<'a>(&self, read: &'a ReadResult) -> &'a str {
+        read.shaped.meta[self.revision.index()].get_or_init(|| {
+            if self.revision < Revision::V2025_06_18 {
+                return Box::default();
+            }
             let resource = &read.resource;
-            let bytes = read.content.as_bytes();
-            // Base64 is 4/3 of the bytes; text rarely needs more than an eighth for escapes.
-            let mut out = Vec::with_capacity(bytes.len() * 4 / 3 + 256);
-            out.extend_from_slice(b"{\"uri\":");
-            write_json_string(&mut out, &resource.info.uri);
-            out.extend_from_slice(b",\"mimeType\":");
-            write_json_string(&mut out, &resource.info.mime_type);
-            match &read.content {
-                Content::Text(text) => {
-                    out.extend_from_slice(b",\"text\":");
-                    write_json_string(&mut out, text);
-                }
-                Content::Binary(bytes) => {
-                    out.extend_from_slice(b",\"blob\":\"");
-                    write_base64(&mut out, bytes);
-                    out.push(b'"');
-                }
-            }
-            // Contents have no annotations, so the freshness a cache needs goes in `_meta`,
-            // with where the resource comes from.
-            if self.revision >= Revision::V2025_06_18 {
-                out.extend_from_slice(b",\"_meta\":{");
-                write_json_string(&mut out, META_HASH);
-                out.push(b':');
-                write_json_string(&mut out, &hex(&resource.content_hash));
-                out.push(b',');
-                write_json_string(&mut out, META_LAST_MODIFIED);
-                out.push(b':');
-                write_json_string(&mut out, &iso(resource.last_modified));
-                out.push(b',');
-                write_json_string(&mut out, META_PROVENANCE);
-                out.push(b':');
-                // A few short fields: serde's writer is fine for them (into a Vec it cannot
-                // fail).
-                let provenance = serde_json::to_vec(&self.provenance(resource.provenance()))
-                    .unwrap_or_else(|_| b"{}".to_vec());
-                out.extend_from_slice(&provenance);
-                out.push(b'}');
-            }
+            let mut out = Vec::with_capacity(256);
+            out.extend_from_slice(b",\"_meta\":{");
+            write_json_string(&mut out, META_HASH);
+            out.push(b':');
+            write_json_string(&mut out, &hex(&resource.content_hash));
+            out.push(b',');
+            write_json_string(&mut out, META_LAST_MODIFIED);
+            out.push(b':');
+            write_json_string(&mut out, &iso(resource.last_modified));
+            out.push(b',');
+            write_json_string(&mut out, META_PROVENANCE);
+            out.push(b':');
+            // A few short fields: serde's writer is fine for them (into a Vec it cannot
+            // fail).
+            let provenance = serde_json::to_vec(&self.provenance(resource.provenance()))
+                .unwrap_or_else(|_| b"{}".to_vec());
+            out.extend_from_slice(&provenance);
             out.push(b'}');
             // Only strings and ASCII were written.
             String::from_utf8(out)
@@ -156,10 +165,14 @@ impl Shaper<'_> {
         })
     }
 
-    /// `contents` as a `RawValue`, for the results serde writes (an embedded resource, a
+    /// The contents as a `RawValue`, for the results serde writes (an embedded resource, a
     /// tool's answer): checked as JSON once more, which `read_line` spares a read.
     pub(super) fn contents_value(&self, read: &ReadResult) -> Box<RawValue> {
-        RawValue::from_string(self.contents(read).to_string()).unwrap_or_else(|err| {
+        let mut contents = Vec::with_capacity(self.contents_size(read));
+        self.write_contents(read, &mut contents);
+        let contents = String::from_utf8(contents)
+            .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned());
+        RawValue::from_string(contents).unwrap_or_else(|err| {
             tracing::error!("a resource's contents were written as invalid JSON: {err}");
             RawValue::from_string("null".into()).unwrap_or_default()
         })
@@ -175,7 +188,12 @@ impl Shaper<'_> {
     }
 
     fn media(&self, kind: MediaKind, read: &ReadResult) -> Value {
-        let data = base64::engine::general_purpose::STANDARD.encode(read.content.as_bytes());
+        // A media block's data is always base64, which a binary body already is.
+        let data = if read.body.is_text() {
+            base64::engine::general_purpose::STANDARD.encode(read.body.bytes())
+        } else {
+            read.body.json().trim_matches('"').to_string()
+        };
         let mime = &read.resource.info.mime_type;
         match kind {
             MediaKind::Audio if !self.revision.has_audio() => json!({
@@ -197,16 +215,4 @@ impl Shaper<'_> {
             json!({"type": "text", "text": format!("Resource: {label} <{}> ({})", stored.info.uri, stored.info.mime_type)})
         }
     }
-}
-
-/// Appends `bytes` in base64, which needs no escape inside a JSON string.
-fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
-    let engine = &base64::engine::general_purpose::STANDARD;
-    let start = out.len();
-    out.resize(
-        start + base64::encoded_len(bytes.len(), true).unwrap_or(0),
-        0,
-    );
-    let written = engine.encode_slice(bytes, &mut out[start..]).unwrap_or(0);
-    out.truncate(start + written);
 }

@@ -12,7 +12,6 @@
 //! strings.
 
 mod content;
-mod escape;
 mod items;
 mod skills;
 mod tools;
@@ -25,8 +24,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use self::escape::{write_json_string, write_json_strings};
 use super::error::RpcError;
+use super::escape::{write_json_string, write_json_strings};
 use super::id::RequestId;
 use super::results::{Discovery, InputRequest, Page, PromptOutcome, ReadResult, RenderedPrompt};
 use super::revision::Revision;
@@ -509,19 +508,18 @@ impl Shaper<'_> {
         )
     }
 
-    /// A `resources/read` answer line (through `written_line`); the contents come from the
-    /// resource's memo, copied in as they are.
+    /// A `resources/read` answer line (through `written_line`); the contents' body is
+    /// copied in as it was made when the resource was read.
     pub(crate) fn read_line(&self, id: &RequestId, read: &ReadResult) -> Vec<u8> {
-        let contents = self.contents(read);
         let hints = Hints::Since(read.resource.last_modified, Kind::Contents);
         self.written_line(
             id,
-            contents.len() + 16,
+            self.contents_size(read) + 16,
             Some(hints),
             ResultMeta::default(),
             |line| {
                 line.extend_from_slice(b"\"contents\":[");
-                line.extend_from_slice(contents.as_bytes());
+                self.write_contents(read, line);
                 line.push(b']');
             },
         )
@@ -847,7 +845,8 @@ mod tests {
         std::sync::Arc::new(ReadResult::new(stored, content))
     }
 
-    /// The serde shape of a resource's contents, which `Shaper::contents` writes by hand.
+    /// The serde shape of a resource's contents, which `Shaper::write_contents` writes by
+    /// hand.
     #[derive(Serialize)]
     struct Contents<'a> {
         uri: &'a str,
@@ -882,24 +881,32 @@ mod tests {
         use base64::Engine as _;
         let config = ServeConfig::default();
         let reads = [
-            resource(
+            (
                 "shelf://a b/\"q\"\\.md",
                 "text/markdown",
                 Content::Text("# A\n\"b\"\t\u{1} back \\ é ✓ 🦀\u{7f}".repeat(40)),
             ),
-            resource("shelf://e.md", "text/plain", Content::Text(String::new())),
-            resource(
+            ("shelf://e.md", "text/plain", Content::Text(String::new())),
+            (
                 "shelf://i.png",
                 "image/png",
                 Content::Binary((0..=255).collect()),
             ),
-            resource(
+            (
                 "shelf://1.bin",
                 "application/octet-stream",
                 Content::Binary(vec![7]),
             ),
         ];
-        for read in &reads {
+        for (uri, mime, content) in reads {
+            let read = &resource(uri, mime, content.clone());
+            // The body gives back what it was made from.
+            assert_eq!(read.body.bytes(), content.as_bytes(), "{uri}");
+            assert_eq!(
+                read.body.text().is_some(),
+                matches!(content, Content::Text(_)),
+                "{uri}"
+            );
             for revision in std::iter::once(Revision::MODERN).chain(Revision::LEGACY) {
                 let shaper = Shaper {
                     revision,
@@ -907,7 +914,7 @@ mod tests {
                     now: 0,
                     label: None,
                 };
-                let (text, blob) = match &read.content {
+                let (text, blob) = match &content {
                     Content::Text(text) => (Some(text.as_str()), None),
                     Content::Binary(bytes) => (
                         None,
@@ -927,7 +934,14 @@ mod tests {
                     meta,
                 })
                 .expect("serde writes the contents");
-                assert_eq!(shaper.contents(read), shaped, "{}", revision.as_str());
+                let mut contents = Vec::new();
+                shaper.write_contents(read, &mut contents);
+                assert_eq!(
+                    String::from_utf8(contents).expect("contents are UTF-8"),
+                    shaped,
+                    "{}",
+                    revision.as_str()
+                );
                 let id = crate::protocol::id_of(br#"{"id":"r-1"}"#);
                 let written: Value = serde_json::from_slice(&shaper.read_line(&id, read))
                     .expect("the hand-written line is JSON");

@@ -3,7 +3,7 @@
 //! own (with it, escaping was a quarter of a `prompts/get`'s instructions).
 
 /// Appends `text` to `out` as a JSON string literal, quotes included.
-pub(super) fn write_json_string(out: &mut Vec<u8>, text: &str) {
+pub(crate) fn write_json_string(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
@@ -40,7 +40,7 @@ pub(super) fn write_json_string(out: &mut Vec<u8>, text: &str) {
 /// escape, as in nearly every completion answer, each value is copied between its quotes
 /// without a look of its own (with a look per value, writing a hundred short values cost
 /// more than ranking them).
-pub(super) fn write_json_strings<'a>(
+pub(crate) fn write_json_strings<'a>(
     out: &mut Vec<u8>,
     text: &str,
     values: impl ExactSizeIterator<Item = &'a str>,
