@@ -4,9 +4,10 @@
 //! Run with `cargo bench --bench stdio` (add `-- --quick` for a short smoke run, and any
 //! other word to run only the workloads whose names contain it). For each
 //! workload (`prompts/list`, `prompts/get` of code-review and of api-design-review,
-//! `resources/read` of testing.md, of a 2,000-byte document, and of 1,000 distinct 2,000-byte
-//! documents one after another (a team's working set, which no cache of one document
-//! flatters), `completion/complete` of
+//! `resources/read` of testing.md, of a 2,000-byte document, and of 1,000 and of 5,000
+//! distinct 2,000-byte documents one after another (a team's working set, which no cache of
+//! one document flatters; the server keeps the first whole, and little of the second),
+//! `completion/complete` of
 //! code-review's `language` and over a 10,000-value table, the latter also as legacy requests
 //! after an `initialize`) it measures, for promptshelf and for the echo:
 //! - closed-loop latency: one request at a time, p50 and p99 after a warm-up; the peer and
@@ -24,7 +25,7 @@
 //!
 //! The library is the seed, plus what the budgets (docs/benchmarks.md, "Budgets") name and
 //! the seed lacks, added with the CLI: a 2,000-byte markdown document, a collection `pages` of
-//! 1,000 more, and a table of 10,000 values with a prompt completing from it.
+//! 5,000 more, and a table of 10,000 values with a prompt completing from it.
 //!
 //! Every answer is checked (the right id and a result, and one in `PARSE_EVERY` parsed
 //! whole as JSON-RPC); a single wrong answer aborts the bench. Nothing here asserts on
@@ -119,8 +120,24 @@ fn add_budget_items(db: &std::path::Path, folder: &std::path::Path) {
     common::add_services(db, folder, 10_000);
 }
 
-/// How many distinct 2,000-byte documents the working-set workload reads in turn.
-const PAGES: usize = 1_000;
+/// How many distinct 2,000-byte documents the `pages` collection holds. The working-set
+/// workloads read, in turn, the first `KEPT_PAGES` of them (a working set the server keeps
+/// whole) and all of them (five times what it keeps, so nearly every read is one from the
+/// store: the read not kept, which the first no longer shows).
+const PAGES: usize = 5_000;
+const KEPT_PAGES: usize = 1_000;
+
+/// `resources/read` request bodies for the first `count` pages, one each.
+fn page_reads(count: usize) -> Vec<String> {
+    (0..count)
+        .map(|page| {
+            common::request_body(
+                "resources/read",
+                json!({"uri": format!("shelf://pages/page-{page}.md")}),
+            )
+        })
+        .collect()
+}
 
 /// `completion/complete` request bodies for one prompt argument, one per prefix, made by
 /// `body` (`common::request_body`, or `common::legacy_request_body`).
@@ -226,14 +243,12 @@ fn workloads() -> Vec<Workload> {
         },
         Workload {
             name: "resources/read 1,000 distinct 2 KB",
-            bodies: (0..PAGES)
-                .map(|page| {
-                    common::request_body(
-                        "resources/read",
-                        json!({"uri": format!("shelf://pages/page-{page}.md")}),
-                    )
-                })
-                .collect(),
+            bodies: page_reads(KEPT_PAGES),
+            legacy: false,
+        },
+        Workload {
+            name: "resources/read 5,000 distinct 2 KB",
+            bodies: page_reads(PAGES),
             legacy: false,
         },
         Workload {
