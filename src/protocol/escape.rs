@@ -35,6 +35,14 @@ pub(crate) fn write_json_string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
+/// JSON text made of what this module and ASCII literals wrote, as a `String`: it is UTF-8
+/// whenever what was escaped was, so the lossy copy is never made in practice; it only
+/// keeps a wrong byte from becoming a panic.
+pub(crate) fn written_text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes)
+        .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned())
+}
+
 /// Appends `values`, whose text back to back is `text`, as JSON string literals separated
 /// by commas. `text` is looked at once, eight bytes at a time: when nothing in it needs an
 /// escape, as in nearly every completion answer, each value is copied between its quotes

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use base64::Engine;
 use serde_json::value::RawValue;
 
-use super::escape::write_json_string;
+use super::escape::{write_json_string, written_text};
 use super::revision::Revision;
 use crate::arguments::ObjectSchema;
 use crate::model::{Content, Provenance, Role, StoredResource};
@@ -65,9 +65,7 @@ impl Body {
             Content::Text(text) => {
                 let mut json = Vec::new();
                 write_json_string(&mut json, text);
-                // Only the text's own UTF-8 and ASCII escapes were written.
-                String::from_utf8(json)
-                    .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned())
+                written_text(json)
             }
             Content::Binary(bytes) => {
                 let mut json = String::with_capacity(bytes.len().div_ceil(3) * 4 + 2);

@@ -13,7 +13,7 @@ use super::items::{META_HASH, META_LAST_MODIFIED, META_PROVENANCE};
 use super::{Shaper, iso, raw};
 use crate::model::StoredResource;
 use crate::protocol::Revision;
-use crate::protocol::escape::write_json_string;
+use crate::protocol::escape::{write_json_string, written_text};
 use crate::protocol::results::{Block, MediaKind, ReadResult, RenderedMessage};
 use crate::store::hex;
 
@@ -110,7 +110,6 @@ impl Shaper<'_> {
     pub(super) fn write_contents(&self, read: &ReadResult, out: &mut Vec<u8>) {
         let resource = &read.resource;
         let meta = self.contents_meta(read);
-        out.reserve(resource.info.uri.len() + read.body.json().len() + meta.len() + 64);
         out.extend_from_slice(b"{\"uri\":");
         write_json_string(out, &resource.info.uri);
         out.extend_from_slice(b",\"mimeType\":");
@@ -125,7 +124,7 @@ impl Shaper<'_> {
         out.push(b'}');
     }
 
-    /// About how many bytes `write_contents` writes.
+    /// About how many bytes `write_contents` writes: what its callers reserve.
     pub(super) fn contents_size(&self, read: &ReadResult) -> usize {
         let info = &read.resource.info;
         info.uri.len() + info.mime_type.len() + read.body.json().len() + 256
@@ -158,10 +157,7 @@ impl Shaper<'_> {
                 .unwrap_or_else(|_| b"{}".to_vec());
             out.extend_from_slice(&provenance);
             out.push(b'}');
-            // Only strings and ASCII were written.
-            String::from_utf8(out)
-                .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned())
-                .into_boxed_str()
+            written_text(out).into_boxed_str()
         })
     }
 
@@ -170,9 +166,7 @@ impl Shaper<'_> {
     pub(super) fn contents_value(&self, read: &ReadResult) -> Box<RawValue> {
         let mut contents = Vec::with_capacity(self.contents_size(read));
         self.write_contents(read, &mut contents);
-        let contents = String::from_utf8(contents)
-            .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned());
-        RawValue::from_string(contents).unwrap_or_else(|err| {
+        RawValue::from_string(written_text(contents)).unwrap_or_else(|err| {
             tracing::error!("a resource's contents were written as invalid JSON: {err}");
             RawValue::from_string("null".into()).unwrap_or_default()
         })
