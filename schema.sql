@@ -14,11 +14,14 @@ CREATE TABLE meta (
 ) STRICT;
 
 -- Content-addressed storage: identical content is stored once, whatever refers to it.
+-- `packing` (migration 13, written as SQLite writes an added column): 0 when `data` is the
+-- content itself, 1 when it is the content packed with zstd (`store::blobs`); `hash` and
+-- `size` are the content's own either way. SQL reads it with `unpacked(data, packing, size)`.
 CREATE TABLE blobs (
     hash BLOB PRIMARY KEY NOT NULL CHECK (length(hash) = 32),
     size INTEGER NOT NULL CHECK (size >= 0),
     data BLOB NOT NULL
-) STRICT;
+, packing INTEGER NOT NULL DEFAULT 0 CHECK (packing IN (0, 1))) STRICT;
 
 -- `meta` (of prompts and resources): the front matter keys of the item's file that the format
 -- does not read (a host's own, `allowed-tools`, `applyTo`), kept as a JSON object; NULL when
@@ -300,19 +303,25 @@ CREATE INDEX change_log_by_channel ON change_log (channel, kind, seq) WHERE chan
 -- content"). `key` is the index's rowid: the resource's id, or minus the prompt's id. A
 -- lookup by `key` reaches one row of each table by its index (`prompts_by_search_key` for
 -- the prompts' arm). A prompt's body is its message templates in order; a text resource's
--- is its content; a binary resource has none.
-CREATE VIEW search_source (key, name, title, description, body, kind, uri, collection) AS
+-- is its content, unpacked (`store::blobs`); a binary resource has none. The two arms are
+-- views of their own so that the triggers on prompts read only theirs: an operator's own
+-- `sqlite3`, which lacks the store's `unpacked` function, can still write prompts
+-- (SECURITY.md).
+CREATE VIEW prompt_search_source (key, name, title, description, body, kind, uri, collection) AS
     SELECT -id, name, title, description,
            coalesce((SELECT group_concat(body, char(10)) FROM (
                          SELECT body FROM prompt_messages WHERE prompt_id = prompts.id
                          ORDER BY position)), ''),
            'prompt', NULL, collection
-    FROM prompts
-    UNION ALL
+    FROM prompts;
+CREATE VIEW resource_search_source (key, name, title, description, body, kind, uri, collection) AS
     SELECT id, name, title, description,
-           (SELECT CAST(data AS TEXT) FROM blobs WHERE hash = resources.blob_hash AND resources.is_text),
+           (SELECT CAST(unpacked(data, packing, size) AS TEXT) FROM blobs
+            WHERE hash = resources.blob_hash AND resources.is_text),
            'resource', uri, collection
     FROM resources;
+CREATE VIEW search_source AS
+    SELECT * FROM prompt_search_source UNION ALL SELECT * FROM resource_search_source;
 CREATE INDEX prompts_by_search_key ON prompts (-id);
 CREATE VIRTUAL TABLE search USING fts5(
     name, title, description, body, kind UNINDEXED, uri UNINDEXED, collection UNINDEXED,
@@ -332,74 +341,74 @@ CREATE VIRTUAL TABLE search_terms USING fts5vocab(search, row);
 -- The triggers that keep the index: an item's row is taken out of the index BEFORE a change
 -- to what `search_source` shows of it, with the text it shows then (what was indexed), and
 -- indexed again AFTER, with the text it shows now. An external-content index must be told
--- the old text exactly; reading it from `search_source` itself keeps the two the same.
+-- the old text exactly; reading it from the view's own arm keeps the two the same.
 CREATE TRIGGER prompts_searchable AFTER INSERT ON prompts BEGIN
     INSERT INTO search (rowid, name, title, description, body, kind, uri, collection)
-    SELECT * FROM search_source WHERE key = -NEW.id;
+    SELECT * FROM prompt_search_source WHERE key = -NEW.id;
 END;
 CREATE TRIGGER prompts_search_before BEFORE UPDATE ON prompts
 WHEN OLD.name IS NOT NEW.name OR OLD.title IS NOT NEW.title
   OR OLD.description IS NOT NEW.description OR OLD.collection IS NOT NEW.collection BEGIN
     INSERT INTO search (search, rowid, name, title, description, body, kind, uri, collection)
-    SELECT 'delete', * FROM search_source WHERE key = -OLD.id;
+    SELECT 'delete', * FROM prompt_search_source WHERE key = -OLD.id;
 END;
 CREATE TRIGGER prompts_search_after AFTER UPDATE ON prompts
 WHEN OLD.name IS NOT NEW.name OR OLD.title IS NOT NEW.title
   OR OLD.description IS NOT NEW.description OR OLD.collection IS NOT NEW.collection BEGIN
     INSERT INTO search (rowid, name, title, description, body, kind, uri, collection)
-    SELECT * FROM search_source WHERE key = -NEW.id;
+    SELECT * FROM prompt_search_source WHERE key = -NEW.id;
 END;
 CREATE TRIGGER prompts_unsearchable BEFORE DELETE ON prompts BEGIN
     INSERT INTO search (search, rowid, name, title, description, body, kind, uri, collection)
-    SELECT 'delete', * FROM search_source WHERE key = -OLD.id;
+    SELECT 'delete', * FROM prompt_search_source WHERE key = -OLD.id;
 END;
 -- A prompt's messages are its body: each message written indexes the prompt again. (Writers
 -- never move a message to another prompt.)
 CREATE TRIGGER prompt_messages_search_before_insert BEFORE INSERT ON prompt_messages BEGIN
     INSERT INTO search (search, rowid, name, title, description, body, kind, uri, collection)
-    SELECT 'delete', * FROM search_source WHERE key = -NEW.prompt_id;
+    SELECT 'delete', * FROM prompt_search_source WHERE key = -NEW.prompt_id;
 END;
 CREATE TRIGGER prompt_messages_search_after_insert AFTER INSERT ON prompt_messages BEGIN
     INSERT INTO search (rowid, name, title, description, body, kind, uri, collection)
-    SELECT * FROM search_source WHERE key = -NEW.prompt_id;
+    SELECT * FROM prompt_search_source WHERE key = -NEW.prompt_id;
 END;
 CREATE TRIGGER prompt_messages_search_before_update BEFORE UPDATE ON prompt_messages BEGIN
     INSERT INTO search (search, rowid, name, title, description, body, kind, uri, collection)
-    SELECT 'delete', * FROM search_source WHERE key = -OLD.prompt_id;
+    SELECT 'delete', * FROM prompt_search_source WHERE key = -OLD.prompt_id;
 END;
 CREATE TRIGGER prompt_messages_search_after_update AFTER UPDATE ON prompt_messages BEGIN
     INSERT INTO search (rowid, name, title, description, body, kind, uri, collection)
-    SELECT * FROM search_source WHERE key = -NEW.prompt_id;
+    SELECT * FROM prompt_search_source WHERE key = -NEW.prompt_id;
 END;
 CREATE TRIGGER prompt_messages_search_before_delete BEFORE DELETE ON prompt_messages BEGIN
     INSERT INTO search (search, rowid, name, title, description, body, kind, uri, collection)
-    SELECT 'delete', * FROM search_source WHERE key = -OLD.prompt_id;
+    SELECT 'delete', * FROM prompt_search_source WHERE key = -OLD.prompt_id;
 END;
 CREATE TRIGGER prompt_messages_search_after_delete AFTER DELETE ON prompt_messages BEGIN
     INSERT INTO search (rowid, name, title, description, body, kind, uri, collection)
-    SELECT * FROM search_source WHERE key = -OLD.prompt_id;
+    SELECT * FROM prompt_search_source WHERE key = -OLD.prompt_id;
 END;
 CREATE TRIGGER resources_searchable AFTER INSERT ON resources BEGIN
     INSERT INTO search (rowid, name, title, description, body, kind, uri, collection)
-    SELECT * FROM search_source WHERE key = NEW.id;
+    SELECT * FROM resource_search_source WHERE key = NEW.id;
 END;
 CREATE TRIGGER resources_search_before BEFORE UPDATE ON resources
 WHEN OLD.uri IS NOT NEW.uri OR OLD.name IS NOT NEW.name OR OLD.title IS NOT NEW.title
   OR OLD.description IS NOT NEW.description OR OLD.is_text IS NOT NEW.is_text
   OR OLD.blob_hash IS NOT NEW.blob_hash OR OLD.collection IS NOT NEW.collection BEGIN
     INSERT INTO search (search, rowid, name, title, description, body, kind, uri, collection)
-    SELECT 'delete', * FROM search_source WHERE key = OLD.id;
+    SELECT 'delete', * FROM resource_search_source WHERE key = OLD.id;
 END;
 CREATE TRIGGER resources_search_after AFTER UPDATE ON resources
 WHEN OLD.uri IS NOT NEW.uri OR OLD.name IS NOT NEW.name OR OLD.title IS NOT NEW.title
   OR OLD.description IS NOT NEW.description OR OLD.is_text IS NOT NEW.is_text
   OR OLD.blob_hash IS NOT NEW.blob_hash OR OLD.collection IS NOT NEW.collection BEGIN
     INSERT INTO search (rowid, name, title, description, body, kind, uri, collection)
-    SELECT * FROM search_source WHERE key = NEW.id;
+    SELECT * FROM resource_search_source WHERE key = NEW.id;
 END;
 CREATE TRIGGER resources_unsearchable BEFORE DELETE ON resources BEGIN
     INSERT INTO search (search, rowid, name, title, description, body, kind, uri, collection)
-    SELECT 'delete', * FROM search_source WHERE key = OLD.id;
+    SELECT 'delete', * FROM resource_search_source WHERE key = OLD.id;
 END;
 
 -- History (`promptshelf history`, `diff`, `rollback`, `undo`): every write transaction that

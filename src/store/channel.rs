@@ -120,7 +120,7 @@ const EXTERNAL_CONTENT: &str = "content = 'search_source', content_rowid = 'key'
 /// Shows `channel` to `conn` in place of the library: the views above, and the channel's
 /// own search index, made with the library's index's options (schema.sql's own statement,
 /// made TEMP and given its own copy of the text, so the two rank and fold alike) and
-/// filled from the view the library's index reads (schema.sql's too, made TEMP, so it reads
+/// filled from the views the library's index reads (schema.sql's too, made TEMP, so they read
 /// the views above).
 pub(super) fn show(conn: &Connection, channel: &str) -> rusqlite::Result<()> {
     let literal = format!("'{}'", channel.replace('\'', "''"));
@@ -134,36 +134,54 @@ pub(super) fn show(conn: &Connection, channel: &str) -> rusqlite::Result<()> {
             |row| row.get(0),
         )
     };
-    let source = schema_sql("search_source")?;
+    let mut sources = String::new();
+    for view in SEARCH_SOURCES {
+        let Some(source) = schema_sql(view)?
+            .strip_prefix(&format!("CREATE VIEW {view}"))
+            .map(|source| format!("CREATE VIEW temp.{view}{source};\n"))
+        else {
+            return Err(not_the_schemas_index());
+        };
+        sources.push_str(&source);
+    }
     let index = schema_sql("search")?;
-    let (Some(source), Some(index)) = (
-        source.strip_prefix("CREATE VIEW search_source"),
-        index
-            .contains(EXTERNAL_CONTENT)
-            .then(|| index.replace(EXTERNAL_CONTENT, ""))
-            .and_then(|index| {
-                index
-                    .strip_prefix("CREATE VIRTUAL TABLE search")
-                    .map(str::to_string)
-            }),
-    ) else {
-        // Only a database whose schema was changed by hand gets here.
-        return Err(rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ERROR),
-            Some(
-                "the library's search index is not the one schema.sql makes, so a release \
-                 channel cannot make its own like it; restore the database from a backup"
-                    .into(),
-            ),
-        ));
+    let Some(index) = index
+        .contains(EXTERNAL_CONTENT)
+        .then(|| index.replace(EXTERNAL_CONTENT, ""))
+        .and_then(|index| {
+            index
+                .strip_prefix("CREATE VIRTUAL TABLE search")
+                .map(str::to_string)
+        })
+    else {
+        return Err(not_the_schemas_index());
     };
     conn.execute_batch(&format!(
-        "CREATE VIEW temp.search_source{source};
+        "{sources}
          CREATE VIRTUAL TABLE temp.search{index};
          CREATE VIRTUAL TABLE temp.search_terms USING fts5vocab(temp, search, row);
          CREATE TABLE temp.search_unfilled (unfilled INTEGER);"
     ))?;
     Ok(())
+}
+
+/// The views the library's search index reads (schema.sql), each after those it reads.
+const SEARCH_SOURCES: [&str; 3] = [
+    "prompt_search_source",
+    "resource_search_source",
+    "search_source",
+];
+
+/// Only a database whose schema was changed by hand gets here.
+fn not_the_schemas_index() -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ERROR),
+        Some(
+            "the library's search index is not the one schema.sql makes, so a release \
+             channel cannot make its own like it; restore the database from a backup"
+                .into(),
+        ),
+    )
 }
 
 /// Fills a channel connection's search index from the channel's items, the first time the

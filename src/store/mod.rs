@@ -752,7 +752,8 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     // With 512 KiB the large bench's server peaked at 24-28 MB serving random reads of a
     // 500,000-document library, with 256 KiB at 24 MB (budget: under 25 MB).
     conn.pragma_update(None, "cache_size", -256)?;
-    Ok(())
+    // The search index's view reads packed contents with `unpacked`.
+    blobs::register(conn)
 }
 
 /// What an open fills a database with once it was created (nothing more).

@@ -4,7 +4,7 @@
 use rusqlite::{Connection, OptionalExtension, Row};
 use serde::Serialize;
 
-use super::{Result, StoreError};
+use super::{Result, StoreError, blobs};
 use crate::complete::{IndexBuilder, TableIndex, TooLarge};
 use crate::model::{
     Annotations, ArgumentType, CompletionValue, Content, ContentHash, Icon, MessageTemplate,
@@ -344,7 +344,8 @@ pub(crate) fn resource_content_up_to(
     max_bytes: u64,
 ) -> Result<Option<(StoredResource, Option<Content>)>> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {RESOURCE_COLUMNS}, CASE WHEN resources.size <= ?2 THEN blobs.data END
+        "SELECT {RESOURCE_COLUMNS}, CASE WHEN resources.size <= ?2 THEN blobs.data END,
+                blobs.packing
          FROM resources JOIN blobs ON blobs.hash = resources.blob_hash WHERE uri = ?1"
     ))?;
     let max_bytes = i64::try_from(max_bytes).unwrap_or(i64::MAX);
@@ -352,15 +353,17 @@ pub(crate) fn resource_content_up_to(
         .query_row(rusqlite::params![uri, max_bytes], |row| {
             let stored = resource_row(row)?;
             let data: Option<Vec<u8>> = row.get(18)?;
-            Ok((stored, data))
+            let packing: i64 = row.get(19)?;
+            Ok((stored, data, packing))
         })
         .optional()?;
-    let Some((stored, data)) = found else {
+    let Some((stored, data, packing)) = found else {
         return Ok(None);
     };
     let Some(data) = data else {
         return Ok(Some((stored, None)));
     };
+    let data = blobs::unpack(data, packing, stored.size as i64)?;
     let content =
         if stored.is_text {
             Content::Text(String::from_utf8(data).map_err(|_| {
@@ -466,8 +469,15 @@ pub(crate) fn first_resource_within(
 
 /// The bytes of the content stored under `hash` (a resource's `blob_hash`).
 pub(crate) fn blob(conn: &Connection, hash: &[u8; 32]) -> Result<Option<Vec<u8>>> {
-    let mut stmt = conn.prepare_cached("SELECT data FROM blobs WHERE hash = ?1")?;
-    Ok(stmt.query_row([&hash[..]], |row| row.get(0)).optional()?)
+    let mut stmt = conn.prepare_cached("SELECT data, packing, size FROM blobs WHERE hash = ?1")?;
+    let found = stmt
+        .query_row([&hash[..]], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })
+        .optional()?;
+    found
+        .map(|(data, packing, size)| blobs::unpack(data, packing, size))
+        .transpose()
 }
 
 /// The least string greater than every string that starts with `prefix` (None for the
@@ -882,7 +892,7 @@ pub(crate) fn referring_to(conn: &Connection, uri: &str) -> Result<Vec<(&'static
     let mut stmt = conn.prepare_cached(
         "SELECT resources.uri FROM resources JOIN blobs ON blobs.hash = resources.blob_hash
          WHERE resources.is_text AND resources.uri <> ?1
-           AND instr(CAST(blobs.data AS TEXT), ?1) > 0
+           AND instr(CAST(unpacked(blobs.data, blobs.packing, blobs.size) AS TEXT), ?1) > 0
          ORDER BY resources.uri",
     )?;
     for other in stmt.query_map([uri], |row| row.get::<_, String>(0))? {

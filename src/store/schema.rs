@@ -7,7 +7,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::{Result, StoreError, opening};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
-pub(crate) const SCHEMA_VERSION: i64 = 12;
+pub(crate) const SCHEMA_VERSION: i64 = 13;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 
@@ -25,14 +25,16 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/10.sql"),
     include_str!("migrations/11.sql"),
     include_str!("migrations/12.sql"),
+    include_str!("migrations/13.sql"),
 ];
 
 /// The version from which each completion table's index is stored beside it.
 const STORED_INDEXES: i64 = 7;
 
-/// The version from which the search index reads its text from the items instead of keeping a
-/// copy: a migration to it frees the copy's pages, which a vacuum gives back to the disk.
-const SEARCH_WITHOUT_COPY: i64 = 10;
+/// The version from which contents are stored packed (`store::blobs`): a migration to it
+/// frees about half the pages the contents took (and one from before 10, the search index's
+/// copy of the text), which a vacuum gives back to the disk.
+const PACKED_CONTENTS: i64 = 13;
 
 /// Brings the database at `conn` to `SCHEMA_VERSION`: creates it (and runs `fill`) when it is
 /// empty, migrates it when it is older, refuses it when it is newer or not ours.
@@ -46,6 +48,8 @@ pub(super) fn prepare(
         return Ok(());
     }
     check_not_newer(path, version)?;
+    // The schema's view and the migrations use the store's SQL functions.
+    super::blobs::register(conn).map_err(|err| opening(path, err))?;
     // WAL can only be switched on outside a transaction; it is a property of the file.
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(|err| opening(path, err))?;
@@ -72,14 +76,15 @@ pub(super) fn prepare(
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
     tx.commit()?;
-    if (1..SEARCH_WITHOUT_COPY).contains(&version) {
+    if (1..PACKED_CONTENTS).contains(&version) {
         shrink(conn, path);
     }
     Ok(())
 }
 
 /// Gives the pages a migration freed back to the disk (`VACUUM`), once, when it freed many: the
-/// search index's copy of the library's text was about as big as the text itself. A vacuum
+/// search index's copy of the library's text was about as big as the text itself, and packing
+/// the contents frees about half of theirs. A vacuum
 /// that cannot run now (another process is writing) is left for later: the freed pages are
 /// taken by the next writes meanwhile, and `promptshelf backup` writes a compact copy.
 fn shrink(conn: &Connection, path: &Path) {
@@ -202,7 +207,8 @@ mod tests {
 
     /// The downgrades, newest first: `to-N.sql` takes a database of version N + 1 back to N,
     /// the way version N left it (tests/downgrade/README.md).
-    const DOWNGRADES: [&str; 11] = [
+    const DOWNGRADES: [&str; 12] = [
+        include_str!("../../tests/downgrade/to-12.sql"),
         include_str!("../../tests/downgrade/to-11.sql"),
         include_str!("../../tests/downgrade/to-10.sql"),
         include_str!("../../tests/downgrade/to-9.sql"),

@@ -148,7 +148,7 @@ impl TestContext {
 
     /// The test database, opened directly (to look at rows the CLI wrote).
     pub fn open_db(&self) -> rusqlite::Connection {
-        rusqlite::Connection::open(&self.db).expect("open the test database")
+        open_library(&self.db)
     }
 
     /// The one value `sql` selects from the test database.
@@ -653,7 +653,7 @@ pub fn spec_dir() -> PathBuf {
 
 /// Every row of every table plus the schema version: equal snapshots mean nothing changed.
 pub fn snapshot(db: &Path) -> Vec<String> {
-    let conn = rusqlite::Connection::open(db).expect("open the test database");
+    let conn = open_library(db);
     let mut lines = vec![format!(
         "user_version {}",
         conn.query_row("PRAGMA user_version", [], |row| row.get::<_, i64>(0))
@@ -754,9 +754,36 @@ pub fn read_lossy(path: &Path) -> String {
     String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned()
 }
 
+/// Opens a library as a plain SQLite connection, with the one SQL function its schema
+/// uses that SQLite lacks, as the store adds it (`store::blobs`): `unpacked(data, packing,
+/// size)`, the content of a row of `blobs`, which the search index's view reads (so no
+/// statement that reads it, a write to a resource among them, can be prepared without
+/// it).
+pub fn open_library(db: &Path) -> rusqlite::Connection {
+    use rusqlite::functions::FunctionFlags;
+    let conn = rusqlite::Connection::open(db).expect("open the test database");
+    conn.create_scalar_function(
+        "unpacked",
+        3,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            let data: Vec<u8> = ctx.get(0)?;
+            let (packing, size): (i64, i64) = (ctx.get(1)?, ctx.get(2)?);
+            match packing {
+                0 => Ok(data),
+                _ => zstd::bulk::decompress(&data, size as usize)
+                    .map_err(|err| rusqlite::Error::UserFunctionError(err.into())),
+            }
+        },
+    )
+    .expect("add unpacked");
+    conn
+}
+
 /// The downgrades, newest first: `to-N.sql` takes a database of version N + 1 back to N,
 /// the way version N left it (tests/downgrade/README.md).
-pub const DOWNGRADES: [&str; 11] = [
+pub const DOWNGRADES: [&str; 12] = [
+    include_str!("../downgrade/to-12.sql"),
     include_str!("../downgrade/to-11.sql"),
     include_str!("../downgrade/to-10.sql"),
     include_str!("../downgrade/to-9.sql"),

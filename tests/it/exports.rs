@@ -476,7 +476,7 @@ fn a_prompt_a_format_cannot_hold_is_left_out_with_the_reason() {
 /// (over content and metadata) and, for a resource, its content's hash and type; a table's
 /// every value with its weight and context.
 fn fingerprint(db: &Path) -> Vec<String> {
-    let conn = rusqlite::Connection::open(db).expect("open the library");
+    let conn = crate::common::open_library(db);
     let mut rows = Vec::new();
     for sql in [
         "SELECT 'prompt ' || name || ' ' || ifnull(collection, '-') || ' ' || hex(content_hash)
@@ -606,8 +606,7 @@ fn a_whole_library_exported_comes_back_in_one_import() {
     assert_eq!(fingerprint(&fresh), before);
     // A template added by hand keeps its time too (a collection's is made by its import).
     let modified = |db: &Path| -> i64 {
-        rusqlite::Connection::open(db)
-            .expect("open")
+        crate::common::open_library(db)
             .query_row(
                 "SELECT last_modified FROM resource_templates WHERE name = 'swatch'",
                 [],
@@ -617,8 +616,7 @@ fn a_whole_library_exported_comes_back_in_one_import() {
     };
     assert_eq!(modified(&fresh), modified(&ctx.db));
     let writes = |db: &Path| -> i64 {
-        rusqlite::Connection::open(db)
-            .expect("open")
+        crate::common::open_library(db)
             .query_row("SELECT count(*) FROM writes", [], |row| row.get(0))
             .expect("count writes")
     };

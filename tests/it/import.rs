@@ -831,7 +831,7 @@ fn import_export_import_is_a_fixed_point() {
     ctx.write("notes/commands/notes.txt", "plain text\n");
     import(&ctx, &notes, &[]);
     let hashes = |db: &Path| -> Vec<String> {
-        let conn = Connection::open(db).expect("open");
+        let conn = crate::common::open_library(db);
         let mut stmt = conn
             .prepare(
                 "SELECT 'p ' || name || ' ' || hex(content_hash) || ' ' || last_modified FROM prompts WHERE collection = 'notes'

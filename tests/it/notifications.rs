@@ -214,7 +214,7 @@ fn one_transaction_of_many_changes_is_one_notification_per_list() {
         "all",
         json!({"promptsListChanged": true, "resourcesListChanged": true}),
     );
-    let mut conn = rusqlite::Connection::open(&ctx.db).expect("open");
+    let mut conn = crate::common::open_library(&ctx.db);
     let tx = conn.transaction().expect("transaction");
     let blob = blake3::hash(b"same text");
     tx.execute(

@@ -23,7 +23,7 @@ fn library(ctx: &TestContext) -> (PathBuf, PathBuf) {
     let db = dir.join("library.db");
     ok_on(&db, &["stats"]);
     // The last connection to close folds the -wal into the file and removes both.
-    let conn = rusqlite::Connection::open(&db).expect("open");
+    let conn = crate::common::open_library(&db);
     let _: i64 = conn
         .query_row("SELECT count(*) FROM prompts", [], |row| row.get(0))
         .expect("read");
@@ -262,7 +262,7 @@ fn serve_answers_from_a_read_only_mount_and_says_once_that_changes_are_not_watch
 /// the -wal and -shm the commit leaves (the last connection to close would fold them into
 /// the file).
 fn commit_kept_in_the_wal(ctx: &TestContext, db: &Path) -> rusqlite::Connection {
-    let holder = rusqlite::Connection::open(db).expect("open");
+    let holder = crate::common::open_library(db);
     let _: i64 = holder
         .query_row("SELECT count(*) FROM prompts", [], |row| row.get(0))
         .expect("read");

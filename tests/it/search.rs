@@ -276,7 +276,8 @@ fn index_is_current(ctx: &TestContext) {
                   + (SELECT count(*) FROM resources r JOIN blobs b ON b.hash = r.blob_hash
                      LEFT JOIN search s ON s.rowid = r.id
                      WHERE s.rowid IS NULL OR s.name IS NOT r.name OR s.uri IS NOT r.uri
-                        OR s.body IS NOT CASE WHEN r.is_text THEN CAST(b.data AS TEXT) END)
+                        OR s.body IS NOT CASE WHEN r.is_text
+                                          THEN CAST(unpacked(b.data, b.packing, b.size) AS TEXT) END)
                   + (SELECT count(*) FROM search)
                   - (SELECT count(*) FROM prompts) - (SELECT count(*) FROM resources)",
             [],

@@ -615,7 +615,7 @@ fn a_stale_cursor_is_refused() {
         .to_string();
     drop(server);
     // Change the library under the cursor, then use it with a new server.
-    let conn = rusqlite::Connection::open(&ctx.db).expect("open");
+    let conn = crate::common::open_library(&ctx.db);
     conn.execute(
         "UPDATE resources SET title = 'changed', content_hash = zeroblob(32) WHERE uri = 'shelf://library/guides/testing.md'",
         [],

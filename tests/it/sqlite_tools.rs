@@ -1,7 +1,9 @@
 //! The library's file opened by the operator's own SQLite: the `sqlite3` command of the
 //! distribution (Debian 12's is 3.40, the oldest SQLite of a supported distribution; `.ci/run`
 //! installs it), running the checks and the checkpoint SECURITY.md gives operators, and a
-//! write whose triggers stamp the change log and re-index a prompt's body.
+//! write whose triggers stamp the change log and re-index a prompt's body; a write to a
+//! resource, whose text is packed and read through the store's own SQL function, is refused
+//! whole.
 
 use std::process::Command;
 
@@ -73,6 +75,23 @@ fn the_distributions_sqlite3_checks_checkpoints_and_writes_the_library() {
     let hits = ctx.json(&["search", "wombat", "--json"]);
     assert_eq!(hits[0]["key"], "code-review", "{hits}");
     assert_eq!(sqlite3(&ctx, "PRAGMA integrity_check;"), "ok\n");
+    // A resource's search row is its unpacked text, which only the store can read: that
+    // SQLite refuses the write, naming the function, and the library is as it was.
+    let before = crate::common::snapshot(&ctx.db);
+    let db = ctx.db.to_string_lossy().into_owned();
+    let rename = "UPDATE resources SET title = 'Wombats' WHERE uri = 'shelf://notes/howto.md';";
+    let args = ["sqlite3", db.as_str(), rename];
+    let output = Command::new("sqlite3")
+        .args(&args[1..])
+        .output()
+        .expect("run sqlite3");
+    assert!(
+        !output.status.success()
+            && String::from_utf8_lossy(&output.stderr).contains("no such function: unpacked"),
+        "{}",
+        describe(&args, &output, "a refusal naming unpacked")
+    );
+    assert_eq!(crate::common::snapshot(&ctx.db), before);
     // And the file still serves.
     let mut server = ctx.server();
     let read = server.modern(
