@@ -1,7 +1,8 @@
 //! What the server keeps between requests, each kind in a map of its own with a budget:
 //! values tagged with the position they were read at, emptied when one more would pass the
 //! budget. `server::cache` keeps the library's pages, prompts, resources and URI templates
-//! in them; `render` its compiled templates; `arguments` its compiled patterns.
+//! in them; `render` its compiled templates; `arguments` its compiled patterns. A
+//! `Doorkeeper` lets a map keep only what is asked for again.
 
 use std::borrow::Borrow;
 use std::collections::HashMap;
@@ -74,9 +75,92 @@ impl<K: Hash + Eq, V> Memo<K, V> {
     }
 }
 
+/// Keys asked for recently, so that a map keeps only what is asked for again: `admits` says
+/// yes to a key offered before among about the last `WINDOW` keys offered for the first
+/// time, and no (remembering it) otherwise. Reads spread over a large library then keep
+/// nothing, where they filled and emptied the map over and over, each document kept costing
+/// its memory and never read again; a working set read in turns is kept from its second
+/// turn. One bit per key in `BITS`, all forgotten at once every `WINDOW` new keys (two keys
+/// may share a bit: one may then be kept on its first sight, which costs only the keeping).
+pub(crate) struct Doorkeeper {
+    seen: Mutex<Seen>,
+    hasher: foldhash::fast::RandomState,
+}
+
+struct Seen {
+    bits: Box<[u64]>,
+    offered: usize,
+}
+
+/// Bits of the doorkeeper: 8 KiB, sixteen per key in the window, so that few new keys find
+/// their bit set by another.
+const BITS: usize = 1 << 16;
+/// New keys after which the doorkeeper forgets them all: four times the thousand documents of
+/// 2 KB that `server::cache` keeps, so a working set that fits is kept whatever its order.
+const WINDOW: usize = 4096;
+
+impl Default for Doorkeeper {
+    fn default() -> Doorkeeper {
+        Doorkeeper {
+            seen: Mutex::new(Seen {
+                bits: vec![0; BITS / 64].into_boxed_slice(),
+                offered: 0,
+            }),
+            hasher: foldhash::fast::RandomState::default(),
+        }
+    }
+}
+
+impl Doorkeeper {
+    /// Whether `key` was offered recently; remembers it when it was not.
+    pub(crate) fn admits<Q: Hash + ?Sized>(&self, key: &Q) -> bool {
+        use std::hash::BuildHasher;
+        let bit = self.hasher.hash_one(key) as usize % BITS;
+        let (word, mask) = (bit / 64, 1u64 << (bit % 64));
+        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        if seen.bits[word] & mask != 0 {
+            return true;
+        }
+        if seen.offered == WINDOW {
+            seen.bits.fill(0);
+            seen.offered = 0;
+        }
+        seen.bits[word] |= mask;
+        seen.offered += 1;
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_doorkeeper_admits_a_key_seen_again_within_its_window_only() {
+        let doorkeeper = Doorkeeper::default();
+        assert!(!doorkeeper.admits("a"), "a first sight is not admitted");
+        assert!(doorkeeper.admits("a"), "a second one is");
+        // A thousand keys in turns: admitted from the second turn.
+        let turn = |doorkeeper: &Doorkeeper| {
+            (0..1000)
+                .filter(|i| doorkeeper.admits(&format!("k{i}")))
+                .count()
+        };
+        let first = turn(&doorkeeper);
+        assert!(first < 100, "{first} of 1,000 new keys admitted");
+        assert_eq!(turn(&doorkeeper), 1000);
+        // Keys that come back only after many more new ones are forgotten: nearly none of
+        // 65,536 in turns is admitted on its second turn.
+        let many = Doorkeeper::default();
+        let spread = |doorkeeper: &Doorkeeper| {
+            (0..65_536)
+                .filter(|i| doorkeeper.admits(&format!("d{i}")))
+                .count()
+        };
+        spread(&many);
+        let again = spread(&many);
+        assert!(again < 65_536 / 10, "{again} of 65,536 admitted again");
+    }
 
     #[test]
     fn a_memo_keeps_what_its_budget_holds_and_forgets_all_past_it() {
