@@ -15,7 +15,7 @@ CREATE TABLE meta (
 
 -- Content-addressed storage: identical content is stored once, whatever refers to it.
 -- `packing` (migration 13, written as SQLite writes an added column): 0 when `data` is the
--- content itself, 1 when it is the content packed with zstd (`store::blobs`); `hash` and
+-- content itself, 1 when it is the content packed as an LZ4 block (`store::blobs`); `hash` and
 -- `size` are the content's own either way. SQL reads it with `unpacked(data, packing, size)`.
 CREATE TABLE blobs (
     hash BLOB PRIMARY KEY NOT NULL CHECK (length(hash) = 32),

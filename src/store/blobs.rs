@@ -2,8 +2,8 @@
 //! shared by every resource and every kept version of one (`history`) that holds the same
 //! bytes, and dropped once none does.
 //!
-//! A content is stored packed (zstd, `packing` 1) when that makes it at least an eighth
-//! smaller, and as it is otherwise (`packing` 0): the hash and `size` are always the
+//! A content is stored packed (an LZ4 block, `packing` 1) when that makes it at least an
+//! eighth smaller, and as it is otherwise (`packing` 0): the hash and `size` are always the
 //! content's own. Rust reads unpack with `unpack`; SQL reads (the search index's view,
 //! `search_source`) with the `unpacked(data, packing, size)` function, which `register`
 //! adds to every connection the store opens, as it adds `packed(data)`, with which a
@@ -16,12 +16,9 @@ use rusqlite::{Connection, Transaction, params};
 use super::{Result, StoreError};
 use crate::model::ContentHash;
 
-/// Contents smaller than this are stored as they are: a zstd frame's own header and what
-/// little there is to find in a few dozen bytes leave nothing to gain.
+/// Contents smaller than this are stored as they are: what little there is to find again in
+/// a few dozen bytes leaves nothing to gain.
 const MIN_PACKED: usize = 64;
-/// zstd's level: 3, its default, packs 2 KB of the README in 13 µs to 1,061 bytes; level 1
-/// takes as long for 1,089, level 6 32 µs for 1,038 (docs/benchmarks.md, "Packed contents").
-const LEVEL: i32 = 3;
 
 /// Stores `bytes` unless a row already holds them; their hash, the key a resource keeps.
 pub(super) fn put(tx: &Transaction, bytes: &[u8]) -> Result<ContentHash> {
@@ -45,7 +42,7 @@ fn packed(bytes: &[u8]) -> Option<Vec<u8>> {
     if bytes.len() < MIN_PACKED {
         return None;
     }
-    let packed = zstd::bulk::compress(bytes, LEVEL).ok()?;
+    let packed = lz4_flex::block::compress(bytes);
     (packed.len() <= bytes.len() - bytes.len() / 8).then_some(packed)
 }
 
@@ -56,7 +53,7 @@ pub(super) fn unpack(data: Vec<u8>, packing: i64, size: i64) -> Result<Vec<u8>> 
         0 => Ok(data),
         1 => {
             let size = usize::try_from(size).unwrap_or(0);
-            let content = zstd::bulk::decompress(&data, size).map_err(|err| damaged(&err))?;
+            let content = lz4_flex::block::decompress(&data, size).map_err(|err| damaged(&err))?;
             if content.len() != size {
                 return Err(damaged(&format!(
                     "{} bytes where {size} were stored",

@@ -1069,7 +1069,7 @@ fn migrating_from_version_9_gives_the_search_indexs_copy_of_the_text_back_to_the
     assert_eq!(ctx.query::<i64>("PRAGMA freelist_count"), 0);
 }
 
-/// Resources' contents are stored packed (zstd) when that saves space: the markdown of the
+/// Resources' contents are stored packed (LZ4) when that saves space: the markdown of the
 /// public collections under tests/fixtures/collections, imported as documents, takes well
 /// under three quarters of its bytes in `blobs`; every document reads back byte for byte and
 /// is found by its words. Taken back to version 12 (every content as it is) and migrated

@@ -771,7 +771,7 @@ pub fn open_library(db: &Path) -> rusqlite::Connection {
             let (packing, size): (i64, i64) = (ctx.get(1)?, ctx.get(2)?);
             match packing {
                 0 => Ok(data),
-                _ => zstd::bulk::decompress(&data, size as usize)
+                _ => lz4_flex::block::decompress(&data, size as usize)
                     .map_err(|err| rusqlite::Error::UserFunctionError(err.into())),
             }
         },

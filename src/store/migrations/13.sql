@@ -1,5 +1,5 @@
 -- Version 12 to 13: resources' contents packed (see schema.sql and `store::blobs`). Every
--- stored content that zstd makes at least an eighth smaller is packed; the search index's
+-- stored content that LZ4 makes at least an eighth smaller is packed; the search index's
 -- view reads the text through `unpacked`, which the store adds to every connection, and its
 -- two arms become views of their own, which the triggers read (an operator's `sqlite3`
 -- writing a prompt never prepares the arm that unpacks). The pages the contents gave up are
