@@ -454,12 +454,10 @@ fn decode(conn: &Connection, kind: Kind, snapshot: &str, content: Option<&[u8]>)
             let ResourceSnapshot { info, text } = serde_json::from_str(snapshot).map_err(bad)?;
             let blob = content
                 .ok_or_else(|| StoreError::Invalid("a resource version without content".into()))?;
-            let (data, packing, size) = conn.query_row(
-                "SELECT data, packing, size FROM blobs WHERE hash = ?1",
-                [blob],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-            )?;
-            let bytes = blobs::unpack(data, packing, size)?;
+            let gone =
+                || StoreError::Invalid(format!("the stored content of {} is gone", info.uri));
+            let hash = <&[u8; 32]>::try_from(blob).map_err(|_| gone())?;
+            let bytes = read::blob(conn, hash)?.ok_or_else(gone)?;
             let content = if text {
                 Content::Text(String::from_utf8(bytes).map_err(|_| {
                     StoreError::Invalid(format!("the stored text of {} is not UTF-8", info.uri))
