@@ -295,7 +295,11 @@ CREATE INDEX change_log_by_channel ON change_log (channel, kind, seq) WHERE chan
 -- they should be words as written (folded to lower case, diacritics removed). `prefix`
 -- keeps an index of every term's first two and first three letters beside the terms, so a
 -- query of a short prefix (`re*`) reads one list instead of merging those of every term it
--- starts (src/store/search.rs, docs/benchmarks.md "search").
+-- starts (src/store/search.rs, docs/benchmarks.md "search"). `detail = column`: the index
+-- keeps which columns of an item hold each term, not where in them, a third of the size
+-- with the prefix indexes (docs/benchmarks.md, "The search index without positions"). FTS5
+-- answers no phrase from such an index, so `store::search` looks for a phrase's words and
+-- checks each match it shows against the item's text.
 --
 -- What the search index reads its text from, one row per prompt and per resource: the index
 -- keeps only its terms, and reads a row's text here when it makes a snippet or filters on an
@@ -326,7 +330,7 @@ CREATE INDEX prompts_by_search_key ON prompts (-id);
 CREATE VIRTUAL TABLE search USING fts5(
     name, title, description, body, kind UNINDEXED, uri UNINDEXED, collection UNINDEXED,
     content = 'search_source', content_rowid = 'key',
-    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3', detail = column
 );
 -- A write gathers up to 16 MiB of index in memory before it writes a segment (FTS5's
 -- default is 1 MiB): with the prefix indexes, an import of 10,000 files spent much of its
@@ -425,7 +429,12 @@ CREATE TABLE writes (
 ) STRICT;
 -- One version of one item: its whole stored form as JSON (`snapshot`; NULL when the write
 -- removed it), and for a resource the blob of its content, which `blobs` keeps for as long as
--- a version or a resource refers to it. At most `--keep` versions per item are kept.
+-- a version or a resource refers to it. At most `--keep` versions per item are kept. A
+-- resource's version that its row still is (the row's `version`) keeps no snapshot and no
+-- content of its own: the row holds the same, and `whole_versions` shows it; the row's first
+-- change or removal writes both into the version first (the triggers below). A library's resources are most of its
+-- items, and each one's current version a second copy of its row (docs/benchmarks.md, "The
+-- history without a second copy").
 CREATE TABLE versions (
     id           INTEGER PRIMARY KEY,  -- the version's number, one sequence for the library
     write_id     INTEGER NOT NULL REFERENCES writes (id),
@@ -439,6 +448,45 @@ CREATE TABLE versions (
 CREATE INDEX versions_by_item ON versions (kind, key, id);
 CREATE INDEX versions_by_write ON versions (write_id);
 CREATE INDEX versions_by_content ON versions (content) WHERE content IS NOT NULL;
+-- A resource's row as its version's snapshot (`store::history`'s ResourceSnapshot: the
+-- resource's info and whether its content is text), for the version its row is.
+CREATE VIEW resource_snapshots (uri, version, snapshot) AS
+    SELECT uri, version, json_object(
+        'info', json_object(
+            'uri', uri, 'name', name, 'title', title, 'description', description,
+            'mime_type', mime_type,
+            'annotations', json_object(
+                'audience', json(coalesce(audience, '[]')), 'priority', priority),
+            'icons', json(coalesce(icons, '[]')),
+            'origin', json_object('collection', collection, 'path', origin,
+                                  'commit', source_commit),
+            'meta', json(coalesce(meta, '{}'))),
+        'text', json(CASE is_text WHEN 1 THEN 'true' ELSE 'false' END))
+    FROM resources;
+-- Every version with its whole snapshot: what a reader of the history reads.
+CREATE VIEW whole_versions (id, write_id, kind, key, change, content_hash, snapshot, content) AS
+    SELECT id, write_id, kind, key, change, content_hash,
+           coalesce(snapshot, (SELECT s.snapshot FROM resource_snapshots s
+                               WHERE versions.kind = 'resource'
+                                 AND versions.change <> 'removed'
+                                 AND s.uri = versions.key AND s.version = versions.id)),
+           coalesce(content, (SELECT r.blob_hash FROM resources r
+                              WHERE versions.kind = 'resource'
+                                AND versions.change <> 'removed'
+                                AND r.uri = versions.key AND r.version = versions.id))
+    FROM versions;
+CREATE TRIGGER resources_version_kept_before_update BEFORE UPDATE ON resources
+WHEN OLD.version IS NOT NULL BEGIN
+    UPDATE versions SET snapshot = (SELECT snapshot FROM resource_snapshots WHERE uri = OLD.uri),
+                        content = OLD.blob_hash
+    WHERE id = OLD.version AND snapshot IS NULL;
+END;
+CREATE TRIGGER resources_version_kept_before_delete BEFORE DELETE ON resources
+WHEN OLD.version IS NOT NULL BEGIN
+    UPDATE versions SET snapshot = (SELECT snapshot FROM resource_snapshots WHERE uri = OLD.uri),
+                        content = OLD.blob_hash
+    WHERE id = OLD.version AND snapshot IS NULL;
+END;
 
 -- Release channels (`promptshelf label`; `serve --channel`, `token add --channel`, an OAuth
 -- scope): a label names one version of an item, and a server on the channel of that name

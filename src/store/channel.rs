@@ -23,7 +23,7 @@ const LABELLED: &str = "
 CREATE TEMP VIEW labelled AS
 SELECT l.kind, l.key, l.version, l.last_modified, l.source_commit, v.content_hash, v.snapshot,
        v.content
-FROM main.labels l JOIN main.versions v ON v.id = l.version
+FROM main.labels l JOIN main.whole_versions v ON v.id = l.version
 WHERE l.label = {channel};
 ";
 

@@ -82,7 +82,8 @@ impl Change {
 }
 
 /// A resource's version: everything but its content, which the version's `content` blob is.
-#[derive(Serialize, Deserialize)]
+/// schema.sql's `resource_snapshots` writes the same from a row.
+#[derive(Serialize, Deserialize, PartialEq)]
 struct ResourceSnapshot {
     info: ResourceInfo,
     text: bool,
@@ -262,22 +263,39 @@ pub(super) fn resource_written(
     resource: &Resource,
     change: Change,
     hash: &[u8],
-    blob: &[u8],
 ) -> Result<i64> {
-    let snapshot = ResourceSnapshot {
-        info: resource.info.clone(),
-        text: resource.content.is_text(),
-    };
+    // No snapshot and no content: the row written next is this version, its blob the
+    // row's (schema.sql, `versions`).
     let key = &resource.info.uri;
-    record(
-        tx,
-        Kind::Resource,
-        key,
-        change,
-        Some(hash),
-        Some(json(&snapshot)?),
-        Some(blob),
-    )
+    record(tx, Kind::Resource, key, change, Some(hash), None, None)
+}
+
+/// Drops the snapshot and content of every resource version that its row still is and
+/// says the same (schema.sql, `versions`): what a migration to version 14 does once, the
+/// versions written before keeping both. A version that says anything else (a row moved to
+/// another file since, with no new version) keeps both.
+pub(super) fn drop_current_snapshots(tx: &Transaction) -> Result<()> {
+    let mut current = tx.prepare(
+        "SELECT v.id, v.snapshot, s.snapshot FROM resource_snapshots s
+         JOIN versions v ON v.id = s.version JOIN resources r ON r.uri = s.uri
+         WHERE v.snapshot IS NOT NULL AND v.content IS r.blob_hash",
+    )?;
+    let mut same = Vec::new();
+    let mut rows = current.query([])?;
+    while let Some(row) = rows.next()? {
+        let (id, kept, now): (i64, String, String) = (row.get(0)?, row.get(1)?, row.get(2)?);
+        let kept: Option<ResourceSnapshot> = serde_json::from_str(&kept).ok();
+        let now: Option<ResourceSnapshot> = serde_json::from_str(&now).ok();
+        if kept.is_some() && kept == now {
+            same.push(id);
+        }
+    }
+    let mut drop =
+        tx.prepare("UPDATE versions SET snapshot = NULL, content = NULL WHERE id = ?1")?;
+    for &id in &same {
+        drop.execute([id])?;
+    }
+    Ok(())
 }
 
 pub(super) fn template_written(
@@ -421,7 +439,7 @@ pub(crate) enum Item {
 /// None when no such version is kept.
 pub(crate) fn item(conn: &Connection, id: i64) -> Result<Option<(Version, Option<Item>)>> {
     let sql = format!(
-        "SELECT {VERSION_COLUMNS}, v.snapshot, v.content FROM versions v
+        "SELECT {VERSION_COLUMNS}, v.snapshot, v.content FROM whole_versions v
          JOIN writes w ON w.id = v.write_id WHERE v.id = ?1"
     );
     let found = conn

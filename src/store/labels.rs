@@ -544,7 +544,7 @@ fn of_collection(conn: &Connection, label: &str, collection: &str) -> Result<Vec
                                  FROM json_each(snapshot, '$.arguments'))
              WHEN 'template' THEN (SELECT json_group_array(json_extract(value, '$[1]'))
                                    FROM json_each(snapshot, '$.completions')) END
-         FROM versions WHERE id = ?1",
+         FROM whole_versions WHERE id = ?1",
     )?;
     for item in &labelled {
         if item.kind == Kind::Values {

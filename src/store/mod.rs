@@ -25,6 +25,7 @@ pub(crate) mod revert;
 mod schema;
 pub mod search;
 pub(crate) mod tokens;
+mod words;
 pub mod write;
 
 use std::path::{Path, PathBuf};

@@ -983,7 +983,7 @@ pub(crate) fn collection_of(conn: &Connection, change: &Change) -> Result<Option
         return Ok(conn
             .prepare_cached(
                 "SELECT json_extract(v.snapshot, ?4) FROM labels l
-                 JOIN versions v ON v.id = l.version
+                 JOIN whole_versions v ON v.id = l.version
                  WHERE l.label = ?1 AND l.kind = ?2 AND l.key = ?3",
             )?
             .query_row(

@@ -7,7 +7,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use super::{Result, StoreError, opening};
 
 /// The version schema.sql creates, recorded in `PRAGMA user_version`.
-pub(crate) const SCHEMA_VERSION: i64 = 13;
+pub(crate) const SCHEMA_VERSION: i64 = 14;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 
@@ -26,15 +26,21 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/11.sql"),
     include_str!("migrations/12.sql"),
     include_str!("migrations/13.sql"),
+    include_str!("migrations/14.sql"),
 ];
 
 /// The version from which each completion table's index is stored beside it.
 const STORED_INDEXES: i64 = 7;
 
-/// The version from which contents are stored packed (`store::blobs`): a migration to it
-/// frees about half the pages the contents took (and one from before 10, the search index's
-/// copy of the text), which a vacuum gives back to the disk.
-const PACKED_CONTENTS: i64 = 13;
+/// The version from which a resource's current version keeps no snapshot of its own
+/// (schema.sql, `versions`).
+const CURRENT_SNAPSHOTS_DROPPED: i64 = 14;
+
+/// The last version whose migration frees many pages, which a vacuum gives back to the
+/// disk: 14 leaves the search index's positions out (about two thirds of the index) and
+/// the snapshots of resources' current versions, 13
+/// packs the contents (about half their pages), 10 the search index's copy of the text.
+const LAST_SHRINKING: i64 = 14;
 
 /// Brings the database at `conn` to `SCHEMA_VERSION`: creates it (and runs `fill`) when it is
 /// empty, migrates it when it is older, refuses it when it is newer or not ours.
@@ -73,24 +79,26 @@ pub(super) fn prepare(
                 super::write::store_index(&tx, id)?;
             }
         }
+        if version < CURRENT_SNAPSHOTS_DROPPED {
+            super::history::drop_current_snapshots(&tx)?;
+        }
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
     tx.commit()?;
-    if (1..PACKED_CONTENTS).contains(&version) {
+    if (1..LAST_SHRINKING).contains(&version) {
         shrink(conn, path);
     }
     Ok(())
 }
 
-/// Gives the pages a migration freed back to the disk (`VACUUM`), once, when it freed many: the
-/// search index's copy of the library's text was about as big as the text itself, and packing
-/// the contents frees about half of theirs. A vacuum
+/// Gives the pages a migration freed back to the disk (`VACUUM`), once, when it freed many
+/// (`LAST_SHRINKING`). A vacuum
 /// that cannot run now (another process is writing) is left for later: the freed pages are
 /// taken by the next writes meanwhile, and `promptshelf backup` writes a compact copy.
 fn shrink(conn: &Connection, path: &Path) {
     if let Err(err) = conn.execute_batch("VACUUM") {
         tracing::warn!(
-            "{}: the space the old search index took is free for new writes, but the file was not shrunk ({err}); `promptshelf backup FILE` writes a compact copy",
+            "{}: the space the migration freed is free for new writes, but the file was not shrunk ({err}); `promptshelf backup FILE` writes a compact copy",
             path.display()
         );
     }
@@ -207,7 +215,8 @@ mod tests {
 
     /// The downgrades, newest first: `to-N.sql` takes a database of version N + 1 back to N,
     /// the way version N left it (tests/downgrade/README.md).
-    const DOWNGRADES: [&str; 12] = [
+    const DOWNGRADES: [&str; 13] = [
+        include_str!("../../tests/downgrade/to-13.sql"),
         include_str!("../../tests/downgrade/to-12.sql"),
         include_str!("../../tests/downgrade/to-11.sql"),
         include_str!("../../tests/downgrade/to-10.sql"),

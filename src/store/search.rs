@@ -1,7 +1,9 @@
 //! Full-text search over the library: what a person types turned into an FTS5 query that
 //! cannot be a syntax error, the ranked hits (a ranking bounded for a query of words most
 //! items hold, see `search`), and the index's terms for completing a query.
-//! The index itself is schema.sql's `search` table, kept by triggers.
+//! The index itself is schema.sql's `search` table, kept by triggers. It keeps no term
+//! positions, so a phrase is looked for as its words and each match shown is checked for
+//! the phrase against the item's own text (`Phrases`, with `store::words`).
 
 use std::collections::HashSet;
 
@@ -9,6 +11,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 
 use super::Result;
+use super::words::Words;
 
 /// bm25's weight for each indexed column, in the table's order (name, title, description,
 /// body): a word in an item's name or title counts ten times one in its body, one in its
@@ -140,25 +143,184 @@ const HEAD_COLUMNS: &str = "{name title description}";
 /// query of broad parts only is ranked among its `CANDIDATES` newest prompts and newest
 /// resources, by where it matches: the items it matches in their name, title or description
 /// first, then the others; within each, prompts first, then newest first.
+///
+/// Every ranking runs on the expression's words (`Phrases::words`); where it holds a phrase
+/// of several words, the matches are checked in the ranking's order until `query.limit`
+/// hold it, so a phrase costs a check per match read, not per match in the library.
 pub fn search(conn: &Connection, query: &Query) -> Result<Vec<Hit>> {
     super::channel::fill_search(conn)?;
+    let phrases = Phrases::of(conn, query.expression)?;
     let mut narrow = Vec::new();
     let mut broad = false;
-    for part in parts(query.expression) {
+    for part in &phrases.parts {
         if matches_at_least(conn, part, BROAD)? {
             broad = true;
         } else {
-            narrow.push(part);
+            narrow.push(part.as_str());
         }
     }
+    let words = phrases.words();
     let rowids = if !broad {
-        ranked(conn, query, query.expression, None)?
+        ranked(conn, query, &phrases, &words, None)?
     } else if !narrow.is_empty() {
-        ranked(conn, query, &narrow.join(" "), Some(query.expression))?
+        ranked(conn, query, &phrases, &all_of(&narrow), Some(&words))?
     } else {
-        by_where_it_matches(conn, query)?
+        by_where_it_matches(conn, query, &phrases)?
     };
-    hits(conn, query, &rowids)
+    hits(conn, query, &words, &rowids)
+}
+
+/// How many items match `expression` (one `match_expression` made), phrases checked: what a
+/// search finds before it keeps the best. Reads every match once.
+pub fn count(conn: &Connection, expression: &str) -> Result<usize> {
+    super::channel::fill_search(conn)?;
+    let phrases = Phrases::of(conn, expression)?;
+    let mut stmt = conn.prepare_cached("SELECT rowid FROM search WHERE search MATCH ?1")?;
+    let matches = stmt
+        .query_map([phrases.words()], |row| row.get(0))?
+        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    let mut count = 0;
+    for rowid in matches {
+        if phrases.holds(conn, rowid)? {
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
+/// A query as the index can answer it. The index keeps which columns hold a term, not where
+/// (schema.sql, `detail = column`), and FTS5 refuses a phrase of more than one word from it:
+/// such a phrase is asked for as its words, all of which an item must hold, and each item
+/// found is checked for the phrase in its own text (`holds`), its words found by FTS5's own
+/// tokenizer (`store::words`), so a phrase matches exactly where FTS5 would have matched it.
+struct Phrases {
+    /// The expression's parts (`parts`), each phrase of several words written as an AND of
+    /// them, the last one keeping the phrase's `*`.
+    parts: Vec<String>,
+    /// Each phrase of several words: its words, and whether the last is a prefix.
+    phrases: Vec<(Vec<String>, bool)>,
+    /// The tokenizer, once a part needed it.
+    words: Option<Words>,
+}
+
+impl Phrases {
+    /// `expression`'s parts as the index answers them. A part of ASCII letters and digits is
+    /// one word for the tokenizer; any other is split into words by the tokenizer itself.
+    fn of(conn: &Connection, expression: &str) -> Result<Self> {
+        let mut phrases = Phrases {
+            parts: Vec::new(),
+            phrases: Vec::new(),
+            words: None,
+        };
+        for part in parts(expression) {
+            let star = part.ends_with('*');
+            let inner = part
+                .trim_end_matches('*')
+                .strip_prefix('"')
+                .and_then(|text| text.strip_suffix('"'))
+                .filter(|inner| !inner.chars().all(|c| c.is_ascii_alphanumeric()));
+            let Some(inner) = inner else {
+                phrases.parts.push(part.to_string());
+                continue;
+            };
+            let words = match &phrases.words {
+                Some(words) => words,
+                None => phrases.words.insert(Words::new(conn)?),
+            };
+            let words = words.of(inner, true)?;
+            if words.len() < 2 {
+                phrases.parts.push(part.to_string());
+                continue;
+            }
+            let last = words.len() - 1;
+            let quoted: Vec<String> = words
+                .iter()
+                .enumerate()
+                .map(|(at, word)| quoted(word, star && at == last))
+                .collect();
+            phrases.parts.push(format!("({})", all_of(&quoted)));
+            phrases.phrases.push((words, star));
+        }
+        Ok(phrases)
+    }
+
+    /// The expression the index is asked: every part's words.
+    fn words(&self) -> String {
+        all_of(&self.parts)
+    }
+
+    /// Whether the item `rowid` (a match of `words`) holds every phrase of the expression:
+    /// each in one of its indexed columns, its words one after the other, as
+    /// `search_source` shows the item's text to the index. True when there is none.
+    fn holds(&self, conn: &Connection, rowid: i64) -> Result<bool> {
+        let Some(words) = self.words.as_ref().filter(|_| !self.phrases.is_empty()) else {
+            return Ok(true);
+        };
+        let columns: Option<[Option<String>; 4]> = conn
+            .prepare_cached(
+                "SELECT name, title, description, body FROM search_source WHERE key = ?1",
+            )?
+            .query_row([rowid], |row| {
+                Ok([row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?])
+            })
+            .optional()?;
+        let Some(columns) = columns else {
+            return Ok(false);
+        };
+        let mut held = vec![false; self.phrases.len()];
+        for text in columns.iter().flatten() {
+            let mut reading: Vec<Reading> = self.phrases.iter().map(Reading::new).collect();
+            words.each(text, false, |word| {
+                for (at, reading) in reading.iter_mut().enumerate() {
+                    held[at] |= reading.next(word);
+                }
+                !held.iter().all(|&held| held)
+            })?;
+        }
+        Ok(held.iter().all(|&held| held))
+    }
+}
+
+/// A phrase looked for in a column's words, read one at a time: which of its first words
+/// the words read so far end with.
+struct Reading<'a> {
+    phrase: &'a [String],
+    prefix: bool,
+    /// `ends_with[k]`: the words read so far end with the phrase's first k + 1 words.
+    ends_with: Vec<bool>,
+}
+
+impl<'a> Reading<'a> {
+    fn new((phrase, prefix): &'a (Vec<String>, bool)) -> Reading<'a> {
+        Reading {
+            phrase,
+            prefix: *prefix,
+            ends_with: vec![false; phrase.len()],
+        }
+    }
+
+    /// Reads the next word; whether the whole phrase now stands one word after the other,
+    /// its last word only starting `word` when it is a prefix (FTS5's `"a b"*`).
+    fn next(&mut self, word: &[u8]) -> bool {
+        let last = self.phrase.len() - 1;
+        for k in (0..self.phrase.len()).rev() {
+            let wanted = self.phrase[k].as_bytes();
+            let is = if self.prefix && k == last {
+                word.starts_with(wanted)
+            } else {
+                word == wanted
+            };
+            self.ends_with[k] = is && (k == 0 || self.ends_with[k - 1]);
+        }
+        self.ends_with[last]
+    }
+}
+
+/// An FTS5 expression that every one of `parts` matches. FTS5 reads parts side by side as
+/// AND only when each is a string, not a group in parentheses, so the AND is written.
+fn all_of(parts: &[impl AsRef<str>]) -> String {
+    let parts: Vec<&str> = parts.iter().map(AsRef::as_ref).collect();
+    parts.join(" AND ")
 }
 
 /// The parts of an expression `match_expression` made: its quoted strings, each with the
@@ -195,13 +357,14 @@ fn matches_at_least(conn: &Connection, expression: &str, count: i64) -> Result<b
 }
 
 /// The rowids of the best `query.limit` matches of `ranking` by bm25, among the items that
-/// also match `filter` when there is one. `ORDER BY rank` lets FTS5 rank the matches itself
-/// (`rank MATCH` gives it the weights). The filter's matches are read first, into a set:
-/// they are no more than `ranking`'s, and a `rowid IN` of them in the same statement took
-/// ten times as long as the two apart when measured.
+/// also match `filter` when there is one and hold the query's `phrases`. `ORDER BY rank` lets
+/// FTS5 rank the matches itself (`rank MATCH` gives it the weights). The filter's matches are
+/// read first, into a set: they are no more than `ranking`'s, and a `rowid IN` of them in
+/// the same statement took ten times as long as the two apart when measured.
 fn ranked(
     conn: &Connection,
     query: &Query,
+    phrases: &Phrases,
     ranking: &str,
     filter: Option<&str>,
 ) -> Result<Vec<i64>> {
@@ -221,8 +384,8 @@ fn ranked(
          ORDER BY rank LIMIT ?4"
     ))?;
     let within = query.within.map(names_json).transpose()?;
-    // With a filter, as many of the ranking's matches as it takes (-1: no limit).
-    let ranked_limit = if allowed.is_some() {
+    // With a filter or phrases, as many of the ranking's matches as it takes (-1: no limit).
+    let ranked_limit = if allowed.is_some() || !phrases.phrases.is_empty() {
         -1
     } else {
         limit(query.limit)
@@ -244,6 +407,7 @@ fn ranked(
         if allowed
             .as_ref()
             .is_none_or(|allowed| allowed.contains(&rowid))
+            && phrases.holds(conn, rowid)?
         {
             rowids.push(rowid);
         }
@@ -260,8 +424,9 @@ const FILTERS: &str = "(?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR collection =
 /// where they match among the newest `CANDIDATES` of each kind (see `search`): two walks of
 /// the index over each kind's candidates, one for the matches and one for those in the
 /// name, title or description.
-fn by_where_it_matches(conn: &Connection, query: &Query) -> Result<Vec<i64>> {
-    let head = format!("{HEAD_COLUMNS} : ({})", query.expression);
+fn by_where_it_matches(conn: &Connection, query: &Query, phrases: &Phrases) -> Result<Vec<i64>> {
+    let words = phrases.words();
+    let head = format!("{HEAD_COLUMNS} : ({words})");
     let within = query.within.map(names_json).transpose()?;
     let mut in_range = conn.prepare_cached(
         "SELECT rowid FROM search WHERE search MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
@@ -272,7 +437,7 @@ fn by_where_it_matches(conn: &Connection, query: &Query) -> Result<Vec<i64>> {
         if query.kind.is_some_and(|wanted| wanted != kind) {
             continue;
         }
-        let newest = newest_matches(conn, query, kind, within.as_deref())?;
+        let newest = newest_matches(conn, query, &words, kind, within.as_deref())?;
         let (Some(&first), Some(&last)) = (newest.first(), newest.last()) else {
             continue;
         };
@@ -283,13 +448,16 @@ fn by_where_it_matches(conn: &Connection, query: &Query) -> Result<Vec<i64>> {
             )?
             .collect::<rusqlite::Result<HashSet<i64>>>()?;
         for head_first in [true, false] {
-            found.extend(
-                newest
-                    .iter()
-                    .filter(|rowid| in_head.contains(rowid) == head_first)
-                    .take(query.limit)
-                    .map(|&rowid| (head_first, rowid)),
-            );
+            let mut taken = 0;
+            for &rowid in &newest {
+                if taken == query.limit {
+                    break;
+                }
+                if in_head.contains(&rowid) == head_first && phrases.holds(conn, rowid)? {
+                    found.push((head_first, rowid));
+                    taken += 1;
+                }
+            }
         }
     }
     found.sort_by_key(|&(in_head, _)| !in_head);
@@ -306,6 +474,7 @@ fn by_where_it_matches(conn: &Connection, query: &Query) -> Result<Vec<i64>> {
 fn newest_matches(
     conn: &Connection,
     query: &Query,
+    words: &str,
     kind: Kind,
     within: Option<&str>,
 ) -> Result<Vec<i64>> {
@@ -320,7 +489,7 @@ fn newest_matches(
          ORDER BY {order} LIMIT ?4"
     ))?;
     let params = rusqlite::params![
-        query.expression,
+        words,
         None::<&str>,
         query.collection,
         CANDIDATES,
@@ -332,16 +501,17 @@ fn newest_matches(
         .collect::<rusqlite::Result<_>>()?)
 }
 
-/// The hits of `rowids`, in that order, each with its snippet of `query`'s whole
-/// expression: one lookup of its row, so a snippet is made for the hits shown alone.
-fn hits(conn: &Connection, query: &Query, rowids: &[i64]) -> Result<Vec<Hit>> {
+/// The hits of `rowids`, in that order, each with its snippet of the query's `words` (a
+/// phrase's words marked each): one lookup of its row, so a snippet is made for the hits
+/// shown alone.
+fn hits(conn: &Connection, query: &Query, words: &str, rowids: &[i64]) -> Result<Vec<Hit>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT kind, coalesce(uri, name), title, snippet(search, -1, ?3, ?4, '…', {SNIPPET_WORDS})
          FROM search WHERE search MATCH ?1 AND rowid = ?2"
     ))?;
     let mut hits = Vec::with_capacity(rowids.len());
     for &rowid in rowids {
-        let params = rusqlite::params![query.expression, rowid, query.marks.0, query.marks.1];
+        let params = rusqlite::params![words, rowid, query.marks.0, query.marks.1];
         let hit = stmt
             .query_row(params, |row| {
                 let kind: String = row.get(0)?;
@@ -384,15 +554,17 @@ fn names_json(names: &[String]) -> Result<String> {
 /// index (the URI's words as a phrase in a prompt's body, `search`'s `body` being its
 /// message templates in order), each candidate then checked for the URI itself, so a
 /// prompt that only mentions the same words grants nothing; a URI a template computes from
-/// its arguments is not named, and grants nothing either.
+/// its arguments is not named, and grants nothing either. The index keeps no positions, so
+/// the search is for the URI's words in any order; the check for the URI is what counts.
 pub(crate) fn named_by_prompt_in(conn: &Connection, uri: &str, within: &[String]) -> Result<bool> {
     super::channel::fill_search(conn)?;
+    let words = Words::new(conn)?.of(uri, true)?;
     // FTS5 finds no word in punctuation: a URI without one is named by no phrase.
-    if !uri.chars().any(char::is_alphanumeric) {
+    if words.is_empty() {
         return Ok(false);
     }
-    // Within an FTS5 string a double quote is written twice.
-    let phrase = format!("body : \"{}\"", uri.replace('"', "\"\""));
+    let words: Vec<String> = words.iter().map(|word| quoted(word, false)).collect();
+    let phrase = format!("body : ({})", all_of(&words));
     let mut stmt = conn.prepare_cached(
         "SELECT EXISTS (SELECT 1 FROM search
          WHERE search MATCH ?1 AND kind = 'prompt'
@@ -481,6 +653,112 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A library of the seed and these texts, each a resource `shelf://t/{n}`.
+    fn library_of(texts: &[&str]) -> (tempfile::TempDir, super::super::Store) {
+        use crate::model::{Annotations, Content, Origin, Resource, ResourceInfo};
+        let folder = tempfile::tempdir().expect("a temporary folder");
+        let store = super::super::Store::open(
+            &folder.path().join("library.db"),
+            super::super::Access::ReadWrite,
+            crate::seed::load,
+        )
+        .expect("a library");
+        store
+            .write(|tx| {
+                for (n, text) in texts.iter().enumerate() {
+                    let resource = Resource {
+                        info: ResourceInfo {
+                            meta: Default::default(),
+                            uri: format!("shelf://t/{n}"),
+                            name: format!("t-{n}"),
+                            title: None,
+                            description: None,
+                            mime_type: "text/plain".into(),
+                            annotations: Annotations::default(),
+                            icons: Vec::new(),
+                            origin: Origin::default(),
+                        },
+                        content: Content::Text(text.to_string()),
+                    };
+                    super::super::write::put_resource(tx, &resource, 1)?;
+                }
+                Ok(())
+            })
+            .expect("write the texts");
+        (folder, store)
+    }
+
+    /// The URIs of the resources `text` finds, in order.
+    fn found(conn: &Connection, text: &str) -> Vec<String> {
+        let expression = match_expression(text).expect("words");
+        let query = Query {
+            expression: &expression,
+            kind: Some(Kind::Resource),
+            collection: None,
+            within: None,
+            limit: 20,
+            marks: ("[", "]"),
+        };
+        search(conn, &query)
+            .expect("a search")
+            .into_iter()
+            .map(|hit| hit.key)
+            .collect()
+    }
+
+    #[test]
+    fn a_phrase_is_found_where_its_words_stand_in_its_order_only() {
+        let (_folder, store) = library_of(&[
+            "open the pull request for review",
+            "review the request, then pull",
+            "a request to pull nothing",
+            // Devanagari: the tokenizer splits the word at its vowel signs, so even a word
+            // typed alone is a phrase of several words to the index.
+            "हिन्दी भाषा",
+            // The same letters, in another order.
+            "न ह दी",
+        ]);
+        let conn = store.conn().expect("a connection");
+        assert_eq!(found(&conn, "\"pull request\""), ["shelf://t/0"]);
+        assert_eq!(found(&conn, "\"request pull\""), Vec::<String>::new());
+        assert_eq!(found(&conn, "pull request").len(), 3);
+        assert_eq!(found(&conn, "\"the pull req\"*"), Vec::<String>::new());
+        assert_eq!(found(&conn, "\"open the\" revi*"), ["shelf://t/0"]);
+        assert_eq!(found(&conn, "हिन्दी"), ["shelf://t/3"]);
+        assert_eq!(
+            count(&conn, &match_expression("\"pull request\"").expect("words")).expect("count"),
+            1
+        );
+        assert_eq!(
+            count(&conn, &match_expression("pull request").expect("words")).expect("count"),
+            3
+        );
+    }
+
+    #[test]
+    fn no_typed_text_fails_a_search_of_an_index_without_positions() {
+        let (_folder, store) = library_of(&["some text", "and more near or not", "हिन्दी"]);
+        let conn = store.conn().expect("a connection");
+        let typed = "(\\PC|[\"*():^+-]| (AND|OR|NOT|NEAR) |हिन्दी){0,40}";
+        proptest::test_runner::TestRunner::default()
+            .run(&typed, |text| {
+                if let Ok(expression) = match_expression(&text) {
+                    let query = Query {
+                        expression: &expression,
+                        kind: None,
+                        collection: None,
+                        within: None,
+                        limit: 5,
+                        marks: ("[", "]"),
+                    };
+                    let searched = search(&conn, &query);
+                    prop_assert!(searched.is_ok(), "{text:?} -> {expression:?}: {searched:?}");
+                }
+                Ok(())
+            })
+            .expect("every search answers");
     }
 
     #[test]

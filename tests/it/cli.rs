@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::common::{BIN, Server, TestContext, command_on, describe, downgrades_to, snapshot};
 
 /// The schema version this build creates.
-const SCHEMA_VERSION_NOW: i64 = 13;
+const SCHEMA_VERSION_NOW: i64 = 14;
 
 const PNG: &[u8] = include_bytes!("../../seed/images/layers.png");
 

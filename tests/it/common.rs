@@ -782,7 +782,8 @@ pub fn open_library(db: &Path) -> rusqlite::Connection {
 
 /// The downgrades, newest first: `to-N.sql` takes a database of version N + 1 back to N,
 /// the way version N left it (tests/downgrade/README.md).
-pub const DOWNGRADES: [&str; 12] = [
+pub const DOWNGRADES: [&str; 13] = [
+    include_str!("../downgrade/to-13.sql"),
     include_str!("../downgrade/to-12.sql"),
     include_str!("../downgrade/to-11.sql"),
     include_str!("../downgrade/to-10.sql"),

@@ -284,3 +284,73 @@ fn undo_refuses_a_change_whose_earlier_version_was_written_before_history_began(
         "nothing was written"
     );
 }
+
+#[test]
+fn a_resources_current_version_is_its_row_and_each_change_keeps_what_it_was() {
+    let ctx = TestContext::new();
+    let uri = "shelf://local/notes.md";
+    let add = |text: &str| {
+        let file = ctx.write("notes.md", text);
+        ctx.ok(&["resource", "add", &file.display().to_string(), "--uri", uri]);
+    };
+    // Which of the resource's versions, oldest first, keep a snapshot and a content of their
+    // own.
+    let own_snapshots = || -> String {
+        ctx.open_db()
+            .query_row(
+                "SELECT group_concat(change || ':' || (snapshot IS NOT NULL)
+                                     || (content IS NOT NULL), ' ')
+                 FROM (SELECT change, snapshot, content FROM versions WHERE key = ?1 ORDER BY id)",
+                [uri],
+                |row| row.get(0),
+            )
+            .expect("the versions")
+    };
+    let cat = || String::from_utf8_lossy(&ctx.run(&["resource", "cat", uri]).stdout).into_owned();
+    add("# Notes\n\nFirst words.\n");
+    assert_eq!(own_snapshots(), "added:00", "the row is the version");
+    add("# Notes\n\nSecond words.\n");
+    assert_eq!(own_snapshots(), "added:11 updated:00");
+    let diff = ctx.ok(&["diff", uri]);
+    assert!(diff.contains("\n-First words.\n+Second words.\n"), "{diff}");
+    let numbers: Vec<String> = versions(&ctx, uri)
+        .iter()
+        .map(|v| v["version"].to_string())
+        .collect();
+
+    // A row changed by another hand (an operator's own SQL) keeps its version as it was.
+    let conn = ctx.open_db();
+    let title_before: Option<String> = conn
+        .query_row("SELECT title FROM resources WHERE uri = ?1", [uri], |row| {
+            row.get(0)
+        })
+        .expect("the title");
+    conn.execute(
+        "UPDATE resources SET title = 'Renamed by hand' WHERE uri = ?1",
+        [uri],
+    )
+    .expect("a change by hand");
+    let kept: (Option<String>, String) = conn
+        .query_row(
+            "SELECT json_extract(snapshot, '$.info.title'), json_extract(snapshot, '$.info.uri')
+             FROM versions WHERE id = ?1",
+            [&numbers[0]],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .expect("the version");
+    assert_eq!(kept, (title_before, uri.to_string()));
+    drop(conn);
+    assert_eq!(own_snapshots(), "added:11 updated:11");
+
+    ctx.ok(&["rollback", uri, "--to", &numbers[1]]);
+    assert_eq!(cat(), "# Notes\n\nFirst words.\n");
+    assert_eq!(own_snapshots(), "added:11 updated:11 updated:00");
+    ctx.ok(&["resource", "rm", uri]);
+    assert_eq!(own_snapshots(), "added:11 updated:11 updated:11 removed:00");
+    // Every version before the removal still holds its item, as it was written: the
+    // change by hand was no version.
+    ctx.ok(&["rollback", uri, "--to", &numbers[0]]);
+    assert_eq!(cat(), "# Notes\n\nSecond words.\n");
+    let show = ctx.json(&["resource", "show", uri, "--json"]);
+    assert_eq!(show["title"], "Notes", "{show}");
+}

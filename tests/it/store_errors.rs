@@ -53,7 +53,17 @@ fn a_full_disk_is_a_full_disk_and_nothing_is_half_written() {
     let ctx = TestContext::new();
     let small = ctx.path("small");
     std::fs::create_dir(&small).expect("mount point");
-    let big = ctx.write("big.txt", "0123456789abcdef\n".repeat(40_000));
+    // 680 KB of words no two alike (a pseudo-random sequence), which neither packing nor the
+    // search index makes small.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut text = String::with_capacity(690_000);
+    while text.len() < 680_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        text.push_str(&format!("{state:016x}\n"));
+    }
+    let big = ctx.write("big.txt", text);
     // In the namespace: a 400 KiB tmpfs over `small`, an empty library there, then a
     // 680 KB resource that cannot fit; then the library is listed to show it intact.
     let script = r#"mount -t tmpfs -o size=400k tmpfs "$0" || exit 97
