@@ -297,9 +297,10 @@ CREATE INDEX change_log_by_channel ON change_log (channel, kind, seq) WHERE chan
 -- query of a short prefix (`re*`) reads one list instead of merging those of every term it
 -- starts (src/store/search.rs, docs/benchmarks.md "search"). `detail = column`: the index
 -- keeps which columns of an item hold each term, not where in them, a third of the size
--- with the prefix indexes (docs/benchmarks.md, "The search index without positions"). FTS5
+-- with the prefix indexes (docs/benchmarks.md, "A database near its content"). FTS5
 -- answers no phrase from such an index, so `store::search` looks for a phrase's words and
--- checks each match it shows against the item's text.
+-- checks each match it shows against the item's words, found by FTS5's own tokenizer
+-- (`store::words`).
 --
 -- What the search index reads its text from, one row per prompt and per resource: the index
 -- keeps only its terms, and reads a row's text here when it makes a snippet or filters on an
@@ -431,10 +432,10 @@ CREATE TABLE writes (
 -- removed it), and for a resource the blob of its content, which `blobs` keeps for as long as
 -- a version or a resource refers to it. At most `--keep` versions per item are kept. A
 -- resource's version that its row still is (the row's `version`) keeps no snapshot and no
--- content of its own: the row holds the same, and `whole_versions` shows it; the row's first
--- change or removal writes both into the version first (the triggers below). A library's resources are most of its
--- items, and each one's current version a second copy of its row (docs/benchmarks.md, "The
--- history without a second copy").
+-- content of its own: the row holds the same, and `whole_versions` shows it; the row's
+-- first change or removal writes both into the version first (the triggers below). A
+-- library's resources are most of its items, and each one's current version was a second
+-- copy of its row (docs/benchmarks.md, "A database near its content").
 CREATE TABLE versions (
     id           INTEGER PRIMARY KEY,  -- the version's number, one sequence for the library
     write_id     INTEGER NOT NULL REFERENCES writes (id),
