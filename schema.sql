@@ -431,9 +431,9 @@ CREATE TABLE writes (
 -- One version of one item: its whole stored form as JSON (`snapshot`; NULL when the write
 -- removed it), and for a resource the blob of its content, which `blobs` keeps for as long as
 -- a version or a resource refers to it. At most `--keep` versions per item are kept. A
--- resource's version that its row still is (the row's `version`) keeps no snapshot and no
--- content of its own: the row holds the same, and `whole_versions` shows it; the row's
--- first change or removal writes both into the version first (the triggers below). A
+-- resource's version that its row still is (the row's `version`) keeps no snapshot, content
+-- or content hash of its own: the row holds the same, and `whole_versions` shows it; the
+-- row's first change or removal writes them into the version first (the triggers below). A
 -- library's resources are most of its items, and each one's current version was a second
 -- copy of its row (docs/benchmarks.md, "A database near its content").
 CREATE TABLE versions (
@@ -466,7 +466,11 @@ CREATE VIEW resource_snapshots (uri, version, snapshot) AS
     FROM resources;
 -- Every version with its whole snapshot: what a reader of the history reads.
 CREATE VIEW whole_versions (id, write_id, kind, key, change, content_hash, snapshot, content) AS
-    SELECT id, write_id, kind, key, change, content_hash,
+    SELECT id, write_id, kind, key, change,
+           coalesce(content_hash, (SELECT r.content_hash FROM resources r
+                                   WHERE versions.kind = 'resource'
+                                     AND versions.change <> 'removed'
+                                     AND r.uri = versions.key AND r.version = versions.id)),
            coalesce(snapshot, (SELECT s.snapshot FROM resource_snapshots s
                                WHERE versions.kind = 'resource'
                                  AND versions.change <> 'removed'
@@ -479,13 +483,13 @@ CREATE VIEW whole_versions (id, write_id, kind, key, change, content_hash, snaps
 CREATE TRIGGER resources_version_kept_before_update BEFORE UPDATE ON resources
 WHEN OLD.version IS NOT NULL BEGIN
     UPDATE versions SET snapshot = (SELECT snapshot FROM resource_snapshots WHERE uri = OLD.uri),
-                        content = OLD.blob_hash
+                        content = OLD.blob_hash, content_hash = OLD.content_hash
     WHERE id = OLD.version AND snapshot IS NULL;
 END;
 CREATE TRIGGER resources_version_kept_before_delete BEFORE DELETE ON resources
 WHEN OLD.version IS NOT NULL BEGIN
     UPDATE versions SET snapshot = (SELECT snapshot FROM resource_snapshots WHERE uri = OLD.uri),
-                        content = OLD.blob_hash
+                        content = OLD.blob_hash, content_hash = OLD.content_hash
     WHERE id = OLD.version AND snapshot IS NULL;
 END;
 

@@ -262,23 +262,23 @@ pub(super) fn resource_written(
     tx: &Transaction,
     resource: &Resource,
     change: Change,
-    hash: &[u8],
 ) -> Result<i64> {
-    // No snapshot and no content: the row written next is this version, its blob the
-    // row's (schema.sql, `versions`).
+    // No snapshot, content or hash: the row written next is this version, and holds them
+    // (schema.sql, `versions`).
     let key = &resource.info.uri;
-    record(tx, Kind::Resource, key, change, Some(hash), None, None)
+    record(tx, Kind::Resource, key, change, None, None, None)
 }
 
-/// Drops the snapshot and content of every resource version that its row still is and
-/// says the same (schema.sql, `versions`): what a migration to version 14 does once, the
-/// versions written before keeping both. A version that says anything else (a row moved to
-/// another file since, with no new version) keeps both.
+/// Drops the snapshot, content and content hash of every resource version that its row
+/// still is and says the same (schema.sql, `versions`): what a migration to version 14 does once, the
+/// versions written before keeping them. A version that says anything else (a row moved to
+/// another file since, with no new version) keeps them.
 pub(super) fn drop_current_snapshots(tx: &Transaction) -> Result<()> {
     let mut current = tx.prepare(
         "SELECT v.id, v.snapshot, s.snapshot FROM resource_snapshots s
          JOIN versions v ON v.id = s.version JOIN resources r ON r.uri = s.uri
-         WHERE v.snapshot IS NOT NULL AND v.content IS r.blob_hash",
+         WHERE v.snapshot IS NOT NULL AND v.content IS r.blob_hash
+           AND v.content_hash IS r.content_hash",
     )?;
     let mut same = Vec::new();
     let mut rows = current.query([])?;
@@ -290,8 +290,9 @@ pub(super) fn drop_current_snapshots(tx: &Transaction) -> Result<()> {
             same.push(id);
         }
     }
-    let mut drop =
-        tx.prepare("UPDATE versions SET snapshot = NULL, content = NULL WHERE id = ?1")?;
+    let mut drop = tx.prepare(
+        "UPDATE versions SET snapshot = NULL, content = NULL, content_hash = NULL WHERE id = ?1",
+    )?;
     for &id in &same {
         drop.execute([id])?;
     }
@@ -416,7 +417,7 @@ pub(crate) fn keys(conn: &Connection, kind: Option<Kind>) -> Result<Vec<String>>
 /// Every kept version of one item, newest first.
 pub(crate) fn versions(conn: &Connection, kind: Kind, key: &str) -> Result<Vec<Version>> {
     let sql = format!(
-        "SELECT {VERSION_COLUMNS} FROM versions v JOIN writes w ON w.id = v.write_id
+        "SELECT {VERSION_COLUMNS} FROM whole_versions v JOIN writes w ON w.id = v.write_id
          WHERE v.kind = ?1 AND v.key = ?2 ORDER BY v.id DESC"
     );
     let rows: Vec<_> = conn

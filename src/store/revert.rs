@@ -75,7 +75,8 @@ pub(crate) fn undo(tx: &Transaction) -> Result<Option<Undone>> {
     };
     let changed: Vec<(i64, String, String, Option<Vec<u8>>)> = tx
         .prepare(
-            "SELECT id, kind, key, content_hash FROM versions WHERE write_id = ?1 ORDER BY id DESC",
+            "SELECT id, kind, key, content_hash FROM whole_versions WHERE write_id = ?1
+             ORDER BY id DESC",
         )?
         .query_map([write_id], |row| {
             Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))

@@ -327,7 +327,7 @@ pub(crate) fn put_resources(
             None => Change::Added,
         };
         // Recorded first, so that its number goes in with the row.
-        let version = history::resource_written(tx, resource, change, &hash)?;
+        let version = history::resource_written(tx, resource, change)?;
         let audience: Vec<&str> = info.annotations.audience_names();
         let row = ResourceRow {
             resource,

@@ -1,7 +1,9 @@
 -- What migration 14 changed, undone: the search index with every term's positions again,
 -- and every resource version with its snapshot.
 UPDATE versions SET snapshot = (SELECT w.snapshot FROM whole_versions w WHERE w.id = versions.id),
-                    content = (SELECT w.content FROM whole_versions w WHERE w.id = versions.id)
+                    content = (SELECT w.content FROM whole_versions w WHERE w.id = versions.id),
+                    content_hash = (SELECT w.content_hash FROM whole_versions w
+                                    WHERE w.id = versions.id)
 WHERE snapshot IS NULL AND change <> 'removed';
 DROP TRIGGER resources_version_kept_before_update;
 DROP TRIGGER resources_version_kept_before_delete;

@@ -293,14 +293,14 @@ fn a_resources_current_version_is_its_row_and_each_change_keeps_what_it_was() {
         let file = ctx.write("notes.md", text);
         ctx.ok(&["resource", "add", &file.display().to_string(), "--uri", uri]);
     };
-    // Which of the resource's versions, oldest first, keep a snapshot and a content of their
-    // own.
+    // Which of the resource's versions, oldest first, keep a snapshot, a content and a
+    // content hash of their own.
     let own_snapshots = || -> String {
         ctx.open_db()
             .query_row(
                 "SELECT group_concat(change || ':' || (snapshot IS NOT NULL)
-                                     || (content IS NOT NULL), ' ')
-                 FROM (SELECT change, snapshot, content FROM versions WHERE key = ?1 ORDER BY id)",
+                                     || (content IS NOT NULL) || (content_hash IS NOT NULL), ' ')
+                 FROM (SELECT * FROM versions WHERE key = ?1 ORDER BY id)",
                 [uri],
                 |row| row.get(0),
             )
@@ -308,9 +308,9 @@ fn a_resources_current_version_is_its_row_and_each_change_keeps_what_it_was() {
     };
     let cat = || String::from_utf8_lossy(&ctx.run(&["resource", "cat", uri]).stdout).into_owned();
     add("# Notes\n\nFirst words.\n");
-    assert_eq!(own_snapshots(), "added:00", "the row is the version");
+    assert_eq!(own_snapshots(), "added:000", "the row is the version");
     add("# Notes\n\nSecond words.\n");
-    assert_eq!(own_snapshots(), "added:11 updated:00");
+    assert_eq!(own_snapshots(), "added:111 updated:000");
     let diff = ctx.ok(&["diff", uri]);
     assert!(diff.contains("\n-First words.\n+Second words.\n"), "{diff}");
     let numbers: Vec<String> = versions(&ctx, uri)
@@ -340,13 +340,16 @@ fn a_resources_current_version_is_its_row_and_each_change_keeps_what_it_was() {
         .expect("the version");
     assert_eq!(kept, (title_before, uri.to_string()));
     drop(conn);
-    assert_eq!(own_snapshots(), "added:11 updated:11");
+    assert_eq!(own_snapshots(), "added:111 updated:111");
 
     ctx.ok(&["rollback", uri, "--to", &numbers[1]]);
     assert_eq!(cat(), "# Notes\n\nFirst words.\n");
-    assert_eq!(own_snapshots(), "added:11 updated:11 updated:00");
+    assert_eq!(own_snapshots(), "added:111 updated:111 updated:000");
     ctx.ok(&["resource", "rm", uri]);
-    assert_eq!(own_snapshots(), "added:11 updated:11 updated:11 removed:00");
+    assert_eq!(
+        own_snapshots(),
+        "added:111 updated:111 updated:111 removed:000"
+    );
     // Every version before the removal still holds its item, as it was written: the
     // change by hand was no version.
     ctx.ok(&["rollback", uri, "--to", &numbers[0]]);

@@ -35,7 +35,11 @@ CREATE VIEW resource_snapshots (uri, version, snapshot) AS
     FROM resources;
 -- Every version with its whole snapshot: what a reader of the history reads.
 CREATE VIEW whole_versions (id, write_id, kind, key, change, content_hash, snapshot, content) AS
-    SELECT id, write_id, kind, key, change, content_hash,
+    SELECT id, write_id, kind, key, change,
+           coalesce(content_hash, (SELECT r.content_hash FROM resources r
+                                   WHERE versions.kind = 'resource'
+                                     AND versions.change <> 'removed'
+                                     AND r.uri = versions.key AND r.version = versions.id)),
            coalesce(snapshot, (SELECT s.snapshot FROM resource_snapshots s
                                WHERE versions.kind = 'resource'
                                  AND versions.change <> 'removed'
@@ -48,12 +52,12 @@ CREATE VIEW whole_versions (id, write_id, kind, key, change, content_hash, snaps
 CREATE TRIGGER resources_version_kept_before_update BEFORE UPDATE ON resources
 WHEN OLD.version IS NOT NULL BEGIN
     UPDATE versions SET snapshot = (SELECT snapshot FROM resource_snapshots WHERE uri = OLD.uri),
-                        content = OLD.blob_hash
+                        content = OLD.blob_hash, content_hash = OLD.content_hash
     WHERE id = OLD.version AND snapshot IS NULL;
 END;
 CREATE TRIGGER resources_version_kept_before_delete BEFORE DELETE ON resources
 WHEN OLD.version IS NOT NULL BEGIN
     UPDATE versions SET snapshot = (SELECT snapshot FROM resource_snapshots WHERE uri = OLD.uri),
-                        content = OLD.blob_hash
+                        content = OLD.blob_hash, content_hash = OLD.content_hash
     WHERE id = OLD.version AND snapshot IS NULL;
 END;
