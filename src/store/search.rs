@@ -146,7 +146,11 @@ const HEAD_COLUMNS: &str = "{name title description}";
 ///
 /// Every ranking runs on the expression's words (`Phrases::words`); where it holds a phrase
 /// of several words, the matches are checked in the ranking's order until `query.limit`
-/// hold it, so a phrase costs a check per match read, not per match in the library.
+/// hold it, so a phrase costs a check per match read, not per match in the library. A
+/// query of broad parts only is thus looked for among the `CANDIDATES` newest items that
+/// hold its words, and ranked first where they stand in the name, title or description: a
+/// phrase of common words that few items hold side by side may find fewer of those items
+/// than hold it, the newest first.
 pub fn search(conn: &Connection, query: &Query) -> Result<Vec<Hit>> {
     super::channel::fill_search(conn)?;
     let phrases = Phrases::of(conn, query.expression)?;
