@@ -237,15 +237,20 @@ mod tests {
         }
         let summary = read::summary(conn).expect("summary");
         seen += &format!("{} {}\n", summary.prompts, summary.resources);
-        let query = search::Query {
-            expression: "\"review\"",
-            kind: None,
-            collection: None,
-            within: None,
-            limit: 100,
-            marks: ("[", "]"),
-        };
-        seen += &format!("{:?}\n", search::search(conn, &query).expect("search"));
+        // A word, and a phrase, which is checked in the channel's own texts.
+        for expression in ["\"review\"", "\"code review\""] {
+            let query = search::Query {
+                expression,
+                kind: None,
+                collection: None,
+                within: None,
+                limit: 100,
+                marks: ("[", "]"),
+            };
+            let hits = search::search(conn, &query).expect("search");
+            assert!(!hits.is_empty(), "the seed holds {expression}");
+            seen += &format!("{hits:?}\n");
+        }
         seen += &format!(
             "{:?}",
             search::terms_with_prefix(conn, "rev", 10).expect("terms")
