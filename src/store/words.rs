@@ -202,6 +202,30 @@ mod tests {
         assert!(words.of(" -- ", false).expect("words").is_empty());
     }
 
+    proptest::proptest! {
+        /// Whatever the text, its words are those an index of it made with schema.sql's
+        /// tokenizer keeps, in the same order.
+        #[test]
+        fn any_text_has_the_words_fts5_indexes(text in "(\\PC|[ \n.,'\"*-]){0,60}") {
+            let conn = Connection::open_in_memory().expect("a database");
+            conn.execute_batch(
+                "CREATE VIRTUAL TABLE t USING fts5(body, tokenize = 'unicode61 remove_diacritics 2');
+                 CREATE VIRTUAL TABLE w USING fts5vocab(t, instance);",
+            )
+            .expect("an index");
+            conn.execute("INSERT INTO t (body) VALUES (?1)", [&text]).expect("indexed");
+            let indexed: Vec<String> = conn
+                .prepare("SELECT term FROM w ORDER BY offset")
+                .expect("prepared")
+                .query_map([], |row| row.get(0))
+                .expect("read")
+                .collect::<rusqlite::Result<_>>()
+                .expect("terms");
+            let words = Words::new(&conn).expect("the tokenizer");
+            proptest::prop_assert_eq!(words.of(&text, false).expect("words"), indexed);
+        }
+    }
+
     #[test]
     fn the_arguments_are_those_the_index_is_made_with() {
         let arguments: Vec<&str> = ARGUMENTS
