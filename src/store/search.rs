@@ -197,20 +197,20 @@ pub fn count(conn: &Connection, expression: &str) -> Result<usize> {
 /// such a phrase is asked for as its words, all of which an item must hold, and each item
 /// found is checked for the phrase in its own text (`holds`), its words found by FTS5's own
 /// tokenizer (`store::words`), so a phrase matches exactly where FTS5 would have matched it.
-struct Phrases {
+struct Phrases<'conn> {
     /// The expression's parts (`parts`), each phrase of several words written as an AND of
     /// them, the last one keeping the phrase's `*`.
     parts: Vec<String>,
     /// Each phrase of several words: its words, and whether the last is a prefix.
     phrases: Vec<(Vec<String>, bool)>,
     /// The tokenizer, once a part needed it.
-    words: Option<Words>,
+    words: Option<Words<'conn>>,
 }
 
-impl Phrases {
+impl<'conn> Phrases<'conn> {
     /// `expression`'s parts as the index answers them. A part of ASCII letters and digits is
     /// one word for the tokenizer; any other is split into words by the tokenizer itself.
-    fn of(conn: &Connection, expression: &str) -> Result<Self> {
+    fn of(conn: &'conn Connection, expression: &str) -> Result<Self> {
         let mut phrases = Phrases {
             parts: Vec::new(),
             phrases: Vec::new(),

@@ -5,24 +5,27 @@
 //! through a pointer (`SELECT fts5(?1)`), which rusqlite does not wrap.
 
 use std::ffi::{c_char, c_int, c_void};
+use std::marker::PhantomData;
 use std::ptr;
 
 use rusqlite::{Connection, ffi};
 
 use super::{Result, StoreError};
 
-/// One instance of schema.sql's `search` tokenizer: `unicode61` with `remove_diacritics 2`.
-pub(super) struct Words {
+/// One instance of schema.sql's `search` tokenizer: `unicode61` with `remove_diacritics 2`,
+/// used only while the connection that found it is borrowed (`'conn`).
+pub(super) struct Words<'conn> {
     instance: *mut ffi::Fts5Tokenizer,
     tokenizer: ffi::fts5_tokenizer,
+    connection: PhantomData<&'conn Connection>,
 }
 
 /// The tokenizer's arguments, as schema.sql's `tokenize` option gives them after its name.
 const ARGUMENTS: [&std::ffi::CStr; 2] = [c"remove_diacritics", c"2"];
 
-impl Words {
+impl<'conn> Words<'conn> {
     /// A tokenizer for `conn`'s FTS5 (the tokenizers are registered per connection).
-    pub(super) fn new(conn: &Connection) -> Result<Words> {
+    pub(super) fn new(conn: &'conn Connection) -> Result<Words<'conn>> {
         let api = fts5_api(conn)?;
         let mut user_data: *mut c_void = ptr::null_mut();
         let mut tokenizer = ffi::fts5_tokenizer {
@@ -54,6 +57,7 @@ impl Words {
         Ok(Words {
             instance,
             tokenizer,
+            connection: PhantomData,
         })
     }
 
@@ -113,7 +117,7 @@ impl Words {
 /// seen enough.
 const STOPPED: c_int = ffi::SQLITE_DONE;
 
-impl Drop for Words {
+impl Drop for Words<'_> {
     fn drop(&mut self) {
         if let Some(delete) = self.tokenizer.xDelete {
             // SAFETY: `instance` was made by this tokenizer's xCreate and is deleted once.
