@@ -451,8 +451,8 @@ CREATE INDEX versions_by_write ON versions (write_id);
 CREATE INDEX versions_by_content ON versions (content) WHERE content IS NOT NULL;
 -- A resource's row as its version's snapshot (`store::history`'s ResourceSnapshot: the
 -- resource's info and whether its content is text), for the version its row is.
-CREATE VIEW resource_snapshots (uri, version, snapshot) AS
-    SELECT uri, version, json_object(
+CREATE VIEW resource_snapshots (uri, version, content_hash, blob_hash, snapshot) AS
+    SELECT uri, version, content_hash, blob_hash, json_object(
         'info', json_object(
             'uri', uri, 'name', name, 'title', title, 'description', description,
             'mime_type', mime_type,
@@ -464,22 +464,14 @@ CREATE VIEW resource_snapshots (uri, version, snapshot) AS
             'meta', json(coalesce(meta, '{}'))),
         'text', json(CASE is_text WHEN 1 THEN 'true' ELSE 'false' END))
     FROM resources;
--- Every version with its whole snapshot: what a reader of the history reads.
+-- Every version with its whole snapshot: what a reader of the history reads. A version
+-- without a snapshot of its own is read from its resource's row, found once by its URI.
 CREATE VIEW whole_versions (id, write_id, kind, key, change, content_hash, snapshot, content) AS
-    SELECT id, write_id, kind, key, change,
-           coalesce(content_hash, (SELECT r.content_hash FROM resources r
-                                   WHERE versions.kind = 'resource'
-                                     AND versions.change <> 'removed'
-                                     AND r.uri = versions.key AND r.version = versions.id)),
-           coalesce(snapshot, (SELECT s.snapshot FROM resource_snapshots s
-                               WHERE versions.kind = 'resource'
-                                 AND versions.change <> 'removed'
-                                 AND s.uri = versions.key AND s.version = versions.id)),
-           coalesce(content, (SELECT r.blob_hash FROM resources r
-                              WHERE versions.kind = 'resource'
-                                AND versions.change <> 'removed'
-                                AND r.uri = versions.key AND r.version = versions.id))
-    FROM versions;
+    SELECT v.id, v.write_id, v.kind, v.key, v.change, coalesce(v.content_hash, s.content_hash),
+           coalesce(v.snapshot, s.snapshot), coalesce(v.content, s.blob_hash)
+    FROM versions v LEFT JOIN resource_snapshots s
+        ON v.snapshot IS NULL AND v.kind = 'resource' AND v.change <> 'removed'
+       AND s.uri = v.key AND s.version = v.id;
 CREATE TRIGGER resources_version_kept_before_update BEFORE UPDATE ON resources
 WHEN OLD.version IS NOT NULL BEGIN
     UPDATE versions SET snapshot = (SELECT snapshot FROM resource_snapshots WHERE uri = OLD.uri),

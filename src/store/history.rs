@@ -276,9 +276,9 @@ pub(super) fn resource_written(
 pub(super) fn drop_current_snapshots(tx: &Transaction) -> Result<()> {
     let mut current = tx.prepare(
         "SELECT v.id, v.snapshot, s.snapshot FROM resource_snapshots s
-         JOIN versions v ON v.id = s.version JOIN resources r ON r.uri = s.uri
-         WHERE v.snapshot IS NOT NULL AND v.content IS r.blob_hash
-           AND v.content_hash IS r.content_hash",
+         JOIN versions v ON v.id = s.version
+         WHERE v.snapshot IS NOT NULL AND v.content IS s.blob_hash
+           AND v.content_hash IS s.content_hash",
     )?;
     let mut same = Vec::new();
     let mut rows = current.query([])?;
