@@ -155,7 +155,12 @@ fn run(
     let (library, start) = Library::of(store, config.max_index_bytes)?;
     // Only the blocking pool is used: a current-thread runtime starts no async workers.
     let runtime = tokio::runtime::Builder::new_current_thread()
-        .max_blocking_threads(MAX_TASK_THREADS)
+        .max_blocking_threads(
+            std::env::var("PS_THREADS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(MAX_TASK_THREADS),
+        )
         .thread_name("request")
         .build()
         .context("cannot start the async runtime")?;
@@ -182,23 +187,28 @@ fn run(
             .name("stdout".into())
             .spawn_scoped(scope, || stdio::write_lines(&output_queue, output))
             .context("cannot start the writer thread")?;
-        let mut dispatcher = Dispatcher::new(
+        // Both of the reader's callbacks use it, one at a time.
+        let dispatcher = std::cell::RefCell::new(Dispatcher::new(
             Arc::clone(&shared),
             Arc::clone(&output_queue),
             session,
             runtime.handle().clone(),
-        );
+        ));
         stdio::read_lines(
             input,
             shared.config.max_line,
             |input, more_buffered| {
                 output_queue.note_input(more_buffered);
-                dispatcher.handle(input, more_buffered)
+                dispatcher.borrow_mut().handle(input, more_buffered)
             },
-            || output_queue.reader_waits(),
+            || {
+                // What was read for the pool goes before the reader may wait for input.
+                dispatcher.borrow_mut().hand_over();
+                output_queue.reader_waits()
+            },
         );
         // Input closed: finish what was asked, close the streams, then stop.
-        dispatcher.finish();
+        dispatcher.into_inner().finish();
         output_queue.send(stdio::END.to_vec());
         let _ = writer.join();
         Ok::<_, anyhow::Error>(())

@@ -188,7 +188,7 @@ impl Output {
     /// Queues `message` for the writer, waiting for room; does nothing once the writer has
     /// stopped.
     pub(super) fn send(&self, message: Vec<u8>) {
-        self.deliver(message, false)
+        self.deliver([message], false)
     }
 
     /// `send` for the reader. When no more input is buffered, the client is waiting for
@@ -203,12 +203,15 @@ impl Output {
         self.send_answer_from(message, true)
     }
 
-    /// `send` for a request's answer made on a pool thread: as `send_from_reader`, written
-    /// on this thread when no more input is buffered and nothing is queued or being
-    /// written, which saves the writer's wake (a context switch on one core, and part of
-    /// every cold start); otherwise queued for the writer, woken at once.
-    pub(super) fn send_answer(&self, message: Vec<u8>) {
-        self.send_answer_from(message, false)
+    /// `send` for the answers a pool task made, in one go: a lone answer as
+    /// `send_from_reader`, written on this thread when no more input is buffered and nothing
+    /// is queued or being written, which saves the writer's wake (a context switch on one
+    /// core, and part of every cold start); several queued together, the writer woken once.
+    pub(super) fn send_answers(&self, mut messages: Vec<Vec<u8>>) {
+        if let [message] = messages.as_mut_slice() {
+            return self.send_answer_from(std::mem::take(message), false);
+        }
+        self.deliver(messages, false)
     }
 
     fn send_answer_from(&self, message: Vec<u8>, reader: bool) {
@@ -221,7 +224,7 @@ impl Output {
         } else {
             message
         };
-        self.deliver(message, reader && !drained)
+        self.deliver([message], reader && !drained)
     }
 
     /// Writes `message` on this thread when nothing is queued or being written (so the
@@ -251,27 +254,34 @@ impl Output {
         None
     }
 
-    fn deliver(&self, message: Vec<u8>, defer_wake: bool) {
-        let size = message.len();
+    fn deliver(&self, messages: impl IntoIterator<Item = Vec<u8>>, defer_wake: bool) {
         let mut queue = self.lock();
-        while !queue.closed
-            && queue.bytes > 0
-            && (queue.messages.len() >= self.max_messages || queue.bytes + size > self.max_bytes)
-        {
-            // Room comes from the writer, which must not be left asleep for a deferred wake.
-            self.wake_if_pending(&mut queue);
-            queue.senders_waiting += 1;
-            queue = self
-                .room
-                .wait(queue)
-                .unwrap_or_else(PoisonError::into_inner);
-            queue.senders_waiting -= 1;
+        for message in messages {
+            let size = message.len();
+            while !queue.closed
+                && queue.bytes > 0
+                && (queue.messages.len() >= self.max_messages
+                    || queue.bytes + size > self.max_bytes)
+            {
+                // Room comes from the writer, which must not be left asleep, whether for a
+                // deferred wake or for what this call queued before.
+                if queue.writer_waiting && !queue.messages.is_empty() {
+                    queue.wake_pending = false;
+                    self.ready.notify_one();
+                }
+                queue.senders_waiting += 1;
+                queue = self
+                    .room
+                    .wait(queue)
+                    .unwrap_or_else(PoisonError::into_inner);
+                queue.senders_waiting -= 1;
+            }
+            if queue.closed {
+                return;
+            }
+            queue.bytes += size;
+            queue.messages.push_back(message);
         }
-        if queue.closed {
-            return;
-        }
-        queue.bytes += size;
-        queue.messages.push_back(message);
         if queue.writer_waiting {
             if defer_wake && queue.messages.len() < DEFERRED_ANSWERS {
                 queue.wake_pending = true;
@@ -501,15 +511,21 @@ mod tests {
             .map(|sender| {
                 let output = Arc::clone(&output);
                 std::thread::spawn(move || {
-                    for n in 0..1000_usize {
+                    // A whole number of rounds of six, so every pair sent together is whole.
+                    for n in 0..996_usize {
                         // Alternate between "the client waits" and "more input buffered",
-                        // and between the reader's sends, a pool task's answers and
-                        // other messages.
+                        // and between the reader's sends, a pool task's answers (one, or
+                        // two together) and other messages.
                         output.note_input(n.is_multiple_of(2));
                         let message = line(sender, n).into_bytes();
                         match n % 6 {
                             0 | 1 => output.send_from_reader(message),
-                            2 | 3 => output.send_answer(message),
+                            2 => output.send_answers(vec![message]),
+                            3 => {
+                                output.send_answers(vec![message, line(sender, n + 1).into_bytes()])
+                            }
+                            // Sent with the one before.
+                            4 => {}
                             _ => output.send(message),
                         }
                     }
@@ -527,7 +543,7 @@ mod tests {
         let mut got: Vec<&str> = text.split_inclusive('\n').collect();
         got.sort_unstable();
         let mut expected: Vec<String> = (0..4)
-            .flat_map(|sender| (0..1000).map(move |n| line(sender, n)))
+            .flat_map(|sender| (0..996).map(move |n| line(sender, n)))
             .collect();
         expected.sort_unstable();
         assert_eq!(got.len(), expected.len(), "every line arrives once");

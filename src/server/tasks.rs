@@ -1,8 +1,9 @@
-//! Requests running on tokio's blocking pool: at most `MAX_IN_FLIGHT` at once (the reader
-//! waits for room beyond that, which bounds memory whatever the client sends), each findable
-//! by its id so that a cancellation can stop its answer from being sent. A request holds its
-//! place (`Slot`) until it is answered, also while it waits for the client to answer a
-//! form of ours (`server::outbound`) without a thread.
+//! Requests running on tokio's blocking pool, a batch to a task: at most `MAX_IN_FLIGHT`
+//! at once and one batch more (the reader waits for room beyond that, which bounds memory
+//! whatever the client sends), each findable by its id so that a cancellation can stop
+//! its answer from being sent. A request holds its place (`Slot`) until it is answered,
+//! also on another task or while it waits for the client to answer a form of ours
+//! (`server::outbound`) without a thread.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,17 +32,28 @@ impl Tasks {
         self.running.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Runs `work` on the pool as the request `key`, once there is room; `work` gets the
-    /// request's place, which says whether the request was cancelled meanwhile (to know if
-    /// its answer is still wanted) and frees it when dropped.
+    /// Runs `work` on the pool for the requests `keys`, once there is room; `work` gets
+    /// each request's place, in order, which says whether the request was cancelled
+    /// meanwhile (to know if its answer is still wanted) and frees it when dropped.
     pub(super) fn spawn(
         self: &Arc<Self>,
         runtime: &tokio::runtime::Handle,
-        key: String,
-        work: impl FnOnce(Slot) + Send + 'static,
+        keys: Vec<String>,
+        work: impl FnOnce(Vec<Slot>) + Send + 'static,
     ) {
-        let cancelled = Arc::new(AtomicBool::new(false));
-        self.running().insert(key.clone(), Arc::clone(&cancelled));
+        let mut slots = Vec::with_capacity(keys.len());
+        {
+            let mut running = self.running();
+            for key in keys {
+                let cancelled = Arc::new(AtomicBool::new(false));
+                running.insert(key.clone(), Arc::clone(&cancelled));
+                slots.push(Slot {
+                    tasks: Arc::clone(self),
+                    key,
+                    cancelled,
+                });
+            }
+        }
         {
             let mut count = self.count();
             while *count >= MAX_IN_FLIGHT {
@@ -50,14 +62,9 @@ impl Tasks {
                     .wait(count)
                     .unwrap_or_else(PoisonError::into_inner);
             }
-            *count += 1;
+            *count += slots.len();
         }
-        let slot = Slot {
-            tasks: Arc::clone(self),
-            key,
-            cancelled,
-        };
-        runtime.spawn_blocking(move || work(slot));
+        runtime.spawn_blocking(move || work(slots));
     }
 
     fn finished(&self) {

@@ -819,3 +819,26 @@ fn seed_library() -> (tempfile::TempDir, Connection) {
     schema::prepare(&mut conn, &path, crate::seed::load).expect("create");
     (folder, conn)
 }
+
+#[cfg(test)]
+mod tests {
+    /// The bundled SQLite is built without SQLITE_ENABLE_MEMORY_MANAGEMENT
+    /// (`.cargo/config.toml`): with it, every connection's page cache shares one mutex, which
+    /// the server's pool threads waited on at every page they read.
+    #[test]
+    fn connections_have_page_caches_of_their_own() {
+        let conn = rusqlite::Connection::open_in_memory().expect("open");
+        let shared: bool = conn
+            .query_row(
+                "SELECT sqlite_compileoption_used('ENABLE_MEMORY_MANAGEMENT')",
+                [],
+                |row| row.get(0),
+            )
+            .expect("ask SQLite how it was built");
+        assert!(
+            !shared,
+            "SQLite was built with SQLITE_ENABLE_MEMORY_MANAGEMENT: build from the repository's \
+             root, whose .cargo/config.toml sets LIBSQLITE3_FLAGS"
+        );
+    }
+}

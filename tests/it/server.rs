@@ -765,6 +765,70 @@ fn a_slow_request_does_not_hold_up_a_fast_one_and_cancelled_ones_stay_silent() {
     );
 }
 
+/// Lines that arrive together go to the pool in batches; a batch answers what a point read
+/// can at once, and a slow request on a task of its own, so it holds up none of them. A
+/// request cancelled before it was handed over is dropped unanswered.
+#[test]
+fn requests_read_together_are_answered_in_batches_and_a_slow_one_holds_up_none() {
+    let ctx = TestContext::new();
+    let big = add_big_resource(&ctx);
+    let folder = ctx.many_notes();
+    ctx.ok(&["import", &folder]);
+    let mut server = ctx.server();
+    let read = |id: &str, uri: &str| {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "resources/read", "params": modern_params(json!({"uri": uri}), json!({}))});
+        let mut line = serde_json::to_vec(&request).expect("serialize");
+        line.push(b'\n');
+        line
+    };
+    let mut lines = read("slow", big);
+    for n in 0..40 {
+        lines.extend(read(
+            &format!("page-{n}"),
+            &format!("shelf://notes/page-{n}.md"),
+        ));
+    }
+    server.send_raw(&lines);
+    let mut answered = Vec::new();
+    for _ in 0..41 {
+        let message = server.next_message();
+        let id = message["id"].as_str().expect("an id").to_string();
+        if let Some(n) = id.strip_prefix("page-") {
+            assert_eq!(
+                message["result"]["contents"][0]["text"],
+                format!("# Page {n}\n\nText {n}.\n"),
+                "{message}"
+            );
+        }
+        answered.push(id);
+    }
+    assert_eq!(
+        answered.last().map(String::as_str),
+        Some("slow"),
+        "every small read is answered before the slow one: {answered:?}"
+    );
+    answered.sort();
+    answered.dedup();
+    assert_eq!(answered.len(), 41, "each request is answered once");
+
+    // A read and its cancellation in one write (atomic on a pipe, so read together): the
+    // read waits to be handed over when the cancellation comes, and is never answered.
+    let mut lines = read("cancelled", "shelf://notes/page-300.md");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "cancelled"}});
+    lines.extend(serde_json::to_vec(&cancel).expect("serialize"));
+    lines.push(b'\n');
+    lines.extend(read("after", "shelf://notes/page-301.md"));
+    server.send_raw(&lines);
+    let (messages, code) = server.close_and_collect();
+    assert_eq!(code, Some(0));
+    let ids: Vec<&Value> = messages.iter().map(|m| &m["id"]).collect();
+    assert_eq!(
+        ids,
+        [&json!("after")],
+        "nothing is sent for the cancelled read"
+    );
+}
+
 #[test]
 fn repeated_gets_answer_alike_and_a_slow_prompt_never_holds_up_a_quick_one() {
     let ctx = TestContext::new();

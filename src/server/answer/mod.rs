@@ -40,7 +40,8 @@ pub(super) enum Reach {
     /// rather than hand the request to the pool and back. HTTP's async workers.
     Kept,
     /// What is kept, and one item read by its key (a resource by its URI) on a connection
-    /// idle in the pool, never waited for: stdio's reader. A point read of a 2 KB document
+    /// idle in the pool, never waited for: stdio's reader, and a pool task answering a
+    /// batch of stdio's requests (`server::dispatch`). A point read of a 2 KB document
     /// takes microseconds, handing the request to the pool and back took most of an
     /// uncached read's time (docs/benchmarks.md, "A read not kept").
     Point,
