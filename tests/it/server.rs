@@ -755,14 +755,16 @@ fn a_slow_request_does_not_hold_up_a_fast_one_and_cancelled_ones_stay_silent() {
     server.send(&request("cancel-me", "resources/read", json!({"uri": uri})));
     server.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "cancel-me", "reason": "changed my mind"}}));
     server.send(&request("after", "prompts/list", json!({})));
+    only_after_is_answered(server, "nothing may be sent for a cancelled request");
+}
+
+/// Closes the server's input and checks that the request `after` is the only one answered
+/// after that point (`why`: what the failure means).
+fn only_after_is_answered(server: Server, why: &str) {
     let (messages, code) = server.close_and_collect();
     assert_eq!(code, Some(0));
     let ids: Vec<&Value> = messages.iter().map(|m| &m["id"]).collect();
-    assert_eq!(
-        ids,
-        [&json!("after")],
-        "nothing may be sent for a cancelled request"
-    );
+    assert_eq!(ids, [&json!("after")], "{why}");
 }
 
 /// Lines that arrive together go to the pool in batches; a batch answers what a point read
@@ -819,14 +821,7 @@ fn requests_read_together_are_answered_in_batches_and_a_slow_one_holds_up_none()
     lines.push(b'\n');
     lines.extend(read("after", "shelf://notes/page-301.md"));
     server.send_raw(&lines);
-    let (messages, code) = server.close_and_collect();
-    assert_eq!(code, Some(0));
-    let ids: Vec<&Value> = messages.iter().map(|m| &m["id"]).collect();
-    assert_eq!(
-        ids,
-        [&json!("after")],
-        "nothing is sent for the cancelled read"
-    );
+    only_after_is_answered(server, "nothing is sent for the cancelled read");
 }
 
 #[test]
