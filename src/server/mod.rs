@@ -155,12 +155,7 @@ fn run(
     let (library, start) = Library::of(store, config.max_index_bytes)?;
     // Only the blocking pool is used: a current-thread runtime starts no async workers.
     let runtime = tokio::runtime::Builder::new_current_thread()
-        .max_blocking_threads(
-            std::env::var("PS_THREADS")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(MAX_TASK_THREADS),
-        )
+        .max_blocking_threads(MAX_TASK_THREADS)
         .thread_name("request")
         .build()
         .context("cannot start the async runtime")?;
