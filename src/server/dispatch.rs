@@ -251,12 +251,13 @@ impl Pool {
     /// together; each of the others is then answered with the store's reach on a task of
     /// its own, the last on this one, so that no request waits for a slow one. A lone
     /// request goes straight to the store's reach.
-    fn answer_batch(self, batch: Vec<Waiting>, slots: Vec<Slot>) {
-        let requests = batch.into_iter().zip(slots);
-        if requests.len() == 1 {
-            return requests
-                .for_each(|(waiting, slot)| self.clone().answer_from_store(waiting, slot));
+    fn answer_batch(self, mut batch: Vec<Waiting>, mut slots: Vec<Slot>) {
+        if batch.len() == 1
+            && let (Some(waiting), Some(slot)) = (batch.pop(), slots.pop())
+        {
+            return self.answer_from_store(waiting, slot);
         }
+        let requests = batch.into_iter().zip(slots);
         let mut lines = Vec::new();
         // Each keeps its place until its answer is queued, so that the end of input,
         // which waits for every place, never closes stdout before it.
