@@ -263,8 +263,8 @@ impl Pool {
         // which waits for every place, never closes stdout before it.
         let mut places = Vec::new();
         let mut for_the_store = Vec::new();
+        let seen = self.shared.whole();
         for (waiting, slot) in requests {
-            let seen = self.shared.whole();
             let Waiting {
                 envelope,
                 revision,
